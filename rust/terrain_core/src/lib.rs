@@ -1,0 +1,1 @@
+pub fn answer() -> i32 { 42 }

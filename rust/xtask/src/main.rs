@@ -1,0 +1,405 @@
+//! `cargo xtask <command>`: the project's task runner.
+//!
+//! - `build [--release]`   build the extension and lay out `addons/wandering_terrain/` (library + shaders)
+//! - `test`                Rust tests, Godot suites (headless), runner self-test, render tests (both renderers)
+//! - `demo [--renderer R]` open the demo in Godot; without a display render each demo view to PNG
+//! - `bench [--quick]`     criterion benches for terrain_core and the Godot-side bench scripts
+//! - `godot -- ARGS…`      run the provisioned Godot with ARGS (handy for debugging)
+
+mod godot;
+mod scan;
+
+use godot::{Godot, Renderer};
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+const LIB_NAME: &str = "wandering_terrain";
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().nth(2).unwrap().to_path_buf()
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let repo = repo_root();
+    let res = match args.first().map(String::as_str) {
+        Some("build") => build(&repo, args.iter().any(|a| a == "--release")).map(|_| true),
+        Some("test") => test(&repo, &args[1..]),
+        Some("demo") => demo(&repo, &args[1..]),
+        Some("bench") => bench(&repo, &args[1..]),
+        Some("godot") => run_raw_godot(&repo, &args[1..]),
+        _ => {
+            eprintln!("usage: cargo xtask build [--release] | test [--no-render] | demo [--renderer opengl3|vulkan] | bench [--quick] | godot -- ARGS");
+            return ExitCode::from(2);
+        }
+    };
+    match res {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("xtask: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn opt<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
+    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).map(String::as_str)
+}
+
+fn cargo() -> Command {
+    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+}
+
+/// Builds the cdylib and copies it plus `shaders/` into the addon folder.
+fn build(repo: &Path, release: bool) -> Result<(), String> {
+    let mut c = cargo();
+    c.current_dir(repo).args(["build", "-p", LIB_NAME]);
+    if release {
+        c.arg("--release");
+    }
+    if !c.status().map_err(|e| e.to_string())?.success() {
+        return Err("cargo build failed".into());
+    }
+    let profile = if release { "release" } else { "debug" };
+    let target = std::env::var("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or(repo.join("target"));
+    let (file, dest_names): (String, Vec<String>) = if cfg!(target_os = "windows") {
+        (format!("{LIB_NAME}.dll"), slot_names("windows", "dll"))
+    } else if cfg!(target_os = "macos") {
+        (format!("lib{LIB_NAME}.dylib"), slot_names("macos", "dylib"))
+    } else {
+        (format!("lib{LIB_NAME}.so"), slot_names("linux", "so"))
+    };
+    let addon = repo.join("addons/wandering_terrain");
+    let bin = addon.join("bin");
+    std::fs::create_dir_all(&bin).map_err(|e| e.to_string())?;
+    let src = target.join(profile).join(&file);
+    // Godot's editor build (what tests and the demo run) loads the `debug` entry and exported release games
+    // the `release` entry; both get this build so a benchmark really measures optimised code.
+    for name in dest_names {
+        let dst = bin.join(&name);
+        let tmp = bin.join(format!(".{name}.tmp"));
+        std::fs::copy(&src, &tmp).map_err(|e| format!("copy {}: {e}", src.display()))?;
+        std::fs::rename(&tmp, &dst).map_err(|e| e.to_string())?;
+    }
+    let shaders = addon.join("shaders");
+    std::fs::create_dir_all(&shaders).map_err(|e| e.to_string())?;
+    for e in std::fs::read_dir(repo.join("shaders")).map_err(|e| e.to_string())?.flatten() {
+        let p = e.path();
+        if p.extension().is_some_and(|x| x == "gdshader" || x == "gdshaderinc") {
+            std::fs::copy(&p, shaders.join(p.file_name().unwrap())).map_err(|e| e.to_string())?;
+        }
+    }
+    eprintln!("xtask: addon laid out in {} ({profile} build)", addon.display());
+    Ok(())
+}
+
+fn slot_names(os: &str, ext: &str) -> Vec<String> {
+    let prefix = if os == "windows" { "" } else { "lib" };
+    ["debug", "release"].iter().map(|p| format!("{prefix}{LIB_NAME}.{os}.{p}.x86_64.{ext}")).collect()
+}
+
+/// Runs a command, streaming its stdout, and returns the stdout text.
+fn run_streaming(mut c: Command) -> Result<(bool, String), String> {
+    let mut child = c.stdout(Stdio::piped()).spawn().map_err(|e| e.to_string())?;
+    let mut text = String::new();
+    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
+        let line = line.map_err(|e| e.to_string())?;
+        println!("{line}");
+        text.push_str(&line);
+        text.push('\n');
+    }
+    let ok = child.wait().map_err(|e| e.to_string())?.success();
+    Ok((ok, text))
+}
+
+/// Sums cargo test's `test result:` lines.
+fn cargo_counts(out: &str) -> (usize, usize) {
+    let (mut p, mut f) = (0, 0);
+    for l in out.lines().filter(|l| l.starts_with("test result:")) {
+        let num = |key: &str| {
+            l.split(';')
+                .find(|s| s.trim_end().ends_with(key))
+                .and_then(|s| s.split_whitespace().rev().nth(1))
+                .and_then(|n| n.parse::<usize>().ok())
+                .unwrap_or(0)
+        };
+        p += num("passed");
+        f += num("failed");
+    }
+    (p, f)
+}
+
+struct GodotRun {
+    ok_exit: bool,
+    timed_out: bool,
+    log: String,
+}
+
+/// Runs Godot with a timeout; stdout and stderr go to one log file so their order is kept.
+fn run_godot(
+    g: &Godot,
+    args: &[&str],
+    env: &[(String, String)],
+    log_path: &Path,
+    timeout: Duration,
+) -> Result<GodotRun, String> {
+    if let Some(d) = log_path.parent() {
+        std::fs::create_dir_all(d).map_err(|e| e.to_string())?;
+    }
+    let f = std::fs::File::create(log_path).map_err(|e| e.to_string())?;
+    let f2 = f.try_clone().map_err(|e| e.to_string())?;
+    let mut c = g.command();
+    c.args(args).stdout(f).stderr(f2).stdin(Stdio::null());
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let mut child = c.spawn().map_err(|e| format!("starting Godot: {e}"))?;
+    let start = Instant::now();
+    let mut timed_out = false;
+    let status = loop {
+        if let Some(s) = child.try_wait().map_err(|e| e.to_string())? {
+            break Some(s);
+        }
+        if start.elapsed() > timeout {
+            timed_out = true;
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let log = String::from_utf8_lossy(&std::fs::read(log_path).unwrap_or_default()).into_owned();
+    Ok(GodotRun { ok_exit: status.is_some_and(|s| s.success()), timed_out, log })
+}
+
+/// `--import` pass so `.godot/extension_list.cfg` and the class cache exist. A brand-new project's first
+/// import has been seen to abort once, so it is retried.
+fn import(g: &Godot, project: &Path, logs: &Path) -> Result<(), String> {
+    let p = project.display().to_string();
+    for attempt in 1..=2 {
+        let log = logs.join(format!("import-{}-{attempt}.log", project.file_name().unwrap().to_string_lossy()));
+        let r = run_godot(g, &["--headless", "--audio-driver", "Dummy", "--path", &p, "--import"], &[], &log, Duration::from_secs(600))?;
+        if r.ok_exit && project.join(".godot/extension_list.cfg").exists() {
+            return Ok(());
+        }
+        eprintln!("xtask: import of {p} pass {attempt} did not register the extension yet (log: {}); importing again", log.display());
+    }
+    Err(format!("Godot could not import {p}"))
+}
+
+fn print_report(label: &str, r: &scan::Report, log: &Path) {
+    for c in &r.cases {
+        if c.passed {
+            println!("  ok   {label} {}", c.name);
+        } else {
+            println!("  FAIL {label} {}", c.name);
+            for why in &c.reasons {
+                println!("         {why}");
+            }
+        }
+    }
+    for e in &r.stray_errors {
+        println!("  FAIL {label} log: {e}");
+    }
+    if !r.finished {
+        println!("  FAIL {label} the runner did not finish (see {})", log.display());
+    }
+}
+
+struct Totals {
+    passed: usize,
+    failed: usize,
+    lines: Vec<String>,
+}
+
+impl Totals {
+    fn add(&mut self, stage: &str, p: usize, f: usize) {
+        self.passed += p;
+        self.failed += f;
+        self.lines.push(format!("{stage:>28}: {p} passed, {f} failed"));
+    }
+}
+
+/// Runs the GDScript suites in `dir` (relative to `tests/`) and scans the log.
+fn run_suites(
+    g: &Godot,
+    repo: &Path,
+    dir: &str,
+    label: &str,
+    renderer: Option<Renderer>,
+    display: Option<&str>,
+) -> Result<scan::Report, String> {
+    let tests = repo.join("tests");
+    let log = repo.join("target/godot-tests").join(format!("{label}.log"));
+    let tp = tests.display().to_string();
+    let out_dir = repo.join("target/godot-tests").join(label);
+    std::fs::create_dir_all(&out_dir).map_err(|e| e.to_string())?;
+    let out = out_dir.display().to_string();
+    let mut args: Vec<&str> = vec!["--audio-driver", "Dummy", "--path", &tp];
+    let mut env = Vec::new();
+    match renderer {
+        None => args.insert(0, "--headless"),
+        Some(r) => {
+            args.extend(["--rendering-driver", r.driver(), "--rendering-method", r.method()]);
+            args.extend(["--resolution", "320x240"]);
+            env = g.render_env(repo);
+            env.push(("DISPLAY".into(), display.unwrap_or(":0").to_string()));
+        }
+    }
+    let renderer_name = renderer.map(|r| r.driver()).unwrap_or("headless");
+    args.extend(["-s", "res://runner.gd", "--", "--dir", dir, "--out", &out, "--renderer", renderer_name]);
+    let run = run_godot(g, &args, &env, &log, Duration::from_secs(1200))?;
+    let mut r = scan::scan(&run.log);
+    if run.timed_out {
+        r.stray_errors.push("Godot timed out".into());
+    } else if !run.ok_exit && r.failed() == 0 {
+        r.stray_errors.push("Godot exited with an error status".into());
+    }
+    print_report(label, &r, &log);
+    println!("  ({label}: log {}, pictures in {out})", log.display());
+    Ok(r)
+}
+
+fn test(repo: &Path, args: &[String]) -> Result<bool, String> {
+    let t0 = Instant::now();
+    let mut totals = Totals { passed: 0, failed: 0, lines: vec![] };
+
+    println!("== Rust tests (cargo test --workspace)");
+    let mut c = cargo();
+    c.current_dir(repo).args(["test", "--workspace"]);
+    let (ok, out) = run_streaming(c)?;
+    let (p, f) = cargo_counts(&out);
+    totals.add("rust", p, if ok { f } else { f.max(1) });
+
+    println!("== Build and lay out the addon");
+    build(repo, false)?;
+    let g = godot::find_or_provision(repo)?;
+    println!("xtask: using Godot {}", g.description);
+    let logs = repo.join("target/godot-tests");
+    import(&g, &repo.join("tests"), &logs)?;
+
+    println!("== Godot suites (headless)");
+    let r = run_suites(&g, repo, "res://suites", "godot", None, None)?;
+    totals.add("godot suites", r.passed(), r.failed());
+
+    println!("== Runner self-test: a suite that must fail");
+    let r = run_suites(&g, repo, "res://selftest", "selftest", None, None)?;
+    // tests/selftest/selftest_suite.gd: exactly one case passes; each other case breaks the rules one way.
+    let expect = ["selftest_suite/test_passes"];
+    let sound = r.finished
+        && r.cases.len() == 6
+        && r.cases.iter().all(|c| c.passed == expect.contains(&c.name.as_str()));
+    println!("  runner self-test: {}", if sound { "ok (the failures above were expected)" } else { "FAIL: the runner did not catch every planted failure" });
+    totals.add("runner self-test", usize::from(sound), usize::from(!sound));
+
+    if !args.iter().any(|a| a == "--no-render") {
+        let x = godot::start_xvfb()?;
+        for r in [Renderer::OpenGl3, Renderer::Vulkan] {
+            println!("== Render tests under Xvfb {} ({})", x.display, r.driver());
+            let label = format!("render-{}", r.driver());
+            let rep = run_suites(&g, repo, "res://render", &label, Some(r), Some(&x.display))?;
+            totals.add(&label, rep.passed(), rep.failed());
+        }
+    }
+
+    println!("== Summary ({:.0} s)", t0.elapsed().as_secs_f64());
+    for l in &totals.lines {
+        println!("{l}");
+    }
+    println!("{} passed, {} failed", totals.passed, totals.failed);
+    Ok(totals.failed == 0)
+}
+
+fn demo(repo: &Path, args: &[String]) -> Result<bool, String> {
+    build(repo, true)?;
+    let g = godot::find_or_provision(repo)?;
+    println!("xtask: using Godot {}", g.description);
+    let project = repo.join("godot-project");
+    import(&g, &project, &repo.join("target/demo"))?;
+    let pp = project.display().to_string();
+    let has_display = std::env::var("DISPLAY").is_ok_and(|d| !d.is_empty()) && std::env::var("CI").is_err();
+    let renderer = opt(args, "--renderer").map(|s| Renderer::parse(s).ok_or(format!("unknown renderer {s}"))).transpose()?;
+    if has_display && !args.iter().any(|a| a == "--png") {
+        let mut c = g.command();
+        c.args(["--path", &pp]);
+        if let Some(r) = renderer {
+            c.args(["--rendering-driver", r.driver(), "--rendering-method", r.method()]);
+        }
+        return Ok(c.status().map_err(|e| e.to_string())?.success());
+    }
+    let renderer = renderer.unwrap_or(Renderer::Vulkan);
+    let x = godot::start_xvfb()?;
+    let out = repo.join("target/demo");
+    std::fs::create_dir_all(&out).map_err(|e| e.to_string())?;
+    let mut env = g.render_env(repo);
+    env.push(("DISPLAY".into(), x.display.clone()));
+    let os = out.display().to_string();
+    let log = out.join("demo.log");
+    let run = run_godot(
+        &g,
+        &[
+            "--audio-driver", "Dummy", "--rendering-driver", renderer.driver(), "--rendering-method", renderer.method(),
+            "--resolution", "960x540", "--path", &pp, "-s", "res://tools/render_demo.gd", "--", "--out", &os,
+        ],
+        &env,
+        &log,
+        Duration::from_secs(900),
+    )?;
+    let pngs: Vec<&str> = run.log.lines().filter_map(|l| l.strip_prefix("::png ")).collect();
+    let errors: Vec<&str> = run.log.lines().filter(|l| scan::is_error_line(l)).collect();
+    for e in &errors {
+        eprintln!("  error in demo: {e}");
+    }
+    println!("Demo rendered with {} under Xvfb; pictures:", renderer.driver());
+    for p in &pngs {
+        println!("{p}");
+    }
+    if pngs.is_empty() {
+        return Err(format!("the demo wrote no picture (log: {})", log.display()));
+    }
+    Ok(errors.is_empty())
+}
+
+fn bench(repo: &Path, args: &[String]) -> Result<bool, String> {
+    let quick = args.iter().any(|a| a == "--quick");
+    if !args.iter().any(|a| a == "--godot-only") {
+        let mut c = cargo();
+        c.current_dir(repo).args(["bench", "-p", "terrain_core"]);
+        if quick {
+            c.args(["--", "--quick"]);
+        }
+        if !c.status().map_err(|e| e.to_string())?.success() {
+            return Err("cargo bench failed".into());
+        }
+    }
+    build(repo, true)?;
+    let g = godot::find_or_provision(repo)?;
+    println!("xtask: using Godot {}", g.description);
+    import(&g, &repo.join("tests"), &repo.join("target/godot-bench"))?;
+    let tp = repo.join("tests").display().to_string();
+    let log = repo.join("target/godot-bench/bench.log");
+    let mut a = vec!["--headless", "--audio-driver", "Dummy", "--path", &tp, "-s", "res://bench/bench_runner.gd", "--"];
+    if quick {
+        a.push("--quick");
+    }
+    let run = run_godot(&g, &a, &[], &log, Duration::from_secs(1800))?;
+    for l in run.log.lines().filter(|l| l.starts_with("bench") || l.starts_with("::") || scan::is_error_line(l)) {
+        println!("{l}");
+    }
+    Ok(run.ok_exit && !run.log.lines().any(scan::is_error_line))
+}
+
+fn run_raw_godot(repo: &Path, args: &[String]) -> Result<bool, String> {
+    let g = godot::find_or_provision(repo)?;
+    eprintln!("xtask: using Godot {}", g.description);
+    let args: Vec<&String> = args.iter().skip_while(|a| *a == "--").collect();
+    let mut c = g.command();
+    c.args(args);
+    for (k, v) in g.render_env(repo) {
+        c.env(k, v);
+    }
+    Ok(c.status().map_err(|e| e.to_string())?.success())
+}

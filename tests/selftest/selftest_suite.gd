@@ -1,0 +1,29 @@
+extends "res://wt_test.gd"
+## Planted failures: `cargo xtask test` runs this folder separately and passes only when exactly
+## test_passes passes and every other case is reported failed. It proves the runner cannot pass silently.
+
+
+func test_passes() -> void:
+	check_eq(1 + 1, 2, "arithmetic")
+
+
+func test_failed_check() -> void:
+	check_eq(1 + 1, 3, "planted failing check")
+
+
+func test_script_error() -> void:
+	var o: Object = RefCounted.new()
+	o.call("no_such_method_planted_by_selftest")
+
+
+func test_unexpected_error() -> void:
+	push_error("planted unexpected error")
+
+
+func test_expected_error_missing() -> void:
+	expect_error("an error that never comes")
+
+
+func test_engine_error() -> void:
+	var img := Image.new()
+	img.get_pixel(5, 5)
