@@ -1,0 +1,400 @@
+//! The LOD-ring mesh of document 000 ("wandering mesh"): a flat grid in front of the camera, finest near the
+//! origin, each ring of patch layers outward half as dense as the one inside it.
+//!
+//! The output is identical (same vertices in the same order, same index list) to the document's generator
+//! for every valid input; `tests/fixtures/wandering_mesh/fixtures.json` holds numbers from running it in
+//! Godot. The algorithm is kept in the document's shape (clusters of `(subdivision + 1)²` vertex slots,
+//! refined ring by ring, then one triangle fan per odd slot) because the index order depends on it; it works on
+//! flat arrays instead of per-cluster objects, and writes straight into caller-provided buffers so the Godot
+//! layer can fill its packed arrays without a copy.
+//!
+//! Conventions (document 000): X is width, Z depth, Y = 0. The mesh spans X in `[-w/2, w/2]` and Z in
+//! `[0, d]`; the finest LOD sits at the near edge (Z = 0), centred on X = 0. Triangles wind clockwise seen
+//! from +Y (Godot's front face), so front faces look up.
+
+use std::fmt;
+
+/// Default vertex budget: meshes that would exceed it are refused before anything is allocated.
+pub const DEFAULT_VERTEX_BUDGET: u64 = 4_000_000;
+/// Largest accepted `start_subdivision`; beyond it a single patch would exceed any sensible budget.
+pub const MAX_START_SUBDIVISION: i64 = 20;
+/// Largest accepted length of `lods`. Entries past `start_subdivision - 1` are ignored, as in the document.
+pub const MAX_LODS_LEN: usize = 64;
+/// Largest accepted `start_size` (world units).
+pub const MAX_START_SIZE: f64 = 1.0e6;
+
+/// Fan around an odd slot: its 8 neighbours, starting and ending at the (-1, -1) corner.
+const TRI_FAN: [(i64, i64); 9] = [(-1, -1), (0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1)];
+
+/// Why a set of parameters was refused. Each names the property, the value and the allowed range.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LodConfigError {
+    StartSize(f64),
+    StartSubdivision(i64),
+    LodsTooLong(usize),
+    LodEntry { index: usize, value: i64 },
+    VertexBudget { vertices: u128, budget: u64 },
+}
+
+impl fmt::Display for LodConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::StartSize(v) => write!(f, "start_size must be a finite number in (0, {MAX_START_SIZE}], got {v}"),
+            Self::StartSubdivision(v) => {
+                write!(f, "start_subdivision must be in [1, {MAX_START_SUBDIVISION}], got {v}")
+            }
+            Self::LodsTooLong(n) => write!(f, "lods may hold at most {MAX_LODS_LEN} entries, got {n}"),
+            Self::LodEntry { index, value } => write!(
+                f,
+                "lods[{index}] must be in [1, 2147483647] (patch layers of that LOD ring; 0 is refused because the \
+                 document's generator emits invalid indices for it), got {value}"
+            ),
+            Self::VertexBudget { vertices, budget } => write!(
+                f,
+                "these parameters would produce {vertices} vertices, over the vertex budget of {budget} \
+                 (vertex_budget)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for LodConfigError {}
+
+/// Validated parameters of a wandering mesh. Only valid ones can exist.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LodConfig {
+    start_size: f64,
+    start_subdivision: i64,
+    /// Entries in use: those the document's generator reaches before subdivisions run out.
+    lods: Vec<i64>,
+}
+
+/// Sizes derived from a config, computed without generating anything.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MeshCounts {
+    pub vertices: u128,
+    /// Upper bound of the index count (exact unless boundary slots are skipped; see `index_count`).
+    pub fans: u128,
+}
+
+impl LodConfig {
+    /// Validates the parameters. `lods` entries beyond `start_subdivision - 1` are ignored (as in the
+    /// document), but still must be >= 1 and at most `MAX_LODS_LEN` entries in all.
+    pub fn new(start_size: f64, start_subdivision: i64, lods: &[i64], vertex_budget: u64) -> Result<Self, LodConfigError> {
+        if !(start_size.is_finite() && start_size > 0.0 && start_size <= MAX_START_SIZE) {
+            return Err(LodConfigError::StartSize(start_size));
+        }
+        if !(1..=MAX_START_SUBDIVISION).contains(&start_subdivision) {
+            return Err(LodConfigError::StartSubdivision(start_subdivision));
+        }
+        if lods.len() > MAX_LODS_LEN {
+            return Err(LodConfigError::LodsTooLong(lods.len()));
+        }
+        if let Some((index, &value)) = lods.iter().enumerate().find(|(_, &v)| !(1..=i64::from(i32::MAX)).contains(&v)) {
+            return Err(LodConfigError::LodEntry { index, value });
+        }
+        let used = lods.len().min(start_subdivision as usize - 1);
+        let cfg = LodConfig { start_size, start_subdivision, lods: lods[..used].to_vec() };
+        let vertices = cfg.counts().vertices;
+        if vertices > u128::from(vertex_budget) {
+            return Err(LodConfigError::VertexBudget { vertices, budget: vertex_budget });
+        }
+        Ok(cfg)
+    }
+
+    pub fn start_size(&self) -> f64 {
+        self.start_size
+    }
+    pub fn start_subdivision(&self) -> i64 {
+        self.start_subdivision
+    }
+    /// The LOD entries in use.
+    pub fn lods(&self) -> &[i64] {
+        &self.lods
+    }
+
+    /// Subdivisions (a power of two) of each coarsest-level cluster.
+    fn subdivision(&self) -> i64 {
+        1 << (self.start_subdivision - self.lods.len() as i64)
+    }
+
+    /// Clusters of the coarsest level, (x, z).
+    fn coarse_clusters(&self) -> (i64, i64) {
+        let s: i64 = self.lods.iter().sum();
+        (1 + 2 * s, 1 + s)
+    }
+
+    /// Vertex and fan counts, in wide integers so absurd inputs cannot overflow.
+    pub fn counts(&self) -> MeshCounts {
+        let sub = self.subdivision() as u128;
+        let (cx, cy) = self.coarse_clusters();
+        let (mut cx, mut cy) = (cx as u128, cy as u128);
+        let mut vertices = (cx * sub + 1) * (cy * sub + 1);
+        let mut fans = cx * cy * (sub / 2) * (sub / 2);
+        for (i, &lod) in self.lods.iter().rev().enumerate() {
+            let l = (lod as u128) << i;
+            // The refined region: every cluster but the outer `l` layers, in x on both sides and in z at the far side.
+            let (rx, ry) = (cx - 2 * l, cy - l);
+            let (lx, ly) = (rx * 2 * sub + 1, ry * 2 * sub + 1);
+            let rows = ly - 1;
+            vertices += rows.div_ceil(2) * ((lx - 1) / 2) + (rows / 2) * (lx - 2);
+            fans = fans - rx * ry * (sub / 2) * (sub / 2) + 4 * rx * ry * (sub / 2) * (sub / 2);
+            cx = rx * 2;
+            cy = ry * 2;
+        }
+        MeshCounts { vertices, fans }
+    }
+
+    /// Half extent in X and extent in Z of the mesh, in world units.
+    pub fn extent(&self) -> (f64, f64) {
+        let (cx, cy) = self.coarse_clusters();
+        (cx as f64 * self.start_size / 2.0, cy as f64 * self.start_size)
+    }
+}
+
+/// A generated mesh: positions (Y = 0) and the triangle index list.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WanderingMeshData {
+    pub positions: Vec<[f32; 3]>,
+    pub indices: Vec<i32>,
+}
+
+/// Cluster storage: `count` clusters of `size * size` vertex slots each, flat. A slot holds a vertex index
+/// or -1 for "no vertex" (a boundary position the finer ring does not own).
+struct Clusters {
+    size: usize,
+    slots: Vec<i32>,
+    ignore: Vec<bool>,
+}
+
+impl Clusters {
+    fn cluster(&self, c: usize) -> &[i32] {
+        &self.slots[c * self.size * self.size..(c + 1) * self.size * self.size]
+    }
+}
+
+/// Generates vertices and clusters in the document's order. Positions go to `positions` (pushed).
+fn build(cfg: &LodConfig, positions: &mut Vec<[f32; 3]>) -> Clusters {
+    let start_size = cfg.start_size;
+    let subdivision = cfg.subdivision();
+    let size = (subdivision + 1) as usize;
+    let mut vertices_distance = start_size / subdivision as f64;
+    let (mut ccx, mut ccy) = cfg.coarse_clusters();
+
+    // Godot's Vector3 is f32: the document's `Vector3(x, 0, y) * distance + offset` rounds the distance and
+    // the offset to f32 first, then multiplies and adds in f32.
+    let push_row = |positions: &mut Vec<[f32; 3]>, xs: &mut dyn Iterator<Item = i64>, y: i64, d: f64, off: f64| {
+        let (d, off) = (d as f32, off as f32);
+        let z = y as f32 * d;
+        positions.extend(xs.map(|x| [x as f32 * d + off, 0.0, z]));
+    };
+
+    let (lx, ly) = (ccx * subdivision + 1, ccy * subdivision + 1);
+    let offset = -(ccx as f64 * start_size) / 2.0;
+    for y in 0..ly {
+        push_row(positions, &mut (0..lx), y, vertices_distance, offset);
+    }
+    let mut cl = Clusters { size, slots: Vec::new(), ignore: Vec::new() };
+    let counts = cfg.counts();
+    let total_clusters = counts.fans / ((subdivision as u128 / 2).pow(2)) + (ccx * ccy) as u128;
+    cl.slots.reserve(total_clusters as usize * size * size);
+    for y in 0..ccy {
+        for x in 0..ccx {
+            let start_y = y * subdivision;
+            for j in 0..=subdivision {
+                let row = (start_y + j) * lx + x * subdivision;
+                cl.slots.extend((0..=subdivision).map(|i| (row + i) as i32));
+            }
+            cl.ignore.push(false);
+        }
+    }
+    let mut last_clusters = 0usize;
+
+    // Refine ring by ring, coarse to fine: (first x, last x, last z) of the clusters to subdivide.
+    let (mut tx, mut ty, mut tz) = (0i64, ccx - 1, ccy - 1);
+    for (i, &lod) in cfg.lods.iter().rev().enumerate() {
+        let stride = ty + 1;
+        let l = lod << i;
+        tx += l;
+        ty -= l;
+        tz -= l;
+        vertices_distance /= 2.0;
+        let cells = (ty - tx + 1, tz + 1);
+        let offset = -((cells.0 * subdivision) as f64 * vertices_distance);
+        let (lx, ly) = (cells.0 * 2 * subdivision + 1, cells.1 * 2 * subdivision + 1);
+
+        // New vertices: odd rows get every interior x, even rows only odd x (even ones exist already).
+        let vertices_start = positions.len() as i64;
+        for y in 0..ly - 1 {
+            if y % 2 == 1 {
+                push_row(positions, &mut (1..lx - 1), y, vertices_distance, offset);
+            } else {
+                push_row(positions, &mut (1..lx - 1).step_by(2), y, vertices_distance, offset);
+            }
+        }
+
+        let current_cell_count = cl.ignore.len();
+        let half = subdivision / 2;
+        let sz = size as i64;
+        for cell_y in 0..(tz + 1) * 2 {
+            for cell_x in tx * 2..(ty + 1) * 2 {
+                let (px, py) = (cell_x / 2, cell_y / 2);
+                let (sx, sy) = (cell_x - px * 2, cell_y - py * 2);
+                let parent = last_clusters + (py * stride + px) as usize;
+                cl.ignore[parent] = true;
+                let (vsx, vsy) = ((cell_x - tx * 2) * subdivision, cell_y * subdivision);
+                let (fsx, fsy) = (vsx - 1, vsy);
+                let (psx, psy) = (sx * half, sy * half);
+                let base = cl.slots.len();
+                cl.slots.resize(base + size * size, 0);
+                for y in 0..sz {
+                    let line = fsy + y;
+                    let full_lines = line / 2;
+                    let half_lines = line - full_lines;
+                    let line_start = full_lines * (lx - 2) + half_lines * ((lx - 1) / 2) + vertices_start;
+                    for x in 0..sz {
+                        let from_prev = y % 2 == 0 && x % 2 == 0;
+                        let invalid = x + vsx == 0 || x + vsx == lx - 1 || y + vsy == ly - 1;
+                        let id = if from_prev {
+                            cl.slots[parent * size * size + ((psy + y / 2) * sz + psx + x / 2) as usize]
+                        } else if invalid {
+                            -1
+                        } else if line % 2 == 0 {
+                            (line_start + (fsx + x) / 2) as i32
+                        } else {
+                            (line_start + fsx + x) as i32
+                        };
+                        cl.slots[base + (y * sz + x) as usize] = id;
+                    }
+                }
+                cl.ignore.push(false);
+            }
+        }
+        ccx = cells.0;
+        ccy = cells.1;
+        tx = 0;
+        ty = cells.0 * 2 - 1;
+        tz = cells.1 * 2 - 1;
+        last_clusters = current_cell_count;
+    }
+    let _ = (ccx, ccy);
+    cl
+}
+
+/// Visits each triangle of a cluster's fans in the document's order.
+#[inline]
+fn fans(c: &[i32], size: usize, mut emit: impl FnMut([i32; 3])) {
+    let s = size as i64;
+    for y in (1..s - 1).step_by(2) {
+        for x in (1..s - 1).step_by(2) {
+            let at = |(dx, dy): (i64, i64)| c[((y + dy) * s + x + dx) as usize];
+            let cc = at((0, 0));
+            let mut l = at(TRI_FAN[0]);
+            for &d in &TRI_FAN[1..] {
+                let n = at(d);
+                if n == -1 {
+                    continue;
+                }
+                emit([cc, l, n]);
+                l = n;
+            }
+        }
+    }
+}
+
+/// A mesh prepared up to its face list: knows its exact sizes before anything big is written.
+pub struct PreparedMesh {
+    positions: Vec<[f32; 3]>,
+    clusters: Clusters,
+    index_count: usize,
+}
+
+impl PreparedMesh {
+    pub fn vertex_count(&self) -> usize {
+        self.positions.len()
+    }
+    pub fn index_count(&self) -> usize {
+        self.index_count
+    }
+    pub fn positions(&self) -> &[[f32; 3]] {
+        &self.positions
+    }
+
+    /// Writes the index list into `out`, which must be exactly `index_count()` long.
+    pub fn write_indices(&self, out: &mut [i32]) {
+        assert_eq!(out.len(), self.index_count, "index buffer length");
+        let size = self.clusters.size;
+        let mut k = 0;
+        for (c, &ignored) in self.clusters.ignore.iter().enumerate() {
+            if ignored {
+                continue;
+            }
+            fans(self.clusters.cluster(c), size, |t| {
+                out[k..k + 3].copy_from_slice(&t);
+                k += 3;
+            });
+        }
+    }
+}
+
+/// Builds the vertices and the cluster layout; the index list is written by `PreparedMesh::write_indices`.
+pub fn prepare(cfg: &LodConfig) -> PreparedMesh {
+    let mut positions = Vec::with_capacity(cfg.counts().vertices as usize);
+    let clusters = build(cfg, &mut positions);
+    let size = clusters.size;
+    let mut tris = 0usize;
+    for (c, &ignored) in clusters.ignore.iter().enumerate() {
+        if !ignored {
+            fans(clusters.cluster(c), size, |_| tris += 1);
+        }
+    }
+    PreparedMesh { positions, clusters, index_count: tris * 3 }
+}
+
+/// Generates the whole mesh into owned vectors.
+pub fn generate(cfg: &LodConfig) -> WanderingMeshData {
+    let p = prepare(cfg);
+    let mut indices = vec![0; p.index_count()];
+    p.write_indices(&mut indices);
+    WanderingMeshData { positions: p.positions, indices }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(size: f64, sub: i64, lods: &[i64]) -> LodConfig {
+        LodConfig::new(size, sub, lods, DEFAULT_VERTEX_BUDGET).unwrap()
+    }
+
+    #[test]
+    fn counts_match_generation() {
+        for (s, l) in [(1, vec![]), (2, vec![]), (3, vec![1]), (4, vec![3, 1, 2]), (5, vec![1, 2, 1, 3]), (6, vec![2, 2, 2, 2])] {
+            let c = cfg(1.0, s, &l);
+            let m = generate(&c);
+            assert_eq!(c.counts().vertices, m.positions.len() as u128, "{s} {l:?}");
+        }
+    }
+
+    #[test]
+    fn smallest_mesh_is_one_fan_pair() {
+        let m = generate(&cfg(1.0, 1, &[]));
+        assert_eq!(m.positions.len(), 9);
+        assert_eq!(&m.indices[..6], &[4, 0, 1, 4, 1, 2]);
+    }
+
+    #[test]
+    fn refuses_bad_input_with_names() {
+        let e = |r: Result<LodConfig, LodConfigError>| r.unwrap_err().to_string();
+        assert!(e(LodConfig::new(0.0, 2, &[], 10)).contains("start_size"));
+        assert!(e(LodConfig::new(f64::NAN, 2, &[], 10)).contains("start_size"));
+        assert!(e(LodConfig::new(f64::INFINITY, 2, &[], 10)).contains("start_size"));
+        assert!(e(LodConfig::new(1.0, 0, &[], 10)).contains("start_subdivision"));
+        assert!(e(LodConfig::new(1.0, -3, &[], 10)).contains("[1, 20]"));
+        assert!(e(LodConfig::new(1.0, 6, &[0, 2, 1], u64::MAX)).contains("lods[0]"));
+        assert!(e(LodConfig::new(1.0, 6, &[2, -1], u64::MAX)).contains("lods[1]"));
+        assert!(e(LodConfig::new(1.0, 6, &vec![1; 1_000_000], u64::MAX)).contains("at most 64"));
+        let big = e(LodConfig::new(1.0, 20, &[i32::MAX as i64; 19], DEFAULT_VERTEX_BUDGET));
+        assert!(big.contains("vertex budget"), "{big}");
+    }
+}
