@@ -27,3 +27,8 @@ func test_expected_error_missing() -> void:
 func test_engine_error() -> void:
 	var img := Image.new()
 	img.get_pixel(5, 5)
+
+
+func test_extension_error_unexpected() -> void:
+	var m := WanderingMesh.new()
+	m.start_subdivision = -1

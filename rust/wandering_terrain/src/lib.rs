@@ -1,8 +1,9 @@
-//! wandering_terrain: the GDExtension. Thin Godot classes over `terrain_core`; one module per class.
+//! wandering_terrain: the GDExtension. Thin Godot classes over `terrain_core`; one module per class,
+//! named like the class and like the `terrain_core` module it wraps.
 
 use godot::prelude::*;
 
-mod probe;
+mod wandering_mesh;
 
 struct WanderingTerrainExtension;
 
