@@ -24,7 +24,17 @@ pub const MAX_LODS_LEN: usize = 64;
 pub const MAX_START_SIZE: f64 = 1.0e6;
 
 /// Fan around an odd slot: its 8 neighbours, starting and ending at the (-1, -1) corner.
-const TRI_FAN: [(i64, i64); 9] = [(-1, -1), (0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1)];
+const TRI_FAN: [(i64, i64); 9] = [
+    (-1, -1),
+    (0, -1),
+    (1, -1),
+    (1, 0),
+    (1, 1),
+    (0, 1),
+    (-1, 1),
+    (-1, 0),
+    (-1, -1),
+];
 
 /// Why a set of parameters was refused. Each names the property, the value and the allowed range.
 #[derive(Clone, Debug, PartialEq)]
@@ -80,7 +90,12 @@ pub struct MeshCounts {
 impl LodConfig {
     /// Validates the parameters. `lods` entries beyond `start_subdivision - 1` are ignored (as in the
     /// document), but still must be >= 1 and at most `MAX_LODS_LEN` entries in all.
-    pub fn new(start_size: f64, start_subdivision: i64, lods: &[i64], vertex_budget: u64) -> Result<Self, LodConfigError> {
+    pub fn new(
+        start_size: f64,
+        start_subdivision: i64,
+        lods: &[i64],
+        vertex_budget: u64,
+    ) -> Result<Self, LodConfigError> {
         if !(start_size.is_finite() && start_size > 0.0 && start_size <= MAX_START_SIZE) {
             return Err(LodConfigError::StartSize(start_size));
         }
@@ -90,14 +105,25 @@ impl LodConfig {
         if lods.len() > MAX_LODS_LEN {
             return Err(LodConfigError::LodsTooLong(lods.len()));
         }
-        if let Some((index, &value)) = lods.iter().enumerate().find(|(_, &v)| !(1..=i64::from(i32::MAX)).contains(&v)) {
+        if let Some((index, &value)) = lods
+            .iter()
+            .enumerate()
+            .find(|(_, &v)| !(1..=i64::from(i32::MAX)).contains(&v))
+        {
             return Err(LodConfigError::LodEntry { index, value });
         }
         let used = lods.len().min(start_subdivision as usize - 1);
-        let cfg = LodConfig { start_size, start_subdivision, lods: lods[..used].to_vec() };
+        let cfg = LodConfig {
+            start_size,
+            start_subdivision,
+            lods: lods[..used].to_vec(),
+        };
         let vertices = cfg.counts().vertices;
         if vertices > u128::from(vertex_budget) {
-            return Err(LodConfigError::VertexBudget { vertices, budget: vertex_budget });
+            return Err(LodConfigError::VertexBudget {
+                vertices,
+                budget: vertex_budget,
+            });
         }
         Ok(cfg)
     }
@@ -148,7 +174,10 @@ impl LodConfig {
     /// Half extent in X and extent in Z of the mesh, in world units.
     pub fn extent(&self) -> (f64, f64) {
         let (cx, cy) = self.coarse_clusters();
-        (cx as f64 * self.start_size / 2.0, cy as f64 * self.start_size)
+        (
+            cx as f64 * self.start_size / 2.0,
+            cy as f64 * self.start_size,
+        )
     }
 }
 
@@ -183,7 +212,11 @@ fn build(cfg: &LodConfig, positions: &mut Vec<[f32; 3]>) -> Clusters {
 
     // Godot's Vector3 is f32: the document's `Vector3(x, 0, y) * distance + offset` rounds the distance and
     // the offset to f32 first, then multiplies and adds in f32.
-    let push_row = |positions: &mut Vec<[f32; 3]>, xs: &mut dyn Iterator<Item = i64>, y: i64, d: f64, off: f64| {
+    let push_row = |positions: &mut Vec<[f32; 3]>,
+                    xs: &mut dyn Iterator<Item = i64>,
+                    y: i64,
+                    d: f64,
+                    off: f64| {
         let (d, off) = (d as f32, off as f32);
         let z = y as f32 * d;
         positions.extend(xs.map(|x| [x as f32 * d + off, 0.0, z]));
@@ -194,7 +227,11 @@ fn build(cfg: &LodConfig, positions: &mut Vec<[f32; 3]>) -> Clusters {
     for y in 0..ly {
         push_row(positions, &mut (0..lx), y, vertices_distance, offset);
     }
-    let mut cl = Clusters { size, slots: Vec::new(), ignore: Vec::new() };
+    let mut cl = Clusters {
+        size,
+        slots: Vec::new(),
+        ignore: Vec::new(),
+    };
     let counts = cfg.counts();
     let total_clusters = counts.fans / ((subdivision as u128 / 2).pow(2)) + (ccx * ccy) as u128;
     cl.slots.reserve(total_clusters as usize * size * size);
@@ -229,7 +266,13 @@ fn build(cfg: &LodConfig, positions: &mut Vec<[f32; 3]>) -> Clusters {
             if y % 2 == 1 {
                 push_row(positions, &mut (1..lx - 1), y, vertices_distance, offset);
             } else {
-                push_row(positions, &mut (1..lx - 1).step_by(2), y, vertices_distance, offset);
+                push_row(
+                    positions,
+                    &mut (1..lx - 1).step_by(2),
+                    y,
+                    vertices_distance,
+                    offset,
+                );
             }
         }
 
@@ -251,12 +294,14 @@ fn build(cfg: &LodConfig, positions: &mut Vec<[f32; 3]>) -> Clusters {
                     let line = fsy + y;
                     let full_lines = line / 2;
                     let half_lines = line - full_lines;
-                    let line_start = full_lines * (lx - 2) + half_lines * ((lx - 1) / 2) + vertices_start;
+                    let line_start =
+                        full_lines * (lx - 2) + half_lines * ((lx - 1) / 2) + vertices_start;
                     for x in 0..sz {
                         let from_prev = y % 2 == 0 && x % 2 == 0;
                         let invalid = x + vsx == 0 || x + vsx == lx - 1 || y + vsy == ly - 1;
                         let id = if from_prev {
-                            cl.slots[parent * size * size + ((psy + y / 2) * sz + psx + x / 2) as usize]
+                            cl.slots
+                                [parent * size * size + ((psy + y / 2) * sz + psx + x / 2) as usize]
                         } else if invalid {
                             -1
                         } else if line % 2 == 0 {
@@ -306,34 +351,51 @@ fn fans(c: &[i32], size: usize, mut emit: impl FnMut([i32; 3])) {
 pub struct PreparedMesh {
     positions: Vec<[f32; 3]>,
     clusters: Clusters,
-    index_count: usize,
+    /// Start of each cluster's triangles in the index list (in indices); one more entry at the end.
+    offsets: Vec<usize>,
 }
+
+/// Clusters per parallel job when writing indices.
+const CLUSTERS_PER_JOB: usize = 4096;
 
 impl PreparedMesh {
     pub fn vertex_count(&self) -> usize {
         self.positions.len()
     }
     pub fn index_count(&self) -> usize {
-        self.index_count
+        *self.offsets.last().unwrap()
     }
     pub fn positions(&self) -> &[[f32; 3]] {
         &self.positions
     }
 
-    /// Writes the index list into `out`, which must be exactly `index_count()` long.
+    /// Writes the index list into `out`, which must be exactly `index_count()` long. Runs in parallel over
+    /// groups of clusters; each cluster's place in the list is known from `offsets`.
     pub fn write_indices(&self, out: &mut [i32]) {
-        assert_eq!(out.len(), self.index_count, "index buffer length");
+        use rayon::prelude::*;
+        assert_eq!(out.len(), self.index_count(), "index buffer length");
         let size = self.clusters.size;
-        let mut k = 0;
-        for (c, &ignored) in self.clusters.ignore.iter().enumerate() {
-            if ignored {
-                continue;
-            }
-            fans(self.clusters.cluster(c), size, |t| {
-                out[k..k + 3].copy_from_slice(&t);
-                k += 3;
-            });
+        let n = self.clusters.ignore.len();
+        let mut jobs = Vec::with_capacity(n / CLUSTERS_PER_JOB + 1);
+        let mut rest = out;
+        for first in (0..n).step_by(CLUSTERS_PER_JOB) {
+            let last = (first + CLUSTERS_PER_JOB).min(n);
+            let (mine, tail) = rest.split_at_mut(self.offsets[last] - self.offsets[first]);
+            jobs.push((first..last, mine));
+            rest = tail;
         }
+        jobs.into_par_iter().for_each(|(range, out)| {
+            let mut k = 0;
+            for c in range {
+                if self.clusters.ignore[c] {
+                    continue;
+                }
+                fans(self.clusters.cluster(c), size, |t| {
+                    out[k..k + 3].copy_from_slice(&t);
+                    k += 3;
+                });
+            }
+        });
     }
 }
 
@@ -342,13 +404,24 @@ pub fn prepare(cfg: &LodConfig) -> PreparedMesh {
     let mut positions = Vec::with_capacity(cfg.counts().vertices as usize);
     let clusters = build(cfg, &mut positions);
     let size = clusters.size;
-    let mut tris = 0usize;
+    // Every fan has 8 triangles, less one per missing ("-1") neighbour: such slots sit on a cluster's
+    // border at odd positions, next to exactly one fan centre.
+    let full = 8 * ((size - 1) / 2) * ((size - 1) / 2);
+    let mut offsets = Vec::with_capacity(clusters.ignore.len() + 1);
+    let mut total = 0usize;
     for (c, &ignored) in clusters.ignore.iter().enumerate() {
+        offsets.push(total);
         if !ignored {
-            fans(clusters.cluster(c), size, |_| tris += 1);
+            let missing = clusters.cluster(c).iter().filter(|&&v| v == -1).count();
+            total += 3 * (full - missing);
         }
     }
-    PreparedMesh { positions, clusters, index_count: tris * 3 }
+    offsets.push(total);
+    PreparedMesh {
+        positions,
+        clusters,
+        offsets,
+    }
 }
 
 /// Generates the whole mesh into owned vectors.
@@ -356,7 +429,10 @@ pub fn generate(cfg: &LodConfig) -> WanderingMeshData {
     let p = prepare(cfg);
     let mut indices = vec![0; p.index_count()];
     p.write_indices(&mut indices);
-    WanderingMeshData { positions: p.positions, indices }
+    WanderingMeshData {
+        positions: p.positions,
+        indices,
+    }
 }
 
 #[cfg(test)]
@@ -369,7 +445,14 @@ mod tests {
 
     #[test]
     fn counts_match_generation() {
-        for (s, l) in [(1, vec![]), (2, vec![]), (3, vec![1]), (4, vec![3, 1, 2]), (5, vec![1, 2, 1, 3]), (6, vec![2, 2, 2, 2])] {
+        for (s, l) in [
+            (1, vec![]),
+            (2, vec![]),
+            (3, vec![1]),
+            (4, vec![3, 1, 2]),
+            (5, vec![1, 2, 1, 3]),
+            (6, vec![2, 2, 2, 2]),
+        ] {
             let c = cfg(1.0, s, &l);
             let m = generate(&c);
             assert_eq!(c.counts().vertices, m.positions.len() as u128, "{s} {l:?}");
@@ -394,7 +477,12 @@ mod tests {
         assert!(e(LodConfig::new(1.0, 6, &[0, 2, 1], u64::MAX)).contains("lods[0]"));
         assert!(e(LodConfig::new(1.0, 6, &[2, -1], u64::MAX)).contains("lods[1]"));
         assert!(e(LodConfig::new(1.0, 6, &vec![1; 1_000_000], u64::MAX)).contains("at most 64"));
-        let big = e(LodConfig::new(1.0, 20, &[i32::MAX as i64; 19], DEFAULT_VERTEX_BUDGET));
+        let big = e(LodConfig::new(
+            1.0,
+            20,
+            &[i32::MAX as i64; 19],
+            DEFAULT_VERTEX_BUDGET,
+        ));
         assert!(big.contains("vertex budget"), "{big}");
     }
 }

@@ -11,7 +11,10 @@ fn lattice(cfg: &LodConfig, p: &[[f32; 3]]) -> Vec<(i64, i64)> {
         .map(|v| {
             let (x, z) = (v[0] as f64 / unit, v[2] as f64 / unit);
             let (rx, rz) = (x.round(), z.round());
-            assert!((x - rx).abs() < 1e-3 && (z - rz).abs() < 1e-3, "vertex {v:?} off the lattice");
+            assert!(
+                (x - rx).abs() < 1e-3 && (z - rz).abs() < 1e-3,
+                "vertex {v:?} off the lattice"
+            );
             assert_eq!(v[1], 0.0);
             (rx as i64, rz as i64)
         })
@@ -31,7 +34,8 @@ fn check_properties(size: f64, sub: i64, lods: &[i64]) -> Result<(), TestCaseErr
     let m = generate(&cfg);
     let pts = lattice(&cfg, &m.positions);
     let n = pts.len();
-    let index_of: HashMap<(i64, i64), usize> = pts.iter().enumerate().map(|(i, &p)| (p, i)).collect();
+    let index_of: HashMap<(i64, i64), usize> =
+        pts.iter().enumerate().map(|(i, &p)| (p, i)).collect();
     prop_assert_eq!(index_of.len(), n, "duplicate vertex positions");
     prop_assert_eq!(m.indices.len() % 3, 0);
 
@@ -46,7 +50,11 @@ fn check_properties(size: f64, sub: i64, lods: &[i64]) -> Result<(), TestCaseErr
         let cross_y = (pb.1 - pa.1) * (pc.0 - pa.0) - (pb.0 - pa.0) * (pc.1 - pa.1);
         prop_assert!(cross_y != 0, "degenerate triangle {:?}", (pa, pb, pc));
         // Clockwise seen from +Y (Godot's front face): the XZ cross product's Y is negative.
-        prop_assert!(cross_y < 0, "triangle {:?} winds the other way", (pa, pb, pc));
+        prop_assert!(
+            cross_y < 0,
+            "triangle {:?} winds the other way",
+            (pa, pb, pc)
+        );
         for (u, v) in [(a, b), (b, c), (c, a)] {
             *directed.entry((u, v)).or_default() += 1;
             used[u] = true;
@@ -61,14 +69,23 @@ fn check_properties(size: f64, sub: i64, lods: &[i64]) -> Result<(), TestCaseErr
     for (&(u, v), &k) in &directed {
         prop_assert_eq!(k, 1, "edge used twice in one direction");
         if !directed.contains_key(&(v, u)) {
-            prop_assert!(border_next.insert(u, v).is_none(), "border vertex with two outgoing border edges");
+            prop_assert!(
+                border_next.insert(u, v).is_none(),
+                "border vertex with two outgoing border edges"
+            );
         }
         // No T-junction: no vertex strictly inside this edge.
         let (p, q) = (pts[u], pts[v]);
         let g = gcd(q.0 - p.0, q.1 - p.1);
         for s in 1..g {
             let r = (p.0 + (q.0 - p.0) / g * s, p.1 + (q.1 - p.1) / g * s);
-            prop_assert!(!index_of.contains_key(&r), "T-junction: vertex {:?} inside edge {:?}-{:?}", r, p, q);
+            prop_assert!(
+                !index_of.contains_key(&r),
+                "T-junction: vertex {:?} inside edge {:?}-{:?}",
+                r,
+                p,
+                q
+            );
         }
     }
     // The border is one closed loop through all border edges.
@@ -85,7 +102,11 @@ fn check_properties(size: f64, sub: i64, lods: &[i64]) -> Result<(), TestCaseErr
 
     // Mirror symmetry about X = 0, of the vertex set and of the triangle set.
     for p in &pts {
-        prop_assert!(index_of.contains_key(&(-p.0, p.1)), "no mirror image of vertex {:?}", p);
+        prop_assert!(
+            index_of.contains_key(&(-p.0, p.1)),
+            "no mirror image of vertex {:?}",
+            p
+        );
     }
     for key in &tris {
         let mut m = key.map(|p| (-p.0, p.1));
@@ -109,7 +130,12 @@ proptest! {
 
 #[test]
 fn document_cases_are_clean() {
-    for (size, sub, lods) in [(1.0, 4, vec![3, 1, 2]), (2.5, 3, vec![2, 2, 2, 2, 2]), (1.0, 6, vec![2, 2, 2, 2]), (1.0, 2, vec![5])] {
+    for (size, sub, lods) in [
+        (1.0, 4, vec![3, 1, 2]),
+        (2.5, 3, vec![2, 2, 2, 2, 2]),
+        (1.0, 6, vec![2, 2, 2, 2]),
+        (1.0, 2, vec![5]),
+    ] {
         check_properties(size, sub, &lods).unwrap();
     }
 }

@@ -58,7 +58,8 @@ pub struct WanderingMesh {
 #[godot_api]
 impl IPrimitiveMesh for WanderingMesh {
     fn init(base: Base<PrimitiveMesh>) -> Self {
-        let config = LodConfig::new(1.0, 2, &[], DEFAULT_VERTEX_BUDGET).expect("defaults are valid");
+        let config =
+            LodConfig::new(1.0, 2, &[], DEFAULT_VERTEX_BUDGET).expect("defaults are valid");
         Self {
             vertex_budget: DEFAULT_VERTEX_BUDGET as i64,
             start_size: 1.0,
@@ -93,7 +94,12 @@ fn mesh_arrays(cfg: &LodConfig) -> VarArray {
     vertices.resize(n);
     let mut uvs = PackedVector2Array::new();
     uvs.resize(n);
-    for ((v, uv), p) in vertices.as_mut_slice().iter_mut().zip(uvs.as_mut_slice()).zip(prepared.positions()) {
+    for ((v, uv), p) in vertices
+        .as_mut_slice()
+        .iter_mut()
+        .zip(uvs.as_mut_slice())
+        .zip(prepared.positions())
+    {
         *v = Vector3::new(p[0], p[1], p[2]);
         *uv = Vector2::new(p[0] * sx + 0.5, p[2] * sz);
     }
@@ -117,26 +123,53 @@ fn mesh_arrays(cfg: &LodConfig) -> VarArray {
 impl WanderingMesh {
     #[func]
     fn set_start_size(&mut self, value: f64) {
-        self.apply("start_size", value, self.start_subdivision, &self.lods.clone(), self.vertex_budget);
+        self.apply(
+            "start_size",
+            value,
+            self.start_subdivision,
+            &self.lods.clone(),
+            self.vertex_budget,
+        );
     }
 
     #[func]
     fn set_start_subdivision(&mut self, value: i64) {
-        self.apply("start_subdivision", self.start_size, value, &self.lods.clone(), self.vertex_budget);
+        self.apply(
+            "start_subdivision",
+            self.start_size,
+            value,
+            &self.lods.clone(),
+            self.vertex_budget,
+        );
     }
 
     #[func]
     fn set_lods(&mut self, value: PackedInt32Array) {
-        self.apply("lods", self.start_size, self.start_subdivision, &value, self.vertex_budget);
+        self.apply(
+            "lods",
+            self.start_size,
+            self.start_subdivision,
+            &value,
+            self.vertex_budget,
+        );
     }
 
     #[func]
     fn set_vertex_budget(&mut self, value: i64) {
         if value < 1 {
-            godot_error!("WanderingMesh.vertex_budget must be >= 1, got {value}; keeping {}", self.vertex_budget);
+            godot_error!(
+                "WanderingMesh.vertex_budget must be >= 1, got {value}; keeping {}",
+                self.vertex_budget
+            );
             return;
         }
-        self.apply("vertex_budget", self.start_size, self.start_subdivision, &self.lods.clone(), value);
+        self.apply(
+            "vertex_budget",
+            self.start_size,
+            self.start_subdivision,
+            &self.lods.clone(),
+            value,
+        );
     }
 
     #[func]

@@ -77,10 +77,15 @@ impl Godot {
         };
         let lib = root.join("usr/lib/x86_64-linux-gnu");
         let mut env = vec![
-            ("LIBGL_DRIVERS_PATH".into(), lib.join("dri").display().to_string()),
+            (
+                "LIBGL_DRIVERS_PATH".into(),
+                lib.join("dri").display().to_string(),
+            ),
             (
                 "__EGL_VENDOR_LIBRARY_DIRS".into(),
-                root.join("usr/share/glvnd/egl_vendor.d").display().to_string(),
+                root.join("usr/share/glvnd/egl_vendor.d")
+                    .display()
+                    .to_string(),
             ),
         ];
         let icd_src = root.join("usr/share/vulkan/icd.d/lvp_icd.json");
@@ -111,12 +116,23 @@ fn rewrite_library_path(json: &str, lib: &str) -> String {
     let Some(q2) = rest[q1 + 1..].find('"') else {
         return json.to_string();
     };
-    format!("{}{}\"{}\"{}", &json[..after], &rest[..q1], lib, &rest[q1 + 1 + q2 + 1..])
+    format!(
+        "{}{}\"{}\"{}",
+        &json[..after],
+        &rest[..q1],
+        lib,
+        &rest[q1 + 1 + q2 + 1..]
+    )
 }
 
 fn version_of(cmd: &mut Command) -> Option<String> {
     let out = cmd.arg("--version").stderr(Stdio::null()).output().ok()?;
-    let v = String::from_utf8_lossy(&out.stdout).trim().lines().last()?.trim().to_string();
+    let v = String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .lines()
+        .last()?
+        .trim()
+        .to_string();
     Some(v)
 }
 
@@ -132,7 +148,10 @@ pub fn find_or_provision(repo: &Path) -> Result<Godot, String> {
                 description: String::new(),
             };
             let v = version_of(&mut g.command()).ok_or(format!("$GODOT={p} does not run"))?;
-            return Ok(Godot { description: format!("$GODOT={p} ({v})"), ..g });
+            return Ok(Godot {
+                description: format!("$GODOT={p} ({v})"),
+                ..g
+            });
         }
     }
     if let Some(path) = which("godot") {
@@ -145,9 +164,15 @@ pub fn find_or_provision(repo: &Path) -> Result<Godot, String> {
         };
         if let Some(v) = version_of(&mut g.command()) {
             if v.starts_with("4.") {
-                return Ok(Godot { description: format!("{} ({v}, from PATH)", path.display()), ..g });
+                return Ok(Godot {
+                    description: format!("{} ({v}, from PATH)", path.display()),
+                    ..g
+                });
             }
-            eprintln!("xtask: ignoring {} on PATH: version {v} is not 4.x", path.display());
+            eprintln!(
+                "xtask: ignoring {} on PATH: version {v} is not 4.x",
+                path.display()
+            );
         }
     }
     provision_debian(repo)
@@ -155,7 +180,9 @@ pub fn find_or_provision(repo: &Path) -> Result<Godot, String> {
 
 fn which(name: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path).map(|d| d.join(name)).find(|p| p.is_file())
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
 }
 
 fn unpacked(root: &Path) -> Godot {
@@ -212,19 +239,28 @@ fn provision_debian(repo: &Path) -> Result<Godot, String> {
             g.description = format!("{v} (Debian package unpacked in {})", root.display());
             return Ok(g);
         }
-        eprintln!("xtask: cached Godot in {} does not run; provisioning again", root.display());
+        eprintln!(
+            "xtask: cached Godot in {} does not run; provisioning again",
+            root.display()
+        );
     }
     let mirror = debian_mirror();
     let mut last_err = String::new();
     for suite in ["forky", "sid"] {
-        eprintln!("xtask: downloading Godot 4 and Mesa from Debian {suite} ({mirror}) into {}", cache.display());
+        eprintln!(
+            "xtask: downloading Godot 4 and Mesa from Debian {suite} ({mirror}) into {}",
+            cache.display()
+        );
         match download_suite(&cache, &mirror, suite) {
             Ok(()) => {
                 let _ = std::fs::remove_dir_all(&root);
                 std::fs::create_dir_all(&root).map_err(|e| e.to_string())?;
                 let debs = cache.join("debs");
                 let mut n = 0;
-                for e in std::fs::read_dir(&debs).map_err(|e| e.to_string())?.flatten() {
+                for e in std::fs::read_dir(&debs)
+                    .map_err(|e| e.to_string())?
+                    .flatten()
+                {
                     let p = e.path();
                     if p.extension().is_some_and(|x| x == "deb") {
                         let st = Command::new("dpkg").arg("-x").arg(&p).arg(&root).status();
@@ -239,7 +275,10 @@ fn provision_debian(repo: &Path) -> Result<Godot, String> {
                     Some(v) if v.starts_with("4.") => {
                         std::fs::write(&marker, &v).map_err(|e| e.to_string())?;
                         eprintln!("xtask: unpacked {n} packages; Godot {v}");
-                        g.description = format!("{v} (Debian {suite} package unpacked in {})", root.display());
+                        g.description = format!(
+                            "{v} (Debian {suite} package unpacked in {})",
+                            root.display()
+                        );
                         return Ok(g);
                     }
                     other => last_err = format!("unpacked Godot from {suite} reports {other:?}"),
@@ -285,7 +324,10 @@ fn download_suite(cache: &Path, mirror: &str, suite: &str) -> Result<(), String>
             Err(format!(
                 "apt-get {} failed: {}",
                 extra.join(" "),
-                String::from_utf8_lossy(&out.stderr).lines().last().unwrap_or("")
+                String::from_utf8_lossy(&out.stderr)
+                    .lines()
+                    .last()
+                    .unwrap_or("")
             ))
         }
     };
@@ -321,7 +363,10 @@ pub fn start_xvfb() -> Result<Xvfb, String> {
     if which("Xvfb").is_none() {
         if is_root() {
             eprintln!("xtask: Xvfb missing; installing package xvfb with apt-get");
-            let _ = Command::new("apt-get").arg("update").stdout(Stdio::null()).status();
+            let _ = Command::new("apt-get")
+                .arg("update")
+                .stdout(Stdio::null())
+                .status();
             let st = Command::new("apt-get")
                 .args(["install", "-y", "--no-install-recommends", "xvfb"])
                 .env("DEBIAN_FRONTEND", "noninteractive")
@@ -331,9 +376,11 @@ pub fn start_xvfb() -> Result<Xvfb, String> {
                 return Err("apt-get install xvfb failed".into());
             }
         } else {
-            return Err("Xvfb is needed for render tests and the headless demo: install it \
+            return Err(
+                "Xvfb is needed for render tests and the headless demo: install it \
                         (Debian/Ubuntu: `sudo apt-get install xvfb`) and run again"
-                .into());
+                    .into(),
+            );
         }
     }
     for n in 90..130 {
@@ -344,7 +391,14 @@ pub fn start_xvfb() -> Result<Xvfb, String> {
         }
         let display = format!(":{n}");
         let mut child = Command::new("Xvfb")
-            .args([display.as_str(), "-screen", "0", "1280x1024x24", "-nolisten", "tcp"])
+            .args([
+                display.as_str(),
+                "-screen",
+                "0",
+                "1280x1024x24",
+                "-nolisten",
+                "tcp",
+            ])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()

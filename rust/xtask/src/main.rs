@@ -18,7 +18,11 @@ use std::time::{Duration, Instant};
 const LIB_NAME: &str = "wandering_terrain";
 
 fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().nth(2).unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .nth(2)
+        .unwrap()
+        .to_path_buf()
 }
 
 fn main() -> ExitCode {
@@ -46,7 +50,10 @@ fn main() -> ExitCode {
 }
 
 fn opt<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
-    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).map(String::as_str)
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1))
+        .map(String::as_str)
 }
 
 fn cargo() -> Command {
@@ -64,7 +71,9 @@ fn build(repo: &Path, release: bool) -> Result<(), String> {
         return Err("cargo build failed".into());
     }
     let profile = if release { "release" } else { "debug" };
-    let target = std::env::var("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or(repo.join("target"));
+    let target = std::env::var("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or(repo.join("target"));
     let (file, dest_names): (String, Vec<String>) = if cfg!(target_os = "windows") {
         (format!("{LIB_NAME}.dll"), slot_names("windows", "dll"))
     } else if cfg!(target_os = "macos") {
@@ -86,24 +95,38 @@ fn build(repo: &Path, release: bool) -> Result<(), String> {
     }
     let shaders = addon.join("shaders");
     std::fs::create_dir_all(&shaders).map_err(|e| e.to_string())?;
-    for e in std::fs::read_dir(repo.join("shaders")).map_err(|e| e.to_string())?.flatten() {
+    for e in std::fs::read_dir(repo.join("shaders"))
+        .map_err(|e| e.to_string())?
+        .flatten()
+    {
         let p = e.path();
-        if p.extension().is_some_and(|x| x == "gdshader" || x == "gdshaderinc") {
+        if p.extension()
+            .is_some_and(|x| x == "gdshader" || x == "gdshaderinc")
+        {
             std::fs::copy(&p, shaders.join(p.file_name().unwrap())).map_err(|e| e.to_string())?;
         }
     }
-    eprintln!("xtask: addon laid out in {} ({profile} build)", addon.display());
+    eprintln!(
+        "xtask: addon laid out in {} ({profile} build)",
+        addon.display()
+    );
     Ok(())
 }
 
 fn slot_names(os: &str, ext: &str) -> Vec<String> {
     let prefix = if os == "windows" { "" } else { "lib" };
-    ["debug", "release"].iter().map(|p| format!("{prefix}{LIB_NAME}.{os}.{p}.x86_64.{ext}")).collect()
+    ["debug", "release"]
+        .iter()
+        .map(|p| format!("{prefix}{LIB_NAME}.{os}.{p}.x86_64.{ext}"))
+        .collect()
 }
 
 /// Runs a command, streaming its stdout, and returns the stdout text.
 fn run_streaming(mut c: Command) -> Result<(bool, String), String> {
-    let mut child = c.stdout(Stdio::piped()).spawn().map_err(|e| e.to_string())?;
+    let mut child = c
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|e| e.to_string())?;
     let mut text = String::new();
     for line in BufReader::new(child.stdout.take().unwrap()).lines() {
         let line = line.map_err(|e| e.to_string())?;
@@ -172,7 +195,11 @@ fn run_godot(
         std::thread::sleep(Duration::from_millis(50));
     };
     let log = String::from_utf8_lossy(&std::fs::read(log_path).unwrap_or_default()).into_owned();
-    Ok(GodotRun { ok_exit: status.is_some_and(|s| s.success()), timed_out, log })
+    Ok(GodotRun {
+        ok_exit: status.is_some_and(|s| s.success()),
+        timed_out,
+        log,
+    })
 }
 
 /// `--import` pass so `.godot/extension_list.cfg` and the class cache exist. A brand-new project's first
@@ -180,8 +207,24 @@ fn run_godot(
 fn import(g: &Godot, project: &Path, logs: &Path) -> Result<(), String> {
     let p = project.display().to_string();
     for attempt in 1..=2 {
-        let log = logs.join(format!("import-{}-{attempt}.log", project.file_name().unwrap().to_string_lossy()));
-        let r = run_godot(g, &["--headless", "--audio-driver", "Dummy", "--path", &p, "--import"], &[], &log, Duration::from_secs(600))?;
+        let log = logs.join(format!(
+            "import-{}-{attempt}.log",
+            project.file_name().unwrap().to_string_lossy()
+        ));
+        let r = run_godot(
+            g,
+            &[
+                "--headless",
+                "--audio-driver",
+                "Dummy",
+                "--path",
+                &p,
+                "--import",
+            ],
+            &[],
+            &log,
+            Duration::from_secs(600),
+        )?;
         if r.ok_exit && project.join(".godot/extension_list.cfg").exists() {
             return Ok(());
         }
@@ -205,7 +248,10 @@ fn print_report(label: &str, r: &scan::Report, log: &Path) {
         println!("  FAIL {label} log: {e}");
     }
     if !r.finished {
-        println!("  FAIL {label} the runner did not finish (see {})", log.display());
+        println!(
+            "  FAIL {label} the runner did not finish (see {})",
+            log.display()
+        );
     }
 }
 
@@ -219,7 +265,8 @@ impl Totals {
     fn add(&mut self, stage: &str, p: usize, f: usize) {
         self.passed += p;
         self.failed += f;
-        self.lines.push(format!("{stage:>28}: {p} passed, {f} failed"));
+        self.lines
+            .push(format!("{stage:>28}: {p} passed, {f} failed"));
     }
 }
 
@@ -243,20 +290,36 @@ fn run_suites(
     match renderer {
         None => args.insert(0, "--headless"),
         Some(r) => {
-            args.extend(["--rendering-driver", r.driver(), "--rendering-method", r.method()]);
+            args.extend([
+                "--rendering-driver",
+                r.driver(),
+                "--rendering-method",
+                r.method(),
+            ]);
             args.extend(["--resolution", "320x240"]);
             env = g.render_env(repo);
             env.push(("DISPLAY".into(), display.unwrap_or(":0").to_string()));
         }
     }
     let renderer_name = renderer.map(|r| r.driver()).unwrap_or("headless");
-    args.extend(["-s", "res://runner.gd", "--", "--dir", dir, "--out", &out, "--renderer", renderer_name]);
+    args.extend([
+        "-s",
+        "res://runner.gd",
+        "--",
+        "--dir",
+        dir,
+        "--out",
+        &out,
+        "--renderer",
+        renderer_name,
+    ]);
     let run = run_godot(g, &args, &env, &log, Duration::from_secs(1200))?;
     let mut r = scan::scan(&run.log);
     if run.timed_out {
         r.stray_errors.push("Godot timed out".into());
     } else if !run.ok_exit && r.failed() == 0 {
-        r.stray_errors.push("Godot exited with an error status".into());
+        r.stray_errors
+            .push("Godot exited with an error status".into());
     }
     print_report(label, &r, &log);
     println!("  ({label}: log {}, pictures in {out})", log.display());
@@ -265,7 +328,11 @@ fn run_suites(
 
 fn test(repo: &Path, args: &[String]) -> Result<bool, String> {
     let t0 = Instant::now();
-    let mut totals = Totals { passed: 0, failed: 0, lines: vec![] };
+    let mut totals = Totals {
+        passed: 0,
+        failed: 0,
+        lines: vec![],
+    };
 
     println!("== Rust tests (cargo test --workspace)");
     let mut c = cargo();
@@ -291,8 +358,17 @@ fn test(repo: &Path, args: &[String]) -> Result<bool, String> {
     let expect = ["selftest_suite/test_passes"];
     let sound = r.finished
         && r.cases.len() == 7
-        && r.cases.iter().all(|c| c.passed == expect.contains(&c.name.as_str()));
-    println!("  runner self-test: {}", if sound { "ok (the failures above were expected)" } else { "FAIL: the runner did not catch every planted failure" });
+        && r.cases
+            .iter()
+            .all(|c| c.passed == expect.contains(&c.name.as_str()));
+    println!(
+        "  runner self-test: {}",
+        if sound {
+            "ok (the failures above were expected)"
+        } else {
+            "FAIL: the runner did not catch every planted failure"
+        }
+    );
     totals.add("runner self-test", usize::from(sound), usize::from(!sound));
 
     if !args.iter().any(|a| a == "--no-render") {
@@ -320,13 +396,21 @@ fn demo(repo: &Path, args: &[String]) -> Result<bool, String> {
     let project = repo.join("godot-project");
     import(&g, &project, &repo.join("target/demo"))?;
     let pp = project.display().to_string();
-    let has_display = std::env::var("DISPLAY").is_ok_and(|d| !d.is_empty()) && std::env::var("CI").is_err();
-    let renderer = opt(args, "--renderer").map(|s| Renderer::parse(s).ok_or(format!("unknown renderer {s}"))).transpose()?;
+    let has_display =
+        std::env::var("DISPLAY").is_ok_and(|d| !d.is_empty()) && std::env::var("CI").is_err();
+    let renderer = opt(args, "--renderer")
+        .map(|s| Renderer::parse(s).ok_or(format!("unknown renderer {s}")))
+        .transpose()?;
     if has_display && !args.iter().any(|a| a == "--png") {
         let mut c = g.command();
         c.args(["--path", &pp]);
         if let Some(r) = renderer {
-            c.args(["--rendering-driver", r.driver(), "--rendering-method", r.method()]);
+            c.args([
+                "--rendering-driver",
+                r.driver(),
+                "--rendering-method",
+                r.method(),
+            ]);
         }
         return Ok(c.status().map_err(|e| e.to_string())?.success());
     }
@@ -341,24 +425,47 @@ fn demo(repo: &Path, args: &[String]) -> Result<bool, String> {
     let run = run_godot(
         &g,
         &[
-            "--audio-driver", "Dummy", "--rendering-driver", renderer.driver(), "--rendering-method", renderer.method(),
-            "--resolution", "960x540", "--path", &pp, "-s", "res://tools/render_demo.gd", "--", "--out", &os,
+            "--audio-driver",
+            "Dummy",
+            "--rendering-driver",
+            renderer.driver(),
+            "--rendering-method",
+            renderer.method(),
+            "--resolution",
+            "960x540",
+            "--path",
+            &pp,
+            "-s",
+            "res://tools/render_demo.gd",
+            "--",
+            "--out",
+            &os,
         ],
         &env,
         &log,
         Duration::from_secs(900),
     )?;
-    let pngs: Vec<&str> = run.log.lines().filter_map(|l| l.strip_prefix("::png ")).collect();
+    let pngs: Vec<&str> = run
+        .log
+        .lines()
+        .filter_map(|l| l.strip_prefix("::png "))
+        .collect();
     let errors: Vec<&str> = run.log.lines().filter(|l| scan::is_error_line(l)).collect();
     for e in &errors {
         eprintln!("  error in demo: {e}");
     }
-    println!("Demo rendered with {} under Xvfb; pictures:", renderer.driver());
+    println!(
+        "Demo rendered with {} under Xvfb; pictures:",
+        renderer.driver()
+    );
     for p in &pngs {
         println!("{p}");
     }
     if pngs.is_empty() {
-        return Err(format!("the demo wrote no picture (log: {})", log.display()));
+        return Err(format!(
+            "the demo wrote no picture (log: {})",
+            log.display()
+        ));
     }
     Ok(errors.is_empty())
 }
@@ -381,12 +488,25 @@ fn bench(repo: &Path, args: &[String]) -> Result<bool, String> {
     import(&g, &repo.join("tests"), &repo.join("target/godot-bench"))?;
     let tp = repo.join("tests").display().to_string();
     let log = repo.join("target/godot-bench/bench.log");
-    let mut a = vec!["--headless", "--audio-driver", "Dummy", "--path", &tp, "-s", "res://bench/bench_runner.gd", "--"];
+    let mut a = vec![
+        "--headless",
+        "--audio-driver",
+        "Dummy",
+        "--path",
+        &tp,
+        "-s",
+        "res://bench/bench_runner.gd",
+        "--",
+    ];
     if quick {
         a.push("--quick");
     }
-    let run = run_godot(&g, &a, &[], &log, Duration::from_secs(1800))?;
-    for l in run.log.lines().filter(|l| l.starts_with("bench") || l.starts_with("::") || scan::is_error_line(l)) {
+    let run = run_godot(&g, &a, &[], &log, Duration::from_secs(900))?;
+    for l in run
+        .log
+        .lines()
+        .filter(|l| l.starts_with("bench") || l.starts_with("::") || scan::is_error_line(l))
+    {
         println!("{l}");
     }
     Ok(run.ok_exit && !run.log.lines().any(scan::is_error_line))

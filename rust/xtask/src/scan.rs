@@ -68,9 +68,17 @@ pub fn scan(log: &str) -> Report {
     for line in log.lines() {
         if let Some(name) = line.strip_prefix("::begin ") {
             if let Some(o) = open.take() {
-                r.cases.push(Case { name: o.name, passed: false, reasons: vec!["no ::end".into()] });
+                r.cases.push(Case {
+                    name: o.name,
+                    passed: false,
+                    reasons: vec!["no ::end".into()],
+                });
             }
-            open = Some(Open { name: name.trim().to_string(), expected: vec![], reasons: vec![] });
+            open = Some(Open {
+                name: name.trim().to_string(),
+                expected: vec![],
+                reasons: vec![],
+            });
         } else if let Some(text) = line.strip_prefix("::expect-error ") {
             if let Some(o) = open.as_mut() {
                 o.expected.push((text.trim().to_string(), false));
@@ -87,17 +95,27 @@ pub fn scan(log: &str) -> Report {
                 }
                 for (text, met) in &o.expected {
                     if !*met {
-                        o.reasons.push(format!("expected an error containing {text:?}; none was logged"));
+                        o.reasons.push(format!(
+                            "expected an error containing {text:?}; none was logged"
+                        ));
                     }
                 }
-                r.cases.push(Case { name: o.name, passed: status == "PASS" && o.reasons.is_empty(), reasons: o.reasons });
+                r.cases.push(Case {
+                    name: o.name,
+                    passed: status == "PASS" && o.reasons.is_empty(),
+                    reasons: o.reasons,
+                });
             }
         } else if line.starts_with("::summary") {
             r.finished = true;
         } else if is_error_line(line) {
             match open.as_mut() {
                 Some(o) => {
-                    if let Some(e) = o.expected.iter_mut().find(|(t, _)| line.contains(t.as_str())) {
+                    if let Some(e) = o
+                        .expected
+                        .iter_mut()
+                        .find(|(t, _)| line.contains(t.as_str()))
+                    {
                         e.1 = true;
                     } else {
                         o.reasons.push(format!("unexpected error: {}", line.trim()));
@@ -110,7 +128,11 @@ pub fn scan(log: &str) -> Report {
     if let Some(o) = open.take() {
         let mut reasons = o.reasons;
         reasons.push("the run ended inside this case (crash, hang or quit)".into());
-        r.cases.push(Case { name: o.name, passed: false, reasons });
+        r.cases.push(Case {
+            name: o.name,
+            passed: false,
+            reasons,
+        });
     }
     r
 }
@@ -141,7 +163,11 @@ SCRIPT ERROR: Invalid call
 ::summary passed=4 failed=1
 ";
         let r = scan(log);
-        let got: Vec<_> = r.cases.iter().map(|c| (c.name.as_str(), c.passed)).collect();
+        let got: Vec<_> = r
+            .cases
+            .iter()
+            .map(|c| (c.name.as_str(), c.passed))
+            .collect();
         assert_eq!(
             got,
             [
@@ -167,7 +193,9 @@ SCRIPT ERROR: Invalid call
 
     #[test]
     fn panics_fail_the_case() {
-        let r = scan("::begin s/t\nthread '<main>' panicked at src/lib.rs:1:1\n::end s/t PASS\n::summary\n");
+        let r = scan(
+            "::begin s/t\nthread '<main>' panicked at src/lib.rs:1:1\n::end s/t PASS\n::summary\n",
+        );
         assert!(!r.cases[0].passed);
     }
 }

@@ -1,0 +1,20 @@
+extends SceneTree
+## Godot-side benchmarks: runs every res://bench/bench_*.gd (`run(quick: bool)`), each printing
+## `bench <name>: ...` lines with medians and a ratio against a reference measured in the same run.
+
+
+func _initialize() -> void:
+	_run.call_deferred()
+
+
+func _run() -> void:
+	var quick := OS.get_cmdline_user_args().has("--quick")
+	print("bench: Godot ", Engine.get_version_info()["string"], ", ", OS.get_processor_count(), " cores", " (quick)" if quick else "")
+	var files := Array(DirAccess.get_files_at("res://bench"))
+	files.sort()
+	for f in files:
+		if f.begins_with("bench_") and f.ends_with(".gd") and f != "bench_runner.gd":
+			var b = load("res://bench/" + f).new()
+			if b.has_method("run"):
+				await b.run(quick)
+	quit(0)
