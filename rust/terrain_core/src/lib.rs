@@ -1,4 +1,8 @@
 //! terrain_core: the engine-free algorithms of wandering_terrain. No Godot types here; the gdext crate
 //! converts at its boundary. One concept per module, named like its Godot class and shader.
 
+pub mod bezier_patch;
+pub mod generation;
+pub mod heightmap_io;
+pub mod terrain_data;
 pub mod wandering_mesh;

@@ -1,0 +1,157 @@
+//! Document 000's bicubic Bézier patch: the surface between four neighbouring samples, shaped by their
+//! heights and slopes. The CPU twin of `shaders/bezier_patch.gdshaderinc`; both must agree.
+//!
+//! Sample (i, j) sits at terrain position (i + 0.5, j + 0.5) in sample units (texel centres, as in the
+//! document). For a point `s = pos - 0.5` in sample space the patch spans samples `floor(s)` and
+//! `floor(s) + 1` on each axis, with `t = fract(s)`; indices outside the grid clamp to the edge, each axis on
+//! its own (the shader's clamp-to-edge texture sampling).
+//!
+//! With corner heights h and slopes (sx, sz) (height change over a third of a sample, see `slope_pass`), the
+//! 16 control heights are, for rows k along Z and columns along X:
+//! ```text
+//! k=0: h00        h00+sx00        h10-sx10        h10
+//! k=1: h00+sz00   h00+sz00+sx00   h10+sz10-sx10   h10+sz10
+//! k=2: h01-sz01   h01-sz01+sx01   h11-sz11-sx11   h11-sz11
+//! k=3: h01        h01+sx01        h11-sx11        h11
+//! ```
+//! which is exactly what the document's four curves u0..u3 evaluate (its control points' X/Z sit at thirds,
+//! so X and Z are linear in the parameters).
+
+/// Cubic Bernstein weights at t.
+#[inline(always)]
+fn bernstein(t: f32) -> [f32; 4] {
+    let m = 1.0 - t;
+    [m * m * m, 3.0 * t * m * m, 3.0 * t * t * m, t * t * t]
+}
+
+/// Derivative weights of a cubic Bézier at t, applied to control differences.
+#[inline(always)]
+fn bernstein_deriv(t: f32) -> [f32; 3] {
+    let m = 1.0 - t;
+    [3.0 * m * m, 6.0 * t * m, 3.0 * t * t]
+}
+
+/// The four corner samples of the patch containing sample-space point `s`, and the local parameters.
+#[inline(always)]
+fn corners(data: &[[f32; 3]], width: usize, depth: usize, sx: f64, sz: f64) -> ([[f32; 3]; 4], f32, f32) {
+    let (fx, fz) = (sx.floor(), sz.floor());
+    let (tu, tv) = ((sx - fx) as f32, (sz - fz) as f32);
+    // `as i64` saturates, so huge coordinates clamp instead of overflowing.
+    let (ix, iz) = (fx as i64, fz as i64);
+    let cx = |i: i64| i.clamp(0, width as i64 - 1) as usize;
+    let cz = |i: i64| i.clamp(0, depth as i64 - 1) as usize;
+    let (x0, x1, z0, z1) = (cx(ix), cx(ix.saturating_add(1)), cz(iz), cz(iz.saturating_add(1)));
+    (
+        [data[z0 * width + x0], data[z0 * width + x1], data[z1 * width + x0], data[z1 * width + x1]],
+        tu,
+        tv,
+    )
+}
+
+/// The 16 control heights, rows along Z (see module docs).
+#[inline(always)]
+fn control(c: &[[f32; 3]; 4]) -> [[f32; 4]; 4] {
+    let [p00, p10, p01, p11] = *c;
+    let row = |a: [f32; 3], b: [f32; 3], dz_a: f32, dz_b: f32| {
+        let (ha, hb) = (a[0] + dz_a, b[0] + dz_b);
+        [ha, ha + a[1], hb - b[1], hb]
+    };
+    [
+        row(p00, p10, 0.0, 0.0),
+        row(p00, p10, p00[2], p10[2]),
+        row(p01, p11, -p01[2], -p11[2]),
+        row(p01, p11, 0.0, 0.0),
+    ]
+}
+
+/// Height at sample-space point (sx, sz) (= world position / spacing - 0.5). `data` is (height, slope x,
+/// slope z) per sample, row-major, `width * depth` long.
+#[inline]
+pub fn height(data: &[[f32; 3]], width: usize, depth: usize, sx: f64, sz: f64) -> f32 {
+    let (c, tu, tv) = corners(data, width, depth, sx, sz);
+    let k = control(&c);
+    let (bu, bv) = (bernstein(tu), bernstein(tv));
+    let mut h = 0.0;
+    for r in 0..4 {
+        h += bv[r] * (bu[0] * k[r][0] + bu[1] * k[r][1] + bu[2] * k[r][2] + bu[3] * k[r][3]);
+    }
+    h
+}
+
+/// Height and its derivatives along X and Z, per sample unit, at sample-space point (sx, sz).
+#[inline]
+pub fn height_and_gradient(data: &[[f32; 3]], width: usize, depth: usize, sx: f64, sz: f64) -> (f32, f32, f32) {
+    let (c, tu, tv) = corners(data, width, depth, sx, sz);
+    let k = control(&c);
+    let (bu, bv) = (bernstein(tu), bernstein(tv));
+    let (du, dv) = (bernstein_deriv(tu), bernstein_deriv(tv));
+    // Curves along X for each Z row, evaluated and differentiated in u.
+    let mut along = [0.0f32; 4];
+    let mut along_du = [0.0f32; 4];
+    for r in 0..4 {
+        along[r] = bu[0] * k[r][0] + bu[1] * k[r][1] + bu[2] * k[r][2] + bu[3] * k[r][3];
+        along_du[r] = du[0] * (k[r][1] - k[r][0]) + du[1] * (k[r][2] - k[r][1]) + du[2] * (k[r][3] - k[r][2]);
+    }
+    let h = bv[0] * along[0] + bv[1] * along[1] + bv[2] * along[2] + bv[3] * along[3];
+    let hu = bv[0] * along_du[0] + bv[1] * along_du[1] + bv[2] * along_du[2] + bv[3] * along_du[3];
+    let hv = dv[0] * (along[1] - along[0]) + dv[1] * (along[2] - along[1]) + dv[2] * (along[3] - along[2]);
+    (h, hu, hv)
+}
+
+/// Unit normal from derivatives per world unit: the document's cross(dV, dU) = (-dh/dx, 1, -dh/dz).
+#[inline]
+pub fn normal_from_gradient(dhdx: f32, dhdz: f32) -> [f32; 3] {
+    let inv = 1.0 / (dhdx * dhdx + 1.0 + dhdz * dhdz).sqrt();
+    [-dhdx * inv, inv, -dhdz * inv]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flat_ramp(w: usize, d: usize) -> Vec<[f32; 3]> {
+        // h = x: slopes (1/3 per third of a sample) make the patch exactly linear inside.
+        (0..w * d).map(|i| [(i % w) as f32, 1.0 / 3.0, 0.0]).collect()
+    }
+
+    #[test]
+    fn sample_centres_hit_heights() {
+        let data: Vec<[f32; 3]> = (0..12).map(|i| [i as f32 * 0.7, 0.1, -0.2]).collect();
+        for j in 0..3 {
+            for i in 0..4 {
+                let h = height(&data, 4, 3, i as f64, j as f64);
+                assert!((h - data[j * 4 + i][0]).abs() < 1e-6);
+            }
+        }
+    }
+
+    #[test]
+    fn linear_ramp_is_reproduced_with_its_gradient() {
+        let data = flat_ramp(8, 8);
+        for &(x, z) in &[(1.25, 2.5), (3.9, 0.1), (5.5, 6.75)] {
+            let (h, hu, hv) = height_and_gradient(&data, 8, 8, x, z);
+            assert!((h - x as f32).abs() < 1e-5, "{h} at {x}");
+            assert!((hu - 1.0).abs() < 1e-5 && hv.abs() < 1e-6, "{hu} {hv}");
+        }
+    }
+
+    #[test]
+    fn gradient_matches_finite_differences() {
+        let data: Vec<[f32; 3]> = (0..64).map(|i| [((i * 37) % 11) as f32, ((i * 5) % 3) as f32 * 0.1 - 0.1, ((i * 7) % 5) as f32 * 0.05]).collect();
+        let e = 1e-3;
+        for &(x, z) in &[(1.3, 2.6), (4.2, 4.9), (6.01, 0.4)] {
+            let (_, hu, hv) = height_and_gradient(&data, 8, 8, x, z);
+            let fu = (height(&data, 8, 8, x + e, z) - height(&data, 8, 8, x - e, z)) / (2.0 * e as f32);
+            let fv = (height(&data, 8, 8, x, z + e) - height(&data, 8, 8, x, z - e)) / (2.0 * e as f32);
+            assert!((hu - fu).abs() < 2e-2 && (hv - fv).abs() < 2e-2, "{hu} {fu} {hv} {fv}");
+        }
+    }
+
+    #[test]
+    fn non_finite_and_huge_coordinates_do_not_panic() {
+        let data = flat_ramp(4, 4);
+        for &(x, z) in &[(f64::NAN, 1.0), (1e300, -1e300), (f64::INFINITY, 0.0)] {
+            let _ = height(&data, 4, 4, x, z);
+        }
+    }
+}
