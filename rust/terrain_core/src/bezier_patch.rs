@@ -33,16 +33,32 @@ fn bernstein_deriv(t: f32) -> [f32; 3] {
 
 /// The four corner samples of the patch containing sample-space point `s`, and the local parameters.
 #[inline(always)]
-fn corners(data: &[[f32; 3]], width: usize, depth: usize, sx: f64, sz: f64) -> ([[f32; 3]; 4], f32, f32) {
+fn corners(
+    data: &[[f32; 3]],
+    width: usize,
+    depth: usize,
+    sx: f64,
+    sz: f64,
+) -> ([[f32; 3]; 4], f32, f32) {
     let (fx, fz) = (sx.floor(), sz.floor());
     let (tu, tv) = ((sx - fx) as f32, (sz - fz) as f32);
     // `as i64` saturates, so huge coordinates clamp instead of overflowing.
     let (ix, iz) = (fx as i64, fz as i64);
     let cx = |i: i64| i.clamp(0, width as i64 - 1) as usize;
     let cz = |i: i64| i.clamp(0, depth as i64 - 1) as usize;
-    let (x0, x1, z0, z1) = (cx(ix), cx(ix.saturating_add(1)), cz(iz), cz(iz.saturating_add(1)));
+    let (x0, x1, z0, z1) = (
+        cx(ix),
+        cx(ix.saturating_add(1)),
+        cz(iz),
+        cz(iz.saturating_add(1)),
+    );
     (
-        [data[z0 * width + x0], data[z0 * width + x1], data[z1 * width + x0], data[z1 * width + x1]],
+        [
+            data[z0 * width + x0],
+            data[z0 * width + x1],
+            data[z1 * width + x0],
+            data[z1 * width + x1],
+        ],
         tu,
         tv,
     )
@@ -80,7 +96,13 @@ pub fn height(data: &[[f32; 3]], width: usize, depth: usize, sx: f64, sz: f64) -
 
 /// Height and its derivatives along X and Z, per sample unit, at sample-space point (sx, sz).
 #[inline]
-pub fn height_and_gradient(data: &[[f32; 3]], width: usize, depth: usize, sx: f64, sz: f64) -> (f32, f32, f32) {
+pub fn height_and_gradient(
+    data: &[[f32; 3]],
+    width: usize,
+    depth: usize,
+    sx: f64,
+    sz: f64,
+) -> (f32, f32, f32) {
     let (c, tu, tv) = corners(data, width, depth, sx, sz);
     let k = control(&c);
     let (bu, bv) = (bernstein(tu), bernstein(tv));
@@ -90,11 +112,14 @@ pub fn height_and_gradient(data: &[[f32; 3]], width: usize, depth: usize, sx: f6
     let mut along_du = [0.0f32; 4];
     for r in 0..4 {
         along[r] = bu[0] * k[r][0] + bu[1] * k[r][1] + bu[2] * k[r][2] + bu[3] * k[r][3];
-        along_du[r] = du[0] * (k[r][1] - k[r][0]) + du[1] * (k[r][2] - k[r][1]) + du[2] * (k[r][3] - k[r][2]);
+        along_du[r] =
+            du[0] * (k[r][1] - k[r][0]) + du[1] * (k[r][2] - k[r][1]) + du[2] * (k[r][3] - k[r][2]);
     }
     let h = bv[0] * along[0] + bv[1] * along[1] + bv[2] * along[2] + bv[3] * along[3];
     let hu = bv[0] * along_du[0] + bv[1] * along_du[1] + bv[2] * along_du[2] + bv[3] * along_du[3];
-    let hv = dv[0] * (along[1] - along[0]) + dv[1] * (along[2] - along[1]) + dv[2] * (along[3] - along[2]);
+    let hv = dv[0] * (along[1] - along[0])
+        + dv[1] * (along[2] - along[1])
+        + dv[2] * (along[3] - along[2]);
     (h, hu, hv)
 }
 
@@ -111,7 +136,9 @@ mod tests {
 
     fn flat_ramp(w: usize, d: usize) -> Vec<[f32; 3]> {
         // h = x: slopes (1/3 per third of a sample) make the patch exactly linear inside.
-        (0..w * d).map(|i| [(i % w) as f32, 1.0 / 3.0, 0.0]).collect()
+        (0..w * d)
+            .map(|i| [(i % w) as f32, 1.0 / 3.0, 0.0])
+            .collect()
     }
 
     #[test]
@@ -137,13 +164,26 @@ mod tests {
 
     #[test]
     fn gradient_matches_finite_differences() {
-        let data: Vec<[f32; 3]> = (0..64).map(|i| [((i * 37) % 11) as f32, ((i * 5) % 3) as f32 * 0.1 - 0.1, ((i * 7) % 5) as f32 * 0.05]).collect();
+        let data: Vec<[f32; 3]> = (0..64)
+            .map(|i| {
+                [
+                    ((i * 37) % 11) as f32,
+                    ((i * 5) % 3) as f32 * 0.1 - 0.1,
+                    ((i * 7) % 5) as f32 * 0.05,
+                ]
+            })
+            .collect();
         let e = 1e-3;
         for &(x, z) in &[(1.3, 2.6), (4.2, 4.9), (6.01, 0.4)] {
             let (_, hu, hv) = height_and_gradient(&data, 8, 8, x, z);
-            let fu = (height(&data, 8, 8, x + e, z) - height(&data, 8, 8, x - e, z)) / (2.0 * e as f32);
-            let fv = (height(&data, 8, 8, x, z + e) - height(&data, 8, 8, x, z - e)) / (2.0 * e as f32);
-            assert!((hu - fu).abs() < 2e-2 && (hv - fv).abs() < 2e-2, "{hu} {fu} {hv} {fv}");
+            let fu =
+                (height(&data, 8, 8, x + e, z) - height(&data, 8, 8, x - e, z)) / (2.0 * e as f32);
+            let fv =
+                (height(&data, 8, 8, x, z + e) - height(&data, 8, 8, x, z - e)) / (2.0 * e as f32);
+            assert!(
+                (hu - fu).abs() < 2e-2 && (hv - fv).abs() < 2e-2,
+                "{hu} {fu} {hv} {fv}"
+            );
         }
     }
 

@@ -19,7 +19,14 @@ pub enum NoiseKind {
 
 impl NoiseKind {
     pub fn from_index(i: i64) -> Option<Self> {
-        [Self::Perlin, Self::OpenSimplex, Self::SuperSimplex, Self::Value].get(usize::try_from(i).ok()?).copied()
+        [
+            Self::Perlin,
+            Self::OpenSimplex,
+            Self::SuperSimplex,
+            Self::Value,
+        ]
+        .get(usize::try_from(i).ok()?)
+        .copied()
     }
 }
 
@@ -68,19 +75,32 @@ impl NoiseParams {
     pub fn validate(&self) -> Result<(), NoiseParamsError> {
         let err = |m: String| Err(NoiseParamsError(m));
         if !(self.frequency.is_finite() && self.frequency > 0.0 && self.frequency <= 1.0e3) {
-            return err(format!("frequency must be in (0, 1000], got {}", self.frequency));
+            return err(format!(
+                "frequency must be in (0, 1000], got {}",
+                self.frequency
+            ));
         }
         if !(1..=Fbm::<Perlin>::MAX_OCTAVES).contains(&self.octaves) {
-            return err(format!("octaves must be in [1, {}], got {}", Fbm::<Perlin>::MAX_OCTAVES, self.octaves));
+            return err(format!(
+                "octaves must be in [1, {}], got {}",
+                Fbm::<Perlin>::MAX_OCTAVES,
+                self.octaves
+            ));
         }
         if !(self.lacunarity.is_finite() && self.lacunarity > 0.0 && self.lacunarity <= 16.0) {
-            return err(format!("lacunarity must be in (0, 16], got {}", self.lacunarity));
+            return err(format!(
+                "lacunarity must be in (0, 16], got {}",
+                self.lacunarity
+            ));
         }
         if !(self.gain.is_finite() && self.gain > 0.0 && self.gain <= 4.0) {
             return err(format!("gain must be in (0, 4], got {}", self.gain));
         }
         if !(self.height.is_finite() && self.height.abs() <= 1.0e6) {
-            return err(format!("height must be finite and in [-1000000, 1000000], got {}", self.height));
+            return err(format!(
+                "height must be finite and in [-1000000, 1000000], got {}",
+                self.height
+            ));
         }
         if self.sea_level.is_nan() {
             return err("sea_level must be a number, got NaN".into());
@@ -132,7 +152,12 @@ mod tests {
 
     #[test]
     fn deterministic_and_clamped_by_sea_level() {
-        let p = NoiseParams { seed: 3, height: 10.0, sea_level: -1.0, ..Default::default() };
+        let p = NoiseParams {
+            seed: 3,
+            height: 10.0,
+            sea_level: -1.0,
+            ..Default::default()
+        };
         let (mut a, mut b) = (vec![0.0; 64 * 32], vec![0.0; 64 * 32]);
         generate(&p, 64, &mut a).unwrap();
         generate(&p, 64, &mut b).unwrap();
@@ -146,9 +171,15 @@ mod tests {
 
     #[test]
     fn bad_params_are_named() {
-        let p = NoiseParams { octaves: 0, ..Default::default() };
+        let p = NoiseParams {
+            octaves: 0,
+            ..Default::default()
+        };
         assert!(p.validate().unwrap_err().0.contains("octaves"));
-        let p = NoiseParams { frequency: f64::NAN, ..Default::default() };
+        let p = NoiseParams {
+            frequency: f64::NAN,
+            ..Default::default()
+        };
         assert!(p.validate().unwrap_err().0.contains("frequency"));
     }
 }

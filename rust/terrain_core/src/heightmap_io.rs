@@ -52,21 +52,34 @@ fn map(v: f64, max_value: f64, min: f64, max: f64) -> f32 {
 
 fn unmap(h: f32, max_value: f64, min: f64, max: f64) -> f64 {
     let span = max - min;
-    let v = if span > 0.0 { (f64::from(h) - min) / span } else { 0.0 };
+    let v = if span > 0.0 {
+        (f64::from(h) - min) / span
+    } else {
+        0.0
+    };
     (v * max_value).round().clamp(0.0, max_value)
 }
 
 /// Decodes an 8- or 16-bit PNG (grey, grey+alpha, RGB or RGBA; first channel used).
-pub fn decode_png(bytes: &[u8], min: f64, max: f64, budget: u64) -> Result<Heightmap, HeightmapError> {
+pub fn decode_png(
+    bytes: &[u8],
+    min: f64,
+    max: f64,
+    budget: u64,
+) -> Result<Heightmap, HeightmapError> {
     check_range(min, max)?;
     let mut dec = png::Decoder::new(bytes);
     // Keep 16-bit samples; expand palettes and low bit depths to 8 bits.
     dec.set_transformations(png::Transformations::EXPAND);
-    let mut reader = dec.read_info().map_err(|e| HeightmapError(format!("not a readable PNG: {e}")))?;
+    let mut reader = dec
+        .read_info()
+        .map_err(|e| HeightmapError(format!("not a readable PNG: {e}")))?;
     let (w, h) = (reader.info().width, reader.info().height);
     check_budget(u64::from(w), u64::from(h), budget)?;
     let mut buf = vec![0; reader.output_buffer_size()];
-    let frame = reader.next_frame(&mut buf).map_err(|e| HeightmapError(format!("PNG data is damaged: {e}")))?;
+    let frame = reader
+        .next_frame(&mut buf)
+        .map_err(|e| HeightmapError(format!("PNG data is damaged: {e}")))?;
     let channels = frame.color_type.samples();
     let (w, h) = (w as usize, h as usize);
     let mut heights = Vec::with_capacity(w * h);
@@ -76,7 +89,12 @@ pub fn decode_png(bytes: &[u8], min: f64, max: f64, budget: u64) -> Result<Heigh
                 let row = &buf[z * frame.line_size..];
                 heights.extend((0..w).map(|x| {
                     let i = x * channels * 2;
-                    map(f64::from(u16::from_be_bytes([row[i], row[i + 1]])), 65535.0, min, max)
+                    map(
+                        f64::from(u16::from_be_bytes([row[i], row[i + 1]])),
+                        65535.0,
+                        min,
+                        max,
+                    )
                 }));
             }
         }
@@ -88,11 +106,22 @@ pub fn decode_png(bytes: &[u8], min: f64, max: f64, budget: u64) -> Result<Heigh
         }
         d => return err(format!("unsupported PNG bit depth {d:?}")),
     }
-    Ok(Heightmap { width: w, depth: h, heights })
+    Ok(Heightmap {
+        width: w,
+        depth: h,
+        heights,
+    })
 }
 
 /// Encodes a greyscale PNG of `bits` (8 or 16) per sample.
-pub fn encode_png(heights: &[f32], width: usize, depth: usize, bits: u32, min: f64, max: f64) -> Result<Vec<u8>, HeightmapError> {
+pub fn encode_png(
+    heights: &[f32],
+    width: usize,
+    depth: usize,
+    bits: u32,
+    min: f64,
+    max: f64,
+) -> Result<Vec<u8>, HeightmapError> {
     check_range(min, max)?;
     let mut out = Vec::new();
     {
@@ -101,21 +130,36 @@ pub fn encode_png(heights: &[f32], width: usize, depth: usize, bits: u32, min: f
         let data: Vec<u8> = match bits {
             8 => {
                 enc.set_depth(png::BitDepth::Eight);
-                heights.iter().map(|&h| unmap(h, 255.0, min, max) as u8).collect()
+                heights
+                    .iter()
+                    .map(|&h| unmap(h, 255.0, min, max) as u8)
+                    .collect()
             }
             16 => {
                 enc.set_depth(png::BitDepth::Sixteen);
-                heights.iter().flat_map(|&h| (unmap(h, 65535.0, min, max) as u16).to_be_bytes()).collect()
+                heights
+                    .iter()
+                    .flat_map(|&h| (unmap(h, 65535.0, min, max) as u16).to_be_bytes())
+                    .collect()
             }
             b => return err(format!("bit_depth must be 8 or 16, got {b}")),
         };
-        let mut w = enc.write_header().map_err(|e| HeightmapError(e.to_string()))?;
-        w.write_image_data(&data).map_err(|e| HeightmapError(e.to_string()))?;
+        let mut w = enc
+            .write_header()
+            .map_err(|e| HeightmapError(e.to_string()))?;
+        w.write_image_data(&data)
+            .map_err(|e| HeightmapError(e.to_string()))?;
     }
     Ok(out)
 }
 
-fn raw_rows(len: usize, width: usize, bytes_per: usize, what: &str, budget: u64) -> Result<usize, HeightmapError> {
+fn raw_rows(
+    len: usize,
+    width: usize,
+    bytes_per: usize,
+    what: &str,
+    budget: u64,
+) -> Result<usize, HeightmapError> {
     if width == 0 {
         return err(format!("width must be >= 1 to read a raw {what} file"));
     }
@@ -131,26 +175,63 @@ fn raw_rows(len: usize, width: usize, bytes_per: usize, what: &str, budget: u64)
 }
 
 /// Raw little-endian unsigned 16-bit samples, `width` per row.
-pub fn decode_raw_u16(bytes: &[u8], width: usize, min: f64, max: f64, budget: u64) -> Result<Heightmap, HeightmapError> {
+pub fn decode_raw_u16(
+    bytes: &[u8],
+    width: usize,
+    min: f64,
+    max: f64,
+    budget: u64,
+) -> Result<Heightmap, HeightmapError> {
     check_range(min, max)?;
     let depth = raw_rows(bytes.len(), width, 2, "16-bit", budget)?;
-    let heights = bytes.chunks_exact(2).map(|b| map(f64::from(u16::from_le_bytes([b[0], b[1]])), 65535.0, min, max)).collect();
-    Ok(Heightmap { width, depth, heights })
+    let heights = bytes
+        .chunks_exact(2)
+        .map(|b| {
+            map(
+                f64::from(u16::from_le_bytes([b[0], b[1]])),
+                65535.0,
+                min,
+                max,
+            )
+        })
+        .collect();
+    Ok(Heightmap {
+        width,
+        depth,
+        heights,
+    })
 }
 
 pub fn encode_raw_u16(heights: &[f32], min: f64, max: f64) -> Result<Vec<u8>, HeightmapError> {
     check_range(min, max)?;
-    Ok(heights.iter().flat_map(|&h| (unmap(h, 65535.0, min, max) as u16).to_le_bytes()).collect())
+    Ok(heights
+        .iter()
+        .flat_map(|&h| (unmap(h, 65535.0, min, max) as u16).to_le_bytes())
+        .collect())
 }
 
 /// Raw little-endian 32-bit float heights (world units), `width` per row. Non-finite values are refused.
-pub fn decode_raw_f32(bytes: &[u8], width: usize, budget: u64) -> Result<Heightmap, HeightmapError> {
+pub fn decode_raw_f32(
+    bytes: &[u8],
+    width: usize,
+    budget: u64,
+) -> Result<Heightmap, HeightmapError> {
     let depth = raw_rows(bytes.len(), width, 4, "32-bit float", budget)?;
-    let heights: Vec<f32> = bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+    let heights: Vec<f32> = bytes
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
     if let Some(i) = heights.iter().position(|h| !h.is_finite()) {
-        return err(format!("raw 32-bit float file holds a non-finite height ({}) at sample {i}", heights[i]));
+        return err(format!(
+            "raw 32-bit float file holds a non-finite height ({}) at sample {i}",
+            heights[i]
+        ));
     }
-    Ok(Heightmap { width, depth, heights })
+    Ok(Heightmap {
+        width,
+        depth,
+        heights,
+    })
 }
 
 pub fn encode_raw_f32(heights: &[f32]) -> Vec<u8> {
@@ -162,7 +243,9 @@ mod tests {
     use super::*;
 
     fn ramp(n: usize) -> Vec<f32> {
-        (0..n).map(|i| -5.0 + 17.0 * i as f32 / (n - 1) as f32).collect()
+        (0..n)
+            .map(|i| -5.0 + 17.0 * i as f32 / (n - 1) as f32)
+            .collect()
     }
 
     #[test]
@@ -179,7 +262,13 @@ mod tests {
     #[test]
     fn png8_round_trip_within_one_step() {
         let h = ramp(20 * 3);
-        let back = decode_png(&encode_png(&h, 20, 3, 8, -5.0, 12.0).unwrap(), -5.0, 12.0, u64::MAX).unwrap();
+        let back = decode_png(
+            &encode_png(&h, 20, 3, 8, -5.0, 12.0).unwrap(),
+            -5.0,
+            12.0,
+            u64::MAX,
+        )
+        .unwrap();
         for (a, b) in h.iter().zip(&back.heights) {
             assert!((a - b).abs() <= 17.0 / 255.0 * 0.5 + 1e-5);
         }
@@ -188,8 +277,20 @@ mod tests {
     #[test]
     fn raw_round_trips() {
         let h = ramp(9 * 4);
-        assert_eq!(decode_raw_f32(&encode_raw_f32(&h), 9, u64::MAX).unwrap().heights, h);
-        let back = decode_raw_u16(&encode_raw_u16(&h, -5.0, 12.0).unwrap(), 9, -5.0, 12.0, u64::MAX).unwrap();
+        assert_eq!(
+            decode_raw_f32(&encode_raw_f32(&h), 9, u64::MAX)
+                .unwrap()
+                .heights,
+            h
+        );
+        let back = decode_raw_u16(
+            &encode_raw_u16(&h, -5.0, 12.0).unwrap(),
+            9,
+            -5.0,
+            12.0,
+            u64::MAX,
+        )
+        .unwrap();
         assert_eq!(back.depth, 4);
         for (a, b) in h.iter().zip(&back.heights) {
             assert!((a - b).abs() <= 17.0 / 65535.0 * 0.5 + 1e-5);
@@ -200,12 +301,21 @@ mod tests {
     fn damaged_input_is_refused() {
         let h = ramp(9 * 4);
         let f = encode_raw_f32(&h);
-        assert!(decode_raw_f32(&f[..f.len() - 1], 9, u64::MAX).unwrap_err().0.contains("truncated"));
+        assert!(decode_raw_f32(&f[..f.len() - 1], 9, u64::MAX)
+            .unwrap_err()
+            .0
+            .contains("truncated"));
         assert!(decode_raw_u16(&[0, 0, 0], 2, 0.0, 1.0, u64::MAX).is_err());
         let png = encode_png(&h, 9, 4, 16, -5.0, 12.0).unwrap();
         assert!(decode_png(&png[..png.len() / 2], -5.0, 12.0, u64::MAX).is_err());
         assert!(decode_png(b"not a png", 0.0, 1.0, u64::MAX).is_err());
-        assert!(decode_png(&png, 0.0, 1.0, 10).unwrap_err().0.contains("sample_budget"));
-        assert!(decode_png(&png, 2.0, 1.0, u64::MAX).unwrap_err().0.contains("min_height"));
+        assert!(decode_png(&png, 0.0, 1.0, 10)
+            .unwrap_err()
+            .0
+            .contains("sample_budget"));
+        assert!(decode_png(&png, 2.0, 1.0, u64::MAX)
+            .unwrap_err()
+            .0
+            .contains("min_height"));
     }
 }

@@ -29,11 +29,29 @@ impl Region {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum TerrainDataError {
-    Size { width: i64, depth: i64, budget: u64 },
+    Size {
+        width: i64,
+        depth: i64,
+        budget: u64,
+    },
     Spacing(f64),
-    HeightsLength { got: usize, want: usize },
-    NonFinite { property: &'static str, index: usize, value: f32 },
-    Region { x: i64, z: i64, w: i64, d: i64, width: usize, depth: usize },
+    HeightsLength {
+        got: usize,
+        want: usize,
+    },
+    NonFinite {
+        property: &'static str,
+        index: usize,
+        value: f32,
+    },
+    Region {
+        x: i64,
+        z: i64,
+        w: i64,
+        d: i64,
+        width: usize,
+        depth: usize,
+    },
 }
 
 impl fmt::Display for TerrainDataError {
@@ -67,7 +85,11 @@ pub fn check_size(width: i64, depth: i64, budget: u64) -> Result<(usize, usize),
     if ok {
         Ok((width as usize, depth as usize))
     } else {
-        Err(TerrainDataError::Size { width, depth, budget })
+        Err(TerrainDataError::Size {
+            width,
+            depth,
+            budget,
+        })
     }
 }
 
@@ -81,7 +103,11 @@ pub fn check_spacing(spacing: f64) -> Result<f64, TerrainDataError> {
 
 pub fn check_finite(property: &'static str, values: &[f32]) -> Result<(), TerrainDataError> {
     match values.iter().position(|v| !v.is_finite()) {
-        Some(index) => Err(TerrainDataError::NonFinite { property, index, value: values[index] }),
+        Some(index) => Err(TerrainDataError::NonFinite {
+            property,
+            index,
+            value: values[index],
+        }),
         None => Ok(()),
     }
 }
@@ -99,19 +125,45 @@ pub struct TerrainData {
 impl TerrainData {
     /// A flat terrain of the given size.
     pub fn flat(width: usize, depth: usize, spacing: f64) -> Self {
-        Self::from_heights(width, depth, spacing, vec![0.0; width * depth]).expect("flat terrain is valid")
+        Self::from_heights(width, depth, spacing, vec![0.0; width * depth])
+            .expect("flat terrain is valid")
     }
 
     /// Takes heights (validated: length and finiteness) and computes the derived data.
-    pub fn from_heights(width: usize, depth: usize, spacing: f64, heights: Vec<f32>) -> Result<Self, TerrainDataError> {
+    pub fn from_heights(
+        width: usize,
+        depth: usize,
+        spacing: f64,
+        heights: Vec<f32>,
+    ) -> Result<Self, TerrainDataError> {
         if heights.len() != width * depth {
-            return Err(TerrainDataError::HeightsLength { got: heights.len(), want: width * depth });
+            return Err(TerrainDataError::HeightsLength {
+                got: heights.len(),
+                want: width * depth,
+            });
         }
         check_finite("heights", &heights)?;
         let spacing = check_spacing(spacing)?;
         let mut data = vec![[0.0; 3]; heights.len()];
-        slope_pass(&heights, width, depth, &mut data, Region { x: 0, z: 0, w: width, d: depth });
-        Ok(Self { width, depth, spacing, heights, data })
+        slope_pass(
+            &heights,
+            width,
+            depth,
+            &mut data,
+            Region {
+                x: 0,
+                z: 0,
+                w: width,
+                d: depth,
+            },
+        );
+        Ok(Self {
+            width,
+            depth,
+            spacing,
+            heights,
+            data,
+        })
     }
 
     pub fn width(&self) -> usize {
@@ -144,18 +196,36 @@ impl TerrainData {
         let mut h = vec![0.0; width * depth];
         for z in 0..depth.min(self.depth) {
             let n = width.min(self.width);
-            h[z * width..z * width + n].copy_from_slice(&self.heights[z * self.width..z * self.width + n]);
+            h[z * width..z * width + n]
+                .copy_from_slice(&self.heights[z * self.width..z * self.width + n]);
         }
         Self::from_heights(width, depth, self.spacing, h).expect("resized terrain is valid")
     }
 
     /// Validates a region given as signed numbers (from a user).
     pub fn region(&self, x: i64, z: i64, w: i64, d: i64) -> Result<Region, TerrainDataError> {
-        let inside = x >= 0 && z >= 0 && w >= 0 && d >= 0 && x + w <= self.width as i64 && z + d <= self.depth as i64;
+        let inside = x >= 0
+            && z >= 0
+            && w >= 0
+            && d >= 0
+            && x + w <= self.width as i64
+            && z + d <= self.depth as i64;
         if inside {
-            Ok(Region { x: x as usize, z: z as usize, w: w as usize, d: d as usize })
+            Ok(Region {
+                x: x as usize,
+                z: z as usize,
+                w: w as usize,
+                d: d as usize,
+            })
         } else {
-            Err(TerrainDataError::Region { x, z, w, d, width: self.width, depth: self.depth })
+            Err(TerrainDataError::Region {
+                x,
+                z,
+                w,
+                d,
+                width: self.width,
+                depth: self.depth,
+            })
         }
     }
 
@@ -170,9 +240,16 @@ impl TerrainData {
 
     /// Replaces the heights of a region and updates the derived data where it changed. Returns the region
     /// of derived data that changed (the region grown by one sample: neighbours' slopes depend on it).
-    pub fn set_heights_region(&mut self, r: Region, values: &[f32]) -> Result<Region, TerrainDataError> {
+    pub fn set_heights_region(
+        &mut self,
+        r: Region,
+        values: &[f32],
+    ) -> Result<Region, TerrainDataError> {
         if values.len() != r.w * r.d {
-            return Err(TerrainDataError::HeightsLength { got: values.len(), want: r.w * r.d });
+            return Err(TerrainDataError::HeightsLength {
+                got: values.len(),
+                want: r.w * r.d,
+            });
         }
         check_finite("values", values)?;
         for (row, z) in (r.z..r.z + r.d).enumerate() {
@@ -189,8 +266,16 @@ impl TerrainData {
             return r;
         }
         let (x0, z0) = (r.x.saturating_sub(1), r.z.saturating_sub(1));
-        let (x1, z1) = ((r.x + r.w + 1).min(self.width), (r.z + r.d + 1).min(self.depth));
-        Region { x: x0, z: z0, w: x1 - x0, d: z1 - z0 }
+        let (x1, z1) = (
+            (r.x + r.w + 1).min(self.width),
+            (r.z + r.d + 1).min(self.depth),
+        );
+        Region {
+            x: x0,
+            z: z0,
+            w: x1 - x0,
+            d: z1 - z0,
+        }
     }
 
     /// Height at world position (x, z): the Bézier patch, as the shader draws it. NaN for a non-finite
@@ -200,7 +285,13 @@ impl TerrainData {
         if !(x.is_finite() && z.is_finite()) {
             return f32::NAN;
         }
-        bezier_patch::height(&self.data, self.width, self.depth, x / self.spacing - 0.5, z / self.spacing - 0.5)
+        bezier_patch::height(
+            &self.data,
+            self.width,
+            self.depth,
+            x / self.spacing - 0.5,
+            z / self.spacing - 0.5,
+        )
     }
 
     /// Unit normal at world position (x, z) from the patch derivatives; (NaN, NaN, NaN) for a non-finite
@@ -224,11 +315,13 @@ impl TerrainData {
     pub fn heights_at(&self, points: &[[f32; 2]], out: &mut [f32]) {
         use rayon::prelude::*;
         const CHUNK: usize = 16 * 1024;
-        out.par_chunks_mut(CHUNK).zip(points.par_chunks(CHUNK)).for_each(|(o, p)| {
-            for (o, p) in o.iter_mut().zip(p) {
-                *o = self.height_at(f64::from(p[0]), f64::from(p[1]));
-            }
-        });
+        out.par_chunks_mut(CHUNK)
+            .zip(points.par_chunks(CHUNK))
+            .for_each(|(o, p)| {
+                for (o, p) in o.iter_mut().zip(p) {
+                    *o = self.height_at(f64::from(p[0]), f64::from(p[1]));
+                }
+            });
     }
 
     /// Lowest and highest height (0, 0 for no samples).
@@ -257,7 +350,11 @@ pub fn slope_pass(heights: &[f32], width: usize, depth: usize, data: &mut [[f32;
         for x in r.x..r.x + r.w {
             let h = heights[base + x];
             let hmx = if x > 0 { heights[base + x - 1] } else { h };
-            let hpx = if x + 1 < width { heights[base + x + 1] } else { h };
+            let hpx = if x + 1 < width {
+                heights[base + x + 1]
+            } else {
+                h
+            };
             let (hmz, hpz) = (heights[up + x], heights[down + x]);
             out[x] = [h, (hpx - hmx) / 6.0, (hpz - hmz) / 6.0];
         }
@@ -265,9 +362,13 @@ pub fn slope_pass(heights: &[f32], width: usize, depth: usize, data: &mut [[f32;
     let rows = &mut data[r.z * width..(r.z + r.d) * width];
     // Small regions (brush strokes) are not worth waking the thread pool for.
     if r.w * r.d >= 64 * 1024 {
-        rows.par_chunks_mut(width).enumerate().for_each(|(i, out)| row(r.z + i, out));
+        rows.par_chunks_mut(width)
+            .enumerate()
+            .for_each(|(i, out)| row(r.z + i, out));
     } else {
-        rows.chunks_mut(width).enumerate().for_each(|(i, out)| row(r.z + i, out));
+        rows.chunks_mut(width)
+            .enumerate()
+            .for_each(|(i, out)| row(r.z + i, out));
     }
 }
 
@@ -280,8 +381,18 @@ mod tests {
         let h: Vec<f32> = (0..7 * 5).map(|i| ((i * 13) % 7) as f32).collect();
         let mut t = TerrainData::from_heights(7, 5, 1.0, h.clone()).unwrap();
         let r = t.region(2, 1, 3, 2).unwrap();
-        let grown = t.set_heights_region(r, &[9.0, 8.0, 7.0, 6.0, 5.0, 4.0]).unwrap();
-        assert_eq!(grown, Region { x: 1, z: 0, w: 5, d: 4 });
+        let grown = t
+            .set_heights_region(r, &[9.0, 8.0, 7.0, 6.0, 5.0, 4.0])
+            .unwrap();
+        assert_eq!(
+            grown,
+            Region {
+                x: 1,
+                z: 0,
+                w: 5,
+                d: 4
+            }
+        );
         let full = TerrainData::from_heights(7, 5, 1.0, t.heights().to_vec()).unwrap();
         assert_eq!(t.data(), full.data());
         assert_eq!(t.heights_region(r), vec![9.0, 8.0, 7.0, 6.0, 5.0, 4.0]);
@@ -291,9 +402,17 @@ mod tests {
     fn bad_input_is_refused() {
         assert!(check_size(0, 5, 100).is_err());
         assert!(check_size(-1, 5, 100).is_err());
-        assert!(check_size(11, 10, 100).unwrap_err().to_string().contains("sample_budget"));
-        assert!(TerrainData::from_heights(2, 2, 1.0, vec![0.0; 3]).unwrap_err().to_string().contains("4 values, got 3"));
-        let e = TerrainData::from_heights(2, 1, 1.0, vec![0.0, f32::NAN]).unwrap_err().to_string();
+        assert!(check_size(11, 10, 100)
+            .unwrap_err()
+            .to_string()
+            .contains("sample_budget"));
+        assert!(TerrainData::from_heights(2, 2, 1.0, vec![0.0; 3])
+            .unwrap_err()
+            .to_string()
+            .contains("4 values, got 3"));
+        let e = TerrainData::from_heights(2, 1, 1.0, vec![0.0, f32::NAN])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("value 1 is NaN"), "{e}");
         let t = TerrainData::flat(4, 4, 1.0);
         assert!(t.region(3, 0, 2, 1).is_err());

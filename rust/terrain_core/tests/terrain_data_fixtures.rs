@@ -5,12 +5,19 @@
 use terrain_core::terrain_data::TerrainData;
 
 fn fixtures() -> serde_json::Value {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/terrain_data/fixtures.json");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/terrain_data/fixtures.json"
+    );
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
 fn floats(v: &serde_json::Value) -> Vec<f32> {
-    v.as_array().unwrap().iter().map(|x| x.as_f64().unwrap() as f32).collect()
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap() as f32)
+        .collect()
 }
 
 #[test]
@@ -20,7 +27,12 @@ fn slopes_and_heights_match_document() {
     assert!(cases.len() >= 3);
     for case in cases {
         let name = case["name"].as_str().unwrap();
-        let size: Vec<usize> = case["size"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as usize).collect();
+        let size: Vec<usize> = case["size"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap() as usize)
+            .collect();
         let heights = floats(&case["heights"]);
         let t = TerrainData::from_heights(size[0], size[1], 1.0, heights.clone()).unwrap();
         let (lo, hi) = t.height_range();
@@ -29,7 +41,12 @@ fn slopes_and_heights_match_document() {
         let want = floats(&case["data"]);
         for (i, (got, want)) in t.data().iter().zip(want.chunks_exact(3)).enumerate() {
             for c in 0..3 {
-                assert!((got[c] - want[c]).abs() <= tol, "case {name}: data[{i}][{c}] = {} want {}", got[c], want[c]);
+                assert!(
+                    (got[c] - want[c]).abs() <= tol,
+                    "case {name}: data[{i}][{c}] = {} want {}",
+                    got[c],
+                    want[c]
+                );
             }
         }
 
@@ -39,10 +56,23 @@ fn slopes_and_heights_match_document() {
             let s = floats(s);
             let got = t.height_at(f64::from(s[0]), f64::from(s[1]));
             worst = worst.max((got - s[2]).abs());
-            assert!((got - s[2]).abs() <= tol, "case {name}: get_height({}, {}) = {got}, document {}", s[0], s[1], s[2]);
+            assert!(
+                (got - s[2]).abs() <= tol,
+                "case {name}: get_height({}, {}) = {got}, document {}",
+                s[0],
+                s[1],
+                s[2]
+            );
         }
-        assert!(samples.len() >= 500, "case {name}: {} samples", samples.len());
-        eprintln!("case {name}: {} samples, worst |error| {worst:e} (tolerance {tol:e})", samples.len());
+        assert!(
+            samples.len() >= 500,
+            "case {name}: {} samples",
+            samples.len()
+        );
+        eprintln!(
+            "case {name}: {} samples, worst |error| {worst:e} (tolerance {tol:e})",
+            samples.len()
+        );
     }
 }
 
@@ -50,7 +80,12 @@ fn slopes_and_heights_match_document() {
 fn spacing_scales_positions_not_maths() {
     let f = fixtures();
     let case = &f["cases"][1];
-    let size: Vec<usize> = case["size"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as usize).collect();
+    let size: Vec<usize> = case["size"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap() as usize)
+        .collect();
     let heights = floats(&case["heights"]);
     let one = TerrainData::from_heights(size[0], size[1], 1.0, heights.clone()).unwrap();
     let four = TerrainData::from_heights(size[0], size[1], 4.0, heights).unwrap();
@@ -81,10 +116,31 @@ fn edges_clamp_each_axis_on_its_own() {
             padded[z * pw + x] = t.data()[sz * w + sx];
         }
     }
-    for &(x, z) in &[(0.0, 4.0), (0.25, 0.3), (-1.7, 5.0), (12.9, 8.8), (13.0, 2.0), (14.2, 9.6), (6.0, -0.9), (6.5, 9.0), (6.5, 10.4), (-0.5, -0.5), (13.5, 9.5)] {
-        let want = terrain_core::bezier_patch::height(&padded, pw, pd, x - 0.5 + pad as f64, z - 0.5 + pad as f64);
+    for &(x, z) in &[
+        (0.0, 4.0),
+        (0.25, 0.3),
+        (-1.7, 5.0),
+        (12.9, 8.8),
+        (13.0, 2.0),
+        (14.2, 9.6),
+        (6.0, -0.9),
+        (6.5, 9.0),
+        (6.5, 10.4),
+        (-0.5, -0.5),
+        (13.5, 9.5),
+    ] {
+        let want = terrain_core::bezier_patch::height(
+            &padded,
+            pw,
+            pd,
+            x - 0.5 + pad as f64,
+            z - 0.5 + pad as f64,
+        );
         let got = t.height_at(x, z);
-        assert!((got - want).abs() < 1e-5, "({x}, {z}): {got} vs padded {want}");
+        assert!(
+            (got - want).abs() < 1e-5,
+            "({x}, {z}): {got} vs padded {want}"
+        );
         assert!(got.is_finite());
     }
     assert!(t.height_at(f64::NAN, 1.0).is_nan());

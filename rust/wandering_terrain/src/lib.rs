@@ -3,6 +3,7 @@
 
 use godot::prelude::*;
 
+mod terrain_data;
 mod wandering_mesh;
 
 struct WanderingTerrainExtension;

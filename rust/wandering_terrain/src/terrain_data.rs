@@ -1,0 +1,632 @@
+//! `TerrainData`: the heightfield resource (maths in `terrain_core::terrain_data` and friends).
+
+use godot::classes::image::Format;
+use godot::classes::{
+    file_access::ModeFlags, FileAccess, IResource, Image, ImageTexture, Noise, Resource, Texture2D,
+};
+use godot::global::Error;
+use godot::prelude::*;
+use terrain_core::generation::{self, NoiseKind, NoiseParams};
+use terrain_core::heightmap_io::{self, Heightmap};
+use terrain_core::terrain_data::{self as core, Region, DEFAULT_SAMPLE_BUDGET};
+
+// Packed Vector2 data is read as `[f32; 2]` pairs (gdext's Vector2 is `repr(C)` of two f32).
+const _: () = assert!(std::mem::size_of::<Vector2>() == 8);
+
+/// A heightfield: `size` samples of `heights` (row-major, `size.x * size.y`), `spacing` world units apart,
+/// sample (i, j) at world X/Z `((i + 0.5) * spacing, (j + 0.5) * spacing)`, and its derived data: the slopes
+/// of document 000 and the data texture (`FORMAT_RGBF`: r = height, g = slope x, b = slope z) that the terrain
+/// shaders sample.
+///
+/// `get_height` evaluates the same bicubic Bézier patch as the shaders, so it returns what the GPU draws.
+/// Edits go through `set_heights_region` (or the `heights` property); they update only the dirty rectangle
+/// of the derived data, update the data texture in place and emit `changed` and `region_changed`.
+///
+/// Bad input (sizes outside `sample_budget`, a heights array of the wrong length, NaN or infinite heights,
+/// unsupported or damaged files) is refused with an error naming the property and the allowed range; the
+/// resource keeps its previous state. Non-finite heights are refused, not sanitised.
+#[derive(GodotClass)]
+#[class(tool, base=Resource)]
+pub struct TerrainData {
+    /// Largest number of samples (`size.x * size.y`) accepted, so a typo cannot allocate gigabytes.
+    #[export(range = (1.0, 268435456.0, or_greater))]
+    #[export_group(name = "Limits")]
+    #[var(set = set_sample_budget)]
+    sample_budget: i64,
+
+    /// Number of samples along X and Z. Changing it keeps the overlapping heights; new samples are 0.
+    #[export]
+    #[export_group(name = "Heightfield")]
+    #[var(get = get_size, set = set_size)]
+    size: Vector2i,
+    /// World units between neighbouring samples (> 0). Scales positions, not heights.
+    #[export(range = (0.001, 1000.0, 0.001, or_greater))]
+    #[var(get = get_spacing, set = set_spacing)]
+    spacing: f64,
+    /// The heights, row-major (`index = z * size.x + x`), `size.x * size.y` values. Stored in the resource.
+    /// Assigning a new array replaces all heights; it must have the right length and finite values.
+    /// (The getter is `get_all_heights`: `get_heights` is the batch sampler, as in the design contract.)
+    #[export(storage)]
+    #[var(get = get_all_heights, set = set_heights)]
+    #[allow(dead_code)] // the heights live in `core`; this field only declares the property
+    heights: PackedFloat32Array,
+
+    core: core::TerrainData,
+    image: Option<Gd<Image>>,
+    texture: Option<Gd<ImageTexture>>,
+    base: Base<Resource>,
+}
+
+#[godot_api]
+impl IResource for TerrainData {
+    fn init(base: Base<Resource>) -> Self {
+        Self {
+            sample_budget: DEFAULT_SAMPLE_BUDGET as i64,
+            size: Vector2i::new(64, 64),
+            spacing: 1.0,
+            heights: PackedFloat32Array::new(),
+            core: core::TerrainData::flat(64, 64, 1.0),
+            image: None,
+            texture: None,
+            base,
+        }
+    }
+}
+
+fn budget_of(v: i64) -> u64 {
+    v.max(1) as u64
+}
+
+fn rect_of(r: Region) -> Rect2i {
+    Rect2i::new(
+        Vector2i::new(r.x as i32, r.z as i32),
+        Vector2i::new(r.w as i32, r.d as i32),
+    )
+}
+
+fn data_bytes(data: &[[f32; 3]]) -> PackedByteArray {
+    let mut bytes = PackedByteArray::new();
+    bytes.resize(data.len() * 12);
+    for (out, d) in bytes.as_mut_slice().chunks_exact_mut(12).zip(data) {
+        out[0..4].copy_from_slice(&d[0].to_le_bytes());
+        out[4..8].copy_from_slice(&d[1].to_le_bytes());
+        out[8..12].copy_from_slice(&d[2].to_le_bytes());
+    }
+    bytes
+}
+
+#[godot_api]
+impl TerrainData {
+    /// Emitted after an edit with the rectangle of samples whose data (height or slopes) changed.
+    #[signal]
+    fn region_changed(region: Rect2i);
+
+    /// Noise types of `generate_noise`.
+    #[constant]
+    const NOISE_PERLIN: i64 = 0;
+    #[constant]
+    const NOISE_OPEN_SIMPLEX: i64 = 1;
+    #[constant]
+    const NOISE_SUPER_SIMPLEX: i64 = 2;
+    #[constant]
+    const NOISE_VALUE: i64 = 3;
+
+    #[func]
+    fn set_sample_budget(&mut self, value: i64) {
+        let n = (self.core.width() * self.core.depth()) as i64;
+        if value < n.max(1) {
+            godot_error!(
+                "TerrainData.sample_budget must be >= 1 and >= the current size.x * size.y ({n}), got {value}"
+            );
+            return;
+        }
+        self.sample_budget = value;
+    }
+
+    #[func]
+    fn get_size(&self) -> Vector2i {
+        Vector2i::new(self.core.width() as i32, self.core.depth() as i32)
+    }
+
+    #[func]
+    fn set_size(&mut self, value: Vector2i) {
+        match core::check_size(
+            i64::from(value.x),
+            i64::from(value.y),
+            budget_of(self.sample_budget),
+        ) {
+            Ok((w, d)) => {
+                if (w, d) != (self.core.width(), self.core.depth()) {
+                    self.replace(self.core.resized(w, d));
+                }
+            }
+            Err(e) => godot_error!("TerrainData.{e}; keeping {}", self.get_size()),
+        }
+    }
+
+    #[func]
+    fn get_spacing(&self) -> f64 {
+        self.core.spacing()
+    }
+
+    #[func]
+    fn set_spacing(&mut self, value: f64) {
+        match self.core.set_spacing(value) {
+            Ok(()) => {
+                self.spacing = value;
+                self.base_mut().emit_changed();
+            }
+            Err(e) => godot_error!("TerrainData.{e}; keeping {}", self.core.spacing()),
+        }
+    }
+
+    #[func]
+    fn get_all_heights(&self) -> PackedFloat32Array {
+        PackedFloat32Array::from(self.core.heights())
+    }
+
+    #[func]
+    fn set_heights(&mut self, value: PackedFloat32Array) {
+        let (w, d) = (self.core.width(), self.core.depth());
+        match core::TerrainData::from_heights(w, d, self.core.spacing(), value.as_slice().to_vec())
+        {
+            Ok(t) => self.replace(t),
+            Err(e) => {
+                godot_error!("TerrainData.{e} (size is {w} x {d}); keeping the previous heights")
+            }
+        }
+    }
+
+    /// Height of the terrain at world X/Z `pos`: the shader's Bézier patch, so exactly what is drawn.
+    /// Outside the terrain the patch maths continues with edge samples (as the shader's clamped sampling);
+    /// a NaN or infinite position gives NaN.
+    #[func]
+    fn get_height(&self, pos: Vector2) -> f32 {
+        self.core.height_at(f64::from(pos.x), f64::from(pos.y))
+    }
+
+    /// `get_height` for many positions at once (in parallel, without a call per point).
+    #[func]
+    fn get_heights(&self, positions: PackedVector2Array) -> PackedFloat32Array {
+        let pts = positions.as_slice();
+        // SAFETY: Vector2 is repr(C) { x: f32, y: f32 } (size checked above), so a slice of them is a slice of
+        // [f32; 2] with the same length.
+        let pairs: &[[f32; 2]] =
+            unsafe { std::slice::from_raw_parts(pts.as_ptr().cast(), pts.len()) };
+        let mut out = PackedFloat32Array::new();
+        out.resize(pts.len());
+        self.core.heights_at(pairs, out.as_mut_slice());
+        out
+    }
+
+    /// Unit normal of the drawn surface at world X/Z `pos` (from the patch derivatives, as the shader).
+    #[func]
+    fn get_normal(&self, pos: Vector2) -> Vector3 {
+        let n = self.core.normal_at(f64::from(pos.x), f64::from(pos.y));
+        Vector3::new(n[0], n[1], n[2])
+    }
+
+    /// Lowest and highest height as (min, max).
+    #[func]
+    fn get_height_range(&self) -> Vector2 {
+        let (lo, hi) = self.core.height_range();
+        Vector2::new(lo, hi)
+    }
+
+    /// The data image (`FORMAT_RGBF`, r = height, g = slope x, b = slope z), kept and updated by edits.
+    #[func]
+    fn get_data_image(&mut self) -> Gd<Image> {
+        if self.image.is_none() {
+            let (w, d) = (self.core.width() as i32, self.core.depth() as i32);
+            self.image =
+                Image::create_from_data(w, d, false, Format::RGBF, &data_bytes(self.core.data()));
+        }
+        self.image.clone().expect("data image")
+    }
+
+    /// The data texture for the shaders' `data_tex`: one ImageTexture, updated in place by edits.
+    #[func]
+    fn get_data_texture(&mut self) -> Gd<Texture2D> {
+        if self.texture.is_none() {
+            let img = self.get_data_image();
+            self.texture = ImageTexture::create_from_image(&img);
+        }
+        self.texture.clone().expect("data texture").upcast()
+    }
+
+    /// Heights of the samples in `region` (x, z, width, depth), row-major.
+    #[func]
+    fn get_heights_region(&self, region: Rect2i) -> PackedFloat32Array {
+        match self.region(region) {
+            Some(r) => PackedFloat32Array::from(self.core.heights_region(r).as_slice()),
+            None => PackedFloat32Array::new(),
+        }
+    }
+
+    /// Replaces the heights in `region` with `values` (row-major, `region.size.x * region.size.y`). Only that
+    /// rectangle (grown by one sample for the slopes) of the data and texture is recomputed. Returns false
+    /// and changes nothing on bad input.
+    #[func]
+    fn set_heights_region(&mut self, region: Rect2i, values: PackedFloat32Array) -> bool {
+        let Some(r) = self.region(region) else {
+            return false;
+        };
+        match self.core.set_heights_region(r, values.as_slice()) {
+            Ok(dirty) => {
+                self.update_texture_region(dirty);
+                self.base_mut().emit_changed();
+                self.signals().region_changed().emit(rect_of(dirty));
+                true
+            }
+            Err(e) => {
+                godot_error!("TerrainData.set_heights_region: {e}; nothing changed");
+                false
+            }
+        }
+    }
+
+    /// Fills the terrain (current `size`) with fractal noise from the built-in generator, rows in parallel:
+    /// height = max(noise(x * frequency, z * frequency) * height, sea_level), where `sea_level` is in world
+    /// units (document 000 instead compares it with the normalised noise). `noise_type` is one of the
+    /// NOISE_* constants. Returns false and changes nothing on bad parameters.
+    #[func]
+    #[allow(clippy::too_many_arguments)]
+    fn generate_noise(
+        &mut self,
+        seed: i64,
+        frequency: f64,
+        octaves: i64,
+        lacunarity: f64,
+        gain: f64,
+        height: f64,
+        sea_level: f64,
+        noise_type: i64,
+    ) -> bool {
+        let Some(kind) = NoiseKind::from_index(noise_type) else {
+            godot_error!("TerrainData.generate_noise: noise_type must be in [0, 3] (NOISE_*), got {noise_type}");
+            return false;
+        };
+        let p = NoiseParams {
+            kind,
+            seed: seed as u32,
+            frequency,
+            octaves: octaves.clamp(0, 1 << 20) as usize,
+            lacunarity,
+            gain,
+            height,
+            sea_level,
+        };
+        let (w, d) = (self.core.width(), self.core.depth());
+        let mut heights = vec![0.0; w * d];
+        if let Err(e) = generation::generate(&p, w, &mut heights) {
+            godot_error!("TerrainData.generate_noise: {e}; nothing changed");
+            return false;
+        }
+        self.replace_heights(heights, "generate_noise")
+    }
+
+    /// Fills the terrain (current `size`) from a Godot `Noise` resource: height = max(noise.get_noise_2d(x, z)
+    /// * height, sea_level) per sample, exactly as the resource computes it. Godot's image functions return
+    /// 8-bit images, so the values are read with one native call per sample, on the calling thread.
+    #[func]
+    fn generate_from_noise(
+        &mut self,
+        noise: Option<Gd<Noise>>,
+        height: f64,
+        sea_level: f64,
+    ) -> bool {
+        let Some(noise) = noise else {
+            godot_error!(
+                "TerrainData.generate_from_noise: noise must be a Noise resource, got null"
+            );
+            return false;
+        };
+        if !height.is_finite() || sea_level.is_nan() {
+            godot_error!("TerrainData.generate_from_noise: height must be finite and sea_level a number, got {height} and {sea_level}");
+            return false;
+        }
+        let (w, d) = (self.core.width(), self.core.depth());
+        let mut heights = Vec::with_capacity(w * d);
+        for z in 0..d {
+            for x in 0..w {
+                let v = f64::from(noise.get_noise_2d(x as f32, z as f32)) * height;
+                heights.push(v.max(sea_level) as f32);
+            }
+        }
+        self.replace_heights(heights, "generate_from_noise")
+    }
+
+    /// Loads a heightmap file; `size` becomes the file's. By extension: `.png` (8- or 16-bit, decoded here
+    /// with full 16-bit precision), `.r16` (raw little-endian unsigned 16-bit), `.r32`/`.raw` (raw
+    /// little-endian float heights), `.exr` (float, through Godot's loader). Integer formats map their range
+    /// to [min_height, max_height] (document 004); float formats hold heights as they are. Raw files need
+    /// `raw_width` (samples per row).
+    #[func]
+    fn import_heightmap(
+        &mut self,
+        path: GString,
+        min_height: f64,
+        max_height: f64,
+        raw_width: i64,
+    ) -> Error {
+        let p = path.to_string();
+        let ext = p.rsplit('.').next().unwrap_or("").to_ascii_lowercase();
+        let budget = budget_of(self.sample_budget);
+        if !["png", "r16", "r32", "raw", "exr"].contains(&ext.as_str()) {
+            godot_error!("TerrainData.import_heightmap: unsupported file type '.{ext}' ({p}); use .png, .r16, .r32, .raw or .exr");
+            return Error::ERR_FILE_UNRECOGNIZED;
+        }
+        if ext == "exr" {
+            let Some(img) = Image::load_from_file(&path) else {
+                godot_error!("TerrainData.import_heightmap: cannot load {p} as an EXR image");
+                return Error::ERR_FILE_CORRUPT;
+            };
+            return if self.import_image(Some(img), min_height, max_height) {
+                Error::OK
+            } else {
+                Error::ERR_INVALID_DATA
+            };
+        }
+        if !FileAccess::file_exists(&path) {
+            godot_error!("TerrainData.import_heightmap: no file at {p}");
+            return Error::ERR_FILE_NOT_FOUND;
+        }
+        let bytes = FileAccess::get_file_as_bytes(&path);
+        let bytes = bytes.as_slice();
+        let width = raw_width.max(0) as usize;
+        let res = match ext.as_str() {
+            "png" => heightmap_io::decode_png(bytes, min_height, max_height, budget),
+            "r16" => heightmap_io::decode_raw_u16(bytes, width, min_height, max_height, budget),
+            _ => heightmap_io::decode_raw_f32(bytes, width, budget),
+        };
+        match res {
+            Ok(h) => self.take_heightmap(h, "import_heightmap"),
+            Err(e) => {
+                godot_error!("TerrainData.import_heightmap({p}): {e}; nothing changed");
+                Error::ERR_FILE_CORRUPT
+            }
+        }
+    }
+
+    /// Writes the heights to a file; the format follows the extension as in `import_heightmap`. PNG takes
+    /// `bit_depth` 8 or 16; integer formats map [min_height, max_height] to their full range (values
+    /// outside are clamped). Float formats (`.r32`, `.raw`, `.exr`) write heights as they are.
+    #[func]
+    fn export_heightmap(
+        &mut self,
+        path: GString,
+        min_height: f64,
+        max_height: f64,
+        bit_depth: i64,
+    ) -> Error {
+        let p = path.to_string();
+        let ext = p.rsplit('.').next().unwrap_or("").to_ascii_lowercase();
+        let (w, d) = (self.core.width(), self.core.depth());
+        let h = self.core.heights();
+        let bytes = match ext.as_str() {
+            "png" => heightmap_io::encode_png(
+                h,
+                w,
+                d,
+                bit_depth.clamp(0, 64) as u32,
+                min_height,
+                max_height,
+            ),
+            "r16" => heightmap_io::encode_raw_u16(h, min_height, max_height),
+            "r32" | "raw" => Ok(heightmap_io::encode_raw_f32(h)),
+            "exr" => {
+                let img = self.export_image();
+                return img.save_exr_ex(&path).grayscale(true).done();
+            }
+            _ => {
+                godot_error!("TerrainData.export_heightmap: unsupported file type '.{ext}' ({p}); use .png, .r16, .r32, .raw or .exr");
+                return Error::ERR_FILE_UNRECOGNIZED;
+            }
+        };
+        let bytes = match bytes {
+            Ok(b) => b,
+            Err(e) => {
+                godot_error!("TerrainData.export_heightmap({p}): {e}");
+                return Error::ERR_INVALID_PARAMETER;
+            }
+        };
+        let Some(mut f) = FileAccess::open(&path, ModeFlags::WRITE) else {
+            godot_error!("TerrainData.export_heightmap: cannot write {p}");
+            return FileAccess::get_open_error();
+        };
+        f.store_buffer(&PackedByteArray::from(bytes.as_slice()));
+        f.close();
+        Error::OK
+    }
+
+    /// Takes heights from an Image; `size` becomes the image's. 8-bit formats (L8, R8, RGB8, RGBA8, LA8, RG8)
+    /// use their first channel mapped to [min_height, max_height]; float formats (RF, RH, RGF, RGH, RGBF,
+    /// RGBH, RGBAF, RGBAH) hold heights as they are. Returns false and changes nothing otherwise.
+    #[func]
+    fn import_image(&mut self, image: Option<Gd<Image>>, min_height: f64, max_height: f64) -> bool {
+        let Some(image) = image else {
+            godot_error!("TerrainData.import_image: image is null");
+            return false;
+        };
+        if image.is_empty() {
+            godot_error!("TerrainData.import_image: image is empty");
+            return false;
+        }
+        let fmt = image.get_format();
+        let float = [
+            Format::RF,
+            Format::RH,
+            Format::RGF,
+            Format::RGH,
+            Format::RGBF,
+            Format::RGBH,
+            Format::RGBAF,
+            Format::RGBAH,
+        ];
+        let byte = [
+            Format::L8,
+            Format::R8,
+            Format::RGB8,
+            Format::RGBA8,
+            Format::LA8,
+            Format::RG8,
+        ];
+        let (w, d) = (image.get_width() as usize, image.get_height() as usize);
+        if let Err(e) = core::check_size(w as i64, d as i64, budget_of(self.sample_budget)) {
+            godot_error!("TerrainData.import_image: {e}");
+            return false;
+        }
+        if !(min_height.is_finite() && max_height.is_finite() && min_height <= max_height) {
+            godot_error!("TerrainData.import_image: min_height and max_height must be finite with min_height <= max_height, got {min_height} and {max_height}");
+            return false;
+        }
+        let mut img = image.duplicate_resource();
+        let heights: Vec<f32> = if float.contains(&fmt) {
+            img.convert(Format::RF);
+            let data = img.get_data();
+            data.as_slice()
+                .chunks_exact(4)
+                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect()
+        } else if byte.contains(&fmt) {
+            // R8 keeps the first channel (L8 would mix RGB into luminance); document 004 reads red.
+            img.convert(Format::R8);
+            let span = max_height - min_height;
+            img.get_data()
+                .as_slice()
+                .iter()
+                .map(|&v| (min_height + f64::from(v) / 255.0 * span) as f32)
+                .collect()
+        } else {
+            godot_error!(
+                "TerrainData.import_image: unsupported image format {fmt:?}; use L8, R8, RGB8, RGBA8, LA8, RG8 or a float format (RF, RH, RGF, RGH, RGBF, RGBH, RGBAF, RGBAH)"
+            );
+            return false;
+        };
+        self.take_heightmap(
+            Heightmap {
+                width: w,
+                depth: d,
+                heights,
+            },
+            "import_image",
+        ) == Error::OK
+    }
+
+    /// The heights as a `FORMAT_RF` Image (world units, lossless).
+    #[func]
+    fn export_image(&self) -> Gd<Image> {
+        let bytes = heightmap_io::encode_raw_f32(self.core.heights());
+        let (w, d) = (self.core.width() as i32, self.core.depth() as i32);
+        Image::create_from_data(
+            w,
+            d,
+            false,
+            Format::RF,
+            &PackedByteArray::from(bytes.as_slice()),
+        )
+        .expect("image")
+    }
+}
+
+impl TerrainData {
+    fn region(&self, r: Rect2i) -> Option<Region> {
+        let res = self.core.region(
+            i64::from(r.position.x),
+            i64::from(r.position.y),
+            i64::from(r.size.x),
+            i64::from(r.size.y),
+        );
+        match res {
+            Ok(r) => Some(r),
+            Err(e) => {
+                godot_error!("TerrainData: {e}; nothing changed");
+                None
+            }
+        }
+    }
+
+    fn replace_heights(&mut self, heights: Vec<f32>, what: &str) -> bool {
+        let (w, d) = (self.core.width(), self.core.depth());
+        match core::TerrainData::from_heights(w, d, self.core.spacing(), heights) {
+            Ok(t) => {
+                self.replace(t);
+                true
+            }
+            Err(e) => {
+                godot_error!("TerrainData.{what}: {e}; nothing changed");
+                false
+            }
+        }
+    }
+
+    fn take_heightmap(&mut self, h: Heightmap, what: &str) -> Error {
+        match core::TerrainData::from_heights(h.width, h.depth, self.core.spacing(), h.heights) {
+            Ok(t) => {
+                self.replace(t);
+                Error::OK
+            }
+            Err(e) => {
+                godot_error!("TerrainData.{what}: {e}; nothing changed");
+                Error::ERR_INVALID_DATA
+            }
+        }
+    }
+
+    /// Installs new terrain data: the image and texture are refreshed (recreated only if the size changed).
+    fn replace(&mut self, t: core::TerrainData) {
+        let same_size = t.width() == self.core.width() && t.depth() == self.core.depth();
+        self.core = t;
+        self.size = self.get_size();
+        let all = Region {
+            x: 0,
+            z: 0,
+            w: self.core.width(),
+            d: self.core.depth(),
+        };
+        if same_size {
+            self.update_texture_region(all);
+        } else {
+            let (w, d) = (all.w as i32, all.d as i32);
+            let bytes = data_bytes(self.core.data());
+            if let Some(img) = self.image.as_mut() {
+                img.set_data(w, d, false, Format::RGBF, &bytes);
+            }
+            if let (Some(tex), Some(img)) = (self.texture.as_mut(), self.image.as_ref()) {
+                // A new size needs new GPU storage; set_image keeps the same ImageTexture object.
+                tex.set_image(img);
+            }
+        }
+        self.base_mut().emit_changed();
+        self.signals().region_changed().emit(rect_of(all));
+    }
+
+    /// Copies a rectangle of the derived data into the kept image and re-uploads the texture.
+    fn update_texture_region(&mut self, r: Region) {
+        if r.is_empty() {
+            return;
+        }
+        let Some(img) = self.image.as_mut() else {
+            return;
+        };
+        let w = self.core.width();
+        let mut rows = Vec::with_capacity(r.w * r.d);
+        for z in r.z..r.z + r.d {
+            rows.extend_from_slice(&self.core.data()[z * w + r.x..z * w + r.x + r.w]);
+        }
+        let patch = Image::create_from_data(
+            r.w as i32,
+            r.d as i32,
+            false,
+            Format::RGBF,
+            &data_bytes(&rows),
+        )
+        .expect("patch image");
+        let src = Rect2i::new(Vector2i::ZERO, Vector2i::new(r.w as i32, r.d as i32));
+        img.blit_rect(&patch, src, Vector2i::new(r.x as i32, r.z as i32));
+        if let (Some(tex), Some(img)) = (self.texture.as_mut(), self.image.as_ref()) {
+            // Godot has no partial upload for ImageTexture: the texture object stays, its data is re-sent.
+            tex.update(img);
+        }
+    }
+}

@@ -1,0 +1,318 @@
+extends "res://wt_test.gd"
+## TerrainData from GDScript: document 000 agreement, generation, edits with signals, file round trips,
+## and bad input refused with a named error while the previous state stays.
+
+const FIXTURES := "res://fixtures/terrain_data/fixtures.json"
+
+
+func _fixture(i: int) -> Dictionary:
+	var data: Dictionary = JSON.parse_string(FileAccess.get_file_as_string(FIXTURES))
+	return data["cases"][i]
+
+
+func _from_fixture(c: Dictionary) -> TerrainData:
+	var t := TerrainData.new()
+	t.size = Vector2i(int(c["size"][0]), int(c["size"][1]))
+	t.heights = PackedFloat32Array(c["heights"])
+	return t
+
+
+func _ramp(t: TerrainData) -> void:
+	var h := PackedFloat32Array()
+	h.resize(t.size.x * t.size.y)
+	for i in h.size():
+		h[i] = sin(i * 0.37) * 5.0 + (i % t.size.x) * 0.25
+	t.heights = h
+
+
+func test_defaults() -> void:
+	var t := TerrainData.new()
+	check_eq(t.size, Vector2i(64, 64), "size")
+	check_eq(t.spacing, 1.0, "spacing")
+	check_eq(t.heights.size(), 64 * 64, "heights length")
+	check_eq(t.get_height(Vector2(10, 10)), 0.0, "flat")
+
+
+func test_get_height_matches_document() -> void:
+	for i in 3:
+		var c := _fixture(i)
+		var t := _from_fixture(c)
+		var r := t.get_height_range()
+		var tol := 1e-5 * maxf(r.y - r.x, 1.0)
+		var pts := PackedVector2Array()
+		var want := PackedFloat32Array()
+		var bad := 0
+		for s in c["samples"]:
+			var p := Vector2(s[0], s[1])
+			pts.append(p)
+			want.append(s[2])
+			if absf(t.get_height(p) - s[2]) > tol:
+				bad += 1
+		check_eq(bad, 0, "case %s: samples off by more than %s" % [c["name"], tol])
+		var batch := t.get_heights(pts)
+		var same := 0
+		for k in pts.size():
+			same += int(batch[k] == t.get_height(pts[k]))
+		check_eq(same, pts.size(), "case %s: get_heights equals get_height" % c["name"])
+
+
+func test_data_image_is_documents_layout() -> void:
+	var c := _fixture(0)
+	var t := _from_fixture(c)
+	var img := t.get_data_image()
+	check_eq(img.get_format(), Image.FORMAT_RGBF, "format")
+	check_eq(img.get_size(), Vector2i(13, 9), "image size")
+	var data: Array = c["data"]
+	var bad := 0
+	for j in 9:
+		for i in 13:
+			var px := img.get_pixel(i, j)
+			var k := (j * 13 + i) * 3
+			if absf(px.r - data[k]) > 1e-4 or absf(px.g - data[k + 1]) > 1e-4 or absf(px.b - data[k + 2]) > 1e-4:
+				bad += 1
+	check_eq(bad, 0, "pixels differing from document 000's data")
+	check(t.get_data_texture() is ImageTexture, "texture")
+
+
+func test_normal_matches_finite_differences() -> void:
+	var t := _from_fixture(_fixture(1))
+	t.spacing = 2.0
+	for p in [Vector2(10.3, 20.7), Vector2(33.1, 5.5), Vector2(50.0, 50.0)]:
+		var n := t.get_normal(p)
+		var e := 0.01
+		var dx := (t.get_height(p + Vector2(e, 0)) - t.get_height(p - Vector2(e, 0))) / (2 * e)
+		var dz := (t.get_height(p + Vector2(0, e)) - t.get_height(p - Vector2(0, e))) / (2 * e)
+		var fd := Vector3(-dx, 1, -dz).normalized()
+		check(n.angle_to(fd) < 0.01, "normal %s vs finite differences %s at %s" % [n, fd, p])
+		check_near(n.length(), 1.0, 1e-5, "unit normal")
+
+
+func test_generate_from_godot_noise_is_exact() -> void:
+	var noise := FastNoiseLite.new()
+	noise.seed = 7
+	noise.frequency = 0.05
+	var t := TerrainData.new()
+	t.size = Vector2i(40, 30)
+	check(t.generate_from_noise(noise, 12.0, -1e30), "generated")
+	var h := t.heights
+	var bad := 0
+	for z in 30:
+		for x in 40:
+			var want := PackedFloat32Array([noise.get_noise_2d(x, z) * 12.0])[0]
+			bad += int(h[z * 40 + x] != want)
+	check_eq(bad, 0, "samples differing from get_noise_2d * height")
+	t.generate_from_noise(noise, 12.0, 0.5)
+	check(t.get_height_range().x >= 0.5, "sea level clamps in world units")
+
+
+func test_generate_noise_crate() -> void:
+	var t := TerrainData.new()
+	t.size = Vector2i(128, 96)
+	check(t.generate_noise(3, 0.02, 5, 2.0, 0.5, 20.0, -4.0, TerrainData.NOISE_PERLIN), "generated")
+	var r := t.get_height_range()
+	check(r.x >= -4.0 and r.y > 1.0, "range %s" % r)
+	var first := t.heights
+	t.generate_noise(3, 0.02, 5, 2.0, 0.5, 20.0, -4.0, TerrainData.NOISE_PERLIN)
+	check(first == t.heights, "deterministic")
+	t.generate_noise(4, 0.02, 5, 2.0, 0.5, 20.0, -4.0, TerrainData.NOISE_SUPER_SIMPLEX)
+	check(first != t.heights, "seed and type change it")
+
+
+var _regions: Array[Rect2i] = []
+
+
+func _on_region(r: Rect2i) -> void:
+	_regions.append(r)
+
+
+func test_region_edit_updates_data_texture_and_signals() -> void:
+	var t := TerrainData.new()
+	t.size = Vector2i(16, 12)
+	_ramp(t)
+	var tex := t.get_data_texture()
+	var img := t.get_data_image()
+	var changed := [0]
+	t.changed.connect(func(): changed[0] += 1)
+	t.region_changed.connect(_on_region)
+	var vals := PackedFloat32Array([1, 2, 3, 4, 5, 6])
+	check(t.set_heights_region(Rect2i(4, 5, 3, 2), vals), "edit accepted")
+	check_eq(_regions, [Rect2i(3, 4, 5, 4)] as Array[Rect2i], "dirty region grown by the slope stencil")
+	check_eq(changed[0], 1, "changed emitted")
+	check_eq(t.get_heights_region(Rect2i(4, 5, 3, 2)), vals, "heights written")
+	check(t.get_data_texture() == tex, "texture object kept")
+	check_eq(t.get_data_image().get_pixel(5, 5).r, 2.0, "image updated in place")
+	check(t.get_data_image() == img, "image object kept")
+	# The derived data equals a full recompute.
+	var fresh := TerrainData.new()
+	fresh.size = t.size
+	fresh.heights = t.heights
+	check(fresh.get_data_image().get_data() == img.get_data(), "region update equals full recompute")
+	check_eq(t.get_height(Vector2(5.5, 5.5)), 2.0, "get_height sees the edit")
+
+
+func test_resource_round_trips_are_bit_exact() -> void:
+	var t := TerrainData.new()
+	t.size = Vector2i(33, 17)
+	t.spacing = 2.5
+	t.generate_noise(11, 0.07, 4, 2.0, 0.5, 9.0, -1e9, 0)
+	var h := t.heights
+	h[5] = 1.0e-38
+	h[6] = -123456.789
+	t.heights = h
+	for ext in ["tres", "res"]:
+		var path: String = "user://wt_roundtrip." + ext
+		check_eq(ResourceSaver.save(t, path), OK, "save " + ext)
+		var back: TerrainData = ResourceLoader.load(path, "", ResourceLoader.CACHE_MODE_IGNORE)
+		check(back != null, "load " + ext)
+		if back:
+			check_eq(back.size, t.size, ext + " size")
+			check_eq(back.spacing, 2.5, ext + " spacing")
+			check(back.heights.to_byte_array() == t.heights.to_byte_array(), ext + " heights bit-exact")
+
+
+func _roundtrip(t: TerrainData, file: String, lo: float, hi: float, bits: int, raw_width: int) -> PackedFloat32Array:
+	var path := OS.get_user_data_dir().path_join(file)
+	check_eq(t.export_heightmap(path, lo, hi, bits), OK, "export " + file)
+	var back := TerrainData.new()
+	check_eq(back.import_heightmap(path, lo, hi, raw_width), OK, "import " + file)
+	check_eq(back.size, t.size, file + " size")
+	return back.heights
+
+
+func _max_err(a: PackedFloat32Array, b: PackedFloat32Array) -> float:
+	var m := 0.0
+	for i in mini(a.size(), b.size()):
+		m = maxf(m, absf(a[i] - b[i]))
+	return m if a.size() == b.size() else INF
+
+
+func test_heightmap_file_round_trips() -> void:
+	var t := TerrainData.new()
+	t.size = Vector2i(50, 21)
+	t.generate_noise(5, 0.05, 5, 2.0, 0.5, 30.0, -1e9, 0)
+	var r := t.get_height_range()
+	var span := r.y - r.x
+	check(_roundtrip(t, "wt.r32", 0, 0, 0, 50) == t.heights, "r32 lossless")
+	check(_roundtrip(t, "wt.exr", 0, 0, 0, 0) == t.heights, "exr lossless")
+	check(_max_err(_roundtrip(t, "wt.r16", r.x, r.y, 0, 50), t.heights) <= span / 65535.0, "r16 within 1/65535 of the range")
+	var png16 := _roundtrip(t, "wt16.png", r.x, r.y, 16, 0)
+	check(_max_err(png16, t.heights) <= span / 65535.0, "png16 within 1/65535 of the range: %s" % _max_err(png16, t.heights))
+	check(_max_err(_roundtrip(t, "wt8.png", r.x, r.y, 8, 0), t.heights) <= span / 255.0, "png8 within 1/255 of the range")
+	# Godot's own loader would have reduced the 16-bit file to 8 bits: many more distinct values survive here.
+	var distinct := {}
+	for v in png16:
+		distinct[v] = true
+	check(distinct.size() > 300, "16-bit precision kept (%d distinct heights)" % distinct.size())
+
+
+func test_image_import() -> void:
+	var img := Image.create(6, 4, false, Image.FORMAT_RF)
+	img.set_pixel(2, 1, Color(-7.25, 0, 0))
+	var t := TerrainData.new()
+	check(t.import_image(img, 0, 1), "RF image")
+	check_eq(t.size, Vector2i(6, 4), "size from image")
+	check_eq(t.heights[1 * 6 + 2], -7.25, "RF heights as they are")
+	var rgb := Image.create(3, 2, false, Image.FORMAT_RGB8)
+	rgb.set_pixel(1, 1, Color8(255, 0, 0))
+	check(t.import_image(rgb, 10, 20), "RGB8 image")
+	check_eq(t.heights[4], 20.0, "red channel mapped to max_height (document 004)")
+	check_eq(t.heights[0], 10.0, "black is min_height")
+	var half := Image.create(2, 2, false, Image.FORMAT_RH)
+	half.set_pixel(1, 0, Color(3.5, 0, 0))
+	check(t.import_image(half, 0, 1), "RH image")
+	check_eq(t.heights[1], 3.5, "RH heights")
+	check_eq(t.export_image().get_format(), Image.FORMAT_RF, "export_image format")
+
+
+func _check_kept(t: TerrainData, before: PackedFloat32Array, size: Vector2i, what: String) -> void:
+	check(t.heights == before, what + ": heights kept")
+	check_eq(t.size, size, what + ": size kept")
+
+
+func test_bad_sizes_and_heights() -> void:
+	var t := TerrainData.new()
+	t.size = Vector2i(8, 8)
+	_ramp(t)
+	var before := t.heights
+	for s in [Vector2i(0, 5), Vector2i(-3, 4), Vector2i(100000, 100000)]:
+		expect_error("size must be at least 1 x 1 samples and at most 67108864 samples in all (sample_budget), got %d x %d" % [s.x, s.y])
+		t.size = s
+		_check_kept(t, before, Vector2i(8, 8), "size %s" % s)
+	expect_error("heights must hold size.x * size.y = 64 values, got 3")
+	t.heights = PackedFloat32Array([1, 2, 3])
+	_check_kept(t, before, Vector2i(8, 8), "short heights")
+	var nan_h := before.duplicate()
+	nan_h[9] = NAN
+	expect_error("heights must be finite; value 9 is NaN")
+	t.heights = nan_h
+	_check_kept(t, before, Vector2i(8, 8), "NaN heights")
+	nan_h[9] = INF
+	expect_error("heights must be finite; value 9 is inf")
+	t.heights = nan_h
+	_check_kept(t, before, Vector2i(8, 8), "inf heights")
+	expect_error("spacing must be a finite number in (0, 1000000], got 0")
+	t.spacing = 0.0
+	expect_error("spacing must be a finite number in (0, 1000000], got NaN")
+	t.spacing = NAN
+	check_eq(t.spacing, 1.0, "spacing kept")
+	expect_error("sample_budget must be >= 1 and >= the current size.x * size.y (64), got 10")
+	t.sample_budget = 10
+	t.sample_budget = 100
+	expect_error("at most 100 samples in all (sample_budget), got 11 x 10")
+	t.size = Vector2i(11, 10)
+	_check_kept(t, before, Vector2i(8, 8), "over budget")
+
+
+func test_bad_regions() -> void:
+	var t := TerrainData.new()
+	t.size = Vector2i(8, 8)
+	_ramp(t)
+	var before := t.heights
+	expect_error("region (6, 0, 3 x 1) must lie inside the 8 x 8 samples of the terrain")
+	check(not t.set_heights_region(Rect2i(6, 0, 3, 1), PackedFloat32Array([1, 2, 3])), "out of range refused")
+	expect_error("heights must hold size.x * size.y = 4 values, got 3")
+	check(not t.set_heights_region(Rect2i(0, 0, 2, 2), PackedFloat32Array([1, 2, 3])), "wrong length refused")
+	expect_error("values must be finite; value 1 is NaN")
+	check(not t.set_heights_region(Rect2i(0, 0, 2, 1), PackedFloat32Array([1, NAN])), "NaN refused")
+	_check_kept(t, before, Vector2i(8, 8), "bad regions")
+
+
+func test_non_finite_positions() -> void:
+	var t := TerrainData.new()
+	_ramp(t)
+	check(is_nan(t.get_height(Vector2(NAN, 3))), "NaN position gives NaN")
+	check(is_nan(t.get_height(Vector2(2, INF))), "infinite position gives NaN")
+	check(is_nan(t.get_normal(Vector2(NAN, NAN)).y), "NaN normal")
+	var hs := t.get_heights(PackedVector2Array([Vector2(1, 1), Vector2(NAN, 0)]))
+	check(not is_nan(hs[0]) and is_nan(hs[1]), "batch: NaN only where the position is")
+	check(is_finite(t.get_height(Vector2(1e30, -1e30))), "far positions clamp")
+
+
+func test_bad_files() -> void:
+	var t := TerrainData.new()
+	t.size = Vector2i(8, 8)
+	_ramp(t)
+	var before := t.heights
+	var dir := OS.get_user_data_dir()
+	var f := FileAccess.open(dir.path_join("bad.r16"), FileAccess.WRITE)
+	f.store_buffer(PackedByteArray([1, 2, 3, 4, 5, 6, 7]))
+	f.close()
+	expect_error("raw 16-bit file of 7 bytes is not a whole number of rows of width 2 (4 bytes per row): truncated or wrong width")
+	check(t.import_heightmap(dir.path_join("bad.r16"), 0, 1, 2) != OK, "truncated raw")
+	f = FileAccess.open(dir.path_join("bad.png"), FileAccess.WRITE)
+	f.store_buffer("this is not a png".to_utf8_buffer())
+	f.close()
+	expect_error("not a readable PNG")
+	check(t.import_heightmap(dir.path_join("bad.png"), 0, 1, 0) != OK, "corrupt png")
+	expect_error("unsupported file type '.jpg'")
+	check(t.import_heightmap(dir.path_join("x.jpg"), 0, 1, 0) != OK, "unsupported extension")
+	expect_error("no file at")
+	check(t.import_heightmap(dir.path_join("missing.png"), 0, 1, 0) != OK, "missing file")
+	expect_error("width must be >= 1 to read a raw 16-bit file")
+	check(t.import_heightmap(dir.path_join("bad.r16"), 0, 1, 0) != OK, "raw without width")
+	var odd := Image.create(4, 4, false, Image.FORMAT_RGBA4444)
+	expect_error("unsupported image format")
+	check(not t.import_image(odd, 0, 1), "unsupported image format")
+	expect_error("bit_depth must be 8 or 16, got 12")
+	check(t.export_heightmap(dir.path_join("x.png"), 0, 1, 12) != OK, "bad bit depth")
+	_check_kept(t, before, Vector2i(8, 8), "bad files")
