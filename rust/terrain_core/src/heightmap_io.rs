@@ -164,7 +164,7 @@ fn raw_rows(
         return err(format!("width must be >= 1 to read a raw {what} file"));
     }
     let row = width * bytes_per;
-    if len == 0 || len % row != 0 {
+    if len == 0 || !len.is_multiple_of(row) {
         return err(format!(
             "raw {what} file of {len} bytes is not a whole number of rows of width {width} ({row} bytes per row): \
              truncated or wrong width"
