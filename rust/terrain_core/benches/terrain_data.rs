@@ -7,7 +7,16 @@ use terrain_core::terrain_data::{slope_pass, Region, TerrainData};
 
 fn terrain(n: usize) -> TerrainData {
     let mut h = vec![0.0; n * n];
-    generate(&NoiseParams { seed: 1, height: 40.0, ..Default::default() }, n, &mut h).unwrap();
+    generate(
+        &NoiseParams {
+            seed: 1,
+            height: 40.0,
+            ..Default::default()
+        },
+        n,
+        &mut h,
+    )
+    .unwrap();
     TerrainData::from_heights(n, n, 1.0, h).unwrap()
 }
 
@@ -18,24 +27,54 @@ fn bench(c: &mut Criterion) {
     let mut data = vec![[0.0f32; 3]; n * n];
     g.throughput(Throughput::Elements((n * n) as u64));
     g.bench_function("slope_pass_1024x1024", |b| {
-        b.iter(|| slope_pass(t.heights(), n, n, &mut data, Region { x: 0, z: 0, w: n, d: n }))
+        b.iter(|| {
+            slope_pass(
+                t.heights(),
+                n,
+                n,
+                &mut data,
+                Region {
+                    x: 0,
+                    z: 0,
+                    w: n,
+                    d: n,
+                },
+            )
+        })
     });
 
     // The noise crate's own cost per sample (single thread), the reference for generation.
     let p = NoiseParams::default();
-    let fbm = Fbm::<Perlin>::new(p.seed).set_frequency(1.0).set_octaves(p.octaves).set_lacunarity(p.lacunarity).set_persistence(p.gain);
+    let fbm = Fbm::<Perlin>::new(p.seed)
+        .set_frequency(1.0)
+        .set_octaves(p.octaves)
+        .set_lacunarity(p.lacunarity)
+        .set_persistence(p.gain);
     g.throughput(Throughput::Elements(4096));
     g.bench_function("noise_crate_fbm_row_4096_single_thread", |b| {
-        b.iter(|| (0..4096).map(|x| fbm.get([x as f64 * p.frequency, 17.0 * p.frequency])).sum::<f64>())
+        b.iter(|| {
+            (0..4096)
+                .map(|x| fbm.get([x as f64 * p.frequency, 17.0 * p.frequency]))
+                .sum::<f64>()
+        })
     });
     g.sample_size(10);
     let side = 4096;
     let mut out = vec![0.0f32; side * side];
     g.throughput(Throughput::Elements((side * side) as u64));
-    g.bench_function("generate_4096x4096", |b| b.iter(|| generate(&p, side, &mut out).unwrap()));
+    g.bench_function("generate_4096x4096", |b| {
+        b.iter(|| generate(&p, side, &mut out).unwrap())
+    });
 
     g.sample_size(30);
-    let pts: Vec<[f32; 2]> = (0..1_000_000).map(|i| [((i * 7919) % 100_003) as f32 / 100_003.0 * n as f32, ((i * 104_729) % 99_991) as f32 / 99_991.0 * n as f32]).collect();
+    let pts: Vec<[f32; 2]> = (0..1_000_000)
+        .map(|i| {
+            [
+                ((i * 7919) % 100_003) as f32 / 100_003.0 * n as f32,
+                ((i * 104_729) % 99_991) as f32 / 99_991.0 * n as f32,
+            ]
+        })
+        .collect();
     g.throughput(Throughput::Elements(1));
     g.bench_function("get_height_single", |b| {
         let mut i = 0;
@@ -46,7 +85,11 @@ fn bench(c: &mut Criterion) {
     });
     let mut hs = vec![0.0f32; pts.len()];
     g.throughput(Throughput::Elements(pts.len() as u64));
-    g.bench_with_input(BenchmarkId::new("get_heights", "1M points"), &pts, |b, pts| b.iter(|| t.heights_at(pts, &mut hs)));
+    g.bench_with_input(
+        BenchmarkId::new("get_heights", "1M points"),
+        &pts,
+        |b, pts| b.iter(|| t.heights_at(pts, &mut hs)),
+    );
     g.finish();
 }
 

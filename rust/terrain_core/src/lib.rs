@@ -6,3 +6,4 @@ pub mod generation;
 pub mod heightmap_io;
 pub mod terrain_data;
 pub mod wandering_mesh;
+pub mod wandering_terrain;

@@ -171,6 +171,18 @@ impl LodConfig {
         MeshCounts { vertices, fans }
     }
 
+    /// Vertex spacing of the coarsest ring, in world units: moving the mesh by multiples of it keeps every
+    /// ring's vertices on their own lattices.
+    pub fn coarse_vertex_spacing(&self) -> f64 {
+        self.start_size / self.subdivision() as f64
+    }
+
+    /// Largest distance of a vertex from the mesh origin.
+    pub fn reach(&self) -> f64 {
+        let (hw, d) = self.extent();
+        (hw * hw + d * d).sqrt()
+    }
+
     /// Half extent in X and extent in Z of the mesh, in world units.
     pub fn extent(&self) -> (f64, f64) {
         let (cx, cy) = self.coarse_clusters();

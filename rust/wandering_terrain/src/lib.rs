@@ -5,6 +5,7 @@ use godot::prelude::*;
 
 mod terrain_data;
 mod wandering_mesh;
+mod wandering_terrain;
 
 struct WanderingTerrainExtension;
 

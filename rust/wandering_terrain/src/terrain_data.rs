@@ -124,7 +124,7 @@ impl TerrainData {
     }
 
     #[func]
-    fn get_size(&self) -> Vector2i {
+    pub fn get_size(&self) -> Vector2i {
         Vector2i::new(self.core.width() as i32, self.core.depth() as i32)
     }
 
@@ -145,7 +145,7 @@ impl TerrainData {
     }
 
     #[func]
-    fn get_spacing(&self) -> f64 {
+    pub fn get_spacing(&self) -> f64 {
         self.core.spacing()
     }
 
@@ -181,7 +181,7 @@ impl TerrainData {
     /// Outside the terrain the patch maths continues with edge samples (as the shader's clamped sampling);
     /// a NaN or infinite position gives NaN.
     #[func]
-    fn get_height(&self, pos: Vector2) -> f32 {
+    pub fn get_height(&self, pos: Vector2) -> f32 {
         self.core.height_at(f64::from(pos.x), f64::from(pos.y))
     }
 
@@ -201,14 +201,14 @@ impl TerrainData {
 
     /// Unit normal of the drawn surface at world X/Z `pos` (from the patch derivatives, as the shader).
     #[func]
-    fn get_normal(&self, pos: Vector2) -> Vector3 {
+    pub fn get_normal(&self, pos: Vector2) -> Vector3 {
         let n = self.core.normal_at(f64::from(pos.x), f64::from(pos.y));
         Vector3::new(n[0], n[1], n[2])
     }
 
     /// Lowest and highest height as (min, max).
     #[func]
-    fn get_height_range(&self) -> Vector2 {
+    pub fn get_height_range(&self) -> Vector2 {
         let (lo, hi) = self.core.height_range();
         Vector2::new(lo, hi)
     }
@@ -226,7 +226,7 @@ impl TerrainData {
 
     /// The data texture for the shaders' `data_tex`: one ImageTexture, updated in place by edits.
     #[func]
-    fn get_data_texture(&mut self) -> Gd<Texture2D> {
+    pub fn get_data_texture(&mut self) -> Gd<Texture2D> {
         if self.texture.is_none() {
             let img = self.get_data_image();
             self.texture = ImageTexture::create_from_image(&img);

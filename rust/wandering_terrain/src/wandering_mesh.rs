@@ -204,6 +204,16 @@ impl WanderingMesh {
         self.config.counts().vertices as i64
     }
 
+    /// Vertex spacing of the coarsest ring (world units).
+    pub fn coarse_vertex_spacing(&self) -> f64 {
+        self.config.coarse_vertex_spacing()
+    }
+
+    /// Largest distance of a vertex from the mesh origin (world units).
+    pub fn reach(&self) -> f64 {
+        self.config.reach()
+    }
+
     /// Validates a candidate parameter set; on success stores it and regenerates, else reports and keeps
     /// the previous values and mesh.
     fn apply(&mut self, property: &str, size: f64, sub: i64, lods: &PackedInt32Array, budget: i64) {
@@ -230,9 +240,8 @@ impl WanderingMesh {
     }
 
     fn wanted_aabb(&self) -> Aabb {
-        let (half_w, depth) = self.config.extent();
-        // One extra sample of slack: the shader shifts vertices by up to half a sample when snapping.
-        let r = (half_w * half_w + depth * depth).sqrt() + 1.0;
+        // One unit of slack for the shader's rounding.
+        let r = self.config.reach() + 1.0;
         let (lo, hi) = (self.height_min, self.height_max);
         Aabb::new(
             Vector3::new(-r as f32, lo as f32, -r as f32),

@@ -1,0 +1,322 @@
+//! `WanderingTerrain`: document 000's follow logic. Places a WanderingMesh in front of the camera each frame
+//! and feeds the wandering terrain shader (placement maths in `terrain_core::wandering_terrain`).
+
+use crate::terrain_data::TerrainData;
+use crate::wandering_mesh::WanderingMesh;
+use godot::classes::{
+    Camera3D, Engine, GeometryInstance3D, INode3D, Material, MeshInstance3D, Node, Node3D, Shader,
+    ShaderMaterial,
+};
+use godot::prelude::*;
+use terrain_core::wandering_terrain::{place, Placement};
+
+const DEFAULT_SHADER: &str = "res://addons/wandering_terrain/shaders/wandering_terrain.gdshader";
+
+/// Renders a `TerrainData` with document 000's technique: one `WanderingMesh` that follows the camera, the
+/// terrain data texture slid under it by `wandering_terrain.gdshader`.
+///
+/// Each frame it places the mesh at the camera (facing its view direction), sets the shader's `translation`
+/// and `rotation`, and keeps `data_tex` current when the terrain data changes. The terrain covers
+/// `[0, size * spacing]` on X and Z from this node's position (only the node's translation is used).
+///
+/// With `snap_to_grid`, the mesh moves in steps of its coarsest vertex spacing along its own axes, so moving
+/// the camera never changes which terrain points the vertices sample: no "wiggly" terrain while moving
+/// (turning still resamples it, as in the document). A custom AABB from the mesh's reach and the terrain's
+/// height range replaces the document's "Extra Cull Margin" workaround.
+#[derive(GodotClass)]
+#[class(tool, base=Node3D)]
+pub struct WanderingTerrain {
+    /// The heightfield to draw and to answer `get_height` from.
+    #[export]
+    #[export_group(name = "Terrain")]
+    #[var(set = set_terrain_data)]
+    terrain_data: Option<Gd<TerrainData>>,
+    /// The LOD-ring mesh that follows the camera (one is created if empty).
+    #[export]
+    #[var(set = set_mesh)]
+    mesh: Option<Gd<WanderingMesh>>,
+    /// A ShaderMaterial using `wandering_terrain.gdshader` (or a shader with the same uniforms). One is
+    /// created if empty; its transform and data uniforms are set by this node.
+    #[export]
+    #[var(set = set_material)]
+    material: Option<Gd<ShaderMaterial>>,
+
+    /// The camera to follow; empty: the viewport's current camera (in the editor, the editor's camera).
+    #[export]
+    #[export_group(name = "Following")]
+    camera: NodePath,
+    /// Move the mesh only in whole steps of its coarsest vertex spacing (no wobble while moving).
+    #[export]
+    snap_to_grid: bool,
+    /// Distance (world units) the mesh starts behind the camera, so the ground below it is covered.
+    #[export(range = (0.0, 100.0, or_greater))]
+    back_offset: f64,
+
+    /// Shadow casting of the terrain (GeometryInstance3D.ShadowCastingSetting).
+    #[export(enum = (Off = 0, On = 1, DoubleSided = 2, ShadowsOnly = 3))]
+    #[export_group(name = "Rendering")]
+    #[var(set = set_cast_shadow)]
+    cast_shadow: i64,
+    /// Render layers of the terrain.
+    #[export(flags_3d_render)]
+    #[var(set = set_layers)]
+    layers: u32,
+
+    instance: Option<Gd<MeshInstance3D>>,
+    last: Option<Placement>,
+    base: Base<Node3D>,
+}
+
+#[godot_api]
+impl INode3D for WanderingTerrain {
+    fn init(base: Base<Node3D>) -> Self {
+        Self {
+            terrain_data: None,
+            mesh: None,
+            material: None,
+            camera: NodePath::default(),
+            snap_to_grid: true,
+            back_offset: 0.0,
+            cast_shadow: 1,
+            layers: 1,
+            instance: None,
+            last: None,
+            base,
+        }
+    }
+
+    fn ready(&mut self) {
+        if self.mesh.is_none() {
+            let mut m = WanderingMesh::new_gd();
+            m.set("start_subdivision", &5.to_variant());
+            m.set(
+                "lods",
+                &PackedInt32Array::from(&[2, 2, 2, 2][..]).to_variant(),
+            );
+            self.mesh = Some(m);
+        }
+        if self.material.is_none() {
+            let mut mat = ShaderMaterial::new_gd();
+            match try_load::<Shader>(DEFAULT_SHADER) {
+                Ok(s) => mat.set_shader(&s),
+                Err(e) => godot_error!("WanderingTerrain: cannot load {DEFAULT_SHADER}: {e}"),
+            }
+            self.material = Some(mat);
+        }
+        let mut mi = MeshInstance3D::new_alloc();
+        mi.set_name("WanderingTerrainMesh");
+        self.instance = Some(mi.clone());
+        // Internal child: not saved with the scene, not shown in the scene tree dock.
+        self.base_mut()
+            .add_child_ex(&mi)
+            .internal(godot::classes::node::InternalMode::FRONT)
+            .done();
+        self.sync_instance();
+        self.on_data_changed();
+        self.base_mut().set_process(true);
+    }
+
+    fn process(&mut self, _delta: f64) {
+        self.follow();
+    }
+}
+
+#[godot_api]
+impl WanderingTerrain {
+    #[func]
+    fn set_terrain_data(&mut self, data: Option<Gd<TerrainData>>) {
+        let callable = self.base().callable("on_data_changed");
+        if let Some(old) = self.terrain_data.clone() {
+            let mut old = old.upcast::<godot::classes::Resource>();
+            if old.is_connected("changed", &callable) {
+                old.disconnect("changed", &callable);
+            }
+        }
+        if let Some(new) = data.clone() {
+            new.upcast::<godot::classes::Resource>()
+                .connect("changed", &callable);
+        }
+        self.terrain_data = data;
+        self.on_data_changed();
+    }
+
+    #[func]
+    fn set_mesh(&mut self, mesh: Option<Gd<WanderingMesh>>) {
+        self.mesh = mesh;
+        self.sync_instance();
+        self.on_data_changed();
+    }
+
+    #[func]
+    fn set_material(&mut self, material: Option<Gd<ShaderMaterial>>) {
+        self.material = material;
+        self.sync_instance();
+        self.on_data_changed();
+    }
+
+    #[func]
+    fn set_cast_shadow(&mut self, value: i64) {
+        if !(0..=3).contains(&value) {
+            godot_error!("WanderingTerrain.cast_shadow must be in [0, 3], got {value}");
+            return;
+        }
+        self.cast_shadow = value;
+        self.sync_instance();
+    }
+
+    #[func]
+    fn set_layers(&mut self, value: u32) {
+        self.layers = value;
+        self.sync_instance();
+    }
+
+    /// Height of the terrain at world X/Z `pos` (what the shader draws there); NaN without terrain data.
+    #[func]
+    fn get_height(&self, pos: Vector2) -> f32 {
+        let o = self.origin();
+        match &self.terrain_data {
+            Some(d) => d.bind().get_height(pos - o),
+            None => f32::NAN,
+        }
+    }
+
+    /// Unit normal of the drawn terrain at world X/Z `pos`.
+    #[func]
+    fn get_normal(&self, pos: Vector2) -> Vector3 {
+        let o = self.origin();
+        match &self.terrain_data {
+            Some(d) => d.bind().get_normal(pos - o),
+            None => Vector3::UP,
+        }
+    }
+
+    /// Places the mesh for a camera at `camera_transform` now (called every frame with the followed camera;
+    /// scripts may call it to place the mesh for another viewpoint).
+    #[func]
+    fn place_for(&mut self, camera_transform: Transform3D) {
+        let Some(mesh) = self.mesh.as_ref() else {
+            return;
+        };
+        let o = self.origin();
+        let p = camera_transform.origin;
+        // A camera looking straight down has no horizontal forward: its screen-up direction serves.
+        let mut fwd = -camera_transform.basis.col_c();
+        if fwd.x.abs() + fwd.z.abs() < 1e-4 {
+            fwd = camera_transform.basis.col_b();
+        }
+        let step = mesh.bind().coarse_vertex_spacing();
+        let snap = if self.snap_to_grid { step } else { 0.0 };
+        let pl = place(
+            [f64::from(p.x - o.x), f64::from(p.z - o.y)],
+            [f64::from(fwd.x), f64::from(fwd.z)],
+            snap,
+            self.back_offset,
+        );
+        if self.last == Some(pl) {
+            return;
+        }
+        self.last = Some(pl);
+        let node_pos = Vector3::new(
+            pl.position[0] as f32 + o.x,
+            0.0,
+            pl.position[1] as f32 + o.y,
+        );
+        if let Some(mi) = self.instance.as_mut() {
+            mi.set_global_transform(Transform3D::new(Basis::IDENTITY, node_pos));
+        }
+        if let Some(mat) = self.material.as_mut() {
+            mat.set_shader_parameter(
+                "translation",
+                &Vector2::new(pl.position[0] as f32 - 0.5, pl.position[1] as f32 - 0.5)
+                    .to_variant(),
+            );
+            mat.set_shader_parameter("rotation", &(pl.rotation as f32).to_variant());
+        }
+    }
+
+    /// Refreshes the shader's data uniforms and the culling box after the terrain data changed.
+    #[func]
+    fn on_data_changed(&mut self) {
+        let Some(mut mat) = self.material.clone() else {
+            return;
+        };
+        let (tex, size, spacing, range) = match self.terrain_data.as_mut() {
+            Some(d) => {
+                let mut d = d.bind_mut();
+                (
+                    Some(d.get_data_texture()),
+                    d.get_size(),
+                    d.get_spacing(),
+                    d.get_height_range(),
+                )
+            }
+            None => (None, Vector2i::ZERO, 1.0, Vector2::ZERO),
+        };
+        mat.set_shader_parameter("data_tex", &tex.to_variant());
+        mat.set_shader_parameter(
+            "terrain_size",
+            &Vector2::new(size.x as f32, size.y as f32).to_variant(),
+        );
+        mat.set_shader_parameter("spacing", &(spacing as f32).to_variant());
+        let radius = self.mesh.as_ref().map(|m| m.bind().reach()).unwrap_or(0.0) as f32;
+        if let Some(mi) = self.instance.as_mut() {
+            let lo = range.x - 1.0;
+            let hi = range.y + 1.0;
+            mi.set_custom_aabb(Aabb::new(
+                Vector3::new(-radius, lo, -radius),
+                Vector3::new(2.0 * radius, hi - lo, 2.0 * radius),
+            ));
+        }
+        self.last = None;
+    }
+}
+
+impl WanderingTerrain {
+    /// This node's position on X/Z: the terrain's origin.
+    fn origin(&self) -> Vector2 {
+        let p = self.base().get_global_position();
+        Vector2::new(p.x, p.z)
+    }
+
+    fn sync_instance(&mut self) {
+        let mesh = self.mesh.clone();
+        let mat = self.material.clone();
+        let (shadow, layers) = (self.cast_shadow, self.layers);
+        let Some(mi) = self.instance.as_mut() else {
+            return;
+        };
+        mi.set_mesh(mesh.map(|m| m.upcast::<godot::classes::Mesh>()).as_ref());
+        mi.set_material_override(mat.map(|m| m.upcast::<Material>()).as_ref());
+        mi.set_layer_mask(layers);
+        mi.clone()
+            .upcast::<GeometryInstance3D>()
+            .set_cast_shadows_setting(
+                godot::classes::geometry_instance_3d::ShadowCastingSetting::from_ord(shadow as i32),
+            );
+        self.last = None;
+    }
+
+    fn follow(&mut self) {
+        let cam = self.followed_camera();
+        if let Some(cam) = cam {
+            let t = cam.get_global_transform();
+            self.place_for(t);
+        }
+    }
+
+    fn followed_camera(&self) -> Option<Gd<Camera3D>> {
+        if !self.camera.is_empty() {
+            return self
+                .base()
+                .get_node_or_null(&self.camera)
+                .and_then(|n: Gd<Node>| n.try_cast::<Camera3D>().ok());
+        }
+        if Engine::singleton().is_editor_hint() {
+            let ei = godot::classes::EditorInterface::singleton();
+            if let Some(vp) = ei.get_editor_viewport_3d() {
+                return vp.get_camera_3d();
+            }
+        }
+        self.base().get_viewport().and_then(|vp| vp.get_camera_3d())
+    }
+}

@@ -1,0 +1,220 @@
+extends "res://wt_test.gd"
+## The wandering terrain on the GPU: heights and normals drawn equal TerrainData.get_height/get_normal,
+## and moving the followed camera by sub-sample offsets does not move the drawn geometry (no "wiggle").
+##
+## An orthographic camera looks straight down on a 64² terrain; the debug shader packs the height of each
+## pixel into red (64 bands) and green (position in the band). Tolerances: heights 1e-3 of the height range; normals 2 degrees (the
+## normal is stored in 8 bits per axis: measured 0.3 degree under Vulkan, 1.4 under llvmpipe's GL, which
+## truncates instead of rounding).
+
+const SIZE := 64
+const ORTHO := 16.0
+const CENTER := Vector2(32, 32)
+const MAGENTA := Color(1, 0, 1)
+const DEBUG_SHADER := "res://addons/wandering_terrain/shaders/wandering_terrain_debug.gdshader"
+
+
+func _data() -> TerrainData:
+	var t := TerrainData.new()
+	t.size = Vector2i(SIZE, SIZE)
+	t.generate_noise(9, 0.25, 3, 2.0, 0.5, 10.0, -1e9, TerrainData.NOISE_PERLIN)
+	return t
+
+
+func _range(t: TerrainData) -> Vector2:
+	var r := t.get_height_range()
+	return Vector2(r.x - 2.0, r.y + 2.0)
+
+
+func _debug_material(t: TerrainData, mode: int) -> ShaderMaterial:
+	var m := ShaderMaterial.new()
+	m.shader = load(DEBUG_SHADER)
+	m.set_shader_parameter("debug_mode", mode)
+	m.set_shader_parameter("debug_height_range", _range(t))
+	return m
+
+
+func _top_camera(root: Node3D) -> Camera3D:
+	var cam := Camera3D.new()
+	cam.projection = Camera3D.PROJECTION_ORTHOGONAL
+	cam.size = ORTHO
+	cam.position = Vector3(CENTER.x, 60, CENTER.y)
+	cam.rotation_degrees.x = -90.0
+	cam.far = 200.0
+	root.add_child(cam)
+	cam.make_current()
+	return cam
+
+
+func _mesh() -> WanderingMesh:
+	var m := WanderingMesh.new()
+	m.start_size = 6.0
+	m.start_subdivision = 5
+	m.lods = PackedInt32Array([2, 2])
+	return m
+
+
+## A WanderingTerrain following `tracker` (a camera that is not rendering).
+func _follow_scene(t: TerrainData, mode: int, tracker_pos: Vector3, snap: bool) -> Node3D:
+	RenderingServer.set_default_clear_color(MAGENTA)
+	var root := Node3D.new()
+	_top_camera(root)
+	var tracker := Camera3D.new()
+	tracker.name = "Tracker"
+	root.add_child(tracker)
+	tracker.look_at_from_position(tracker_pos, tracker_pos + Vector3(0, -0.2, 1))
+	var wt := WanderingTerrain.new()
+	wt.mesh = _mesh()
+	wt.material = _debug_material(t, mode)
+	wt.terrain_data = t
+	wt.snap_to_grid = snap
+	root.add_child(wt)
+	wt.camera = wt.get_path_to(tracker)
+	tree.root.add_child(root)
+	return root
+
+
+func _world_of(img: Image, px: int, py: int) -> Vector2:
+	var ppu := img.get_height() / ORTHO
+	return CENTER + Vector2((px + 0.5 - img.get_width() / 2.0) / ppu, (py + 0.5 - img.get_height() / 2.0) / ppu)
+
+
+func _decode_height(c: Color, r: Vector2) -> float:
+	var v := (floorf((c.r - 0.25) / 0.75 * 64.0) + (c.g - 0.25) / 0.75) / 64.0
+	return r.x + v * (r.y - r.x)
+
+
+func _heights(img: Image, r: Vector2, step: int) -> Dictionary:
+	var out := {}
+	for py in range(1, img.get_height() - 1, step):
+		for px in range(1, img.get_width() - 1, step):
+			var c := img.get_pixel(px, py)
+			out[Vector2i(px, py)] = NAN if c.is_equal_approx(MAGENTA) else _decode_height(c, r)
+	return out
+
+
+func _compare_with_cpu(img: Image, t: TerrainData, label: String) -> void:
+	var r := _range(t)
+	var tol := 1e-3 * (r.y - r.x)
+	var hs := _heights(img, r, 3)
+	var worst := 0.0
+	var bad := 0
+	var holes := 0
+	for k in hs:
+		var gpu: float = hs[k]
+		if is_nan(gpu):
+			holes += 1
+			continue
+		var cpu := t.get_height(_world_of(img, k.x, k.y))
+		worst = maxf(worst, absf(gpu - cpu))
+		if absf(gpu - cpu) > tol:
+			bad += 1
+			if bad <= 3:
+				var v := (cpu - r.x) / (r.y - r.x) * 64.0
+				print("  off pixel %s: color %s, want hi %d lo %.3f" % [k, img.get_pixel(k.x, k.y), floori(v), v - floori(v)])
+	check(hs.size() - holes >= 1000, "%s: only %d pixels compared" % [label, hs.size() - holes])
+	check_eq(holes, 0, label + ": background pixels inside the terrain")
+	check_eq(bad, 0, "%s: pixels off by more than %s (worst %s)" % [label, tol, worst])
+	print("%s: %d pixels, worst |GPU - CPU| = %s (tolerance %s)" % [label, hs.size(), worst, tol])
+
+
+func test_gpu_height_equals_get_height() -> void:
+	var t := _data()
+	var root := _follow_scene(t, 0, Vector3(32, 10, 20), true)
+	await frames(4)
+	var img := screenshot("wandering_height_" + renderer)
+	root.queue_free()
+	_compare_with_cpu(img, t, "WanderingTerrain")
+
+
+func test_document_workflow_mesh_instance() -> void:
+	# Document 000's own set-up: MeshInstance3D + WanderingMesh + ShaderMaterial, uniforms set by a script.
+	var t := _data()
+	RenderingServer.set_default_clear_color(MAGENTA)
+	var root := Node3D.new()
+	_top_camera(root)
+	var mi := MeshInstance3D.new()
+	var mesh := _mesh()
+	mesh.height_min = -20
+	mesh.height_max = 20
+	mi.mesh = mesh
+	var mat := _debug_material(t, 0)
+	mi.material_override = mat
+	mi.position = Vector3(32, 0, 21)
+	mat.set_shader_parameter("terrain_size", Vector2(t.size))
+	mat.set_shader_parameter("data_tex", t.get_data_texture())
+	mat.set_shader_parameter("translation", Vector2(mi.position.x - 0.5, mi.position.z - 0.5))
+	mat.set_shader_parameter("rotation", 0.0)
+	root.add_child(mi)
+	tree.root.add_child(root)
+	await frames(4)
+	var img := screenshot("document_workflow_" + renderer)
+	root.queue_free()
+	_compare_with_cpu(img, t, "MeshInstance3D workflow")
+
+
+func test_gpu_normal_equals_get_normal() -> void:
+	var t := _data()
+	var root := _follow_scene(t, 1, Vector3(32, 10, 20), true)
+	await frames(4)
+	var img := screenshot("wandering_normal_" + renderer)
+	root.queue_free()
+	var worst := 0.0
+	var n_px := 0
+	for py in range(1, img.get_height() - 1, 3):
+		for px in range(1, img.get_width() - 1, 3):
+			var c := img.get_pixel(px, py)
+			var gpu := Vector3(c.r * 2.0 - 1.0, c.b, c.g * 2.0 - 1.0).normalized()
+			var cpu := t.get_normal(_world_of(img, px, py))
+			worst = maxf(worst, rad_to_deg(gpu.angle_to(cpu)))
+			n_px += 1
+	check(n_px >= 1000, "pixels compared")
+	check(worst <= 2.0, "normal off by %.3f degrees (tolerance 2)" % worst)
+	print("normals: %d pixels, worst angle %.3f degrees" % [n_px, worst])
+
+
+func _vertex_heights(t: TerrainData, tracker_pos: Vector3, snap: bool, name: String) -> Dictionary:
+	var root := _follow_scene(t, 2, tracker_pos, snap)
+	await frames(4)
+	var img := screenshot(name)
+	root.queue_free()
+	await tree.process_frame
+	return _heights(img, _range(t), 2)
+
+
+func _max_diff(a: Dictionary, b: Dictionary) -> float:
+	var worst := 0.0
+	for k in a:
+		if is_nan(a[k]) or is_nan(b[k]):
+			return INF
+		worst = maxf(worst, absf(a[k] - b[k]))
+	return worst
+
+
+func test_no_wobble_when_moving() -> void:
+	# The mesh (start_size 6, subdivision 5, lods [2, 2]) snaps in steps of its coarsest vertex spacing,
+	# 6 / 2^3 = 0.75; the base position is the middle of a snap cell, the moves stay inside it.
+	var t := _data()
+	var r := _range(t)
+	var tol := 1e-3 * (r.y - r.x)
+	var start := Vector3(32.25, 10, 20.25)
+	var base := await _vertex_heights(t, start, true, "wobble_base_" + renderer)
+	var offsets := [Vector3(0.13, 0, 0.29), Vector3(-0.21, 0, 0.05), Vector3(0.33, 0, -0.31)]
+	for i in offsets.size():
+		var moved := await _vertex_heights(t, start + offsets[i], true, "wobble_moved_%d_%s" % [i, renderer])
+		var d := _max_diff(base, moved)
+		check(d <= tol, "snapped: camera moved by %s changed drawn heights by %s (tolerance %s)" % [offsets[i], d, tol])
+	# The measurement can see wobble: without snapping (document 000's placement) the same move changes
+	# the drawn geometry.
+	var loose_a := await _vertex_heights(t, start, false, "wobble_loose_a_" + renderer)
+	var loose_b := await _vertex_heights(t, start + offsets[0], false, "wobble_loose_b_" + renderer)
+	var dl := _max_diff(loose_a, loose_b)
+	check(dl > tol, "unsnapped movement should wobble measurably, changed by only %s" % dl)
+	# A move across a snap step shifts the LOD rings by one step: only points near ring borders change.
+	var stepped := await _vertex_heights(t, start + Vector3(0.75, 0, 0.75), true, "wobble_step_" + renderer)
+	var changed := 0
+	for k in base:
+		changed += int(absf(base[k] - stepped[k]) > tol)
+	var frac := float(changed) / base.size()
+	check(frac < 0.25, "a snap step changed %.1f%% of the pixels" % (frac * 100.0))
+	print("wobble: unsnapped sub-sample move changes drawn heights by up to %s; snapped moves by <= %s; a whole snap step changes %.1f%% of pixels (ring borders)" % [dl, tol, frac * 100.0])
