@@ -15,6 +15,8 @@ func _run() -> void:
 	for f in files:
 		if f.begins_with("bench_") and f.ends_with(".gd") and f != "bench_runner.gd":
 			var b = load("res://bench/" + f).new()
+			if "tree" in b:
+				b.tree = self
 			if b.has_method("run"):
 				await b.run(quick)
 	quit(0)

@@ -65,7 +65,7 @@ mod tests {
         for &(fx, fz) in &[(0.0, 1.0), (1.0, 0.0), (-0.3, -0.8), (0.5, 0.5)] {
             let p = place([3.0, 4.0], [fx, fz], 0.0, 0.0);
             let d = rot(p.rotation, [0.0, 1.0]);
-            let n = (fx * fx + fz * fz as f64).sqrt();
+            let n = (fx * fx + fz * fz).sqrt();
             assert!((d[0] - fx / n).abs() < 1e-12 && (d[1] - fz / n).abs() < 1e-12);
             assert_eq!(p.position, [3.0, 4.0]);
         }

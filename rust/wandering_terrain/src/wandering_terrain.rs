@@ -64,6 +64,9 @@ pub struct WanderingTerrain {
 
     instance: Option<Gd<MeshInstance3D>>,
     last: Option<Placement>,
+    // Interned once: the per-frame path allocates nothing.
+    param_translation: StringName,
+    param_rotation: StringName,
     base: Base<Node3D>,
 }
 
@@ -81,6 +84,8 @@ impl INode3D for WanderingTerrain {
             layers: 1,
             instance: None,
             last: None,
+            param_translation: StringName::from("translation"),
+            param_rotation: StringName::from("rotation"),
             base,
         }
     }
@@ -226,11 +231,11 @@ impl WanderingTerrain {
         }
         if let Some(mat) = self.material.as_mut() {
             mat.set_shader_parameter(
-                "translation",
+                &self.param_translation,
                 &Vector2::new(pl.position[0] as f32 - 0.5, pl.position[1] as f32 - 0.5)
                     .to_variant(),
             );
-            mat.set_shader_parameter("rotation", &(pl.rotation as f32).to_variant());
+            mat.set_shader_parameter(&self.param_rotation, &(pl.rotation as f32).to_variant());
         }
     }
 

@@ -2,7 +2,8 @@
 //!
 //! - `build [--release]`   build the extension and lay out `addons/wandering_terrain/` (library + shaders)
 //! - `test`                Rust tests, Godot suites (headless), runner self-test, render tests (both renderers)
-//! - `demo [--renderer R]` open the demo in Godot; without a display render each demo view to PNG
+//! - `demo [--renderer R] [--png | --measure]` open the demo in Godot; without a display (or with `--png`)
+//!   render each demo view to PNG; `--measure` prints the main demo's frame times
 //! - `bench [--quick]`     criterion benches for terrain_core and the Godot-side bench scripts
 //! - `godot -- ARGS…`      run the provisioned Godot with ARGS (handy for debugging)
 
@@ -422,6 +423,13 @@ fn demo(repo: &Path, args: &[String]) -> Result<bool, String> {
     env.push(("DISPLAY".into(), x.display.clone()));
     let os = out.display().to_string();
     let log = out.join("demo.log");
+    // `--measure`: frame times of the main demo scene instead of pictures.
+    let measure = args.iter().any(|a| a == "--measure");
+    let script = if measure {
+        "res://tools/measure_frame_time.gd"
+    } else {
+        "res://tools/render_demo.gd"
+    };
     let run = run_godot(
         &g,
         &[
@@ -436,7 +444,7 @@ fn demo(repo: &Path, args: &[String]) -> Result<bool, String> {
             "--path",
             &pp,
             "-s",
-            "res://tools/render_demo.gd",
+            script,
             "--",
             "--out",
             &os,
@@ -445,6 +453,16 @@ fn demo(repo: &Path, args: &[String]) -> Result<bool, String> {
         &log,
         Duration::from_secs(900),
     )?;
+    if measure {
+        for l in run
+            .log
+            .lines()
+            .filter(|l| l.starts_with("frametime") || scan::is_error_line(l))
+        {
+            println!("{l}");
+        }
+        return Ok(run.ok_exit);
+    }
     let pngs: Vec<&str> = run
         .log
         .lines()
