@@ -253,13 +253,6 @@ impl Default for PlacedPiece {
     }
 }
 
-/// Per-level values the shader needs for geomorphing: the centre of the level's outer square (world X/Z).
-pub fn level_center(cfg: &ClipmapConfig, level: u32, target: [f64; 2]) -> [f64; 2] {
-    let u = cfg.scale(level);
-    // The outer square is the next level's hole: it starts at (floor(t / 2u) - N) * 2u and is (2N + 1) * 2u wide.
-    target.map(|t| ((t / (2.0 * u)).floor() + 0.5) * 2.0 * u)
-}
-
 /// Places every piece for a target at world X/Z `target` into `out` (`piece_count()` long); no allocation.
 pub fn layout(cfg: &ClipmapConfig, target: [f64; 2], out: &mut [PlacedPiece]) {
     assert_eq!(out.len(), cfg.piece_count(), "layout buffer length");

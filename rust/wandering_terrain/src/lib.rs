@@ -4,6 +4,7 @@
 use godot::prelude::*;
 
 mod terrain_data;
+mod terrain_node;
 mod wandering_mesh;
 mod wandering_terrain;
 

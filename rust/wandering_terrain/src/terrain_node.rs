@@ -1,0 +1,501 @@
+//! `TerrainNode`: renders a TerrainData as a geometry clipmap (layout in `terrain_core::clipmap`).
+
+use crate::terrain_data::TerrainData;
+use godot::classes::mesh::{ArrayType, PrimitiveType};
+use godot::classes::rendering_server::ShadowCastingSetting;
+use godot::classes::{
+    ArrayMesh, Camera3D, Engine, INode3D, Node, Node3D, RenderingServer, Shader, ShaderMaterial,
+};
+use godot::prelude::*;
+use terrain_core::clipmap::{
+    build_meshes, layout, ClipmapConfig, PieceKind, PieceMesh, PlacedPiece,
+};
+
+const DEFAULT_SHADER: &str = "res://addons/wandering_terrain/shaders/terrain_node.gdshader";
+
+/// Heightmap terrain drawn as a geometry clipmap (document 003): rings of tiles centred on `target`, each
+/// level twice as coarse as the one inside it, joined by seam triangles (no cracks) and geomorphed near
+/// their borders (no popping). The meshes are built once and shared by every level; each frame only moves
+/// the pieces whose level snapped and sets the target position uniform. Pieces are culled by their own boxes.
+///
+/// The finest level draws exactly `TerrainData.get_height()`. The terrain covers
+/// `[0, size * spacing]` of `terrain_data` in this node's space; the node may be moved and scaled (not
+/// rotated); `get_height`/`get_normal` take world positions.
+#[derive(GodotClass)]
+#[class(tool, base=Node3D)]
+pub struct TerrainNode {
+    /// The heightfield to draw.
+    #[export]
+    #[export_group(name = "Terrain")]
+    #[var(set = set_terrain_data)]
+    terrain_data: Option<Gd<TerrainData>>,
+    /// A ShaderMaterial with `clipmap.gdshaderinc`'s uniforms; a default one (`terrain_node.gdshader`) is made
+    /// if empty.
+    #[export]
+    #[var(set = set_material)]
+    material: Option<Gd<ShaderMaterial>>,
+
+    /// The node the rings follow; empty: the current camera (in the editor, the editor's camera).
+    #[export]
+    #[export_group(name = "Clipmap")]
+    target: NodePath,
+    /// Number of levels (rings), 1..=16. Reach doubles with each level.
+    #[export(range = (1.0, 16.0))]
+    #[var(set = set_levels)]
+    levels: i64,
+    /// Quads per tile side (even, 2..=256). A level is 4 tiles + 2 quads wide.
+    #[export(range = (2.0, 256.0, 2.0))]
+    #[var(set = set_tile_resolution)]
+    tile_resolution: i64,
+    /// World units between the finest level's vertices (> 0).
+    #[export(range = (0.01, 100.0, 0.01, or_greater))]
+    #[var(set = set_vertex_spacing)]
+    vertex_spacing: f64,
+    /// Width, in quads, of the band at each level's border where vertices blend into the coarser level.
+    #[export(range = (0.0, 64.0, 0.5))]
+    #[var(set = set_morph_width)]
+    morph_width: f64,
+
+    /// Shadow casting of the terrain (GeometryInstance3D.ShadowCastingSetting).
+    #[export(enum = (Off = 0, On = 1, DoubleSided = 2, ShadowsOnly = 3))]
+    #[export_group(name = "Rendering")]
+    #[var(set = set_cast_shadow)]
+    cast_shadow: i64,
+    /// Render layers of the terrain.
+    #[export(flags_3d_render)]
+    #[var(set = set_layers)]
+    layers: u32,
+
+    config: ClipmapConfig,
+    meshes: Vec<Gd<ArrayMesh>>,
+    instances: Vec<Rid>,
+    placed: Vec<PlacedPiece>,
+    shown: Vec<Option<PlacedPiece>>,
+    last_target: Vector2,
+    height_range: Vector2,
+    param_target: StringName,
+    base: Base<Node3D>,
+}
+
+fn mesh_index(kind: PieceKind) -> usize {
+    match kind {
+        PieceKind::Tile => 0,
+        PieceKind::Cross => 1,
+        PieceKind::Filler => 2,
+        PieceKind::Trim(b) => 3 + (b as usize & 3),
+        PieceKind::Seam => 7,
+    }
+}
+
+fn array_mesh(p: &PieceMesh) -> Gd<ArrayMesh> {
+    let mut v = PackedVector3Array::new();
+    v.resize(p.positions.len());
+    for (d, s) in v.as_mut_slice().iter_mut().zip(&p.positions) {
+        *d = Vector3::new(s[0], 0.0, s[1]);
+    }
+    let mut n = PackedVector3Array::new();
+    n.resize(p.positions.len());
+    n.fill(Vector3::UP);
+    let idx: PackedInt32Array = p.indices.iter().map(|&i| i as i32).collect();
+    let mut arrays = VarArray::new();
+    arrays.resize(ArrayType::MAX.ord() as usize, &Variant::nil());
+    arrays.set(ArrayType::VERTEX.ord() as usize, &v.to_variant());
+    arrays.set(ArrayType::NORMAL.ord() as usize, &n.to_variant());
+    arrays.set(ArrayType::INDEX.ord() as usize, &idx.to_variant());
+    let mut m = ArrayMesh::new_gd();
+    m.add_surface_from_arrays(PrimitiveType::TRIANGLES, &arrays);
+    m
+}
+
+#[godot_api]
+impl INode3D for TerrainNode {
+    fn init(base: Base<Node3D>) -> Self {
+        let config = ClipmapConfig::new(32, 7, 1.0).expect("defaults are valid");
+        Self {
+            terrain_data: None,
+            material: None,
+            target: NodePath::default(),
+            levels: 7,
+            tile_resolution: 32,
+            vertex_spacing: 1.0,
+            morph_width: 8.0,
+            cast_shadow: 1,
+            layers: 1,
+            config,
+            meshes: Vec::new(),
+            instances: Vec::new(),
+            placed: Vec::new(),
+            shown: Vec::new(),
+            last_target: Vector2::ZERO,
+            height_range: Vector2::ZERO,
+            param_target: StringName::from("clipmap_target"),
+            base,
+        }
+    }
+
+    fn ready(&mut self) {
+        if self.material.is_none() {
+            let mut mat = ShaderMaterial::new_gd();
+            match try_load::<Shader>(DEFAULT_SHADER) {
+                Ok(s) => mat.set_shader(&s),
+                Err(e) => godot_error!("TerrainNode: cannot load {DEFAULT_SHADER}: {e}"),
+            }
+            self.material = Some(mat);
+        }
+        self.rebuild();
+        self.base_mut().set_process(true);
+    }
+
+    fn process(&mut self, _delta: f64) {
+        if let Some(p) = self.target_position() {
+            self.place_at(p);
+        }
+    }
+
+    fn on_notification(&mut self, what: godot::classes::notify::Node3DNotification) {
+        use godot::classes::notify::Node3DNotification as N;
+        match what {
+            N::EXIT_TREE => self.free_instances(),
+            N::VISIBILITY_CHANGED => {
+                let visible = self.base().is_visible_in_tree();
+                let mut rs = RenderingServer::singleton();
+                for &rid in &self.instances {
+                    rs.instance_set_visible(rid, visible);
+                }
+            }
+            N::TRANSFORM_CHANGED => self.update_material(),
+            _ => {}
+        }
+    }
+}
+
+#[godot_api]
+impl TerrainNode {
+    #[func]
+    fn set_terrain_data(&mut self, data: Option<Gd<TerrainData>>) {
+        let callable = self.base().callable("on_data_changed");
+        if let Some(old) = self.terrain_data.clone() {
+            let mut old = old.upcast::<godot::classes::Resource>();
+            if old.is_connected("changed", &callable) {
+                old.disconnect("changed", &callable);
+            }
+        }
+        if let Some(new) = data.clone() {
+            new.upcast::<godot::classes::Resource>()
+                .connect("changed", &callable);
+        }
+        self.terrain_data = data;
+        self.on_data_changed();
+    }
+
+    #[func]
+    fn set_material(&mut self, material: Option<Gd<ShaderMaterial>>) {
+        self.material = material;
+        let rid = self
+            .material
+            .as_ref()
+            .map(|m| m.get_rid())
+            .unwrap_or(Rid::Invalid);
+        let mut rs = RenderingServer::singleton();
+        for &i in &self.instances {
+            rs.instance_geometry_set_material_override(i, rid);
+        }
+        self.update_material();
+    }
+
+    #[func]
+    fn set_levels(&mut self, value: i64) {
+        self.reconfigure(self.tile_resolution, value, self.vertex_spacing);
+    }
+
+    #[func]
+    fn set_tile_resolution(&mut self, value: i64) {
+        self.reconfigure(value, self.levels, self.vertex_spacing);
+    }
+
+    #[func]
+    fn set_vertex_spacing(&mut self, value: f64) {
+        self.reconfigure(self.tile_resolution, self.levels, value);
+    }
+
+    #[func]
+    fn set_morph_width(&mut self, value: f64) {
+        let max = self.tile_resolution as f64;
+        if !(value.is_finite() && (0.0..=max).contains(&value)) {
+            godot_error!(
+                "TerrainNode.morph_width must be in [0, tile_resolution = {max}], got {value}"
+            );
+            return;
+        }
+        self.morph_width = value;
+        self.update_material();
+    }
+
+    #[func]
+    fn set_cast_shadow(&mut self, value: i64) {
+        if !(0..=3).contains(&value) {
+            godot_error!("TerrainNode.cast_shadow must be in [0, 3], got {value}");
+            return;
+        }
+        self.cast_shadow = value;
+        self.apply_flags();
+    }
+
+    #[func]
+    fn set_layers(&mut self, value: u32) {
+        self.layers = value;
+        self.apply_flags();
+    }
+
+    /// Height of the drawn terrain at world X/Z `pos` (this node's position and scale applied); NaN without
+    /// terrain data.
+    #[func]
+    fn get_height(&self, pos: Vector2) -> f32 {
+        let (o, s) = self.frame();
+        match &self.terrain_data {
+            Some(d) => {
+                d.bind()
+                    .get_height(Vector2::new((pos.x - o.x) / s.x, (pos.y - o.z) / s.z))
+                    * s.y
+                    + o.y
+            }
+            None => f32::NAN,
+        }
+    }
+
+    /// Unit normal of the drawn terrain at world X/Z `pos`, in world space.
+    #[func]
+    fn get_normal(&self, pos: Vector2) -> Vector3 {
+        let (o, s) = self.frame();
+        match &self.terrain_data {
+            Some(d) => {
+                let n = d
+                    .bind()
+                    .get_normal(Vector2::new((pos.x - o.x) / s.x, (pos.y - o.z) / s.z));
+                Vector3::new(n.x / s.x, n.y / s.y, n.z / s.z).normalized()
+            }
+            None => Vector3::UP,
+        }
+    }
+
+    /// Vertices and triangles drawn per level (Array of Vector2i(vertices, triangles)), seams included.
+    #[func]
+    fn get_level_stats(&self) -> Array<Vector2i> {
+        let meshes = build_meshes(&self.config);
+        let mut placed = vec![PlacedPiece::default(); self.config.piece_count()];
+        layout(&self.config, [0.0, 0.0], &mut placed);
+        let mut out = Array::new();
+        for level in 0..self.config.levels() {
+            let (mut v, mut t) = (0i32, 0i32);
+            for p in placed.iter().filter(|p| p.level == level) {
+                let m = meshes.get(p.kind);
+                v += m.positions.len() as i32;
+                t += (m.indices.len() / 3) as i32;
+            }
+            out.push(Vector2i::new(v, t));
+        }
+        out
+    }
+
+    /// Distance from the target to the nearest edge of the outermost level (world units).
+    #[func]
+    fn get_reach(&self) -> f64 {
+        self.config.reach()
+    }
+
+    /// Lays the rings out around world position `pos` now (called every frame with the target's position).
+    #[func]
+    fn place_at(&mut self, pos: Vector3) {
+        if self.instances.is_empty() {
+            return;
+        }
+        let target = [f64::from(pos.x), f64::from(pos.z)];
+        layout(&self.config, target, &mut self.placed);
+        let mut rs = RenderingServer::singleton();
+        for (i, p) in self.placed.iter().enumerate() {
+            if self.shown[i] == Some(*p) {
+                continue;
+            }
+            if self.shown[i].map(|s| s.kind) != Some(p.kind) {
+                rs.instance_set_base(self.instances[i], self.meshes[mesh_index(p.kind)].get_rid());
+                rs.instance_set_custom_aabb(self.instances[i], self.piece_aabb(p.kind));
+            }
+            let s = p.scale as f32;
+            let xf = Transform3D::new(
+                Basis::from_diagonal(s, 1.0, s),
+                Vector3::new(p.origin[0] as f32, 0.0, p.origin[1] as f32),
+            );
+            rs.instance_set_transform(self.instances[i], xf);
+            self.shown[i] = Some(*p);
+        }
+        let t = Vector2::new(pos.x, pos.z);
+        if t != self.last_target {
+            self.last_target = t;
+            if let Some(mat) = self.material.as_mut() {
+                mat.set_shader_parameter(&self.param_target, &t.to_variant());
+            }
+        }
+    }
+
+    #[func]
+    fn on_data_changed(&mut self) {
+        self.height_range = match &self.terrain_data {
+            Some(d) => d.bind().get_height_range(),
+            None => Vector2::ZERO,
+        };
+        let mut rs = RenderingServer::singleton();
+        for (i, p) in self.shown.iter().enumerate() {
+            if let Some(p) = p {
+                rs.instance_set_custom_aabb(self.instances[i], self.piece_aabb(p.kind));
+            }
+        }
+        self.update_material();
+    }
+}
+
+impl TerrainNode {
+    /// Global position and scale of this node (terrain space -> world).
+    fn frame(&self) -> (Vector3, Vector3) {
+        if !self.base().is_inside_tree() {
+            let t = self.base().get_transform();
+            return (t.origin, t.basis.get_scale());
+        }
+        let t = self.base().get_global_transform();
+        (t.origin, t.basis.get_scale())
+    }
+
+    fn reconfigure(&mut self, n: i64, levels: i64, spacing: f64) {
+        match ClipmapConfig::new(n, levels, spacing) {
+            Ok(cfg) => {
+                self.tile_resolution = n;
+                self.levels = levels;
+                self.vertex_spacing = spacing;
+                self.morph_width = self.morph_width.min(n as f64);
+                self.config = cfg;
+                if !self.instances.is_empty() {
+                    self.rebuild();
+                }
+            }
+            Err(e) => godot_error!("TerrainNode.{e}; keeping the previous value"),
+        }
+    }
+
+    /// Box of a piece in its own (scaled) space: its lattice extent and the terrain's height range.
+    fn piece_aabb(&self, kind: PieceKind) -> Aabb {
+        let m = &self.meshes[mesh_index(kind)];
+        let b = m.get_aabb();
+        let (o, s) = self.frame();
+        let lo = self.height_range.x * s.y + o.y - 1.0;
+        let hi = self.height_range.y * s.y + o.y + 1.0;
+        Aabb::new(
+            Vector3::new(b.position.x, lo, b.position.z),
+            Vector3::new(b.size.x, hi - lo, b.size.z),
+        )
+    }
+
+    fn free_instances(&mut self) {
+        let mut rs = RenderingServer::singleton();
+        for rid in self.instances.drain(..) {
+            rs.free_rid(rid);
+        }
+        self.shown.clear();
+    }
+
+    /// Builds the shared meshes and one rendering instance per piece.
+    fn rebuild(&mut self) {
+        self.free_instances();
+        if !self.base().is_inside_tree() {
+            return;
+        }
+        let m = build_meshes(&self.config);
+        self.meshes = vec![
+            array_mesh(&m.tile),
+            array_mesh(&m.cross),
+            array_mesh(&m.filler),
+            array_mesh(&m.trims[0]),
+            array_mesh(&m.trims[1]),
+            array_mesh(&m.trims[2]),
+            array_mesh(&m.trims[3]),
+            array_mesh(&m.seam),
+        ];
+        let Some(world) = self.base().get_world_3d() else {
+            return;
+        };
+        let scenario = world.get_scenario();
+        let mut rs = RenderingServer::singleton();
+        let mat = self
+            .material
+            .as_ref()
+            .map(|m| m.get_rid())
+            .unwrap_or(Rid::Invalid);
+        let count = self.config.piece_count();
+        for _ in 0..count {
+            let i = rs.instance_create();
+            rs.instance_set_scenario(i, scenario);
+            rs.instance_geometry_set_material_override(i, mat);
+            self.instances.push(i);
+        }
+        self.placed = vec![PlacedPiece::default(); count];
+        self.shown = vec![None; count];
+        self.apply_flags();
+        self.update_material();
+        if let Some(p) = self.target_position() {
+            self.place_at(p);
+        }
+    }
+
+    fn apply_flags(&mut self) {
+        let mut rs = RenderingServer::singleton();
+        let shadow = ShadowCastingSetting::from_ord(self.cast_shadow as i32);
+        let visible = self.base().is_inside_tree() && self.base().is_visible_in_tree();
+        for &i in &self.instances {
+            rs.instance_set_layer_mask(i, self.layers);
+            rs.instance_geometry_set_cast_shadows_setting(i, shadow);
+            rs.instance_set_visible(i, visible);
+        }
+    }
+
+    fn update_material(&mut self) {
+        let (o, s) = self.frame();
+        let (tex, size, spacing) = match self.terrain_data.as_mut() {
+            Some(d) => {
+                let mut d = d.bind_mut();
+                (Some(d.get_data_texture()), d.get_size(), d.get_spacing())
+            }
+            None => (None, Vector2i::ZERO, 1.0),
+        };
+        let Some(mat) = self.material.as_mut() else {
+            return;
+        };
+        mat.set_shader_parameter("data_tex", &tex.to_variant());
+        mat.set_shader_parameter(
+            "terrain_size",
+            &Vector2::new(size.x as f32, size.y as f32).to_variant(),
+        );
+        mat.set_shader_parameter("spacing", &(spacing as f32).to_variant());
+        mat.set_shader_parameter("terrain_origin", &o.to_variant());
+        mat.set_shader_parameter("terrain_scale", &s.to_variant());
+        mat.set_shader_parameter("vertex_spacing", &(self.vertex_spacing as f32).to_variant());
+        mat.set_shader_parameter(
+            "tile_resolution",
+            &(self.tile_resolution as f32).to_variant(),
+        );
+        mat.set_shader_parameter("morph_width", &(self.morph_width as f32).to_variant());
+        mat.set_shader_parameter(&self.param_target, &self.last_target.to_variant());
+    }
+
+    fn target_position(&self) -> Option<Vector3> {
+        if !self.target.is_empty() {
+            let n: Gd<Node> = self.base().get_node_or_null(&self.target)?;
+            return n.try_cast::<Node3D>().ok().map(|n| n.get_global_position());
+        }
+        let cam: Option<Gd<Camera3D>> = if Engine::singleton().is_editor_hint() {
+            godot::classes::EditorInterface::singleton()
+                .get_editor_viewport_3d()
+                .and_then(|vp| vp.get_camera_3d())
+        } else {
+            self.base().get_viewport().and_then(|vp| vp.get_camera_3d())
+        };
+        cam.map(|c| c.get_global_position())
+    }
+}
