@@ -10,6 +10,7 @@
 //!   each axis, see `layout`);
 //! - a *seam* of zero-area triangles along the (4N+2)² border joins every odd fine vertex to its two even
 //!   neighbours, which are the coarser level's vertices: the union of all levels has no T-junction.
+//!
 //! Each level is snapped to multiples of its own scale, so vertices never slide over the terrain.
 //! Every quad is split along the same diagonal (low-low to high-high corner) in every mesh and level, which the
 //! shader's geomorphing relies on.
