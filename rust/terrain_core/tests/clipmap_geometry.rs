@@ -3,6 +3,8 @@
 use std::collections::HashMap;
 use terrain_core::clipmap::{build_meshes, layout, ClipmapConfig, PieceKind, PlacedPiece};
 
+type Lattice = (i64, i64);
+
 /// All placed triangles in finest-lattice integer coordinates (x, z); seams once (one winding).
 fn triangles(cfg: &ClipmapConfig, target: [f64; 2]) -> (Vec<[(i64, i64); 3]>, Vec<bool>) {
     let meshes = build_meshes(cfg);
@@ -107,7 +109,7 @@ fn check(n: i64, levels: i64, target: [f64; 2]) {
 
     // Watertight: welded by position, every edge borders exactly two triangles (seams included), except the
     // outer border of the outermost level, which borders one.
-    let mut edges: HashMap<((i64, i64), (i64, i64)), u32> = HashMap::new();
+    let mut edges: HashMap<(Lattice, Lattice), u32> = HashMap::new();
     for t in &tris {
         for (p, q) in [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])] {
             *edges
