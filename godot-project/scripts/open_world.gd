@@ -1,0 +1,40 @@
+extends Node3D
+## Open world on a TerrainNode (geometry clipmap): a 4096² terrain generated at start, a fly camera, and
+## a few fixed viewpoints for the demo renderer.
+
+@export var terrain_size := Vector2i(4096, 4096)
+@export var height := 220.0
+@export var sea_level := -30.0
+
+@onready var terrain: TerrainNode = $TerrainNode
+@onready var fly: Camera3D = $FlyCamera
+
+
+func _ready() -> void:
+	var data := TerrainData.new()
+	data.size = terrain_size
+	data.generate_noise(4096, 1.0 / 700.0, 8, 2.0, 0.5, height, sea_level, TerrainData.NOISE_PERLIN)
+	terrain.terrain_data = data
+	var c := Vector2(terrain_size) * 0.5
+	fly.position = Vector3(c.x, terrain.get_height(c) + 60.0, c.y)
+
+
+## Viewpoints for the demo renderer: low over the ground, a mid-height overview, and a high one.
+func demo_views() -> Array:
+	var views: Array = []
+	var c := Vector2(terrain_size) * 0.5
+	for v in [[Vector2(-300, 200), 6.0, -4.0, 30.0, "Ground"], [Vector2(400, -100), 140.0, -18.0, 200.0, "Overview"], [Vector2(0, 900), 900.0, -40.0, 0.0, "High"]]:
+		var cam := Camera3D.new()
+		cam.name = v[4]
+		cam.far = 12000.0
+		add_child(cam)
+		var p: Vector2 = c + v[0]
+		cam.position = Vector3(p.x, terrain.get_height(p) + v[1], p.y)
+		cam.rotation_degrees = Vector3(v[2], v[3], 0)
+		views.append(cam)
+	return views
+
+
+func prepare_view(cam: Camera3D) -> void:
+	if cam:
+		cam.make_current()

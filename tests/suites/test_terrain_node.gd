@@ -1,0 +1,91 @@
+extends "res://wt_test.gd"
+## TerrainNode from GDScript: contract properties, world-space height queries for a moved and scaled node,
+## statistics, bad input.
+
+
+func _data() -> TerrainData:
+	var t := TerrainData.new()
+	t.size = Vector2i(64, 64)
+	t.generate_noise(3, 0.1, 3, 2.0, 0.5, 6.0, -1e9, 0)
+	return t
+
+
+func test_defaults_and_material() -> void:
+	var tn := TerrainNode.new()
+	check_eq(tn.levels, 7, "levels")
+	check_eq(tn.tile_resolution, 32, "tile_resolution")
+	check_eq(tn.vertex_spacing, 1.0, "vertex_spacing")
+	tn.terrain_data = _data()
+	tree.root.add_child(tn)
+	check(tn.material is ShaderMaterial and tn.material.shader != null, "default material")
+	check(tn.material.get_shader_parameter("data_tex") is Texture2D, "data texture bound")
+	check_eq(tn.get_reach(), 2.0 * 32 * 64, "reach = 2N * finest spacing * 2^(levels-1)")
+	tn.queue_free()
+
+
+func test_height_in_world_space() -> void:
+	var t := _data()
+	var tn := TerrainNode.new()
+	tn.terrain_data = t
+	tn.position = Vector3(100, 5, -20)
+	tn.scale = Vector3(2, 3, 2)
+	tree.root.add_child(tn)
+	var p := Vector2(110.5, -3.0)
+	var local := Vector2((p.x - 100) / 2, (p.y + 20) / 2)
+	check_near(tn.get_height(p), t.get_height(local) * 3 + 5, 1e-4, "moved and scaled node")
+	var n := tn.get_normal(p)
+	var e := 0.01
+	var dx := (tn.get_height(p + Vector2(e, 0)) - tn.get_height(p - Vector2(e, 0))) / (2 * e)
+	var dz := (tn.get_height(p + Vector2(0, e)) - tn.get_height(p - Vector2(0, e))) / (2 * e)
+	check(n.angle_to(Vector3(-dx, 1, -dz).normalized()) < 0.01, "world normal matches the world heights")
+	tn.queue_free()
+
+
+func test_level_stats() -> void:
+	var tn := TerrainNode.new()
+	var stats: Array = tn.get_level_stats()
+	check_eq(stats.size(), 7, "one entry per level")
+	var v := 0
+	var tris := 0
+	for s: Vector2i in stats:
+		v += s.x
+		tris += s.y
+	# Level 0: 16 tiles of 33² vertices (2 * 32² triangles) plus the cross.
+	check(stats[0].x > 16 * 33 * 33 and stats[0].y > 16 * 2 * 32 * 32, "level 0 %s" % stats[0])
+	print("TerrainNode defaults: %d vertices, %d triangles in %d levels; reach %s" % [v, tris, stats.size(), tn.get_reach()])
+	tn.free()
+
+
+func test_bad_input() -> void:
+	var tn := TerrainNode.new()
+	expect_error("tile_resolution must be an even number in [2, 256], got 7")
+	tn.tile_resolution = 7
+	expect_error("tile_resolution must be an even number in [2, 256], got -4")
+	tn.tile_resolution = -4
+	check_eq(tn.tile_resolution, 32, "tile_resolution kept")
+	expect_error("levels must be in [1, 16], got 0")
+	tn.levels = 0
+	expect_error("levels must be in [1, 16], got 1000000")
+	tn.levels = 1000000
+	check_eq(tn.levels, 7, "levels kept")
+	expect_error("vertex_spacing must be a finite number in (0, 10000], got NaN")
+	tn.vertex_spacing = NAN
+	expect_error("vertex_spacing must be a finite number in (0, 10000], got -1")
+	tn.vertex_spacing = -1.0
+	check_eq(tn.vertex_spacing, 1.0, "vertex_spacing kept")
+	expect_error("morph_width must be in [0, tile_resolution = 32], got 40")
+	tn.morph_width = 40.0
+	check(is_nan(tn.get_height(Vector2(1, 1))), "no data: NaN")
+	tn.free()
+
+
+func test_reconfigure_in_tree() -> void:
+	var tn := TerrainNode.new()
+	tn.terrain_data = _data()
+	tree.root.add_child(tn)
+	tn.levels = 3
+	tn.tile_resolution = 8
+	tn.vertex_spacing = 0.5
+	check_eq(tn.get_reach(), 2.0 * 8 * 0.5 * 4, "reach follows the parameters")
+	await tree.process_frame
+	tn.queue_free()
