@@ -79,6 +79,28 @@ func test_bad_input() -> void:
 	tn.free()
 
 
+func test_leaving_and_reentering_the_tree() -> void:
+	var parent := Node3D.new()
+	tree.root.add_child(parent)
+	var tn := TerrainNode.new()
+	tn.terrain_data = _data()
+	check_eq(tn.get_piece_count(), 0, "nothing drawn outside the tree")
+	parent.add_child(tn)
+	var n := tn.get_piece_count()
+	check(n > 0, "pieces drawn in the tree")
+	parent.remove_child(tn)
+	check_eq(tn.get_piece_count(), 0, "freed on leaving")
+	parent.add_child(tn)
+	check_eq(tn.get_piece_count(), n, "drawn again after re-entering")
+	# Moving the node updates the shader's terrain frame.
+	tn.position = Vector3(10, 2, 30)
+	tn.scale = Vector3(2, 2, 2)
+	await tree.process_frame
+	check_eq(tn.material.get_shader_parameter("terrain_origin"), Vector3(10, 2, 30), "terrain_origin follows the node")
+	check_eq(tn.material.get_shader_parameter("terrain_scale"), Vector3(2, 2, 2), "terrain_scale follows the node")
+	parent.queue_free()
+
+
 func test_reconfigure_in_tree() -> void:
 	var tn := TerrainNode.new()
 	tn.terrain_data = _data()

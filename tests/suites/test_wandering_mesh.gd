@@ -137,6 +137,20 @@ func test_vertex_budget() -> void:
 	check_eq(m.get_vertex_count(), 4198401, "a raised budget admits 2049² vertices")
 
 
+func test_height_range_saved_order() -> void:
+	# Files store height_min before height_max: a large height_min must not be refused.
+	var m := WanderingMesh.new()
+	m.height_min = 1000.0
+	m.height_max = 1500.0
+	check_eq(m.height_min, 1000.0, "height_min")
+	check_eq(m.height_max, 1500.0, "height_max")
+	m.height_max = 10.0
+	check_eq(m.height_min, 10.0, "height_min follows a lower height_max")
+	expect_error("height_min must be a finite number, got NaN")
+	m.height_min = NAN
+	check_eq(m.height_min, 10.0, "kept")
+
+
 func test_long_lods_are_cut_like_the_document() -> void:
 	var m := _mesh(2.5, 3, [2, 2, 2, 2, 2])
 	check_eq(m.get_vertex_count(), 427, "only start_subdivision - 1 entries are used")

@@ -77,6 +77,30 @@ func test_data_texture_follows_edits() -> void:
 	s[0].queue_free()
 
 
+func test_culling_box_follows_the_mesh() -> void:
+	var s := _setup()
+	var wt: WanderingTerrain = s[1]
+	await tree.process_frame
+	var mi: MeshInstance3D = wt.get_child(0, true)
+	var before := mi.custom_aabb.size.x
+	var mesh: WanderingMesh = wt.mesh
+	mesh.start_size = mesh.start_size * 3.0
+	await tree.process_frame
+	check(mi.custom_aabb.size.x > 2.5 * before, "box grew with the mesh: %s -> %s" % [before, mi.custom_aabb.size.x])
+	s[0].queue_free()
+
+
+func test_queries_before_entering_the_tree() -> void:
+	var data := TerrainData.new()
+	data.size = Vector2i(16, 16)
+	data.generate_noise(1, 0.2, 2, 2.0, 0.5, 4.0, -1e9, 0)
+	var wt := WanderingTerrain.new()
+	wt.terrain_data = data
+	wt.position = Vector3(5, 0, 7)
+	check_eq(wt.get_height(Vector2(8.5, 9.5)), data.get_height(Vector2(3.5, 2.5)), "local position used outside the tree")
+	wt.free()
+
+
 func test_bad_input() -> void:
 	var s := _setup()
 	var wt: WanderingTerrain = s[1]

@@ -11,6 +11,8 @@ use std::fmt;
 
 /// Default budget of samples (8192²): larger terrains are refused before allocating.
 pub const DEFAULT_SAMPLE_BUDGET: u64 = 8192 * 8192;
+/// Largest side in samples: the data texture must fit Godot's and the GPUs' texture size limit.
+pub const MAX_SIDE: i64 = 16384;
 
 /// A rectangle of samples: x, z, width, depth.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -59,8 +61,8 @@ impl fmt::Display for TerrainDataError {
         match self {
             Self::Size { width, depth, budget } => write!(
                 f,
-                "size must be at least 1 x 1 samples and at most {budget} samples in all (sample_budget), \
-                 got {width} x {depth}"
+                "size must be at least 1 x 1 samples, at most {MAX_SIDE} on a side and at most {budget} samples \
+                 in all (sample_budget), got {width} x {depth}"
             ),
             Self::Spacing(v) => write!(f, "spacing must be a finite number in (0, 1000000], got {v}"),
             Self::HeightsLength { got, want } => {
@@ -81,7 +83,9 @@ impl std::error::Error for TerrainDataError {}
 
 /// Checks a size against the budget.
 pub fn check_size(width: i64, depth: i64, budget: u64) -> Result<(usize, usize), TerrainDataError> {
-    let ok = width >= 1 && depth >= 1 && (width as u128) * (depth as u128) <= u128::from(budget);
+    let ok = (1..=MAX_SIDE).contains(&width)
+        && (1..=MAX_SIDE).contains(&depth)
+        && (width as u128) * (depth as u128) <= u128::from(budget);
     if ok {
         Ok((width as usize, depth as usize))
     } else {

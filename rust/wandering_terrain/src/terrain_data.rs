@@ -111,13 +111,12 @@ impl TerrainData {
     #[constant]
     const NOISE_VALUE: i64 = 3;
 
+    /// The budget applies to later changes of size (it is stored before `size` in saved files, so it is not
+    /// checked against the current size).
     #[func]
     fn set_sample_budget(&mut self, value: i64) {
-        let n = (self.core.width() * self.core.depth()) as i64;
-        if value < n.max(1) {
-            godot_error!(
-                "TerrainData.sample_budget must be >= 1 and >= the current size.x * size.y ({n}), got {value}"
-            );
+        if value < 1 {
+            godot_error!("TerrainData.sample_budget must be >= 1, got {value}");
             return;
         }
         self.sample_budget = value;

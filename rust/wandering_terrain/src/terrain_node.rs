@@ -134,15 +134,6 @@ impl INode3D for TerrainNode {
     }
 
     fn ready(&mut self) {
-        if self.material.is_none() {
-            let mut mat = ShaderMaterial::new_gd();
-            match try_load::<Shader>(DEFAULT_SHADER) {
-                Ok(s) => mat.set_shader(&s),
-                Err(e) => godot_error!("TerrainNode: cannot load {DEFAULT_SHADER}: {e}"),
-            }
-            self.material = Some(mat);
-        }
-        self.rebuild();
         self.base_mut().set_process(true);
     }
 
@@ -155,6 +146,19 @@ impl INode3D for TerrainNode {
     fn on_notification(&mut self, what: godot::classes::notify::Node3DNotification) {
         use godot::classes::notify::Node3DNotification as N;
         match what {
+            // Instances live while the node is in the tree (ready() runs once; a node may re-enter).
+            N::ENTER_TREE => {
+                if self.material.is_none() {
+                    let mut mat = ShaderMaterial::new_gd();
+                    match try_load::<Shader>(DEFAULT_SHADER) {
+                        Ok(s) => mat.set_shader(&s),
+                        Err(e) => godot_error!("TerrainNode: cannot load {DEFAULT_SHADER}: {e}"),
+                    }
+                    self.material = Some(mat);
+                }
+                self.base_mut().set_notify_transform(true);
+                self.rebuild();
+            }
             N::EXIT_TREE => self.free_instances(),
             N::VISIBILITY_CHANGED => {
                 let visible = self.base().is_visible_in_tree();
@@ -163,7 +167,8 @@ impl INode3D for TerrainNode {
                     rs.instance_set_visible(rid, visible);
                 }
             }
-            N::TRANSFORM_CHANGED => self.update_material(),
+            // Origin and scale feed the shader and the pieces' culling boxes.
+            N::TRANSFORM_CHANGED => self.on_data_changed(),
             _ => {}
         }
     }
@@ -295,6 +300,12 @@ impl TerrainNode {
             out.push(Vector2i::new(v, t));
         }
         out
+    }
+
+    /// Number of pieces (rendering instances) currently drawn; 0 outside the scene tree.
+    #[func]
+    fn get_piece_count(&self) -> i64 {
+        self.instances.len() as i64
     }
 
     /// Distance from the target to the nearest edge of the outermost level (world units).

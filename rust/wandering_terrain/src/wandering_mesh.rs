@@ -172,29 +172,27 @@ impl WanderingMesh {
         );
     }
 
+    /// Raises `height_max` too when needed (saved files set `height_min` first).
     #[func]
     fn set_height_min(&mut self, value: f64) {
-        if !value.is_finite() || value > self.height_max {
-            godot_error!(
-                "WanderingMesh.height_min must be finite and <= height_max ({}), got {value}",
-                self.height_max
-            );
+        if !value.is_finite() {
+            godot_error!("WanderingMesh.height_min must be a finite number, got {value}");
             return;
         }
         self.height_min = value;
+        self.height_max = self.height_max.max(value);
         self.update_aabb();
     }
 
+    /// Lowers `height_min` too when needed.
     #[func]
     fn set_height_max(&mut self, value: f64) {
-        if !value.is_finite() || value < self.height_min {
-            godot_error!(
-                "WanderingMesh.height_max must be finite and >= height_min ({}), got {value}",
-                self.height_min
-            );
+        if !value.is_finite() {
+            godot_error!("WanderingMesh.height_max must be a finite number, got {value}");
             return;
         }
         self.height_max = value;
+        self.height_min = self.height_min.min(value);
         self.update_aabb();
     }
 

@@ -98,7 +98,7 @@ impl INode3D for WanderingTerrain {
                 "lods",
                 &PackedInt32Array::from(&[2, 2, 2, 2][..]).to_variant(),
             );
-            self.mesh = Some(m);
+            self.set_mesh(Some(m));
         }
         if self.material.is_none() {
             let mut mat = ShaderMaterial::new_gd();
@@ -147,6 +147,22 @@ impl WanderingTerrain {
 
     #[func]
     fn set_mesh(&mut self, mesh: Option<Gd<WanderingMesh>>) {
+        // The culling box follows the mesh's reach; deferred, since a mesh emits `changed` while it is being
+        // regenerated for this node.
+        let callable = self.base().callable("on_data_changed");
+        if let Some(old) = self.mesh.clone() {
+            let mut old = old.upcast::<godot::classes::Resource>();
+            if old.is_connected("changed", &callable) {
+                old.disconnect("changed", &callable);
+            }
+        }
+        if let Some(new) = mesh.clone() {
+            new.upcast::<godot::classes::Resource>().connect_flags(
+                "changed",
+                &callable,
+                godot::classes::object::ConnectFlags::DEFERRED,
+            );
+        }
         self.mesh = mesh;
         self.sync_instance();
         self.on_data_changed();
@@ -279,7 +295,11 @@ impl WanderingTerrain {
 impl WanderingTerrain {
     /// This node's position on X/Z: the terrain's origin.
     fn origin(&self) -> Vector2 {
-        let p = self.base().get_global_position();
+        let p = if self.base().is_inside_tree() {
+            self.base().get_global_position()
+        } else {
+            self.base().get_position()
+        };
         Vector2::new(p.x, p.z)
     }
 
