@@ -3,6 +3,7 @@
 
 use godot::prelude::*;
 
+mod follow;
 mod terrain_data;
 mod terrain_node;
 mod wandering_mesh;

@@ -1,11 +1,10 @@
 //! `TerrainNode`: renders a TerrainData as a geometry clipmap (layout in `terrain_core::clipmap`).
 
+use crate::follow::{active_camera, relink_changed};
 use crate::terrain_data::TerrainData;
 use godot::classes::mesh::{ArrayType, PrimitiveType};
 use godot::classes::rendering_server::ShadowCastingSetting;
-use godot::classes::{
-    ArrayMesh, Camera3D, Engine, INode3D, Node, Node3D, RenderingServer, Shader, ShaderMaterial,
-};
+use godot::classes::{ArrayMesh, INode3D, Node, Node3D, RenderingServer, Shader, ShaderMaterial};
 use godot::prelude::*;
 use terrain_core::clipmap::{
     build_meshes, layout, ClipmapConfig, PieceKind, PieceMesh, PlacedPiece,
@@ -179,16 +178,7 @@ impl TerrainNode {
     #[func]
     fn set_terrain_data(&mut self, data: Option<Gd<TerrainData>>) {
         let callable = self.base().callable("on_data_changed");
-        if let Some(old) = self.terrain_data.clone() {
-            let mut old = old.upcast::<godot::classes::Resource>();
-            if old.is_connected("changed", &callable) {
-                old.disconnect("changed", &callable);
-            }
-        }
-        if let Some(new) = data.clone() {
-            new.upcast::<godot::classes::Resource>()
-                .connect("changed", &callable);
-        }
+        relink_changed(self.terrain_data.clone(), data.clone(), &callable, false);
         self.terrain_data = data;
         self.on_data_changed();
     }
@@ -500,13 +490,7 @@ impl TerrainNode {
             let n: Gd<Node> = self.base().get_node_or_null(&self.target)?;
             return n.try_cast::<Node3D>().ok().map(|n| n.get_global_position());
         }
-        let cam: Option<Gd<Camera3D>> = if Engine::singleton().is_editor_hint() {
-            godot::classes::EditorInterface::singleton()
-                .get_editor_viewport_3d()
-                .and_then(|vp| vp.get_camera_3d())
-        } else {
-            self.base().get_viewport().and_then(|vp| vp.get_camera_3d())
-        };
+        let cam = active_camera(&self.to_gd().upcast());
         cam.map(|c| c.get_global_position())
     }
 }

@@ -1,10 +1,11 @@
 //! `WanderingTerrain`: document 000's follow logic. Places a WanderingMesh in front of the camera each frame
 //! and feeds the wandering terrain shader (placement maths in `terrain_core::wandering_terrain`).
 
+use crate::follow::{active_camera, relink_changed};
 use crate::terrain_data::TerrainData;
 use crate::wandering_mesh::WanderingMesh;
 use godot::classes::{
-    Camera3D, Engine, GeometryInstance3D, INode3D, Material, MeshInstance3D, Node, Node3D, Shader,
+    Camera3D, GeometryInstance3D, INode3D, Material, MeshInstance3D, Node, Node3D, Shader,
     ShaderMaterial,
 };
 use godot::prelude::*;
@@ -131,16 +132,7 @@ impl WanderingTerrain {
     #[func]
     fn set_terrain_data(&mut self, data: Option<Gd<TerrainData>>) {
         let callable = self.base().callable("on_data_changed");
-        if let Some(old) = self.terrain_data.clone() {
-            let mut old = old.upcast::<godot::classes::Resource>();
-            if old.is_connected("changed", &callable) {
-                old.disconnect("changed", &callable);
-            }
-        }
-        if let Some(new) = data.clone() {
-            new.upcast::<godot::classes::Resource>()
-                .connect("changed", &callable);
-        }
+        relink_changed(self.terrain_data.clone(), data.clone(), &callable, false);
         self.terrain_data = data;
         self.on_data_changed();
     }
@@ -150,19 +142,7 @@ impl WanderingTerrain {
         // The culling box follows the mesh's reach; deferred, since a mesh emits `changed` while it is being
         // regenerated for this node.
         let callable = self.base().callable("on_data_changed");
-        if let Some(old) = self.mesh.clone() {
-            let mut old = old.upcast::<godot::classes::Resource>();
-            if old.is_connected("changed", &callable) {
-                old.disconnect("changed", &callable);
-            }
-        }
-        if let Some(new) = mesh.clone() {
-            new.upcast::<godot::classes::Resource>().connect_flags(
-                "changed",
-                &callable,
-                godot::classes::object::ConnectFlags::DEFERRED,
-            );
-        }
+        relink_changed(self.mesh.clone(), mesh.clone(), &callable, true);
         self.mesh = mesh;
         self.sync_instance();
         self.on_data_changed();
@@ -336,12 +316,6 @@ impl WanderingTerrain {
                 .get_node_or_null(&self.camera)
                 .and_then(|n: Gd<Node>| n.try_cast::<Camera3D>().ok());
         }
-        if Engine::singleton().is_editor_hint() {
-            let ei = godot::classes::EditorInterface::singleton();
-            if let Some(vp) = ei.get_editor_viewport_3d() {
-                return vp.get_camera_3d();
-            }
-        }
-        self.base().get_viewport().and_then(|vp| vp.get_camera_3d())
+        active_camera(&self.to_gd().upcast())
     }
 }
