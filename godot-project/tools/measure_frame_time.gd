@@ -1,6 +1,8 @@
 extends SceneTree
-## Frame time of the main demo scene: `cargo xtask demo --measure` (runs under Xvfb when there is no display).
-## Warms up, then prints the median and mean wall time per drawn frame for each view.
+## Frame time of the terrain demo scenes: `cargo xtask demo --measure` (runs under Xvfb when there is no
+## display). Warms up, then prints the median and mean wall time per drawn frame for each view.
+
+const SCENES := ["res://scenes/wandering_terrain.tscn", "res://scenes/open_world.tscn"]
 
 
 func _initialize() -> void:
@@ -8,7 +10,13 @@ func _initialize() -> void:
 
 
 func _run() -> void:
-	var scene: Node = load("res://scenes/wandering_terrain.tscn").instantiate()
+	for path in SCENES:
+		await _measure(path)
+	quit(0)
+
+
+func _measure(path: String) -> void:
+	var scene: Node = load(path).instantiate()
 	root.add_child(scene)
 	var size := root.get_visible_rect().size
 	for cam in scene.call("demo_views"):
@@ -24,6 +32,7 @@ func _run() -> void:
 		var mean := 0.0
 		for t in times:
 			mean += t
-		print("frametime %s at %dx%d (%s): median %.1f ms, mean %.1f ms per frame" % [
-			cam.name, size.x, size.y, RenderingServer.get_current_rendering_driver_name(), times[30], mean / times.size()])
-	quit(0)
+		print("frametime %s %s at %dx%d (%s): median %.1f ms, mean %.1f ms per frame" % [
+			path.get_file().get_basename(), cam.name, size.x, size.y, RenderingServer.get_current_rendering_driver_name(), times[30], mean / times.size()])
+	scene.queue_free()
+	await process_frame

@@ -3,7 +3,7 @@
 //! - `build [--release]`   build the extension and lay out `addons/wandering_terrain/` (library + shaders)
 //! - `test`                Rust tests, Godot suites (headless), runner self-test, render tests (both renderers)
 //! - `demo [--renderer R] [--png | --measure]` open the demo in Godot; without a display (or with `--png`)
-//!   render each demo view to PNG; `--measure` prints the main demo's frame times
+//!   render each demo view to PNG; `--measure` prints the terrain demos' frame times
 //! - `bench [--quick]`     criterion benches for terrain_core and the Godot-side bench scripts
 //! - `godot -- ARGS…`      run the provisioned Godot with ARGS (handy for debugging)
 
