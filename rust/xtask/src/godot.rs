@@ -345,8 +345,27 @@ pub struct Xvfb {
 
 impl Drop for Xvfb {
     fn drop(&mut self) {
-        let _ = self.child.kill();
+        // SIGTERM lets Xvfb remove its lock file and socket (SIGKILL would leave them behind).
+        let _ = Command::new("kill")
+            .arg(self.child.id().to_string())
+            .status();
         let _ = self.child.wait();
+    }
+}
+
+/// A display whose lock names a process that no longer runs is free again: remove its leftovers.
+fn clear_stale(n: u32) {
+    let lock = format!("/tmp/.X{n}-lock");
+    let Ok(text) = std::fs::read_to_string(&lock) else {
+        return;
+    };
+    let alive = text
+        .trim()
+        .parse::<u32>()
+        .is_ok_and(|pid| Path::new(&format!("/proc/{pid}")).exists());
+    if !alive {
+        let _ = std::fs::remove_file(&lock);
+        let _ = std::fs::remove_file(format!("/tmp/.X11-unix/X{n}"));
     }
 }
 
@@ -384,6 +403,7 @@ pub fn start_xvfb() -> Result<Xvfb, String> {
         }
     }
     for n in 90..130 {
+        clear_stale(n);
         let sock = format!("/tmp/.X11-unix/X{n}");
         let lock = format!("/tmp/.X{n}-lock");
         if Path::new(&sock).exists() || Path::new(&lock).exists() {
