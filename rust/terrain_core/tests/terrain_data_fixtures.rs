@@ -20,6 +20,17 @@ fn floats(v: &serde_json::Value) -> Vec<f32> {
         .collect()
 }
 
+/// The fixture case's heights as a terrain with the given spacing.
+fn terrain(case: &serde_json::Value, spacing: f64) -> TerrainData {
+    let size: Vec<usize> = case["size"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap() as usize)
+        .collect();
+    TerrainData::from_heights(size[0], size[1], spacing, floats(&case["heights"])).unwrap()
+}
+
 #[test]
 fn slopes_and_heights_match_document() {
     let f = fixtures();
@@ -27,14 +38,7 @@ fn slopes_and_heights_match_document() {
     assert!(cases.len() >= 3);
     for case in cases {
         let name = case["name"].as_str().unwrap();
-        let size: Vec<usize> = case["size"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_u64().unwrap() as usize)
-            .collect();
-        let heights = floats(&case["heights"]);
-        let t = TerrainData::from_heights(size[0], size[1], 1.0, heights.clone()).unwrap();
+        let t = terrain(case, 1.0);
         let (lo, hi) = t.height_range();
         let tol = 1e-5 * (hi - lo).max(1.0);
 
@@ -80,15 +84,8 @@ fn slopes_and_heights_match_document() {
 fn spacing_scales_positions_not_maths() {
     let f = fixtures();
     let case = &f["cases"][1];
-    let size: Vec<usize> = case["size"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_u64().unwrap() as usize)
-        .collect();
-    let heights = floats(&case["heights"]);
-    let one = TerrainData::from_heights(size[0], size[1], 1.0, heights.clone()).unwrap();
-    let four = TerrainData::from_heights(size[0], size[1], 4.0, heights).unwrap();
+    let one = terrain(case, 1.0);
+    let four = terrain(case, 4.0);
     for &(x, z) in &[(3.3, 7.1), (10.0, 10.0), (0.2, 31.9), (-3.0, 40.0)] {
         assert_eq!(one.height_at(x, z), four.height_at(x * 4.0, z * 4.0));
         let (a, b) = (one.normal_at(x, z), four.normal_at(x * 4.0, z * 4.0));
