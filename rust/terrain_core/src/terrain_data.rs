@@ -124,6 +124,17 @@ pub struct TerrainData {
     spacing: f64,
     heights: Vec<f32>,
     data: Vec<[f32; 3]>,
+    /// Lowest and highest height, kept current by edits: the nodes ask for it on every change.
+    range: (f32, f32),
+}
+
+/// Lowest and highest value, (INF, -INF) for none.
+fn min_max(values: &[f32]) -> (f32, f32) {
+    values
+        .iter()
+        .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &h| {
+            (lo.min(h), hi.max(h))
+        })
 }
 
 impl TerrainData {
@@ -161,12 +172,14 @@ impl TerrainData {
                 d: depth,
             },
         );
+        let range = min_max(&heights);
         Ok(Self {
             width,
             depth,
             spacing,
             heights,
             data,
+            range,
         })
     }
 
@@ -256,10 +269,20 @@ impl TerrainData {
             });
         }
         check_finite("values", values)?;
+        // Only when an edit overwrites the lowest or highest sample can the range shrink: then rescan.
+        let (lo, hi) = self.range;
+        let mut lost_extreme = false;
         for (row, z) in (r.z..r.z + r.d).enumerate() {
-            self.heights[z * self.width + r.x..z * self.width + r.x + r.w]
-                .copy_from_slice(&values[row * r.w..(row + 1) * r.w]);
+            let dst = &mut self.heights[z * self.width + r.x..z * self.width + r.x + r.w];
+            lost_extreme |= dst.iter().any(|&h| h == lo || h == hi);
+            dst.copy_from_slice(&values[row * r.w..(row + 1) * r.w]);
         }
+        let (vlo, vhi) = min_max(values);
+        self.range = if lost_extreme {
+            min_max(&self.heights)
+        } else {
+            (lo.min(vlo), hi.max(vhi))
+        };
         let grown = self.grow(r);
         slope_pass(&self.heights, self.width, self.depth, &mut self.data, grown);
         Ok(grown)
@@ -330,16 +353,10 @@ impl TerrainData {
 
     /// Lowest and highest height (0, 0 for no samples).
     pub fn height_range(&self) -> (f32, f32) {
-        let mut lo = f32::INFINITY;
-        let mut hi = f32::NEG_INFINITY;
-        for &h in &self.heights {
-            lo = lo.min(h);
-            hi = hi.max(h);
-        }
-        if lo > hi {
+        if self.range.0 > self.range.1 {
             (0.0, 0.0)
         } else {
-            (lo, hi)
+            self.range
         }
     }
 }
@@ -399,7 +416,15 @@ mod tests {
         );
         let full = TerrainData::from_heights(7, 5, 1.0, t.heights().to_vec()).unwrap();
         assert_eq!(t.data(), full.data());
+        assert_eq!(t.height_range(), full.height_range());
         assert_eq!(t.heights_region(r), vec![9.0, 8.0, 7.0, 6.0, 5.0, 4.0]);
+        // Overwriting the highest and the lowest samples shrinks the range.
+        let whole = t.region(0, 0, 7, 5).unwrap();
+        t.set_heights_region(whole, &[1.5; 35]).unwrap();
+        assert_eq!(t.height_range(), (1.5, 1.5));
+        t.set_heights_region(t.region(3, 3, 1, 1).unwrap(), &[-4.0])
+            .unwrap();
+        assert_eq!(t.height_range(), (-4.0, 1.5));
     }
 
     #[test]
