@@ -577,27 +577,22 @@ impl TerrainData {
         let same_size = t.width() == self.core.width() && t.depth() == self.core.depth();
         self.core = t;
         self.size = self.get_size();
-        let all = Region {
-            x: 0,
-            z: 0,
-            w: self.core.width(),
-            d: self.core.depth(),
-        };
-        if same_size {
-            self.update_texture_region(all);
-        } else {
-            let (w, d) = (all.w as i32, all.d as i32);
-            let bytes = data_bytes(self.core.data());
-            if let Some(img) = self.image.as_mut() {
-                img.set_data(w, d, false, Format::RGBF, &bytes);
-            }
-            if let (Some(tex), Some(img)) = (self.texture.as_mut(), self.image.as_ref()) {
+        let (w, d) = (self.core.width() as i32, self.core.depth() as i32);
+        // The whole data changed: write it into the kept image once (no patch + blit).
+        if let Some(img) = self.image.as_mut() {
+            img.set_data(w, d, false, Format::RGBF, &data_bytes(self.core.data()));
+        }
+        if let (Some(tex), Some(img)) = (self.texture.as_mut(), self.image.as_ref()) {
+            if same_size {
+                tex.update(img);
+            } else {
                 // A new size needs new GPU storage; set_image keeps the same ImageTexture object.
                 tex.set_image(img);
             }
         }
         self.base_mut().emit_changed();
-        self.signals().region_changed().emit(rect_of(all));
+        let all = Rect2i::new(Vector2i::ZERO, Vector2i::new(w, d));
+        self.signals().region_changed().emit(all);
     }
 
     /// Copies a rectangle of the derived data into the kept image and re-uploads the texture.
