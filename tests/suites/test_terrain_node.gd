@@ -16,9 +16,18 @@ func test_defaults_and_material() -> void:
 	check_eq(tn.tile_resolution, 32, "tile_resolution")
 	check_eq(tn.vertex_spacing, 1.0, "vertex_spacing")
 	tn.terrain_data = _data()
+	var cam := Camera3D.new()
+	tree.root.add_child(cam)
+	cam.make_current()
 	tree.root.add_child(tn)
 	check(tn.material is ShaderMaterial and tn.material.shader != null, "default material")
-	check(tn.material.get_shader_parameter("data_tex") is Texture2D, "data texture bound")
+	var tex = tn.material.get_shader_parameter("clipmap_data")
+	check(tex is Texture2DArray, "clipmap data texture bound")
+	if tex is Texture2DArray:
+		# One layer per level plus the fine layer, each 4N + 6 texels wide, whatever the terrain's size.
+		check_eq(tex.get_layers(), 8, "layers")
+		check_eq(tex.get_width(), 134, "window")
+	cam.queue_free()
 	check_eq(tn.get_reach(), 2.0 * 32 * 64, "reach = 2N * finest spacing * 2^(levels-1)")
 	tn.queue_free()
 

@@ -32,13 +32,13 @@ fn bench(c: &mut Criterion) {
                 t.heights(),
                 n,
                 n,
-                &mut data,
                 Region {
                     x: 0,
                     z: 0,
                     w: n,
                     d: n,
                 },
+                &mut data,
             )
         })
     });

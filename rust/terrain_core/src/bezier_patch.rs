@@ -31,19 +31,29 @@ fn bernstein_deriv(t: f32) -> [f32; 3] {
     [3.0 * m * m, 6.0 * t * m, 3.0 * t * t]
 }
 
-/// The four corner samples of the patch containing sample-space point `s`, and the local parameters.
+/// A sample of the patch's data: (height, slope x, slope z), slopes being the height change over a third
+/// of a sample (the control point offset).
+pub type Texel = [f32; 3];
+
+/// Splits a sample-space point into the patch's lower corner index and the local parameters (t_u, t_v).
+/// `as i64` saturates, so huge coordinates clamp instead of overflowing.
+#[inline(always)]
+pub fn locate(sx: f64, sz: f64) -> ([i64; 2], f32, f32) {
+    let (fx, fz) = (sx.floor(), sz.floor());
+    ([fx as i64, fz as i64], (sx - fx) as f32, (sz - fz) as f32)
+}
+
+/// The four corner samples (lower x/lower z, upper x/lower z, lower x/upper z, upper x/upper z) of the
+/// patch containing sample-space point `s` in a `width * depth` grid, indices clamped to the grid per axis.
 #[inline(always)]
 fn corners(
-    data: &[[f32; 3]],
+    data: &[Texel],
     width: usize,
     depth: usize,
     sx: f64,
     sz: f64,
-) -> ([[f32; 3]; 4], f32, f32) {
-    let (fx, fz) = (sx.floor(), sz.floor());
-    let (tu, tv) = ((sx - fx) as f32, (sz - fz) as f32);
-    // `as i64` saturates, so huge coordinates clamp instead of overflowing.
-    let (ix, iz) = (fx as i64, fz as i64);
+) -> ([Texel; 4], f32, f32) {
+    let ([ix, iz], tu, tv) = locate(sx, sz);
     let cx = |i: i64| i.clamp(0, width as i64 - 1) as usize;
     let cz = |i: i64| i.clamp(0, depth as i64 - 1) as usize;
     let (x0, x1, z0, z1) = (
@@ -66,9 +76,9 @@ fn corners(
 
 /// The 16 control heights, rows along Z (see module docs).
 #[inline(always)]
-fn control(c: &[[f32; 3]; 4]) -> [[f32; 4]; 4] {
+fn control(c: &[Texel; 4]) -> [[f32; 4]; 4] {
     let [p00, p10, p01, p11] = *c;
-    let row = |a: [f32; 3], b: [f32; 3], dz_a: f32, dz_b: f32| {
+    let row = |a: Texel, b: Texel, dz_a: f32, dz_b: f32| {
         let (ha, hb) = (a[0] + dz_a, b[0] + dz_b);
         [ha, ha + a[1], hb - b[1], hb]
     };
@@ -80,12 +90,10 @@ fn control(c: &[[f32; 3]; 4]) -> [[f32; 4]; 4] {
     ]
 }
 
-/// Height at sample-space point (sx, sz) (= world position / spacing - 0.5). `data` is (height, slope x,
-/// slope z) per sample, row-major, `width * depth` long.
+/// Height of the patch with corners `c` (see `corners`) at local parameters (tu, tv).
 #[inline]
-pub fn height(data: &[[f32; 3]], width: usize, depth: usize, sx: f64, sz: f64) -> f32 {
-    let (c, tu, tv) = corners(data, width, depth, sx, sz);
-    let k = control(&c);
+pub fn height_in_patch(c: &[Texel; 4], tu: f32, tv: f32) -> f32 {
+    let k = control(c);
     let (bu, bv) = (bernstein(tu), bernstein(tv));
     let mut h = 0.0;
     for r in 0..4 {
@@ -94,17 +102,10 @@ pub fn height(data: &[[f32; 3]], width: usize, depth: usize, sx: f64, sz: f64) -
     h
 }
 
-/// Height and its derivatives along X and Z, per sample unit, at sample-space point (sx, sz).
+/// Height and its derivatives along X and Z (per sample unit) of the patch with corners `c` at (tu, tv).
 #[inline]
-pub fn height_and_gradient(
-    data: &[[f32; 3]],
-    width: usize,
-    depth: usize,
-    sx: f64,
-    sz: f64,
-) -> (f32, f32, f32) {
-    let (c, tu, tv) = corners(data, width, depth, sx, sz);
-    let k = control(&c);
+pub fn gradient_in_patch(c: &[Texel; 4], tu: f32, tv: f32) -> (f32, f32, f32) {
+    let k = control(c);
     let (bu, bv) = (bernstein(tu), bernstein(tv));
     let (du, dv) = (bernstein_deriv(tu), bernstein_deriv(tv));
     // Curves along X for each Z row, evaluated and differentiated in u.
@@ -121,6 +122,27 @@ pub fn height_and_gradient(
         + dv[1] * (along[2] - along[1])
         + dv[2] * (along[3] - along[2]);
     (h, hu, hv)
+}
+
+/// Height at sample-space point (sx, sz) (= world position / spacing - 0.5) of a grid of texels, row-major,
+/// `width * depth` long.
+#[inline]
+pub fn height(data: &[Texel], width: usize, depth: usize, sx: f64, sz: f64) -> f32 {
+    let (c, tu, tv) = corners(data, width, depth, sx, sz);
+    height_in_patch(&c, tu, tv)
+}
+
+/// Height and its derivatives along X and Z, per sample unit, at sample-space point (sx, sz) of a grid.
+#[inline]
+pub fn height_and_gradient(
+    data: &[Texel],
+    width: usize,
+    depth: usize,
+    sx: f64,
+    sz: f64,
+) -> (f32, f32, f32) {
+    let (c, tu, tv) = corners(data, width, depth, sx, sz);
+    gradient_in_patch(&c, tu, tv)
 }
 
 /// Unit normal from derivatives per world unit: the document's cross(dV, dU) = (-dh/dx, 1, -dh/dz).

@@ -1,12 +1,14 @@
-//! A heightfield and its derived data (document 000's "terrain data": height, slope x, slope z per sample).
+//! A heightfield and its derived data (the "terrain data" of camera-following LOD rings with Bézier-patch
+//! heights: height, slope x, slope z per sample).
 //!
-//! Heights are `f32`, row-major (`index = z * width + x`), sample (x, z) at world
+//! Only the heights are stored (4 bytes a sample); the slopes are derived where they are needed (`texel`,
+//! `slope_pass`), so no full-size copy of derived data is kept. Heights are `f32`, row-major (`index = z * width + x`), sample (x, z) at world
 //! `((x + 0.5) * spacing, (z + 0.5) * spacing)`. The slope pass is document 000's: from the neighbours
 //! (clamped to the sample itself at the edges) `n = normalize(dX, 2, dZ)`, `n.y *= -3`, slope = `n.xz / n.y`.
 //! The normalisation cancels, so slope x = `(h[x+1] - h[x-1]) / 6` and likewise in z: the central difference
 //! per sample scaled to a third of a sample, the offset of the Bézier control points.
 
-use crate::bezier_patch;
+use crate::bezier_patch::{self, Texel};
 use std::fmt;
 
 /// Default budget of samples (8192²): larger terrains are refused before allocating.
@@ -26,6 +28,25 @@ pub struct Region {
 impl Region {
     pub fn is_empty(&self) -> bool {
         self.w == 0 || self.d == 0
+    }
+
+    /// The smallest region holding both (edits accumulated between two frames).
+    pub fn union(self, other: Region) -> Region {
+        if self.is_empty() {
+            return other;
+        }
+        if other.is_empty() {
+            return self;
+        }
+        let (x0, z0) = (self.x.min(other.x), self.z.min(other.z));
+        let x1 = (self.x + self.w).max(other.x + other.w);
+        let z1 = (self.z + self.d).max(other.z + other.d);
+        Region {
+            x: x0,
+            z: z0,
+            w: x1 - x0,
+            d: z1 - z0,
+        }
     }
 }
 
@@ -116,14 +137,13 @@ pub fn check_finite(property: &'static str, values: &[f32]) -> Result<(), Terrai
     }
 }
 
-/// The heightfield plus its derived (height, slope x, slope z) data, always kept in step.
+/// The heightfield; (height, slope x, slope z) texels are derived on demand.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TerrainData {
     width: usize,
     depth: usize,
     spacing: f64,
     heights: Vec<f32>,
-    data: Vec<[f32; 3]>,
     /// Lowest and highest height, kept current by edits: the nodes ask for it on every change.
     range: (f32, f32),
 }
@@ -144,7 +164,7 @@ impl TerrainData {
             .expect("flat terrain is valid")
     }
 
-    /// Takes heights (validated: length and finiteness) and computes the derived data.
+    /// Takes heights (validated: length and finiteness).
     pub fn from_heights(
         width: usize,
         depth: usize,
@@ -159,26 +179,12 @@ impl TerrainData {
         }
         check_finite("heights", &heights)?;
         let spacing = check_spacing(spacing)?;
-        let mut data = vec![[0.0; 3]; heights.len()];
-        slope_pass(
-            &heights,
-            width,
-            depth,
-            &mut data,
-            Region {
-                x: 0,
-                z: 0,
-                w: width,
-                d: depth,
-            },
-        );
         let range = min_max(&heights);
         Ok(Self {
             width,
             depth,
             spacing,
             heights,
-            data,
             range,
         })
     }
@@ -195,9 +201,51 @@ impl TerrainData {
     pub fn heights(&self) -> &[f32] {
         &self.heights
     }
-    /// (height, slope x, slope z) per sample: document 000's data texture.
-    pub fn data(&self) -> &[[f32; 3]] {
-        &self.data
+    /// The whole terrain as a region.
+    pub fn all(&self) -> Region {
+        Region {
+            x: 0,
+            z: 0,
+            w: self.width,
+            d: self.depth,
+        }
+    }
+
+    /// (height, slope x, slope z) of sample (x, z), indices clamped to the grid: the slope pass for one
+    /// sample (neighbours beyond the edge are the sample itself).
+    #[inline(always)]
+    pub fn texel(&self, x: i64, z: i64) -> Texel {
+        let (wl, dl) = (self.width as i64 - 1, self.depth as i64 - 1);
+        let (x, z) = (x.clamp(0, wl), z.clamp(0, dl));
+        let at = |x: i64, z: i64| self.heights[z as usize * self.width + x as usize];
+        let h = at(x, z);
+        let sx = (at((x + 1).min(wl), z) - at((x - 1).max(0), z)) / 6.0;
+        let sz = (at(x, (z + 1).min(dl)) - at(x, (z - 1).max(0))) / 6.0;
+        [h, sx, sz]
+    }
+
+    /// Texels of a region, row-major (what a data texture of that region holds).
+    pub fn texels_region(&self, r: Region) -> Vec<Texel> {
+        let mut out = vec![[0.0; 3]; r.w * r.d];
+        slope_pass(&self.heights, self.width, self.depth, r, &mut out);
+        out
+    }
+
+    /// The four corner texels of the patch at sample-space point (sx, sz), and its local parameters.
+    #[inline(always)]
+    fn patch(&self, sx: f64, sz: f64) -> ([Texel; 4], f32, f32) {
+        let ([ix, iz], tu, tv) = bezier_patch::locate(sx, sz);
+        let (ix1, iz1) = (ix.saturating_add(1), iz.saturating_add(1));
+        (
+            [
+                self.texel(ix, iz),
+                self.texel(ix1, iz),
+                self.texel(ix, iz1),
+                self.texel(ix1, iz1),
+            ],
+            tu,
+            tv,
+        )
     }
     pub fn into_heights(self) -> Vec<f32> {
         self.heights
@@ -255,8 +303,8 @@ impl TerrainData {
         out
     }
 
-    /// Replaces the heights of a region and updates the derived data where it changed. Returns the region
-    /// of derived data that changed (the region grown by one sample: neighbours' slopes depend on it).
+    /// Replaces the heights of a region. Returns the region of derived data that changed (the region grown
+    /// by one sample: neighbours' slopes depend on it).
     pub fn set_heights_region(
         &mut self,
         r: Region,
@@ -283,9 +331,7 @@ impl TerrainData {
         } else {
             (lo.min(vlo), hi.max(vhi))
         };
-        let grown = self.grow(r);
-        slope_pass(&self.heights, self.width, self.depth, &mut self.data, grown);
-        Ok(grown)
+        Ok(self.grow(r))
     }
 
     fn grow(&self, r: Region) -> Region {
@@ -312,13 +358,21 @@ impl TerrainData {
         if !(x.is_finite() && z.is_finite()) {
             return f32::NAN;
         }
-        bezier_patch::height(
-            &self.data,
-            self.width,
-            self.depth,
-            x / self.spacing - 0.5,
-            z / self.spacing - 0.5,
-        )
+        let (c, tu, tv) = self.patch(x / self.spacing - 0.5, z / self.spacing - 0.5);
+        bezier_patch::height_in_patch(&c, tu, tv)
+    }
+
+    /// Height and its derivatives along X and Z per terrain-space unit at terrain position (x, z); NaN for
+    /// a non-finite position.
+    #[inline]
+    pub fn height_and_gradient_at(&self, x: f64, z: f64) -> (f32, f32, f32) {
+        if !(x.is_finite() && z.is_finite()) {
+            return (f32::NAN, f32::NAN, f32::NAN);
+        }
+        let (c, tu, tv) = self.patch(x / self.spacing - 0.5, z / self.spacing - 0.5);
+        let (h, hu, hv) = bezier_patch::gradient_in_patch(&c, tu, tv);
+        let s = self.spacing as f32;
+        (h, hu / s, hv / s)
     }
 
     /// Unit normal at world position (x, z) from the patch derivatives; (NaN, NaN, NaN) for a non-finite
@@ -327,15 +381,8 @@ impl TerrainData {
         if !(x.is_finite() && z.is_finite()) {
             return [f32::NAN; 3];
         }
-        let (_, hu, hv) = bezier_patch::height_and_gradient(
-            &self.data,
-            self.width,
-            self.depth,
-            x / self.spacing - 0.5,
-            z / self.spacing - 0.5,
-        );
-        let s = self.spacing as f32;
-        bezier_patch::normal_from_gradient(hu / s, hv / s)
+        let (_, gx, gz) = self.height_and_gradient_at(x, z);
+        bezier_patch::normal_from_gradient(gx, gz)
     }
 
     /// Heights at many world positions (x, z pairs), in parallel.
@@ -361,14 +408,19 @@ impl TerrainData {
     }
 }
 
-/// Document 000's slope pass over a region of `data` (rows in parallel for large regions).
-pub fn slope_pass(heights: &[f32], width: usize, depth: usize, data: &mut [[f32; 3]], r: Region) {
+/// The slope pass over a region: writes the texels of region `r` into `out` (`r.w * r.d`, row-major);
+/// rows in parallel for large regions.
+pub fn slope_pass(heights: &[f32], width: usize, depth: usize, r: Region, out: &mut [Texel]) {
     use rayon::prelude::*;
-    let row = |z: usize, out: &mut [[f32; 3]]| {
+    assert_eq!(out.len(), r.w * r.d, "slope_pass output length");
+    if r.is_empty() {
+        return;
+    }
+    let row = |z: usize, out: &mut [Texel]| {
         let base = z * width;
         let up = if z > 0 { base - width } else { base };
         let down = if z + 1 < depth { base + width } else { base };
-        for x in r.x..r.x + r.w {
+        for (o, x) in out.iter_mut().zip(r.x..r.x + r.w) {
             let h = heights[base + x];
             let hmx = if x > 0 { heights[base + x - 1] } else { h };
             let hpx = if x + 1 < width {
@@ -377,19 +429,18 @@ pub fn slope_pass(heights: &[f32], width: usize, depth: usize, data: &mut [[f32;
                 h
             };
             let (hmz, hpz) = (heights[up + x], heights[down + x]);
-            out[x] = [h, (hpx - hmx) / 6.0, (hpz - hmz) / 6.0];
+            *o = [h, (hpx - hmx) / 6.0, (hpz - hmz) / 6.0];
         }
     };
-    let rows = &mut data[r.z * width..(r.z + r.d) * width];
     // Small regions (brush strokes) are not worth waking the thread pool for.
     if r.w * r.d >= 64 * 1024 {
-        rows.par_chunks_mut(width)
+        out.par_chunks_mut(r.w)
             .enumerate()
-            .for_each(|(i, out)| row(r.z + i, out));
+            .for_each(|(i, o)| row(r.z + i, o));
     } else {
-        rows.chunks_mut(width)
+        out.chunks_mut(r.w)
             .enumerate()
-            .for_each(|(i, out)| row(r.z + i, out));
+            .for_each(|(i, o)| row(r.z + i, o));
     }
 }
 
@@ -415,8 +466,13 @@ mod tests {
             }
         );
         let full = TerrainData::from_heights(7, 5, 1.0, t.heights().to_vec()).unwrap();
-        assert_eq!(t.data(), full.data());
         assert_eq!(t.height_range(), full.height_range());
+        // texels_region is the slope pass over the region.
+        let texels = t.texels_region(grown);
+        for (i, tx) in texels.iter().enumerate() {
+            let (x, z) = (grown.x + i % grown.w, grown.z + i / grown.w);
+            assert_eq!(*tx, t.texel(x as i64, z as i64));
+        }
         assert_eq!(t.heights_region(r), vec![9.0, 8.0, 7.0, 6.0, 5.0, 4.0]);
         // Overwriting the highest and the lowest samples shrinks the range.
         let whole = t.region(0, 0, 7, 5).unwrap();

@@ -26,10 +26,24 @@ pub fn relink_changed<T, U>(
     T: Inherits<Resource>,
     U: Inherits<Resource>,
 {
+    relink("changed", old, new, callable, deferred);
+}
+
+/// Moves `callable`'s connection to `signal` from `old` to `new`.
+pub fn relink<T, U>(
+    signal: &str,
+    old: Option<Gd<T>>,
+    new: Option<Gd<U>>,
+    callable: &Callable,
+    deferred: bool,
+) where
+    T: Inherits<Resource>,
+    U: Inherits<Resource>,
+{
     if let Some(old) = old {
         let mut old = old.upcast::<Resource>();
-        if old.is_connected("changed", callable) {
-            old.disconnect("changed", callable);
+        if old.is_connected(signal, callable) {
+            old.disconnect(signal, callable);
         }
     }
     if let Some(new) = new {
@@ -39,6 +53,6 @@ pub fn relink_changed<T, U>(
             ConnectFlags::default()
         };
         new.upcast::<Resource>()
-            .connect_flags("changed", callable, flags);
+            .connect_flags(signal, callable, flags);
     }
 }

@@ -3,6 +3,7 @@
 
 use godot::prelude::*;
 
+mod clipmap_data;
 mod follow;
 mod terrain_data;
 mod terrain_node;

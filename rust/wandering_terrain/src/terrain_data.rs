@@ -217,8 +217,8 @@ impl TerrainData {
     fn get_data_image(&mut self) -> Gd<Image> {
         if self.image.is_none() {
             let (w, d) = (self.core.width() as i32, self.core.depth() as i32);
-            self.image =
-                Image::create_from_data(w, d, false, Format::RGBF, &data_bytes(self.core.data()));
+            let all = self.core.texels_region(self.core.all());
+            self.image = Image::create_from_data(w, d, false, Format::RGBF, &data_bytes(&all));
         }
         self.image.clone().expect("data image")
     }
@@ -529,6 +529,11 @@ impl TerrainData {
 }
 
 impl TerrainData {
+    /// The engine-free terrain (for the nodes that draw it).
+    pub fn core(&self) -> &core::TerrainData {
+        &self.core
+    }
+
     fn region(&self, r: Rect2i) -> Option<Region> {
         let res = self.core.region(
             i64::from(r.position.x),
@@ -580,7 +585,8 @@ impl TerrainData {
         let (w, d) = (self.core.width() as i32, self.core.depth() as i32);
         // The whole data changed: write it into the kept image once (no patch + blit).
         if let Some(img) = self.image.as_mut() {
-            img.set_data(w, d, false, Format::RGBF, &data_bytes(self.core.data()));
+            let all = self.core.texels_region(self.core.all());
+            img.set_data(w, d, false, Format::RGBF, &data_bytes(&all));
         }
         if let (Some(tex), Some(img)) = (self.texture.as_mut(), self.image.as_ref()) {
             if same_size {
@@ -603,11 +609,7 @@ impl TerrainData {
         let Some(img) = self.image.as_mut() else {
             return;
         };
-        let w = self.core.width();
-        let mut rows = Vec::with_capacity(r.w * r.d);
-        for z in r.z..r.z + r.d {
-            rows.extend_from_slice(&self.core.data()[z * w + r.x..z * w + r.x + r.w]);
-        }
+        let rows = self.core.texels_region(r);
         let patch = Image::create_from_data(
             r.w as i32,
             r.d as i32,

@@ -1,6 +1,7 @@
 //! `TerrainNode`: renders a TerrainData as a geometry clipmap (layout in `terrain_core::clipmap`).
 
-use crate::follow::{active_camera, relink_changed};
+use crate::clipmap_data::ClipmapTexture;
+use crate::follow::{active_camera, relink, relink_changed};
 use crate::terrain_data::TerrainData;
 use godot::classes::mesh::{ArrayType, PrimitiveType};
 use godot::classes::rendering_server::ShadowCastingSetting;
@@ -9,6 +10,8 @@ use godot::prelude::*;
 use terrain_core::clipmap::{
     build_meshes, layout, ClipmapConfig, PieceKind, PieceMesh, PlacedPiece,
 };
+use terrain_core::clipmap_data::Frame;
+use terrain_core::terrain_data::Region;
 
 const DEFAULT_SHADER: &str = "res://addons/wandering_terrain/shaders/terrain_node.gdshader";
 
@@ -17,7 +20,12 @@ const DEFAULT_SHADER: &str = "res://addons/wandering_terrain/shaders/terrain_nod
 /// their borders (no popping). The meshes are built once and shared by every level; each frame only moves
 /// the pieces whose level snapped and sets the target position uniform. Pieces are culled by their own boxes.
 ///
-/// The finest level draws exactly `TerrainData.get_height()`. The terrain covers
+/// The terrain data reaches the GPU as clipmap data windows: per level a small window of the surface at that
+/// level's vertices, in one texture array, updated toroidally as the target moves (only new rows and
+/// columns) and, after an edit, only where the edit reaches — so GPU memory is bounded by the view (under
+/// 1 MB at defaults, whatever the terrain's size) and an edit costs what it touches. Every level draws
+/// exactly `TerrainData.get_height()` at its vertices, and near the target per pixel. With nothing moving
+/// and no edit, a frame costs one position read. The terrain covers
 /// `[0, size * spacing]` of `terrain_data` in this node's space; the node may be moved and scaled (not
 /// rotated); `get_height`/`get_normal` take world positions.
 #[derive(GodotClass)]
@@ -70,9 +78,18 @@ pub struct TerrainNode {
     instances: Vec<Rid>,
     placed: Vec<PlacedPiece>,
     shown: Vec<Option<PlacedPiece>>,
+    /// The data windows and their texture.
+    gpu: ClipmapTexture,
+    /// Samples edited since the data windows were last updated.
+    pending: Option<Region>,
+    /// What the windows were computed for: terrain frame, spacing and size; a change recomputes them.
+    data_key: Option<(Frame, f64, (usize, usize))>,
+    /// Target of the last layout; None forces the next one.
+    last_pos: Option<Vector3>,
     last_target: Vector2,
     height_range: Vector2,
     param_target: StringName,
+    param_fine_origin: StringName,
     base: Base<Node3D>,
 }
 
@@ -125,9 +142,14 @@ impl INode3D for TerrainNode {
             instances: Vec::new(),
             placed: Vec::new(),
             shown: Vec::new(),
+            gpu: ClipmapTexture::new(&config),
+            pending: None,
+            data_key: None,
+            last_pos: None,
             last_target: Vector2::ZERO,
             height_range: Vector2::ZERO,
             param_target: StringName::from("clipmap_target"),
+            param_fine_origin: StringName::from("clipmap_fine_origin"),
             base,
         }
     }
@@ -138,7 +160,10 @@ impl INode3D for TerrainNode {
 
     fn process(&mut self, _delta: f64) {
         if let Some(p) = self.target_position() {
-            self.place_at(p);
+            // A still target and no edit: nothing to do.
+            if Some(p) != self.last_pos || self.pending.is_some() || self.data_key.is_none() {
+                self.place_at(p);
+            }
         }
     }
 
@@ -159,13 +184,7 @@ impl INode3D for TerrainNode {
                 self.rebuild();
             }
             N::EXIT_TREE => self.free_instances(),
-            N::VISIBILITY_CHANGED => {
-                let visible = self.base().is_visible_in_tree();
-                let mut rs = RenderingServer::singleton();
-                for &rid in &self.instances {
-                    rs.instance_set_visible(rid, visible);
-                }
-            }
+            N::VISIBILITY_CHANGED => self.apply_flags(),
             // Origin and scale feed the shader and the pieces' culling boxes.
             N::TRANSFORM_CHANGED => self.on_data_changed(),
             _ => {}
@@ -179,7 +198,18 @@ impl TerrainNode {
     fn set_terrain_data(&mut self, data: Option<Gd<TerrainData>>) {
         let callable = self.base().callable("on_data_changed");
         relink_changed(self.terrain_data.clone(), data.clone(), &callable, false);
+        let callable = self.base().callable("on_region_changed");
+        relink(
+            "region_changed",
+            self.terrain_data.clone(),
+            data.clone(),
+            &callable,
+            false,
+        );
         self.terrain_data = data;
+        self.data_key = None;
+        self.pending = None;
+        self.apply_flags();
         self.on_data_changed();
     }
 
@@ -304,12 +334,62 @@ impl TerrainNode {
         self.config.reach()
     }
 
-    /// Lays the rings out around world position `pos` now (called every frame with the target's position).
+    /// Lays the rings out around world position `pos` now and brings the data windows up to date (called
+    /// by the node when the target moved or the data changed).
     #[func]
     fn place_at(&mut self, pos: Vector3) {
         if self.instances.is_empty() {
             return;
         }
+        if self.last_pos != Some(pos) {
+            self.layout_pieces(pos);
+            self.last_pos = Some(pos);
+        }
+        self.update_data(pos);
+    }
+
+    /// Bytes of terrain data sent to the GPU since the last call (for measurements).
+    #[func]
+    fn take_uploaded_bytes(&mut self) -> i64 {
+        self.gpu.take_uploaded() as i64
+    }
+
+    #[func]
+    fn on_data_changed(&mut self) {
+        let range = match &self.terrain_data {
+            Some(d) => d.bind().get_height_range(),
+            None => Vector2::ZERO,
+        };
+        if range != self.height_range {
+            self.height_range = range;
+            let mut rs = RenderingServer::singleton();
+            for (i, p) in self.shown.iter().enumerate() {
+                if let Some(p) = p {
+                    rs.instance_set_custom_aabb(self.instances[i], self.piece_aabb(p.kind));
+                }
+            }
+        }
+        // Spacing, size and frame are checked on the next update; heights arrive by `region_changed`.
+        self.last_pos = None;
+        self.update_material();
+    }
+
+    /// Collects edited samples for the next frame's update of the data windows.
+    #[func]
+    fn on_region_changed(&mut self, region: Rect2i) {
+        let r = Region {
+            x: region.position.x.max(0) as usize,
+            z: region.position.y.max(0) as usize,
+            w: region.size.x.max(0) as usize,
+            d: region.size.y.max(0) as usize,
+        };
+        self.pending = Some(self.pending.map_or(r, |p| p.union(r)));
+    }
+}
+
+impl TerrainNode {
+    /// Moves the pieces whose level snapped and sets the target uniform.
+    fn layout_pieces(&mut self, pos: Vector3) {
         let target = [f64::from(pos.x), f64::from(pos.z)];
         layout(&self.config, target, &mut self.placed);
         let mut rs = RenderingServer::singleton();
@@ -329,7 +409,9 @@ impl TerrainNode {
             rs.instance_set_transform(self.instances[i], xf);
             self.shown[i] = Some(*p);
         }
+        // The shader's morphing needs a finite target (the layout falls back to 0 likewise).
         let t = Vector2::new(pos.x, pos.z);
+        let t = if t.is_finite() { t } else { Vector2::ZERO };
         if t != self.last_target {
             self.last_target = t;
             if let Some(mat) = self.material.as_mut() {
@@ -338,23 +420,40 @@ impl TerrainNode {
         }
     }
 
-    #[func]
-    fn on_data_changed(&mut self) {
-        self.height_range = match &self.terrain_data {
-            Some(d) => d.bind().get_height_range(),
-            None => Vector2::ZERO,
+    /// Brings the data windows to the target and the pending edits; a new frame, spacing or size
+    /// recomputes them.
+    fn update_data(&mut self, pos: Vector3) {
+        let Some(data) = self.terrain_data.clone() else {
+            self.pending = None;
+            return;
         };
-        let mut rs = RenderingServer::singleton();
-        for (i, p) in self.shown.iter().enumerate() {
-            if let Some(p) = p {
-                rs.instance_set_custom_aabb(self.instances[i], self.piece_aabb(p.kind));
+        let (o, s) = self.frame();
+        let frame = Frame {
+            origin: [o.x, o.y, o.z].map(f64::from),
+            scale: [s.x, s.y, s.z].map(f64::from),
+        };
+        let d = data.bind();
+        let core = d.core();
+        let key = (frame, core.spacing(), (core.width(), core.depth()));
+        if self.data_key != Some(key) {
+            self.gpu.invalidate();
+            self.pending = None;
+            self.data_key = Some(key);
+        }
+        let fine_before = self.gpu.fine_origin();
+        let target = [f64::from(pos.x), f64::from(pos.z)].map(|t| if t.is_finite() { t } else { 0.0 });
+        let created = self.gpu.update(core, &frame, target, self.pending.take());
+        drop(d);
+        if created {
+            self.update_material();
+        } else if self.gpu.fine_origin() != fine_before {
+            let fo = self.gpu.fine_origin();
+            if let Some(mat) = self.material.as_mut() {
+                mat.set_shader_parameter(&self.param_fine_origin, &fo.to_variant());
             }
         }
-        self.update_material();
     }
-}
 
-impl TerrainNode {
     /// Global position and scale of this node (terrain space -> world).
     fn frame(&self) -> (Vector3, Vector3) {
         if !self.base().is_inside_tree() {
@@ -373,6 +472,8 @@ impl TerrainNode {
                 self.vertex_spacing = spacing;
                 self.morph_width = self.morph_width.min(n as f64);
                 self.config = cfg;
+                self.gpu = ClipmapTexture::new(&cfg);
+                self.data_key = None;
                 if !self.instances.is_empty() {
                     self.rebuild();
                 }
@@ -438,6 +539,7 @@ impl TerrainNode {
         }
         self.placed = vec![PlacedPiece::default(); count];
         self.shown = vec![None; count];
+        self.last_pos = None;
         self.apply_flags();
         self.update_material();
         if let Some(p) = self.target_position() {
@@ -448,7 +550,10 @@ impl TerrainNode {
     fn apply_flags(&mut self) {
         let mut rs = RenderingServer::singleton();
         let shadow = ShadowCastingSetting::from_ord(self.cast_shadow as i32);
-        let visible = self.base().is_inside_tree() && self.base().is_visible_in_tree();
+        // Without data there is nothing to draw.
+        let visible = self.base().is_inside_tree()
+            && self.base().is_visible_in_tree()
+            && self.terrain_data.is_some();
         for &i in &self.instances {
             rs.instance_set_layer_mask(i, self.layers);
             rs.instance_geometry_set_cast_shadows_setting(i, shadow);
@@ -458,17 +563,26 @@ impl TerrainNode {
 
     fn update_material(&mut self) {
         let (o, s) = self.frame();
-        let (tex, size, spacing) = match self.terrain_data.as_mut() {
+        let (size, spacing) = match self.terrain_data.as_ref() {
             Some(d) => {
-                let mut d = d.bind_mut();
-                (Some(d.get_data_texture()), d.get_size(), d.get_spacing())
+                let d = d.bind();
+                (d.get_size(), d.get_spacing())
             }
-            None => (None, Vector2i::ZERO, 1.0),
+            None => (Vector2i::ZERO, 1.0),
         };
+        let tex = self.gpu.texture();
+        let (window, fine, fine_origin) = (
+            self.gpu.window() as i32,
+            self.gpu.fine_layer() as i32,
+            self.gpu.fine_origin(),
+        );
         let Some(mat) = self.material.as_mut() else {
             return;
         };
-        mat.set_shader_parameter("data_tex", &tex.to_variant());
+        mat.set_shader_parameter("clipmap_data", &tex.to_variant());
+        mat.set_shader_parameter("clipmap_window", &window.to_variant());
+        mat.set_shader_parameter("clipmap_fine_layer", &fine.to_variant());
+        mat.set_shader_parameter(&self.param_fine_origin, &fine_origin.to_variant());
         mat.set_shader_parameter(
             "terrain_size",
             &Vector2::new(size.x as f32, size.y as f32).to_variant(),

@@ -1,0 +1,396 @@
+//! Clipmap data windows: the terrain data a geometry clipmap draws from, bounded by the view.
+//!
+//! Losasso & Hoppe's geometry clipmaps keep each level's *data* in a window around the viewer too. Here
+//! every level has a `window × window` layer of texels (one layer of a texture array), addressed
+//! toroidally (texel slot = index mod window), so when the target moves only the rows and columns that came
+//! into view are computed, and an edit recomputes only the texels that depend on the changed samples.
+//!
+//! - **Lattice layers** (one per level L): texel (gx, gz) holds the surface at the level's vertex lattice
+//!   point `(gx, gz) * u_L` (world X/Z, `u_L = vertex_spacing * 2^L`): `(h, dh/dx * step / 3, dh/dz *
+//!   step / 3)` with `h` exactly `TerrainData::height_at` there and `step` the lattice step in terrain units
+//!   — the same (height, slope) layout as the sample data, so the shader's Bézier patch runs unchanged over
+//!   it. A vertex on the lattice reads its height back exactly (the patch at a corner is the corner's
+//!   height), so every level draws `get_height` at its vertices, and two levels that share a vertex store
+//!   the same f32 there: the levels meet bit for bit. Between lattice points the patch is a C1 cubic with
+//!   the surface's own derivatives at the corners (used for geomorphing and coarse-level shading).
+//! - **Fine layer** (the last): the samples themselves around the target (`TerrainData::texel`, clamped at
+//!   the terrain's edges like the shader's sampling), so per-pixel heights and normals near the viewer are the
+//!   exact patch. The shader uses it wherever it covers a pixel's patch and falls back to the level's lattice
+//!   layer elsewhere.
+//!
+//! The twin of `shaders/clipmap_data.gdshaderinc`.
+
+use crate::bezier_patch::Texel;
+use crate::clipmap::ClipmapConfig;
+use crate::terrain_data::{Region, TerrainData};
+use std::ops::Range;
+
+/// Terrain space → world: `world = terrain * scale + origin` per axis (a node moved and scaled, not rotated).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Frame {
+    pub origin: [f64; 3],
+    pub scale: [f64; 3],
+}
+
+impl Default for Frame {
+    fn default() -> Self {
+        Self {
+            origin: [0.0; 3],
+            scale: [1.0; 3],
+        }
+    }
+}
+
+/// Texels per side of every layer: a level spans lattice indices `[m - 2N - 1, m + 2N + 2]` around the
+/// target's cell `m` (see `clipmap::layout`); one more index for the patch's upper corner and one of margin.
+pub fn window_size(cfg: &ClipmapConfig) -> usize {
+    4 * cfg.tile_resolution() as usize + 6
+}
+
+/// Data windows of every level of a clipmap, kept current by `follow` and `refresh`.
+#[derive(Clone, Debug)]
+pub struct ClipmapData {
+    cfg: ClipmapConfig,
+    window: usize,
+    /// `levels` lattice layers, then the fine layer; each `window²` texels, row-major by slot.
+    layers: Vec<Vec<Texel>>,
+    /// Index (lattice or sample) of each layer's window corner; None: nothing valid yet.
+    origins: Vec<Option<[i64; 2]>>,
+}
+
+/// Texels computed in one call beyond which the work is spread over the thread pool.
+const PARALLEL_TEXELS: usize = 4096;
+
+impl ClipmapData {
+    pub fn new(cfg: &ClipmapConfig) -> Self {
+        let window = window_size(cfg);
+        let count = cfg.levels() as usize + 1;
+        Self {
+            cfg: *cfg,
+            window,
+            layers: vec![vec![[0.0; 3]; window * window]; count],
+            origins: vec![None; count],
+        }
+    }
+
+    pub fn window(&self) -> usize {
+        self.window
+    }
+    pub fn layer_count(&self) -> usize {
+        self.layers.len()
+    }
+    /// Index of the fine (sample) layer: after the levels' lattice layers.
+    pub fn fine_layer(&self) -> usize {
+        self.layers.len() - 1
+    }
+    pub fn layer(&self, i: usize) -> &[Texel] {
+        &self.layers[i]
+    }
+    /// Index of a layer's window corner (lattice index for levels, sample index for the fine layer).
+    pub fn origin(&self, i: usize) -> Option<[i64; 2]> {
+        self.origins[i]
+    }
+    /// Bytes of texture data the layers hold (12 per texel).
+    pub fn bytes(&self) -> usize {
+        self.layers.len() * self.window * self.window * std::mem::size_of::<Texel>()
+    }
+
+    /// Forget every window: the next `follow` recomputes everything (new data, spacing or frame).
+    pub fn invalidate(&mut self) {
+        self.origins.iter_mut().for_each(|o| *o = None);
+    }
+
+    /// Where each layer's window should start for a target at world X/Z `target`.
+    fn wanted_origin(
+        &self,
+        layer: usize,
+        terrain: &TerrainData,
+        frame: &Frame,
+        target: [f64; 2],
+    ) -> [i64; 2] {
+        let half = 2 * i64::from(self.cfg.tile_resolution()) + 2;
+        let cell = if layer < self.fine_layer() {
+            let u = self.cfg.scale(layer as u32);
+            target.map(|t| t / u)
+        } else {
+            let s = terrain.spacing();
+            [
+                (target[0] - frame.origin[0]) / frame.scale[0] / s - 0.5,
+                (target[1] - frame.origin[2]) / frame.scale[2] / s - 0.5,
+            ]
+        };
+        // `as i64` saturates; a non-finite target lays out at 0 like `clipmap::layout`.
+        cell.map(|c| {
+            if c.is_finite() {
+                (c.floor() as i64).saturating_sub(half)
+            } else {
+                -half
+            }
+        })
+    }
+
+    /// Moves every window to the target; returns the mask of layers whose texels changed (bit i = layer i).
+    pub fn follow(&mut self, terrain: &TerrainData, frame: &Frame, target: [f64; 2]) -> u64 {
+        let w = self.window as i64;
+        let mut changed = 0u64;
+        for layer in 0..self.layers.len() {
+            let want = self.wanted_origin(layer, terrain, frame, target);
+            let (xs, zs) = (want[0]..want[0] + w, want[1]..want[1] + w);
+            match self.origins[layer] {
+                Some(old) if old == want => continue,
+                Some(old) if (want[0] - old[0]).abs() < w && (want[1] - old[1]).abs() < w => {
+                    // Only the columns and rows that came into view.
+                    let cols = if want[0] > old[0] {
+                        old[0] + w..want[0] + w
+                    } else {
+                        want[0]..old[0]
+                    };
+                    let rows = if want[1] > old[1] {
+                        old[1] + w..want[1] + w
+                    } else {
+                        want[1]..old[1]
+                    };
+                    self.fill(layer, terrain, frame, cols, zs.clone());
+                    self.fill(layer, terrain, frame, xs, rows);
+                }
+                _ => self.fill(layer, terrain, frame, xs, zs),
+            }
+            self.origins[layer] = Some(want);
+            changed |= 1 << layer;
+        }
+        changed
+    }
+
+    /// Recomputes the texels that depend on the samples of `changed` (heights edited there); returns the
+    /// mask of layers whose texels changed.
+    pub fn refresh(&mut self, terrain: &TerrainData, frame: &Frame, changed: Region) -> u64 {
+        if changed.is_empty() {
+            return 0;
+        }
+        let mut mask = 0u64;
+        for layer in 0..self.layers.len() {
+            let Some(o) = self.origins[layer] else {
+                continue;
+            };
+            let (xs, zs) = if layer == self.fine_layer() {
+                (
+                    fine_range(changed.x, changed.w, terrain.width()),
+                    fine_range(changed.z, changed.d, terrain.depth()),
+                )
+            } else {
+                let u = self.cfg.scale(layer as u32);
+                let sp = terrain.spacing();
+                (
+                    lattice_range(changed.x, changed.w, terrain.width(), sp, frame, 0, u),
+                    lattice_range(changed.z, changed.d, terrain.depth(), sp, frame, 2, u),
+                )
+            };
+            let w = self.window as i64;
+            let xs = xs.start.max(o[0])..xs.end.min(o[0] + w);
+            let zs = zs.start.max(o[1])..zs.end.min(o[1] + w);
+            if xs.is_empty() || zs.is_empty() {
+                continue;
+            }
+            self.fill(layer, terrain, frame, xs, zs);
+            mask |= 1 << layer;
+        }
+        mask
+    }
+
+    /// Computes the texels of indices `xs × zs` (inside the layer's window) into their slots.
+    fn fill(
+        &mut self,
+        layer: usize,
+        terrain: &TerrainData,
+        frame: &Frame,
+        xs: Range<i64>,
+        zs: Range<i64>,
+    ) {
+        use rayon::prelude::*;
+        if xs.is_empty() || zs.is_empty() {
+            return;
+        }
+        let w = self.window as i64;
+        let fine = layer == self.fine_layer();
+        let u = self.cfg.scale(layer as u32);
+        // Lattice step in terrain units, per axis: slopes are a third of it times the derivative.
+        let (step_x, step_z) = ((u / frame.scale[0]) as f32, (u / frame.scale[2]) as f32);
+        let texel = |gx: i64, gz: i64| -> Texel {
+            if fine {
+                return terrain.texel(gx, gz);
+            }
+            let tx = (gx as f64 * u - frame.origin[0]) / frame.scale[0];
+            let tz = (gz as f64 * u - frame.origin[2]) / frame.scale[2];
+            let (h, dx, dz) = terrain.height_and_gradient_at(tx, tz);
+            [h, dx * step_x / 3.0, dz * step_z / 3.0]
+        };
+        let z0 = zs.start;
+        let fill_row = |slot_row: usize, row: &mut [Texel]| {
+            // The one z of `zs` whose slot row this is (|zs| <= window), if any.
+            let z = z0 + (slot_row as i64 - z0.rem_euclid(w)).rem_euclid(w);
+            if !zs.contains(&z) {
+                return;
+            }
+            for x in xs.clone() {
+                row[x.rem_euclid(w) as usize] = texel(x, z);
+            }
+        };
+        let count = (xs.end - xs.start) as usize * (zs.end - zs.start) as usize;
+        let rows = &mut self.layers[layer];
+        if count >= PARALLEL_TEXELS {
+            rows.par_chunks_mut(self.window)
+                .enumerate()
+                .for_each(|(r, row)| fill_row(r, row));
+        } else {
+            rows.chunks_mut(self.window)
+                .enumerate()
+                .for_each(|(r, row)| fill_row(r, row));
+        }
+    }
+}
+
+/// Sample-layer indices whose (clamped) source sample lies in `[start, start + len)` of `size` samples:
+/// beyond the terrain's edges every slot repeats the edge sample.
+fn fine_range(start: usize, len: usize, size: usize) -> Range<i64> {
+    let lo = if start == 0 { i64::MIN } else { start as i64 };
+    let hi = if start + len >= size {
+        i64::MAX
+    } else {
+        (start + len) as i64
+    };
+    lo..hi
+}
+
+/// Lattice indices (world step `u`, axis `axis` of the frame) whose texel depends on samples in
+/// `[start, start + len)`: the patch at sample-space `s` reads the samples `floor(s) - 1 ..= floor(s) + 2`
+/// (corners and their slope neighbours), so terrain positions in `[(start - 1.5), (start + len + 1.5)) *
+/// spacing` are affected — everything beyond an edge the range touches, as sampling clamps there.
+fn lattice_range(
+    start: usize,
+    len: usize,
+    size: usize,
+    spacing: f64,
+    frame: &Frame,
+    axis: usize,
+    u: f64,
+) -> Range<i64> {
+    let lo = if start == 0 {
+        f64::NEG_INFINITY
+    } else {
+        (start as f64 - 1.5) * spacing
+    };
+    let hi = if start + len >= size {
+        f64::INFINITY
+    } else {
+        ((start + len) as f64 + 1.5) * spacing
+    };
+    let (a, b) = (
+        (lo * frame.scale[axis] + frame.origin[axis]) / u,
+        (hi * frame.scale[axis] + frame.origin[axis]) / u,
+    );
+    let (a, b) = (a.min(b), a.max(b));
+    // One index of slack on each side against rounding; `as i64` saturates the infinite ends.
+    (a.floor() as i64).saturating_sub(1)..(b.ceil() as i64).saturating_add(2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rough(w: usize, d: usize) -> TerrainData {
+        let h = (0..w * d)
+            .map(|i| {
+                let (x, z) = ((i % w) as f32, (i / w) as f32);
+                (x * 0.37).sin() * 5.0 + (z * 0.23).cos() * 3.0 + ((i * 7919) % 13) as f32 * 0.1
+            })
+            .collect();
+        TerrainData::from_heights(w, d, 1.0, h).unwrap()
+    }
+
+    /// Every slot of every valid window holds what a fresh computation gives.
+    fn assert_consistent(cd: &ClipmapData, t: &TerrainData, frame: &Frame) {
+        let mut fresh = cd.clone();
+        fresh.origins = cd.origins.clone();
+        let w = cd.window as i64;
+        for layer in 0..cd.layer_count() {
+            let Some(o) = cd.origins[layer] else { continue };
+            fresh.fill(layer, t, frame, o[0]..o[0] + w, o[1]..o[1] + w);
+            assert_eq!(cd.layers[layer], fresh.layers[layer], "layer {layer}");
+        }
+    }
+
+    #[test]
+    fn lattice_texels_are_exact_heights_and_levels_agree() {
+        let cfg = ClipmapConfig::new(4, 3, 1.0).unwrap();
+        let t = rough(64, 48);
+        let frame = Frame::default();
+        let mut cd = ClipmapData::new(&cfg);
+        assert_eq!(cd.follow(&t, &frame, [30.3, 20.7]), 0b1111);
+        let w = cd.window as i64;
+        for level in 0..3usize {
+            let o = cd.origin(level).unwrap();
+            let u = cfg.scale(level as u32);
+            for gz in o[1]..o[1] + w {
+                for gx in o[0]..o[0] + w {
+                    let slot = (gz.rem_euclid(w) * w + gx.rem_euclid(w)) as usize;
+                    let h = cd.layer(level)[slot][0];
+                    assert_eq!(h, t.height_at(gx as f64 * u, gz as f64 * u));
+                }
+            }
+        }
+        // A vertex shared by levels 0 and 1 holds the same bits in both layers.
+        let (o0, o1) = (cd.origin(0).unwrap(), cd.origin(1).unwrap());
+        let g1 = [o1[0] + 8, o1[1] + 9];
+        let g0 = [g1[0] * 2, g1[1] * 2];
+        assert!(g0[0] >= o0[0] && g0[0] < o0[0] + w && g0[1] >= o0[1] && g0[1] < o0[1] + w);
+        let at = |l: usize, g: [i64; 2]| cd.layer(l)[(g[1].rem_euclid(w) * w + g[0].rem_euclid(w)) as usize][0];
+        assert_eq!(at(0, g0).to_bits(), at(1, g1).to_bits());
+    }
+
+    #[test]
+    fn moving_updates_only_new_rows_and_stays_consistent() {
+        let cfg = ClipmapConfig::new(4, 4, 0.5).unwrap();
+        let t = rough(80, 80);
+        let frame = Frame {
+            origin: [3.0, 1.0, -2.0],
+            scale: [1.5, 2.0, 1.5],
+        };
+        let mut cd = ClipmapData::new(&cfg);
+        cd.follow(&t, &frame, [20.0, 20.0]);
+        let mut p = [20.0, 20.0];
+        for step in 0..40 {
+            p = [p[0] + 0.7 * (step as f64 * 0.3).cos(), p[1] - 0.9];
+            cd.follow(&t, &frame, p);
+            assert_consistent(&cd, &t, &frame);
+        }
+        // A jump beyond the window refills it.
+        cd.follow(&t, &frame, [-300.0, 500.0]);
+        assert_consistent(&cd, &t, &frame);
+        // Standing still changes nothing.
+        assert_eq!(cd.follow(&t, &frame, [-300.0, 500.0]), 0);
+    }
+
+    #[test]
+    fn refresh_after_an_edit_matches_a_full_recompute() {
+        let cfg = ClipmapConfig::new(4, 4, 1.0).unwrap();
+        let frame = Frame::default();
+        for &(x, z, w, d) in &[(20, 22, 5, 3), (0, 30, 4, 4), (60, 60, 4, 4), (10, 0, 50, 2)] {
+            let mut t = rough(64, 64);
+            let mut cd = ClipmapData::new(&cfg);
+            cd.follow(&t, &frame, [25.0, 27.0]);
+            let r = t.region(x, z, w, d).unwrap();
+            let vals: Vec<f32> = (0..r.w * r.d).map(|i| 40.0 - i as f32).collect();
+            let grown = t.set_heights_region(r, &vals).unwrap();
+            cd.refresh(&t, &frame, grown);
+            assert_consistent(&cd, &t, &frame);
+        }
+    }
+
+    #[test]
+    fn memory_is_bounded_by_the_view() {
+        let cfg = ClipmapConfig::new(32, 7, 1.0).unwrap();
+        let cd = ClipmapData::new(&cfg);
+        // 8 layers of 134² texels of 12 bytes, whatever the terrain's size.
+        assert_eq!(cd.bytes(), 8 * 134 * 134 * 12);
+    }
+}
