@@ -217,3 +217,83 @@ func test_no_popping_when_levels_snap() -> void:
 	# The measurement sees pops: without geomorphing, snaps change the geometry by much more.
 	check(p_max > 2.0 * m_max, "without morphing the max change %s should exceed 2x %s" % [p_max, m_max])
 	print("clipmap flight: max per-frame change %s (median %s) with morphing, %s without; range %s" % [m_max, median, p_max, range_h])
+
+
+## Vertex heights (debug mode 2) at lattice points `step` apart in a top-down view centred on `centre`
+## (5 pixels per unit, shifted so pixel centres fall on whole units): [compared, worst, bad].
+func _vertex_check(t: TerrainData, centre: Vector2, step: int, r: Vector2, label: String) -> Array:
+	var img := screenshot(label)
+	var ppu := img.get_height() / 48.0
+	var tol := 1e-3 * (r.y - r.x)
+	var worst := 0.0
+	var n := 0
+	var bad := 0
+	for py in img.get_height():
+		for px in img.get_width():
+			var w := centre + Vector2((px + 0.5 - img.get_width() / 2.0) / ppu, (py + 0.5 - img.get_height() / 2.0) / ppu)
+			var g := Vector2(roundf(w.x / step) * step, roundf(w.y / step) * step)
+			if absf(w.x - g.x) > 0.02 or absf(w.y - g.y) > 0.02:
+				continue
+			var d := absf(_decode(img.get_pixel(px, py), r) - t.get_height(g))
+			worst = maxf(worst, d)
+			bad += int(d > tol)
+			n += 1
+	return [n, worst, bad, tol]
+
+
+func test_coarse_level_vertices_equal_get_height() -> void:
+	var t := _data()
+	var s := _debug_scene(t, 2, 4.0)
+	var cam: Camera3D = s[1]
+	var r: Vector2 = s[4]
+	# Level 3 (lattice step 8) spans 132..264 units from the target at (256, 256) with N = 16; this view
+	# covers 161..209 units east, inside level 3 and before its morph band.
+	cam.size = 48.0
+	var centre := Vector2(441.1, 256.1)
+	cam.position = Vector3(centre.x, 300, centre.y)
+	await frames(3)
+	var res := _vertex_check(t, centre, 8, r, "clipmap_level3_vertex_height_" + renderer)
+	s[0].queue_free()
+	check(res[0] >= 30, "only %d level-3 vertex pixels" % res[0])
+	check_eq(res[2], 0, "level-3 vertices off by more than %s (worst %s)" % [res[3], res[1]])
+	print("clipmap level 3: %d vertex pixels, worst |GPU - CPU| %s; tolerance %s" % [res[0], res[1], res[3]])
+
+
+func test_edit_across_a_level_boundary() -> void:
+	var t := _data()
+	var s := _debug_scene(t, 2, 4.0)
+	var cam: Camera3D = s[1]
+	var tn: TerrainNode = s[3]
+	# Levels 1 and 2 meet about 66 units east of the target; the edit spans 40..100 units east.
+	cam.size = 48.0
+	var centre := Vector2(326.1, 256.1)
+	cam.position = Vector3(centre.x, 300, centre.y)
+	await frames(3)
+	var before := tree.root.get_texture().get_image()
+	var w := 61
+	var d := 41
+	var bump := PackedFloat32Array()
+	for j in d:
+		for i in w:
+			bump.append(t.get_heights_region(Rect2i(296 + i, 236 + j, 1, 1))[0] + 12.0 * sin(PI * i / (w - 1)) * sin(PI * j / (d - 1)))
+	check(t.set_heights_region(Rect2i(296, 236, w, d), bump), "edit accepted")
+	var bytes := tn.take_uploaded_bytes()
+	await frames(2)
+	bytes = tn.take_uploaded_bytes()
+	# The debug range must not move: keep the one from before the edit, widened for the bump.
+	var r: Vector2 = s[4] + Vector2(0, 14)
+	tn.material.set_shader_parameter("debug_height_range", r)
+	await frames(2)
+	# Even lattice points of level 1 are level 2's vertices too: compare every 4 units on both sides.
+	var res := _vertex_check(t, centre, 4, r, "clipmap_edit_vertex_height_" + renderer)
+	var after := tree.root.get_texture().get_image()
+	var changed := 0
+	for py in range(0, after.get_height(), 4):
+		for px in range(0, after.get_width(), 4):
+			changed += int(not after.get_pixel(px, py).is_equal_approx(before.get_pixel(px, py)))
+	s[0].queue_free()
+	check(res[0] >= 80, "only %d vertex pixels" % res[0])
+	check_eq(res[2], 0, "vertices off by more than %s after the edit (worst %s)" % [res[3], res[1]])
+	check(changed > 100, "the edit shows (%d pixels changed)" % changed)
+	check(bytes > 0 and bytes < 1000000, "edit uploads only the touched layers (%d bytes)" % bytes)
+	print("clipmap edit across levels 1/2: %d vertex pixels, worst |GPU - CPU| %s; %d bytes uploaded" % [res[0], res[1], bytes])

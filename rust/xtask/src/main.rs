@@ -279,6 +279,7 @@ fn run_suites(
     label: &str,
     renderer: Option<Renderer>,
     display: Option<&str>,
+    filter: Option<&str>,
 ) -> Result<scan::Report, String> {
     let tests = repo.join("tests");
     let log = repo.join("target/godot-tests").join(format!("{label}.log"));
@@ -314,6 +315,9 @@ fn run_suites(
         "--renderer",
         renderer_name,
     ]);
+    if let Some(f) = filter {
+        args.extend(["--filter", f]);
+    }
     let run = run_godot(g, &args, &env, &log, Duration::from_secs(1200))?;
     let mut r = scan::scan(&run.log);
     if run.timed_out {
@@ -335,12 +339,17 @@ fn test(repo: &Path, args: &[String]) -> Result<bool, String> {
         lines: vec![],
     };
 
-    println!("== Rust tests (cargo test --workspace)");
-    let mut c = cargo();
-    c.current_dir(repo).args(["test", "--workspace"]);
-    let (ok, out) = run_streaming(c)?;
-    let (p, f) = cargo_counts(&out);
-    totals.add("rust", p, if ok { f } else { f.max(1) });
+    // `--filter TEXT` runs only the Godot cases whose name contains TEXT (and skips the Rust tests and the
+    // runner self-test): for working on one case.
+    let filter = opt(args, "--filter");
+    if filter.is_none() {
+        println!("== Rust tests (cargo test --workspace)");
+        let mut c = cargo();
+        c.current_dir(repo).args(["test", "--workspace"]);
+        let (ok, out) = run_streaming(c)?;
+        let (p, f) = cargo_counts(&out);
+        totals.add("rust", p, if ok { f } else { f.max(1) });
+    }
 
     println!("== Build and lay out the addon");
     build(repo, false)?;
@@ -350,11 +359,43 @@ fn test(repo: &Path, args: &[String]) -> Result<bool, String> {
     import(&g, &repo.join("tests"), &logs)?;
 
     println!("== Godot suites (headless)");
-    let r = run_suites(&g, repo, "res://suites", "godot", None, None)?;
+    let r = run_suites(&g, repo, "res://suites", "godot", None, None, filter)?;
     totals.add("godot suites", r.passed(), r.failed());
 
+    if filter.is_none() {
+        self_test(&g, repo, &mut totals)?;
+    }
+
+    if !args.iter().any(|a| a == "--no-render") {
+        let x = godot::start_xvfb()?;
+        for r in [Renderer::OpenGl3, Renderer::Vulkan] {
+            println!("== Render tests under Xvfb {} ({})", x.display, r.driver());
+            let label = format!("render-{}", r.driver());
+            let rep = run_suites(
+                &g,
+                repo,
+                "res://render",
+                &label,
+                Some(r),
+                Some(&x.display),
+                filter,
+            )?;
+            totals.add(&label, rep.passed(), rep.failed());
+        }
+    }
+
+    println!("== Summary ({:.0} s)", t0.elapsed().as_secs_f64());
+    for l in &totals.lines {
+        println!("{l}");
+    }
+    println!("{} passed, {} failed", totals.passed, totals.failed);
+    Ok(totals.failed == 0)
+}
+
+/// The runner self-test: a suite that must fail in exactly the planted ways.
+fn self_test(g: &Godot, repo: &Path, totals: &mut Totals) -> Result<(), String> {
     println!("== Runner self-test: a suite that must fail");
-    let r = run_suites(&g, repo, "res://selftest", "selftest", None, None)?;
+    let r = run_suites(g, repo, "res://selftest", "selftest", None, None, None)?;
     // tests/selftest/selftest_suite.gd: exactly one case passes; each other case breaks the rules one way.
     let expect = ["selftest_suite/test_passes"];
     let sound = r.finished
@@ -371,23 +412,7 @@ fn test(repo: &Path, args: &[String]) -> Result<bool, String> {
         }
     );
     totals.add("runner self-test", usize::from(sound), usize::from(!sound));
-
-    if !args.iter().any(|a| a == "--no-render") {
-        let x = godot::start_xvfb()?;
-        for r in [Renderer::OpenGl3, Renderer::Vulkan] {
-            println!("== Render tests under Xvfb {} ({})", x.display, r.driver());
-            let label = format!("render-{}", r.driver());
-            let rep = run_suites(&g, repo, "res://render", &label, Some(r), Some(&x.display))?;
-            totals.add(&label, rep.passed(), rep.failed());
-        }
-    }
-
-    println!("== Summary ({:.0} s)", t0.elapsed().as_secs_f64());
-    for l in &totals.lines {
-        println!("{l}");
-    }
-    println!("{} passed, {} failed", totals.passed, totals.failed);
-    Ok(totals.failed == 0)
+    Ok(())
 }
 
 fn demo(repo: &Path, args: &[String]) -> Result<bool, String> {
