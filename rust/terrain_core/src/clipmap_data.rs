@@ -198,6 +198,11 @@ impl ClipmapData {
     }
 
     /// Computes the texels of indices `xs × zs` (inside the layer's window) into their slots.
+    ///
+    /// A level's lattice point with index g is the finer level's point 2g, so where the finer level's window
+    /// (already current: levels are updated finest first) holds it, the texel is copied from there with its
+    /// slopes doubled (the lattice step doubles) — the same bits a direct computation gives, as 2g·u and
+    /// g·2u are the same product and scaling by 2 is exact.
     fn fill(
         &mut self,
         layer: usize,
@@ -215,9 +220,23 @@ impl ClipmapData {
         let u = self.cfg.scale(layer as u32);
         // Lattice step in terrain units, per axis: slopes are a third of it times the derivative.
         let (step_x, step_z) = ((u / frame.scale[0]) as f32, (u / frame.scale[2]) as f32);
+        let (finer, rest) = self.layers.split_at_mut(layer);
+        let finer_origin = if layer > 0 && !fine {
+            self.origins[layer - 1]
+        } else {
+            None
+        };
+        let finer = finer.last().map(|l| l.as_slice());
         let texel = |gx: i64, gz: i64| -> Texel {
             if fine {
                 return terrain.texel(gx, gz);
+            }
+            if let (Some(o), Some(f)) = (finer_origin, finer) {
+                let (fx, fz) = (gx.wrapping_mul(2), gz.wrapping_mul(2));
+                if (o[0]..o[0] + w).contains(&fx) && (o[1]..o[1] + w).contains(&fz) {
+                    let t = f[(fz.rem_euclid(w) * w + fx.rem_euclid(w)) as usize];
+                    return [t[0], t[1] * 2.0, t[2] * 2.0];
+                }
             }
             let tx = (gx as f64 * u - frame.origin[0]) / frame.scale[0];
             let tz = (gz as f64 * u - frame.origin[2]) / frame.scale[2];
@@ -236,7 +255,7 @@ impl ClipmapData {
             }
         };
         let count = (xs.end - xs.start) as usize * (zs.end - zs.start) as usize;
-        let rows = &mut self.layers[layer];
+        let rows = &mut rest[0];
         if count >= PARALLEL_TEXELS {
             rows.par_chunks_mut(self.window)
                 .enumerate()
@@ -333,8 +352,11 @@ mod tests {
             for gz in o[1]..o[1] + w {
                 for gx in o[0]..o[0] + w {
                     let slot = (gz.rem_euclid(w) * w + gx.rem_euclid(w)) as usize;
-                    let h = cd.layer(level)[slot][0];
+                    let [h, sx, sz] = cd.layer(level)[slot];
                     assert_eq!(h, t.height_at(gx as f64 * u, gz as f64 * u));
+                    // Copied (decimated) texels have the bits of a direct computation.
+                    let (_, dx, dz) = t.height_and_gradient_at(gx as f64 * u, gz as f64 * u);
+                    assert_eq!((sx, sz), (dx * u as f32 / 3.0, dz * u as f32 / 3.0));
                 }
             }
         }

@@ -148,6 +148,13 @@ pub struct TerrainData {
     range: (f32, f32),
 }
 
+/// The slope of a sample from its neighbours below and above: the central difference scaled to a third of
+/// a sample. Every path (texel, patch corners, slope pass) uses this one function, so they agree bit for bit.
+#[inline(always)]
+fn slope(lo: f32, hi: f32) -> f32 {
+    (hi - lo) * (1.0 / 6.0)
+}
+
 /// Lowest and highest value, (INF, -INF) for none.
 fn min_max(values: &[f32]) -> (f32, f32) {
     values
@@ -219,8 +226,8 @@ impl TerrainData {
         let (x, z) = (x.clamp(0, wl), z.clamp(0, dl));
         let at = |x: i64, z: i64| self.heights[z as usize * self.width + x as usize];
         let h = at(x, z);
-        let sx = (at((x + 1).min(wl), z) - at((x - 1).max(0), z)) / 6.0;
-        let sz = (at(x, (z + 1).min(dl)) - at(x, (z - 1).max(0))) / 6.0;
+        let sx = slope(at((x - 1).max(0), z), at((x + 1).min(wl), z));
+        let sz = slope(at(x, (z - 1).max(0)), at(x, (z + 1).min(dl)));
         [h, sx, sz]
     }
 
@@ -235,6 +242,29 @@ impl TerrainData {
     #[inline(always)]
     fn patch(&self, sx: f64, sz: f64) -> ([Texel; 4], f32, f32) {
         let ([ix, iz], tu, tv) = bezier_patch::locate(sx, sz);
+        let (w, d) = (self.width as i64, self.depth as i64);
+        if ix >= 1 && iz >= 1 && ix + 2 < w && iz + 2 < d {
+            // Inside: the 4x4 block of heights around the patch, read once, no clamping. The same
+            // arithmetic as `texel`, so both paths give the same bits.
+            let w = self.width;
+            let b = iz as usize * w + ix as usize;
+            let row = |o: usize| -> [f32; 4] {
+                let s = &self.heights[o - 1..o + 3];
+                [s[0], s[1], s[2], s[3]]
+            };
+            let (r0, r1, r2, r3) = (row(b - w), row(b), row(b + w), row(b + 2 * w));
+            let t = slope;
+            return (
+                [
+                    [r1[1], t(r1[0], r1[2]), t(r0[1], r2[1])],
+                    [r1[2], t(r1[1], r1[3]), t(r0[2], r2[2])],
+                    [r2[1], t(r2[0], r2[2]), t(r1[1], r3[1])],
+                    [r2[2], t(r2[1], r2[3]), t(r1[2], r3[2])],
+                ],
+                tu,
+                tv,
+            );
+        }
         let (ix1, iz1) = (ix.saturating_add(1), iz.saturating_add(1));
         (
             [
@@ -247,6 +277,7 @@ impl TerrainData {
             tv,
         )
     }
+
     pub fn into_heights(self) -> Vec<f32> {
         self.heights
     }
@@ -429,7 +460,7 @@ pub fn slope_pass(heights: &[f32], width: usize, depth: usize, r: Region, out: &
                 h
             };
             let (hmz, hpz) = (heights[up + x], heights[down + x]);
-            *o = [h, (hpx - hmx) / 6.0, (hpz - hmz) / 6.0];
+            *o = [h, slope(hmx, hpx), slope(hmz, hpz)];
         }
     };
     // Small regions (brush strokes) are not worth waking the thread pool for.

@@ -20,7 +20,17 @@ pub struct ClipmapTexture {
     uploaded: u64,
 }
 
+/// RGBF bytes of a layer (little-endian f32 triples: one copy on little-endian machines).
 fn write_layer(layer: &[Texel], out: &mut [u8]) {
+    #[cfg(target_endian = "little")]
+    {
+        // SAFETY: a Texel is [f32; 3] (12 bytes, no padding); reading a slice of them as bytes is valid.
+        let bytes = unsafe {
+            std::slice::from_raw_parts(layer.as_ptr().cast::<u8>(), std::mem::size_of_val(layer))
+        };
+        out.copy_from_slice(bytes);
+    }
+    #[cfg(not(target_endian = "little"))]
     for (o, t) in out.chunks_exact_mut(12).zip(layer) {
         o[0..4].copy_from_slice(&t[0].to_le_bytes());
         o[4..8].copy_from_slice(&t[1].to_le_bytes());

@@ -159,12 +159,7 @@ impl INode3D for TerrainNode {
     }
 
     fn process(&mut self, _delta: f64) {
-        if let Some(p) = self.target_position() {
-            // A still target and no edit: nothing to do.
-            if Some(p) != self.last_pos || self.pending.is_some() || self.data_key.is_none() {
-                self.place_at(p);
-            }
-        }
+        self.update_now();
     }
 
     fn on_notification(&mut self, what: godot::classes::notify::Node3DNotification) {
@@ -185,8 +180,12 @@ impl INode3D for TerrainNode {
             }
             N::EXIT_TREE => self.free_instances(),
             N::VISIBILITY_CHANGED => self.apply_flags(),
-            // Origin and scale feed the shader and the pieces' culling boxes.
-            N::TRANSFORM_CHANGED => self.on_data_changed(),
+            // Origin and scale feed the shader, the data windows and the pieces' culling boxes.
+            N::TRANSFORM_CHANGED => {
+                self.data_key = None;
+                self.height_range = Vector2::new(f32::NAN, f32::NAN);
+                self.on_data_changed();
+            }
             _ => {}
         }
     }
@@ -334,6 +333,21 @@ impl TerrainNode {
         self.config.reach()
     }
 
+    /// Brings the terrain up to date with its target and data now — what every frame does. A still target
+    /// and no edit cost only reading the target's position. Returns whether anything was updated.
+    #[func]
+    fn update_now(&mut self) -> bool {
+        let Some(p) = self.target_position() else {
+            return false;
+        };
+        let data_stale = self.terrain_data.is_some() && self.data_key.is_none();
+        if Some(p) == self.last_pos && self.pending.is_none() && !data_stale {
+            return false;
+        }
+        self.place_at(p);
+        true
+    }
+
     /// Lays the rings out around world position `pos` now and brings the data windows up to date (called
     /// by the node when the target moved or the data changed).
     #[func]
@@ -354,11 +368,16 @@ impl TerrainNode {
         self.gpu.take_uploaded() as i64
     }
 
+    /// `changed` of the terrain data: an edit (heights arrive by `region_changed`) or new spacing or size.
+    /// Cheap for edits: the culling boxes follow only a new height range.
     #[func]
     fn on_data_changed(&mut self) {
-        let range = match &self.terrain_data {
-            Some(d) => d.bind().get_height_range(),
-            None => Vector2::ZERO,
+        let (range, size, spacing) = match &self.terrain_data {
+            Some(d) => {
+                let d = d.bind();
+                (d.get_height_range(), d.get_size(), d.get_spacing())
+            }
+            None => (Vector2::ZERO, Vector2i::ZERO, 1.0),
         };
         if range != self.height_range {
             self.height_range = range;
@@ -369,9 +388,13 @@ impl TerrainNode {
                 }
             }
         }
-        // Spacing, size and frame are checked on the next update; heights arrive by `region_changed`.
-        self.last_pos = None;
-        self.update_material();
+        let key = self.data_key.map(|k| (k.1, k.2));
+        let now = (spacing, (size.x as usize, size.y as usize));
+        if key != Some(now) {
+            // The windows are recomputed on the next update, which then binds the new values.
+            self.data_key = None;
+            self.update_material();
+        }
     }
 
     /// Collects edited samples for the next frame's update of the data windows.

@@ -545,6 +545,43 @@ fn bench(repo: &Path, args: &[String]) -> Result<bool, String> {
         a.push("--quick");
     }
     let run = run_godot(&g, &a, &[], &log, Duration::from_secs(900))?;
+    let mut ok = print_bench(&run);
+    // Benches that need a real renderer (texture memory, uploads), under Xvfb for both renderers.
+    if !args.iter().any(|a| a == "--no-render") {
+        let x = godot::start_xvfb()?;
+        for r in [Renderer::Vulkan, Renderer::OpenGl3] {
+            let log = repo
+                .join("target/godot-bench")
+                .join(format!("bench-{}.log", r.driver()));
+            let mut a = vec![
+                "--audio-driver",
+                "Dummy",
+                "--rendering-driver",
+                r.driver(),
+                "--rendering-method",
+                r.method(),
+                "--resolution",
+                "960x540",
+                "--path",
+                &tp,
+                "-s",
+                "res://bench/render_bench_runner.gd",
+                "--",
+            ];
+            if quick {
+                a.push("--quick");
+            }
+            let mut env = g.render_env(repo);
+            env.push(("DISPLAY".into(), x.display.clone()));
+            let run = run_godot(&g, &a, &env, &log, Duration::from_secs(1800))?;
+            ok &= print_bench(&run);
+        }
+    }
+    Ok(ok)
+}
+
+/// Prints a bench run's result lines; false when it failed or logged errors.
+fn print_bench(run: &GodotRun) -> bool {
     for l in run
         .log
         .lines()
@@ -552,7 +589,7 @@ fn bench(repo: &Path, args: &[String]) -> Result<bool, String> {
     {
         println!("{l}");
     }
-    Ok(run.ok_exit && !run.log.lines().any(scan::is_error_line))
+    run.ok_exit && !run.log.lines().any(scan::is_error_line)
 }
 
 fn run_raw_godot(repo: &Path, args: &[String]) -> Result<bool, String> {

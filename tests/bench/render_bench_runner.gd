@@ -1,0 +1,22 @@
+extends SceneTree
+## Godot-side benchmarks that need a real renderer: runs every res://bench/render_bench_*.gd
+## (`run(quick: bool)`) under the renderer it was started with (`cargo xtask bench` starts it under Xvfb).
+
+
+func _initialize() -> void:
+	_run.call_deferred()
+
+
+func _run() -> void:
+	var quick := OS.get_cmdline_user_args().has("--quick")
+	var renderer := RenderingServer.get_current_rendering_driver_name()
+	print("bench: Godot ", Engine.get_version_info()["string"], ", ", renderer, " (quick)" if quick else "")
+	var files := Array(DirAccess.get_files_at("res://bench"))
+	files.sort()
+	for f in files:
+		if f.begins_with("render_bench_") and f.ends_with(".gd") and f != "render_bench_runner.gd":
+			var b = load("res://bench/" + f).new()
+			b.tree = self
+			b.renderer = renderer
+			await b.run(quick)
+	quit(0)
