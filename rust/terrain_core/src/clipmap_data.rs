@@ -7,7 +7,8 @@
 //!
 //! - **Lattice layers** (one per level L): texel (gx, gz) holds the surface at the level's vertex lattice
 //!   point `(gx, gz) * u_L` (world X/Z, `u_L = vertex_spacing * 2^L`): `(h, dh/dx * step / 3, dh/dz *
-//!   step / 3)` with `h` exactly `TerrainData::height_at` there and `step` the lattice step in terrain units
+//!   step / 3)` with `h` `TerrainData::height_at` there (exactly, for an unscaled node at the origin; else
+//!   to the rounding of the world → sample mapping) and `step` the lattice step
 //!   — the same (height, slope) layout as the sample data, so the shader's Bézier patch runs unchanged over
 //!   it. A vertex on the lattice reads its height back exactly (the patch at a corner is the corner's
 //!   height), so every level draws `get_height` at its vertices, and two levels that share a vertex store
@@ -57,6 +58,10 @@ pub struct ClipmapData {
     /// Index (lattice or sample) of each layer's window corner; None: nothing valid yet.
     origins: Vec<Option<[i64; 2]>>,
 }
+
+/// A third, as a factor: the control point offset of a slope (one function of the lattice step for every
+/// level, so decimated and direct texels agree bit for bit).
+const THIRD: f32 = 1.0 / 3.0;
 
 /// Texels computed in one call beyond which the work is spread over the thread pool.
 const PARALLEL_TEXELS: usize = 4096;
@@ -218,8 +223,11 @@ impl ClipmapData {
         let w = self.window as i64;
         let fine = layer == self.fine_layer();
         let u = self.cfg.scale(layer as u32);
-        // Lattice step in terrain units, per axis: slopes are a third of it times the derivative.
-        let (step_x, step_z) = ((u / frame.scale[0]) as f32, (u / frame.scale[2]) as f32);
+        // World X/Z → sample space, as factors (no division per texel): s = (world - origin) * k - 0.5.
+        let sp = terrain.spacing();
+        let (kx, kz) = (1.0 / (frame.scale[0] * sp), 1.0 / (frame.scale[2] * sp));
+        // Lattice step in samples, per axis: slopes are a third of it times the derivative per sample.
+        let (step_x, step_z) = ((u * kx) as f32 * THIRD, (u * kz) as f32 * THIRD);
         let (finer, rest) = self.layers.split_at_mut(layer);
         let finer_origin = if layer > 0 && !fine {
             self.origins[layer - 1]
@@ -238,10 +246,10 @@ impl ClipmapData {
                     return [t[0], t[1] * 2.0, t[2] * 2.0];
                 }
             }
-            let tx = (gx as f64 * u - frame.origin[0]) / frame.scale[0];
-            let tz = (gz as f64 * u - frame.origin[2]) / frame.scale[2];
-            let (h, dx, dz) = terrain.height_and_gradient_at(tx, tz);
-            [h, dx * step_x / 3.0, dz * step_z / 3.0]
+            let sx = (gx as f64 * u - frame.origin[0]) * kx - 0.5;
+            let sz = (gz as f64 * u - frame.origin[2]) * kz - 0.5;
+            let (h, du, dv) = terrain.patch_gradient(sx, sz);
+            [h, du * step_x, dv * step_z]
         };
         let z0 = zs.start;
         let fill_row = |slot_row: usize, row: &mut [Texel]| {
@@ -250,8 +258,14 @@ impl ClipmapData {
             if !zs.contains(&z) {
                 return;
             }
+            // Slots advance with x and wrap once at most (|xs| <= window): no division per texel.
+            let mut slot = xs.start.rem_euclid(w) as usize;
             for x in xs.clone() {
-                row[x.rem_euclid(w) as usize] = texel(x, z);
+                row[slot] = texel(x, z);
+                slot += 1;
+                if slot == row.len() {
+                    slot = 0;
+                }
             }
         };
         let count = (xs.end - xs.start) as usize * (zs.end - zs.start) as usize;
@@ -355,8 +369,9 @@ mod tests {
                     let [h, sx, sz] = cd.layer(level)[slot];
                     assert_eq!(h, t.height_at(gx as f64 * u, gz as f64 * u));
                     // Copied (decimated) texels have the bits of a direct computation.
-                    let (_, dx, dz) = t.height_and_gradient_at(gx as f64 * u, gz as f64 * u);
-                    assert_eq!((sx, sz), (dx * u as f32 / 3.0, dz * u as f32 / 3.0));
+                    let (_, du, dv) = t.patch_gradient(gx as f64 * u - 0.5, gz as f64 * u - 0.5);
+                    let k = u as f32 * THIRD;
+                    assert_eq!((sx, sz), (du * k, dv * k));
                 }
             }
         }

@@ -400,10 +400,17 @@ impl TerrainData {
         if !(x.is_finite() && z.is_finite()) {
             return (f32::NAN, f32::NAN, f32::NAN);
         }
-        let (c, tu, tv) = self.patch(x / self.spacing - 0.5, z / self.spacing - 0.5);
-        let (h, hu, hv) = bezier_patch::gradient_in_patch(&c, tu, tv);
+        let (h, hu, hv) = self.patch_gradient(x / self.spacing - 0.5, z / self.spacing - 0.5);
         let s = self.spacing as f32;
         (h, hu / s, hv / s)
+    }
+
+    /// Height and its derivatives per sample unit at sample-space point (sx, sz) (= terrain position /
+    /// spacing - 0.5), for callers that map many points into sample space themselves.
+    #[inline]
+    pub fn patch_gradient(&self, sx: f64, sz: f64) -> (f32, f32, f32) {
+        let (c, tu, tv) = self.patch(sx, sz);
+        bezier_patch::gradient_in_patch(&c, tu, tv)
     }
 
     /// Unit normal at world position (x, z) from the patch derivatives; (NaN, NaN, NaN) for a non-finite
