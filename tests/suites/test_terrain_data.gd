@@ -116,6 +116,25 @@ func test_generate_noise_crate() -> void:
 	check(first == t.heights, "deterministic")
 	t.generate_noise(4, 0.02, 5, 2.0, 0.5, 20.0, -4.0, TerrainData.NOISE_SUPER_SIMPLEX)
 	check(first != t.heights, "seed and type change it")
+	# The same settings as a TerrainGenerator resource give the same heights.
+	var g := TerrainGenerator.new()
+	g.seed = 3
+	g.frequency = 0.02
+	g.octaves = 5
+	g.height = 20.0
+	g.sea_level = -4.0
+	check(t.generate(g), "generated from a TerrainGenerator")
+	check(first == t.heights, "generator = generate_noise with the same settings")
+	expect_error("TerrainGenerator.octaves must be in [1, 32], got 0")
+	g.octaves = 0
+	expect_error("TerrainGenerator.frequency must be in (0, 1000], got NaN")
+	g.frequency = NAN
+	expect_error("TerrainGenerator.noise_type must be in [0, 3]")
+	g.noise_type = 9
+	check(g.octaves == 5 and g.frequency == 0.02 and g.noise_type == 0, "bad settings keep the previous values")
+	expect_error("TerrainData.generate: generator must be a TerrainGenerator, got null")
+	check(not t.generate(null), "null generator refused")
+	check(first == t.heights, "nothing changed")
 
 
 var _regions: Array[Rect2i] = []
@@ -315,4 +334,6 @@ func test_bad_files() -> void:
 	check(not t.import_image(odd, 0, 1), "unsupported image format")
 	expect_error("bit_depth must be 8 or 16, got 12")
 	check(t.export_heightmap(dir.path_join("x.png"), 0, 1, 12) != OK, "bad bit depth")
+	expect_error("TerrainData.export_heightmap: cannot write /nonexistent-dir/x.exr")
+	check(t.export_heightmap("/nonexistent-dir/x.exr", 0, 1, 16) != OK, "unwritable EXR names the file")
 	_check_kept(t, before, Vector2i(8, 8), "bad files")

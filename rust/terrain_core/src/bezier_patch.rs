@@ -65,13 +65,7 @@ pub fn floor(x: f64) -> f64 {
 /// The four corner samples (lower x/lower z, upper x/lower z, lower x/upper z, upper x/upper z) of the
 /// patch containing sample-space point `s` in a `width * depth` grid, indices clamped to the grid per axis.
 #[inline(always)]
-fn corners(
-    data: &[Texel],
-    width: usize,
-    depth: usize,
-    sx: f64,
-    sz: f64,
-) -> ([Texel; 4], f32, f32) {
+fn corners(data: &[Texel], width: usize, depth: usize, sx: f64, sz: f64) -> ([Texel; 4], f32, f32) {
     let ([ix, iz], tu, tv) = locate(sx, sz);
     let cx = |i: i64| i.clamp(0, width as i64 - 1) as usize;
     let cz = |i: i64| i.clamp(0, depth as i64 - 1) as usize;
@@ -231,8 +225,23 @@ mod tests {
     #[test]
     fn floor_matches_std() {
         for &x in &[
-            0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 2.999999, -2.000001, 4.4e15, -4.4e15, 4.6e15, 1e300,
-            -1e300, f64::INFINITY, f64::NEG_INFINITY, f64::MIN_POSITIVE, -f64::MIN_POSITIVE,
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.0,
+            -1.0,
+            2.999999,
+            -2.000001,
+            4.4e15,
+            -4.4e15,
+            4.6e15,
+            1e300,
+            -1e300,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MIN_POSITIVE,
+            -f64::MIN_POSITIVE,
         ] {
             assert_eq!(floor(x).to_bits(), x.floor().to_bits(), "{x}");
         }

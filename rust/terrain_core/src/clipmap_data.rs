@@ -380,7 +380,9 @@ mod tests {
         let g1 = [o1[0] + 8, o1[1] + 9];
         let g0 = [g1[0] * 2, g1[1] * 2];
         assert!(g0[0] >= o0[0] && g0[0] < o0[0] + w && g0[1] >= o0[1] && g0[1] < o0[1] + w);
-        let at = |l: usize, g: [i64; 2]| cd.layer(l)[(g[1].rem_euclid(w) * w + g[0].rem_euclid(w)) as usize][0];
+        let at = |l: usize, g: [i64; 2]| {
+            cd.layer(l)[(g[1].rem_euclid(w) * w + g[0].rem_euclid(w)) as usize][0]
+        };
         assert_eq!(at(0, g0).to_bits(), at(1, g1).to_bits());
     }
 
@@ -411,7 +413,12 @@ mod tests {
     fn refresh_after_an_edit_matches_a_full_recompute() {
         let cfg = ClipmapConfig::new(4, 4, 1.0).unwrap();
         let frame = Frame::default();
-        for &(x, z, w, d) in &[(20, 22, 5, 3), (0, 30, 4, 4), (60, 60, 4, 4), (10, 0, 50, 2)] {
+        for &(x, z, w, d) in &[
+            (20, 22, 5, 3),
+            (0, 30, 4, 4),
+            (60, 60, 4, 4),
+            (10, 0, 50, 2),
+        ] {
             let mut t = rough(64, 64);
             let mut cd = ClipmapData::new(&cfg);
             cd.follow(&t, &frame, [25.0, 27.0]);

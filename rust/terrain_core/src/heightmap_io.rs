@@ -238,9 +238,115 @@ pub fn encode_raw_f32(heights: &[f32]) -> Vec<u8> {
     heights.iter().flat_map(|h| h.to_le_bytes()).collect()
 }
 
+/// 8-bit channel values mapped to `[min, max]` like an 8-bit PNG (for images handed over in memory).
+pub fn decode_u8(
+    values: &[u8],
+    width: usize,
+    min: f64,
+    max: f64,
+    budget: u64,
+) -> Result<Heightmap, HeightmapError> {
+    check_range(min, max)?;
+    let depth = raw_rows(values.len(), width, 1, "8-bit", budget)?;
+    let heights = values
+        .iter()
+        .map(|&v| map(f64::from(v), 255.0, min, max))
+        .collect();
+    Ok(Heightmap {
+        width,
+        depth,
+        heights,
+    })
+}
+
+/// Heightmap file formats, chosen by a path's extension (the one place that knows the list).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileFormat {
+    /// 8- or 16-bit PNG.
+    Png,
+    /// Raw little-endian unsigned 16-bit (`.r16`).
+    R16,
+    /// Raw little-endian 32-bit float (`.r32`, `.raw`).
+    R32,
+    /// OpenEXR float (read and written through the engine).
+    Exr,
+}
+
+impl FileFormat {
+    /// The accepted extensions, for messages.
+    pub const EXTENSIONS: &'static str = ".png, .r16, .r32, .raw or .exr";
+
+    pub fn from_path(path: &str) -> Result<Self, HeightmapError> {
+        let ext = path
+            .rsplit_once('.')
+            .map(|(_, e)| e.to_ascii_lowercase())
+            .unwrap_or_default();
+        match ext.as_str() {
+            "png" => Ok(Self::Png),
+            "r16" => Ok(Self::R16),
+            "r32" | "raw" => Ok(Self::R32),
+            "exr" => Ok(Self::Exr),
+            _ => err(format!(
+                "unsupported file type '.{ext}' ({path}); use {}",
+                Self::EXTENSIONS
+            )),
+        }
+    }
+
+    /// Decodes a file's bytes (not EXR: the engine decodes that). `raw_width` is the samples per row of
+    /// raw files.
+    pub fn decode(
+        self,
+        bytes: &[u8],
+        min: f64,
+        max: f64,
+        raw_width: usize,
+        budget: u64,
+    ) -> Result<Heightmap, HeightmapError> {
+        match self {
+            Self::Png => decode_png(bytes, min, max, budget),
+            Self::R16 => decode_raw_u16(bytes, raw_width, min, max, budget),
+            Self::R32 => decode_raw_f32(bytes, raw_width, budget),
+            Self::Exr => err("EXR files are decoded by the engine"),
+        }
+    }
+
+    /// Encodes heights (not EXR). `bits` is the PNG bit depth (8 or 16).
+    pub fn encode(
+        self,
+        heights: &[f32],
+        width: usize,
+        depth: usize,
+        bits: u32,
+        min: f64,
+        max: f64,
+    ) -> Result<Vec<u8>, HeightmapError> {
+        match self {
+            Self::Png => encode_png(heights, width, depth, bits, min, max),
+            Self::R16 => encode_raw_u16(heights, min, max),
+            Self::R32 => Ok(encode_raw_f32(heights)),
+            Self::Exr => err("EXR files are encoded by the engine"),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn formats_by_extension() {
+        assert_eq!(FileFormat::from_path("a/b.PNG").unwrap(), FileFormat::Png);
+        assert_eq!(FileFormat::from_path("x.raw").unwrap(), FileFormat::R32);
+        assert_eq!(FileFormat::from_path("x.r16").unwrap(), FileFormat::R16);
+        assert_eq!(FileFormat::from_path("x.exr").unwrap(), FileFormat::Exr);
+        let e = FileFormat::from_path("x.tga").unwrap_err().to_string();
+        assert!(e.contains(".tga") && e.contains(".r16"), "{e}");
+        assert!(FileFormat::from_path("noext").is_err());
+        // 8-bit values map like an 8-bit PNG.
+        let h = decode_u8(&[0, 255, 51, 102], 2, -10.0, 40.0, 100).unwrap();
+        assert_eq!(h.heights, vec![-10.0, 40.0, 0.0, 10.0]);
+    }
 
     fn ramp(n: usize) -> Vec<f32> {
         (0..n)

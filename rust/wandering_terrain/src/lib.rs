@@ -6,6 +6,7 @@ use godot::prelude::*;
 mod clipmap_data;
 mod follow;
 mod terrain_data;
+mod terrain_generator;
 mod terrain_node;
 mod wandering_mesh;
 mod wandering_terrain;

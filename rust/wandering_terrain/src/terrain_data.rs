@@ -1,5 +1,6 @@
 //! `TerrainData`: the heightfield resource (maths in `terrain_core::terrain_data` and friends).
 
+use crate::terrain_generator::TerrainGenerator;
 use godot::classes::image::Format;
 use godot::classes::{
     file_access::ModeFlags, FileAccess, IResource, Image, ImageTexture, Noise, Resource, Texture2D,
@@ -7,7 +8,7 @@ use godot::classes::{
 use godot::global::Error;
 use godot::prelude::*;
 use terrain_core::generation::{self, NoiseKind, NoiseParams};
-use terrain_core::heightmap_io::{self, Heightmap};
+use terrain_core::heightmap_io::{self, FileFormat, Heightmap};
 use terrain_core::terrain_data::{self as core, Region, DEFAULT_SAMPLE_BUDGET};
 
 // Packed Vector2 data is read as `[f32; 2]` pairs (gdext's Vector2 is `repr(C)` of two f32).
@@ -264,10 +265,21 @@ impl TerrainData {
         }
     }
 
-    /// Fills the terrain (current `size`) with fractal noise from the built-in generator, rows in parallel:
-    /// height = max(noise(x * frequency, z * frequency) * height, sea_level), where `sea_level` is in world
-    /// units (document 000 instead compares it with the normalised noise). `noise_type` is one of the
-    /// NOISE_* constants. Returns false and changes nothing on bad parameters.
+    /// Fills the terrain (current `size`) with the heights a `TerrainGenerator` describes (fractal noise,
+    /// rows in parallel). Returns false and changes nothing without a generator.
+    #[func]
+    fn generate(&mut self, generator: Option<Gd<TerrainGenerator>>) -> bool {
+        let Some(g) = generator else {
+            godot_error!("TerrainData.generate: generator must be a TerrainGenerator, got null");
+            return false;
+        };
+        let p = g.bind().params();
+        self.generate_with(&p, "generate")
+    }
+
+    /// Shorthand for `generate` with a generator of these settings (see `TerrainGenerator` for their
+    /// meaning and ranges; `noise_type` is one of the NOISE_* constants). Returns false and changes nothing
+    /// on bad parameters.
     #[func]
     #[allow(clippy::too_many_arguments)]
     fn generate_noise(
@@ -295,13 +307,7 @@ impl TerrainData {
             height,
             sea_level,
         };
-        let (w, d) = (self.core.width(), self.core.depth());
-        let mut heights = vec![0.0; w * d];
-        if let Err(e) = generation::generate(&p, w, &mut heights) {
-            godot_error!("TerrainData.generate_noise: {e}; nothing changed");
-            return false;
-        }
-        self.replace_heights(heights, "generate_noise")
+        self.generate_with(&p, "generate_noise")
     }
 
     /// Fills the terrain (current `size`) from a Godot `Noise` resource: height = max(noise.get_noise_2d(x, z)
@@ -338,8 +344,8 @@ impl TerrainData {
     /// Loads a heightmap file; `size` becomes the file's. By extension: `.png` (8- or 16-bit, decoded here
     /// with full 16-bit precision), `.r16` (raw little-endian unsigned 16-bit), `.r32`/`.raw` (raw
     /// little-endian float heights), `.exr` (float, through Godot's loader). Integer formats map their range
-    /// to [min_height, max_height] (document 004); float formats hold heights as they are. Raw files need
-    /// `raw_width` (samples per row).
+    /// to [min_height, max_height] (height-band texturing's heightmaps do the same); float formats hold
+    /// heights as they are. Raw files need `raw_width` (samples per row).
     #[func]
     fn import_heightmap(
         &mut self,
@@ -349,13 +355,14 @@ impl TerrainData {
         raw_width: i64,
     ) -> Error {
         let p = path.to_string();
-        let ext = p.rsplit('.').next().unwrap_or("").to_ascii_lowercase();
-        let budget = budget_of(self.sample_budget);
-        if !["png", "r16", "r32", "raw", "exr"].contains(&ext.as_str()) {
-            godot_error!("TerrainData.import_heightmap: unsupported file type '.{ext}' ({p}); use .png, .r16, .r32, .raw or .exr");
-            return Error::ERR_FILE_UNRECOGNIZED;
-        }
-        if ext == "exr" {
+        let format = match FileFormat::from_path(&p) {
+            Ok(f) => f,
+            Err(e) => {
+                godot_error!("TerrainData.import_heightmap: {e}");
+                return Error::ERR_FILE_UNRECOGNIZED;
+            }
+        };
+        if format == FileFormat::Exr {
             let Some(img) = Image::load_from_file(&path) else {
                 godot_error!("TerrainData.import_heightmap: cannot load {p} as an EXR image");
                 return Error::ERR_FILE_CORRUPT;
@@ -371,15 +378,16 @@ impl TerrainData {
             return Error::ERR_FILE_NOT_FOUND;
         }
         let bytes = FileAccess::get_file_as_bytes(&path);
-        let bytes = bytes.as_slice();
-        let width = raw_width.max(0) as usize;
-        let res = match ext.as_str() {
-            "png" => heightmap_io::decode_png(bytes, min_height, max_height, budget),
-            "r16" => heightmap_io::decode_raw_u16(bytes, width, min_height, max_height, budget),
-            _ => heightmap_io::decode_raw_f32(bytes, width, budget),
-        };
+        let budget = budget_of(self.sample_budget);
+        let res = format.decode(
+            bytes.as_slice(),
+            min_height,
+            max_height,
+            raw_width.max(0) as usize,
+            budget,
+        );
         match res {
-            Ok(h) => self.take_heightmap(h, "import_heightmap"),
+            Ok(h) => self.install(h, &format!("import_heightmap({p})")),
             Err(e) => {
                 godot_error!("TerrainData.import_heightmap({p}): {e}; nothing changed");
                 Error::ERR_FILE_CORRUPT
@@ -399,41 +407,39 @@ impl TerrainData {
         bit_depth: i64,
     ) -> Error {
         let p = path.to_string();
-        let ext = p.rsplit('.').next().unwrap_or("").to_ascii_lowercase();
-        let (w, d) = (self.core.width(), self.core.depth());
-        let h = self.core.heights();
-        let bytes = match ext.as_str() {
-            "png" => heightmap_io::encode_png(
-                h,
-                w,
-                d,
-                bit_depth.clamp(0, 64) as u32,
-                min_height,
-                max_height,
-            ),
-            "r16" => heightmap_io::encode_raw_u16(h, min_height, max_height),
-            "r32" | "raw" => Ok(heightmap_io::encode_raw_f32(h)),
-            "exr" => {
-                let img = self.export_image();
-                return img.save_exr_ex(&path).grayscale(true).done();
-            }
-            _ => {
-                godot_error!("TerrainData.export_heightmap: unsupported file type '.{ext}' ({p}); use .png, .r16, .r32, .raw or .exr");
+        let format = match FileFormat::from_path(&p) {
+            Ok(f) => f,
+            Err(e) => {
+                godot_error!("TerrainData.export_heightmap: {e}");
                 return Error::ERR_FILE_UNRECOGNIZED;
             }
         };
-        let bytes = match bytes {
-            Ok(b) => b,
-            Err(e) => {
-                godot_error!("TerrainData.export_heightmap({p}): {e}");
-                return Error::ERR_INVALID_PARAMETER;
+        let bytes = if format == FileFormat::Exr {
+            // Encoded by Godot into memory, written below: a failure to write names the file.
+            self.export_image()
+                .save_exr_to_buffer_ex()
+                .grayscale(true)
+                .done()
+        } else {
+            let (w, d) = (self.core.width(), self.core.depth());
+            let bits = bit_depth.clamp(0, 64) as u32;
+            match format.encode(self.core.heights(), w, d, bits, min_height, max_height) {
+                Ok(b) => PackedByteArray::from(b.as_slice()),
+                Err(e) => {
+                    godot_error!("TerrainData.export_heightmap({p}): {e}");
+                    return Error::ERR_INVALID_PARAMETER;
+                }
             }
         };
+        if bytes.is_empty() {
+            godot_error!("TerrainData.export_heightmap({p}): this Godot build cannot encode EXR; use .r32 for lossless heights");
+            return Error::ERR_UNAVAILABLE;
+        }
         let Some(mut f) = FileAccess::open(&path, ModeFlags::WRITE) else {
             godot_error!("TerrainData.export_heightmap: cannot write {p}");
             return FileAccess::get_open_error();
         };
-        f.store_buffer(&PackedByteArray::from(bytes.as_slice()));
+        f.store_buffer(&bytes);
         f.close();
         Error::OK
     }
@@ -480,36 +486,27 @@ impl TerrainData {
             return false;
         }
         let mut img = image.duplicate_resource();
-        let heights: Vec<f32> = if float.contains(&fmt) {
+        let budget = budget_of(self.sample_budget);
+        let decoded = if float.contains(&fmt) {
             img.convert(Format::RF);
-            let data = img.get_data();
-            data.as_slice()
-                .chunks_exact(4)
-                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                .collect()
+            heightmap_io::decode_raw_f32(img.get_data().as_slice(), w, budget)
         } else if byte.contains(&fmt) {
-            // R8 keeps the first channel (L8 would mix RGB into luminance); document 004 reads red.
+            // R8 keeps the first channel (L8 would mix RGB into luminance); heightmaps are read from red.
             img.convert(Format::R8);
-            let span = max_height - min_height;
-            img.get_data()
-                .as_slice()
-                .iter()
-                .map(|&v| (min_height + f64::from(v) / 255.0 * span) as f32)
-                .collect()
+            heightmap_io::decode_u8(img.get_data().as_slice(), w, min_height, max_height, budget)
         } else {
             godot_error!(
                 "TerrainData.import_image: unsupported image format {fmt:?}; use L8, R8, RGB8, RGBA8, LA8, RG8 or a float format (RF, RH, RGF, RGH, RGBF, RGBH, RGBAF, RGBAH)"
             );
             return false;
         };
-        self.take_heightmap(
-            Heightmap {
-                width: w,
-                depth: d,
-                heights,
-            },
-            "import_image",
-        ) == Error::OK
+        match decoded {
+            Ok(h) => self.install(h, "import_image") == Error::OK,
+            Err(e) => {
+                godot_error!("TerrainData.import_image: {e}; nothing changed");
+                false
+            }
+        }
     }
 
     /// The heights as a `FORMAT_RF` Image (world units, lossless).
@@ -550,21 +547,29 @@ impl TerrainData {
         }
     }
 
-    fn replace_heights(&mut self, heights: Vec<f32>, what: &str) -> bool {
+    fn generate_with(&mut self, p: &NoiseParams, what: &str) -> bool {
         let (w, d) = (self.core.width(), self.core.depth());
-        match core::TerrainData::from_heights(w, d, self.core.spacing(), heights) {
-            Ok(t) => {
-                self.replace(t);
-                true
-            }
-            Err(e) => {
-                godot_error!("TerrainData.{what}: {e}; nothing changed");
-                false
-            }
+        let mut heights = vec![0.0; w * d];
+        if let Err(e) = generation::generate(p, w, &mut heights) {
+            godot_error!("TerrainData.{what}: {e}; nothing changed");
+            return false;
         }
+        self.replace_heights(heights, what)
     }
 
-    fn take_heightmap(&mut self, h: Heightmap, what: &str) -> Error {
+    /// Takes new heights of the current size (generation).
+    fn replace_heights(&mut self, heights: Vec<f32>, what: &str) -> bool {
+        let (width, depth) = (self.core.width(), self.core.depth());
+        let h = Heightmap {
+            width,
+            depth,
+            heights,
+        };
+        self.install(h, what) == Error::OK
+    }
+
+    /// Validates and installs a whole new heightfield (size from the heightmap); nothing changes on error.
+    fn install(&mut self, h: Heightmap, what: &str) -> Error {
         match core::TerrainData::from_heights(h.width, h.depth, self.core.spacing(), h.heights) {
             Ok(t) => {
                 self.replace(t);

@@ -464,7 +464,8 @@ impl TerrainNode {
             self.data_key = Some(key);
         }
         let fine_before = self.gpu.fine_origin();
-        let target = [f64::from(pos.x), f64::from(pos.z)].map(|t| if t.is_finite() { t } else { 0.0 });
+        let target =
+            [f64::from(pos.x), f64::from(pos.z)].map(|t| if t.is_finite() { t } else { 0.0 });
         let created = self.gpu.update(core, &frame, target, self.pending.take());
         drop(d);
         if created {
