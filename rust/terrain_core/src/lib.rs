@@ -4,6 +4,7 @@
 pub mod bezier_patch;
 pub mod clipmap;
 pub mod clipmap_data;
+pub mod collision;
 pub mod generation;
 pub mod heightmap_io;
 pub mod terrain_data;

@@ -389,8 +389,7 @@ impl TerrainData {
         if !(x.is_finite() && z.is_finite()) {
             return f32::NAN;
         }
-        let (c, tu, tv) = self.patch(x / self.spacing - 0.5, z / self.spacing - 0.5);
-        bezier_patch::height_in_patch(&c, tu, tv)
+        self.patch_height(x / self.spacing - 0.5, z / self.spacing - 0.5)
     }
 
     /// Height and its derivatives along X and Z per terrain-space unit at terrain position (x, z); NaN for
@@ -403,6 +402,13 @@ impl TerrainData {
         let (h, hu, hv) = self.patch_gradient(x / self.spacing - 0.5, z / self.spacing - 0.5);
         let s = self.spacing as f32;
         (h, hu / s, hv / s)
+    }
+
+    /// Height at sample-space point (sx, sz) (= terrain position / spacing - 0.5).
+    #[inline]
+    pub fn patch_height(&self, sx: f64, sz: f64) -> f32 {
+        let (c, tu, tv) = self.patch(sx, sz);
+        bezier_patch::height_in_patch(&c, tu, tv)
     }
 
     /// Height and its derivatives per sample unit at sample-space point (sx, sz) (= terrain position /

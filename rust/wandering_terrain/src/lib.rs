@@ -4,6 +4,7 @@
 use godot::prelude::*;
 
 mod clipmap_data;
+mod collision;
 mod follow;
 mod terrain_data;
 mod terrain_generator;

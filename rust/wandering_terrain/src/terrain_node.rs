@@ -1,16 +1,20 @@
 //! `TerrainNode`: renders a TerrainData as a geometry clipmap (layout in `terrain_core::clipmap`).
 
 use crate::clipmap_data::ClipmapTexture;
+use crate::collision::{TerrainCollision, MODE_DISABLED, MODE_DYNAMIC, MODE_FULL};
 use crate::follow::{active_camera, relink, relink_changed};
 use crate::terrain_data::TerrainData;
 use godot::classes::mesh::{ArrayType, PrimitiveType};
 use godot::classes::rendering_server::ShadowCastingSetting;
-use godot::classes::{ArrayMesh, INode3D, Node, Node3D, RenderingServer, Shader, ShaderMaterial};
+use godot::classes::{
+    ArrayMesh, INode3D, Node, Node3D, PhysicsMaterial, RenderingServer, Shader, ShaderMaterial,
+};
 use godot::prelude::*;
 use terrain_core::clipmap::{
     build_meshes, layout, ClipmapConfig, PieceKind, PieceMesh, PlacedPiece,
 };
 use terrain_core::clipmap_data::Frame;
+use terrain_core::collision::{check_radius, check_subdivision};
 use terrain_core::terrain_data::Region;
 
 const DEFAULT_SHADER: &str = "res://addons/wandering_terrain/shaders/terrain_node.gdshader";
@@ -73,7 +77,42 @@ pub struct TerrainNode {
     #[var(set = set_layers)]
     layers: u32,
 
+    /// DISABLED: no collision. DYNAMIC: the tiles within `collision_radius` of the target, following it.
+    /// FULL: every tile, built when the node enters the tree (about 0.1 s for 4096² samples).
+    #[export(enum = (Disabled = 0, Dynamic = 1, Full = 2))]
+    #[export_group(name = "Collision")]
+    #[var(get = get_collision_mode, set = set_collision_mode)]
+    #[allow(dead_code)] // declares the property; the value lives in `collision`
+    collision_mode: i64,
+    /// DYNAMIC mode: distance (world units, max norm) around the target that has collision, (0, 100000].
+    #[export(range = (1.0, 1024.0, 1.0, or_greater))]
+    #[var(get = get_collision_radius, set = set_collision_radius)]
+    #[allow(dead_code)] // declares the property; the value lives in `collision`
+    collision_radius: f64,
+    /// Physics layers the terrain is in.
+    #[export(flags_3d_physics)]
+    #[var(get = get_collision_layer, set = set_collision_layer)]
+    #[allow(dead_code)] // declares the property; the value lives in `collision`
+    collision_layer: u32,
+    /// Physics layers the terrain scans (for a static body, only what other engines' queries report).
+    #[export(flags_3d_physics)]
+    #[var(get = get_collision_mask, set = set_collision_mask)]
+    #[allow(dead_code)] // declares the property; the value lives in `collision`
+    collision_mask: u32,
+    /// Friction and bounce of the ground.
+    #[export]
+    #[var(get = get_physics_material, set = set_physics_material)]
+    #[allow(dead_code)] // declares the property; the value lives in `collision`
+    physics_material: Option<Gd<PhysicsMaterial>>,
+    /// Collision points per sample spacing: 1 uses the samples (linear between them), 2 and 4 follow the
+    /// drawn Bézier surface between them more closely (see the accuracy table in the docs).
+    #[export(enum = (One = 1, Two = 2, Four = 4))]
+    #[var(get = get_collision_subdivision, set = set_collision_subdivision)]
+    #[allow(dead_code)] // declares the property; the value lives in `collision`
+    collision_subdivision: i64,
+
     config: ClipmapConfig,
+    collision: TerrainCollision,
     meshes: Vec<Gd<ArrayMesh>>,
     instances: Vec<Rid>,
     placed: Vec<PlacedPiece>,
@@ -137,7 +176,14 @@ impl INode3D for TerrainNode {
             morph_width: 8.0,
             cast_shadow: 1,
             layers: 1,
+            collision_mode: 0,
+            collision_radius: 0.0,
+            collision_layer: 0,
+            collision_mask: 0,
+            physics_material: None,
+            collision_subdivision: 0,
             config,
+            collision: TerrainCollision::default(),
             meshes: Vec::new(),
             instances: Vec::new(),
             placed: Vec::new(),
@@ -156,10 +202,15 @@ impl INode3D for TerrainNode {
 
     fn ready(&mut self) {
         self.base_mut().set_process(true);
+        self.base_mut().set_physics_process(true);
     }
 
     fn process(&mut self, _delta: f64) {
         self.update_now();
+    }
+
+    fn physics_process(&mut self, _delta: f64) {
+        self.update_collision();
     }
 
     fn on_notification(&mut self, what: godot::classes::notify::Node3DNotification) {
@@ -177,8 +228,17 @@ impl INode3D for TerrainNode {
                 }
                 self.base_mut().set_notify_transform(true);
                 self.rebuild();
+                // Collision is ready before the first physics frame.
+                if let Some(world) = self.base().get_world_3d() {
+                    let id = self.base().instance_id();
+                    self.collision.enter(world.get_space(), id);
+                    self.update_collision();
+                }
             }
-            N::EXIT_TREE => self.free_instances(),
+            N::EXIT_TREE => {
+                self.free_instances();
+                self.collision.exit();
+            }
             N::VISIBILITY_CHANGED => self.apply_flags(),
             // Origin and scale feed the shader, the data windows and the pieces' culling boxes.
             N::TRANSFORM_CHANGED => {
@@ -407,6 +467,118 @@ impl TerrainNode {
             d: region.size.y.max(0) as usize,
         };
         self.pending = Some(self.pending.map_or(r, |p| p.union(r)));
+        self.collision.mark(r);
+    }
+
+    /// `collision_mode`: no collision.
+    #[constant]
+    const COLLISION_DISABLED: i64 = MODE_DISABLED;
+    /// `collision_mode`: tiles around the target.
+    #[constant]
+    const COLLISION_DYNAMIC: i64 = MODE_DYNAMIC;
+    /// `collision_mode`: every tile.
+    #[constant]
+    const COLLISION_FULL: i64 = MODE_FULL;
+
+    #[func]
+    fn get_collision_mode(&self) -> i64 {
+        self.collision.settings.mode
+    }
+    #[func]
+    fn set_collision_mode(&mut self, v: i64) {
+        if !(0..=2).contains(&v) {
+            godot_error!(
+                "TerrainNode.collision_mode must be 0 (DISABLED), 1 (DYNAMIC) or 2 (FULL), got {v}; keeping {}",
+                self.collision.settings.mode
+            );
+            return;
+        }
+        self.collision.settings.mode = v;
+        self.collision.invalidate();
+    }
+    #[func]
+    fn get_collision_radius(&self) -> f64 {
+        self.collision.settings.radius
+    }
+    #[func]
+    fn set_collision_radius(&mut self, v: f64) {
+        match check_radius(v) {
+            Ok(r) => {
+                self.collision.settings.radius = r;
+                self.collision.invalidate();
+            }
+            Err(e) => godot_error!(
+                "TerrainNode.{e}; keeping {}",
+                self.collision.settings.radius
+            ),
+        }
+    }
+    #[func]
+    fn get_collision_layer(&self) -> u32 {
+        self.collision.settings.layer
+    }
+    #[func]
+    fn set_collision_layer(&mut self, v: u32) {
+        self.collision.settings.layer = v;
+        self.collision.apply_body_settings();
+    }
+    #[func]
+    fn get_collision_mask(&self) -> u32 {
+        self.collision.settings.mask
+    }
+    #[func]
+    fn set_collision_mask(&mut self, v: u32) {
+        self.collision.settings.mask = v;
+        self.collision.apply_body_settings();
+    }
+    #[func]
+    fn get_physics_material(&self) -> Option<Gd<PhysicsMaterial>> {
+        self.collision.settings.material.clone()
+    }
+    #[func]
+    fn set_physics_material(&mut self, v: Option<Gd<PhysicsMaterial>>) {
+        self.collision.settings.material = v;
+        self.collision.apply_body_settings();
+    }
+    #[func]
+    fn get_collision_subdivision(&self) -> i64 {
+        i64::from(self.collision.settings.subdivision)
+    }
+    #[func]
+    fn set_collision_subdivision(&mut self, v: i64) {
+        match check_subdivision(v) {
+            Ok(s) => {
+                self.collision.settings.subdivision = s;
+                self.collision.invalidate();
+            }
+            Err(e) => godot_error!(
+                "TerrainNode.{e}; keeping {}",
+                self.collision.settings.subdivision
+            ),
+        }
+    }
+
+    /// Brings collision up to date now (each physics frame does): the tiles the mode wants around the
+    /// target, and the tiles pending edits touched. Returns the number of tiles written.
+    #[func]
+    fn update_collision(&mut self) -> i64 {
+        let frame = self.terrain_frame();
+        let target = self.target_position().map(|p| {
+            [
+                (f64::from(p.x) - frame.origin[0]) / frame.scale[0],
+                (f64::from(p.z) - frame.origin[2]) / frame.scale[2],
+            ]
+        });
+        let data = self.terrain_data.clone();
+        let d = data.as_ref().map(|d| d.bind());
+        self.collision
+            .update(d.as_ref().map(|d| d.core()), &frame, target) as i64
+    }
+
+    /// Number of collision tiles (heightmap shapes of 64 x 64 sample cells) in use.
+    #[func]
+    fn get_collision_tile_count(&self) -> i64 {
+        self.collision.tile_count() as i64
     }
 }
 
@@ -450,11 +622,7 @@ impl TerrainNode {
             self.pending = None;
             return;
         };
-        let (o, s) = self.frame();
-        let frame = Frame {
-            origin: [o.x, o.y, o.z].map(f64::from),
-            scale: [s.x, s.y, s.z].map(f64::from),
-        };
+        let frame = self.terrain_frame();
         let d = data.bind();
         let core = d.core();
         let key = (frame, core.spacing(), (core.width(), core.depth()));
@@ -475,6 +643,15 @@ impl TerrainNode {
             if let Some(mat) = self.material.as_mut() {
                 mat.set_shader_parameter(&self.param_fine_origin, &fo.to_variant());
             }
+        }
+    }
+
+    /// This node's frame for the core (terrain space -> world).
+    fn terrain_frame(&self) -> Frame {
+        let (o, s) = self.frame();
+        Frame {
+            origin: [o.x, o.y, o.z].map(f64::from),
+            scale: [s.x, s.y, s.z].map(f64::from),
         }
     }
 

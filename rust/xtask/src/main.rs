@@ -362,6 +362,21 @@ fn test(repo: &Path, args: &[String]) -> Result<bool, String> {
     let r = run_suites(&g, repo, "res://suites", "godot", None, None, filter)?;
     totals.add("godot suites", r.passed(), r.failed());
 
+    // Collision in real physics, once per engine (selected by the project's override.cfg).
+    for (label, engine) in [
+        ("physics-godot", "GodotPhysics3D"),
+        ("physics-jolt", "Jolt Physics"),
+    ] {
+        println!("== Physics suites ({engine})");
+        let cfg = repo.join("tests/override.cfg");
+        std::fs::write(&cfg, format!("[physics]\n3d/physics_engine=\"{engine}\"\n"))
+            .map_err(|e| e.to_string())?;
+        let r = run_suites(&g, repo, "res://physics", label, None, None, filter);
+        let _ = std::fs::remove_file(&cfg);
+        let r = r?;
+        totals.add(label, r.passed(), r.failed());
+    }
+
     if filter.is_none() {
         self_test(&g, repo, &mut totals)?;
     }

@@ -1,0 +1,318 @@
+//! Collision tiles: the drawn surface as height grids for the physics engine's heightmap shapes.
+//!
+//! A physics heightmap is linear between its points while the drawn surface is the Bézier patch, so the
+//! grid samples the patch `subdivision` times per sample spacing: subdivision 1 uses the samples themselves
+//! (the patch at a sample centre is the sample's height), 2 and 4 add points between them where the patch
+//! bulges. Points sit at terrain positions `(0.5 + k / subdivision) * spacing` on each axis, so collision
+//! covers the samples' hull `[0.5, size - 0.5] * spacing` (the drawn terrain reaches half a sample further).
+//!
+//! The terrain is cut into square tiles of `TILE_CELLS` sample cells, each one heightmap shape, so an edit
+//! or a move rebuilds only the tiles it touches. Neighbouring tiles share their border points (same
+//! positions, same heights), so there is no seam. Every tile is square (Jolt builds a real height field
+//! only for square maps); points of the last tiles beyond the terrain are NaN, which both engines treat as
+//! holes.
+
+use crate::terrain_data::{Region, TerrainData};
+use std::fmt;
+
+/// Sample cells per tile side.
+pub const TILE_CELLS: usize = 64;
+/// Accepted subdivisions.
+pub const SUBDIVISIONS: [u32; 3] = [1, 2, 4];
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum CollisionError {
+    Subdivision(i64),
+    Radius(f64),
+}
+
+impl fmt::Display for CollisionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Subdivision(v) => write!(f, "collision_subdivision must be 1, 2 or 4, got {v}"),
+            Self::Radius(v) => write!(
+                f,
+                "collision_radius must be a finite number in (0, 100000], got {v}"
+            ),
+        }
+    }
+}
+
+pub fn check_subdivision(v: i64) -> Result<u32, CollisionError> {
+    SUBDIVISIONS
+        .iter()
+        .copied()
+        .find(|&s| i64::from(s) == v)
+        .ok_or(CollisionError::Subdivision(v))
+}
+
+pub fn check_radius(v: f64) -> Result<f64, CollisionError> {
+    if v.is_finite() && v > 0.0 && v <= 1.0e5 {
+        Ok(v)
+    } else {
+        Err(CollisionError::Radius(v))
+    }
+}
+
+/// A tile's index (tile column, tile row).
+pub type TileId = [usize; 2];
+
+/// The tiling of a terrain for a subdivision.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tiling {
+    /// Sample cells of the terrain per axis (size - 1).
+    cells: [usize; 2],
+    pub subdivision: u32,
+}
+
+/// A tile's height grid, ready for a heightmap shape: `width * depth` points, row-major (X fastest), one
+/// grid step apart; the shape's centre sits at terrain position `centre` and its step is `step` world
+/// units (before the node's scale).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TileGrid {
+    pub width: usize,
+    pub depth: usize,
+    pub heights: Vec<f32>,
+    pub centre: [f64; 2],
+    pub step: f64,
+    pub min_height: f32,
+    pub max_height: f32,
+}
+
+impl Tiling {
+    pub fn new(terrain: &TerrainData, subdivision: u32) -> Self {
+        Self {
+            cells: [
+                terrain.width().saturating_sub(1),
+                terrain.depth().saturating_sub(1),
+            ],
+            subdivision,
+        }
+    }
+
+    /// Tiles per axis (0 for a terrain of one sample on an axis: no area to collide with).
+    pub fn tiles(&self) -> [usize; 2] {
+        self.cells.map(|c| c.div_ceil(TILE_CELLS))
+    }
+
+    pub fn tile_count(&self) -> usize {
+        let [x, z] = self.tiles();
+        x * z
+    }
+
+    /// Tiles whose surface depends on the samples of `r` (an edited region): the patch reads samples up
+    /// to two away (corners and their slope neighbours).
+    pub fn tiles_touching(&self, r: Region) -> impl Iterator<Item = TileId> + use<> {
+        let [tx, tz] = self.tiles();
+        let range = |start: usize, len: usize, tiles: usize| {
+            if tiles == 0 || len == 0 {
+                return 0..0;
+            }
+            let lo = start.saturating_sub(2) / TILE_CELLS;
+            let hi = ((start + len + 1) / TILE_CELLS).min(tiles - 1);
+            lo..hi + 1
+        };
+        let (xs, zs) = (range(r.x, r.w, tx), range(r.z, r.d, tz));
+        zs.flat_map(move |z| xs.clone().map(move |x| [x, z]))
+    }
+
+    /// Tiles whose area comes within `radius` (terrain units, max norm) of terrain position `p`.
+    pub fn tiles_near(
+        &self,
+        spacing: f64,
+        p: [f64; 2],
+        radius: f64,
+    ) -> impl Iterator<Item = TileId> + use<> {
+        let [tx, tz] = self.tiles();
+        let tile = TILE_CELLS as f64 * spacing;
+        let range = |c: f64, tiles: usize| {
+            // Tile k spans terrain [(0.5 + k * TILE_CELLS) * spacing, + tile].
+            let lo = ((c - radius - 0.5 * spacing) / tile).floor();
+            let hi = ((c + radius - 0.5 * spacing) / tile).floor();
+            if !(lo.is_finite() && hi.is_finite()) || hi < 0.0 || tiles == 0 {
+                return 0..0;
+            }
+            let lo = lo.max(0.0) as usize;
+            let hi = (hi as usize).min(tiles - 1);
+            lo..hi + 1
+        };
+        let (xs, zs) = (range(p[0], tx), range(p[1], tz));
+        zs.flat_map(move |z| xs.clone().map(move |x| [x, z]))
+    }
+
+    /// The height grid of a tile (into `out`, reusing its buffer).
+    pub fn grid(&self, terrain: &TerrainData, id: TileId, out: &mut TileGrid) {
+        let sub = self.subdivision as usize;
+        let n = TILE_CELLS * sub + 1;
+        let (x0, z0) = (id[0] * TILE_CELLS, id[1] * TILE_CELLS);
+        let sp = terrain.spacing();
+        out.width = n;
+        out.depth = n;
+        out.step = sp / sub as f64;
+        let half = TILE_CELLS as f64 * 0.5;
+        out.centre = [(0.5 + x0 as f64 + half) * sp, (0.5 + z0 as f64 + half) * sp];
+        out.heights.clear();
+        out.heights.reserve(n * n);
+        // Points past the last sample (sample-space coordinate > size - 1) are holes.
+        let last = [self.cells[0] * sub, self.cells[1] * sub];
+        for j in 0..n {
+            let gz = z0 * sub + j;
+            if gz > last[1] {
+                out.heights.extend(std::iter::repeat_n(f32::NAN, n));
+                continue;
+            }
+            let inside = (last[0] + 1).saturating_sub(x0 * sub).min(n);
+            if sub == 1 {
+                // The samples themselves.
+                let row = gz * terrain.width() + x0;
+                out.heights
+                    .extend_from_slice(&terrain.heights()[row..row + inside]);
+            } else {
+                // The patch between them (sample-space point k / sub).
+                let sz = gz as f64 / sub as f64;
+                for i in 0..inside {
+                    let sx = (x0 * sub + i) as f64 / sub as f64;
+                    out.heights.push(terrain.patch_height(sx, sz));
+                }
+            }
+            out.heights
+                .extend(std::iter::repeat_n(f32::NAN, n - inside));
+        }
+        let (lo, hi) =
+            out.heights
+                .iter()
+                .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &h| {
+                    if h.is_nan() {
+                        (lo, hi)
+                    } else {
+                        (lo.min(h), hi.max(h))
+                    }
+                });
+        (out.min_height, out.max_height) = if lo <= hi { (lo, hi) } else { (0.0, 0.0) };
+    }
+}
+
+/// Bytes one tile's shape data takes in the engine (f32 heights), for a memory estimate.
+pub fn tile_bytes(tiling: &Tiling) -> usize {
+    let n = TILE_CELLS * tiling.subdivision as usize + 1;
+    n * n * 4
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rough(w: usize, d: usize) -> TerrainData {
+        let h = (0..w * d)
+            .map(|i| {
+                let (x, z) = ((i % w) as f32, (i / w) as f32);
+                (x * 0.9).sin() * 2.0 + (z * 0.7).cos() * 1.5 + ((i * 7919) % 11) as f32 * 0.2
+            })
+            .collect();
+        TerrainData::from_heights(w, d, 1.0, h).unwrap()
+    }
+
+    /// Linear interpolation of a tile grid at terrain position (x, z), as a heightmap shape does.
+    fn grid_at(g: &TileGrid, x: f64, z: f64) -> f64 {
+        let gx = (x - g.centre[0]) / g.step + (g.width - 1) as f64 / 2.0;
+        let gz = (z - g.centre[1]) / g.step + (g.depth - 1) as f64 / 2.0;
+        let (i, j) = (
+            gx.floor().min(g.width as f64 - 2.0),
+            gz.floor().min(g.depth as f64 - 2.0),
+        );
+        let (u, v) = (gx - i, gz - j);
+        let at = |a: f64, b: f64| f64::from(g.heights[b as usize * g.width + a as usize]);
+        // Both diagonals give the same value at grid points; a bilinear estimate suffices for the bound.
+        (1.0 - v) * ((1.0 - u) * at(i, j) + u * at(i + 1.0, j))
+            + v * ((1.0 - u) * at(i, j + 1.0) + u * at(i + 1.0, j + 1.0))
+    }
+
+    #[test]
+    fn grid_points_are_the_drawn_surface_and_tiles_share_borders() {
+        let t = rough(150, 70);
+        for sub in SUBDIVISIONS {
+            let tiling = Tiling::new(&t, sub);
+            assert_eq!(tiling.tiles(), [3, 2]);
+            let mut g = TileGrid::default();
+            let mut right = TileGrid::default();
+            tiling.grid(&t, [1, 0], &mut g);
+            tiling.grid(&t, [2, 0], &mut right);
+            let n = 64 * sub as usize + 1;
+            assert_eq!((g.width, g.depth, right.width), (n, n, n), "square tiles");
+            for j in 0..g.depth {
+                let z = g.centre[1] + (j as f64 - (g.depth - 1) as f64 / 2.0) * g.step;
+                for i in 0..g.width {
+                    let x = g.centre[0] + (i as f64 - (g.width - 1) as f64 / 2.0) * g.step;
+                    let got = g.heights[j * g.width + i];
+                    if z > 69.5 {
+                        assert!(got.is_nan(), "beyond the last sample row: a hole");
+                        continue;
+                    }
+                    let want = t.height_at(x, z);
+                    assert!((got - want).abs() < 1e-4, "sub {sub} point ({i}, {j})");
+                }
+                // The shared border column is the same in both tiles.
+                let (a, b) = (
+                    g.heights[j * g.width + g.width - 1],
+                    right.heights[j * right.width],
+                );
+                assert!(a == b || (a.is_nan() && b.is_nan()));
+                // The last tile ends at the last sample column (x = 149.5); beyond it, holes.
+                let last = 21 * sub as usize;
+                assert_eq!(right.heights[j * n + last].is_nan(), z > 69.5);
+                assert!(right.heights[j * n + last + 1].is_nan());
+            }
+        }
+    }
+
+    #[test]
+    fn subdivision_reduces_the_error_against_the_patch() {
+        let t = rough(130, 130);
+        let mut worst = vec![];
+        for sub in SUBDIVISIONS {
+            let tiling = Tiling::new(&t, sub);
+            let mut g = TileGrid::default();
+            tiling.grid(&t, [0, 0], &mut g);
+            let mut w = 0.0f64;
+            for k in 0..4000 {
+                let x = 1.0 + (k as f64 * 0.6180339) % 1.0 * 60.0;
+                let z = 1.0 + (k as f64 * 0.4142135) % 1.0 * 60.0;
+                w = w.max((grid_at(&g, x, z) - f64::from(t.height_at(x, z))).abs());
+            }
+            worst.push(w);
+        }
+        assert!(worst[1] < worst[0] && worst[2] < worst[1], "{worst:?}");
+    }
+
+    #[test]
+    fn edits_and_moves_select_the_right_tiles() {
+        let t = rough(300, 200);
+        let tiling = Tiling::new(&t, 1);
+        assert_eq!(tiling.tiles(), [5, 4]);
+        let r = Region {
+            x: 63,
+            z: 10,
+            w: 2,
+            d: 2,
+        };
+        let ids: Vec<_> = tiling.tiles_touching(r).collect();
+        assert_eq!(ids, vec![[0, 0], [1, 0]]);
+        let r = Region {
+            x: 130,
+            z: 130,
+            w: 1,
+            d: 1,
+        };
+        assert_eq!(tiling.tiles_touching(r).collect::<Vec<_>>(), vec![[2, 2]]);
+        let near: Vec<_> = tiling.tiles_near(1.0, [100.0, 100.0], 10.0).collect();
+        assert_eq!(near, vec![[1, 1]]);
+        assert_eq!(tiling.tiles_near(1.0, [-500.0, 0.0], 10.0).count(), 0);
+        assert_eq!(tiling.tiles_near(1.0, [f64::NAN, 0.0], 10.0).count(), 0);
+        assert_eq!(tiling.tiles_near(1.0, [150.0, 100.0], 1e6).count(), 20);
+        assert!(check_subdivision(3)
+            .unwrap_err()
+            .to_string()
+            .contains("collision_subdivision"));
+        assert!(check_radius(f64::NAN).is_err() && check_radius(50.0).is_ok());
+    }
+}

@@ -1,0 +1,274 @@
+//! Collision of the terrain nodes through `PhysicsServer3D` (tiling in `terrain_core::collision`): one
+//! static body owned by the node, one heightmap shape per tile, no nodes in the user's scene. Shapes are
+//! kept in slots and reused, so moving and editing only rewrite the data of the tiles concerned.
+
+use godot::classes::physics_server_3d::{BodyMode, BodyParameter};
+use godot::classes::{PhysicsMaterial, PhysicsServer3D};
+use godot::prelude::*;
+use std::collections::HashMap;
+use terrain_core::clipmap_data::Frame;
+use terrain_core::collision::{TileGrid, TileId, Tiling};
+use terrain_core::terrain_data::{Region, TerrainData};
+
+/// `collision_mode` values.
+pub const MODE_DISABLED: i64 = 0;
+pub const MODE_DYNAMIC: i64 = 1;
+pub const MODE_FULL: i64 = 2;
+
+/// What the user sets in the node's Collision group (validated by the node's setters).
+#[derive(Clone)]
+pub struct CollisionSettings {
+    pub mode: i64,
+    pub radius: f64,
+    pub layer: u32,
+    pub mask: u32,
+    pub material: Option<Gd<PhysicsMaterial>>,
+    pub subdivision: u32,
+}
+
+impl Default for CollisionSettings {
+    fn default() -> Self {
+        // DYNAMIC by default: bounded memory whatever the terrain's size; FULL is one click away.
+        Self {
+            mode: MODE_DYNAMIC,
+            radius: 64.0,
+            layer: 1,
+            mask: 1,
+            material: None,
+            subdivision: 4,
+        }
+    }
+}
+
+type Key = (Frame, f64, (usize, usize), u32);
+
+/// The body, its shape slots and which tile each holds.
+#[derive(Default)]
+pub struct TerrainCollision {
+    pub settings: CollisionSettings,
+    body: Option<Rid>,
+    /// Shape RIDs; slot i is the body's shape i.
+    slots: Vec<Rid>,
+    used: HashMap<TileId, usize>,
+    free: Vec<usize>,
+    key: Option<Key>,
+    /// The wanted tile ranges last time (columns, rows): unchanged means no tile to add or drop.
+    wanted: Option<([usize; 2], [usize; 2])>,
+    pending: Option<Region>,
+    grid: TileGrid,
+    heights: PackedFloat32Array,
+}
+
+impl TerrainCollision {
+    /// Creates the body in `space`, reporting `owner` as the collider of hits.
+    pub fn enter(&mut self, space: Rid, owner: InstanceId) {
+        self.exit();
+        let mut ps = PhysicsServer3D::singleton();
+        let body = ps.body_create();
+        ps.body_set_mode(body, BodyMode::STATIC);
+        ps.body_set_space(body, space);
+        ps.body_attach_object_instance_id(body, owner.to_i64() as u64);
+        self.body = Some(body);
+        self.apply_body_settings();
+    }
+
+    /// Frees the body and every shape.
+    pub fn exit(&mut self) {
+        let mut ps = PhysicsServer3D::singleton();
+        if let Some(b) = self.body.take() {
+            ps.free_rid(b);
+        }
+        for s in self.slots.drain(..) {
+            ps.free_rid(s);
+        }
+        self.used.clear();
+        self.free.clear();
+        self.key = None;
+        self.wanted = None;
+    }
+
+    /// Layers, mask and material onto the body.
+    pub fn apply_body_settings(&mut self) {
+        let Some(body) = self.body else { return };
+        let mut ps = PhysicsServer3D::singleton();
+        ps.body_set_collision_layer(body, self.settings.layer);
+        ps.body_set_collision_mask(body, self.settings.mask);
+        // As StaticBody3D does: a rough material's friction and an absorbent one's bounce are negative.
+        let (friction, bounce) = match &self.settings.material {
+            Some(m) => {
+                let f = m.get_friction() * if m.is_rough() { -1.0 } else { 1.0 };
+                let b = m.get_bounce() * if m.is_absorbent() { -1.0 } else { 1.0 };
+                (f, b)
+            }
+            None => (1.0, 0.0),
+        };
+        ps.body_set_param(body, BodyParameter::FRICTION, &friction.to_variant());
+        ps.body_set_param(body, BodyParameter::BOUNCE, &bounce.to_variant());
+    }
+
+    /// Every tile is rebuilt on the next update (new mode, subdivision or terrain).
+    pub fn invalidate(&mut self) {
+        self.key = None;
+    }
+
+    /// Samples edited since the last update.
+    pub fn mark(&mut self, r: Region) {
+        self.pending = Some(self.pending.map_or(r, |p| p.union(r)));
+    }
+
+    pub fn tile_count(&self) -> usize {
+        self.used.len()
+    }
+
+    /// Brings the tiles up to date (each physics frame): drops and adds tiles for the mode and the target
+    /// (terrain-space X/Z), rewrites the tiles that pending edits touched. Returns the tiles written.
+    pub fn update(
+        &mut self,
+        terrain: Option<&TerrainData>,
+        frame: &Frame,
+        target: Option<[f64; 2]>,
+    ) -> usize {
+        let (Some(body), Some(t)) = (self.body, terrain) else {
+            self.clear();
+            return 0;
+        };
+        if self.settings.mode == MODE_DISABLED {
+            self.clear();
+            return 0;
+        }
+        let key = (
+            *frame,
+            t.spacing(),
+            (t.width(), t.depth()),
+            self.settings.subdivision,
+        );
+        if self.key != Some(key) {
+            self.clear();
+            self.key = Some(key);
+            self.pending = None;
+        }
+        let tiling = Tiling::new(t, self.settings.subdivision);
+        let mut written = 0;
+        // Edits first, for tiles that stay.
+        if let Some(r) = self.pending.take() {
+            let ids: Vec<TileId> = tiling
+                .tiles_touching(r)
+                .filter(|id| self.used.contains_key(id))
+                .collect();
+            for id in ids {
+                self.write(body, &tiling, t, frame, id);
+                written += 1;
+            }
+        }
+        let wanted = self.wanted_range(&tiling, t, frame, target);
+        if Some(wanted) != self.wanted {
+            self.wanted = Some(wanted);
+            let (xs, zs) = wanted;
+            let inside =
+                |id: &TileId| (xs[0]..xs[1]).contains(&id[0]) && (zs[0]..zs[1]).contains(&id[1]);
+            let gone: Vec<TileId> = self.used.keys().filter(|id| !inside(id)).copied().collect();
+            let mut ps = PhysicsServer3D::singleton();
+            for id in gone {
+                let slot = self.used.remove(&id).expect("used tile");
+                ps.body_set_shape_disabled(body, slot as i32, true);
+                self.free.push(slot);
+            }
+            for z in zs[0]..zs[1] {
+                for x in xs[0]..xs[1] {
+                    if !self.used.contains_key(&[x, z]) {
+                        self.write(body, &tiling, t, frame, [x, z]);
+                        written += 1;
+                    }
+                }
+            }
+        }
+        written
+    }
+
+    /// Column and row ranges of the tiles the mode wants.
+    fn wanted_range(
+        &self,
+        tiling: &Tiling,
+        t: &TerrainData,
+        frame: &Frame,
+        target: Option<[f64; 2]>,
+    ) -> ([usize; 2], [usize; 2]) {
+        let [tx, tz] = tiling.tiles();
+        if self.settings.mode == MODE_FULL {
+            return ([0, tx], [0, tz]);
+        }
+        let Some(p) = target else {
+            return ([0, 0], [0, 0]);
+        };
+        // The radius is in world units; the tiling works in terrain units.
+        let scale = frame.scale[0].abs().min(frame.scale[2].abs()).max(1e-9);
+        let mut lo = [usize::MAX; 2];
+        let mut hi = [0usize; 2];
+        for id in tiling.tiles_near(t.spacing(), p, self.settings.radius / scale) {
+            for a in 0..2 {
+                lo[a] = lo[a].min(id[a]);
+                hi[a] = hi[a].max(id[a] + 1);
+            }
+        }
+        if lo[0] == usize::MAX {
+            return ([0, 0], [0, 0]);
+        }
+        ([lo[0], hi[0]], [lo[1], hi[1]])
+    }
+
+    /// Writes a tile's grid into its slot (taking a free slot or a new shape for a new tile).
+    fn write(&mut self, body: Rid, tiling: &Tiling, t: &TerrainData, frame: &Frame, id: TileId) {
+        tiling.grid(t, id, &mut self.grid);
+        let g = &self.grid;
+        self.heights.resize(g.heights.len());
+        self.heights.as_mut_slice().copy_from_slice(&g.heights);
+        let mut data = Dictionary::<GString, Variant>::new();
+        data.set("width", g.width as i64);
+        data.set("depth", g.depth as i64);
+        data.set("heights", &self.heights.to_variant());
+        data.set("min_height", g.min_height);
+        data.set("max_height", g.max_height);
+        let (o, s) = (frame.origin, frame.scale);
+        let xf = Transform3D::new(
+            Basis::from_diagonal((g.step * s[0]) as f32, s[1] as f32, (g.step * s[2]) as f32),
+            Vector3::new(
+                (g.centre[0] * s[0] + o[0]) as f32,
+                o[1] as f32,
+                (g.centre[1] * s[2] + o[2]) as f32,
+            ),
+        );
+        let mut ps = PhysicsServer3D::singleton();
+        let slot = match self.used.get(&id) {
+            Some(&slot) => slot,
+            None => {
+                let slot = self.free.pop().unwrap_or_else(|| {
+                    let shape = ps.heightmap_shape_create();
+                    self.slots.push(shape);
+                    self.slots.len() - 1
+                });
+                self.used.insert(id, slot);
+                slot
+            }
+        };
+        let shape = self.slots[slot];
+        ps.shape_set_data(shape, &data.to_variant());
+        if slot as i32 >= ps.body_get_shape_count(body) {
+            ps.body_add_shape_ex(body, shape).transform(xf).done();
+        } else {
+            ps.body_set_shape_transform(body, slot as i32, xf);
+            ps.body_set_shape_disabled(body, slot as i32, false);
+        }
+    }
+
+    /// Drops every tile (shapes stay as free slots).
+    fn clear(&mut self) {
+        if let Some(body) = self.body {
+            let mut ps = PhysicsServer3D::singleton();
+            for (_, slot) in self.used.drain() {
+                ps.body_set_shape_disabled(body, slot as i32, true);
+                self.free.push(slot);
+            }
+        }
+        self.wanted = None;
+    }
+}

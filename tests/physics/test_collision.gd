@@ -1,0 +1,205 @@
+extends "res://wt_test.gd"
+## TerrainNode collision in real physics (this suite runs once per physics engine): vertical rays hit the
+## drawn surface within the bound of each collision_subdivision, spheres come to rest on it, edits reach
+## collision on the next physics frame, DYNAMIC collision follows its target, rays outside hit nothing.
+
+const SIZE := 256
+
+
+## Rough: 30 m of relief in features a few samples wide at 1 m spacing (slopes past 45 degrees, ridges
+## one sample wide): the worst case for a piecewise-linear heightmap.
+func _rough() -> TerrainData:
+	var t := TerrainData.new()
+	t.size = Vector2i(SIZE, SIZE)
+	t.generate_noise(5, 0.06, 5, 2.0, 0.5, 30.0, -1e9, TerrainData.NOISE_PERLIN)
+	return t
+
+
+## Hilly: the wandering terrain demo's kind of ground (20 m hills 48 samples wide, five octaves of detail).
+func _hilly() -> TerrainData:
+	var t := TerrainData.new()
+	t.size = Vector2i(SIZE, SIZE)
+	t.generate_noise(5, 1.0 / 48.0, 5, 2.0, 0.5, 20.0, -1e9, TerrainData.NOISE_PERLIN)
+	return t
+
+
+func _node(t: TerrainData, mode: int, sub: int) -> TerrainNode:
+	var tn := TerrainNode.new()
+	tn.tile_resolution = 8
+	tn.levels = 3
+	tn.collision_mode = mode
+	tn.collision_subdivision = sub
+	tn.terrain_data = t
+	tree.root.add_child(tn)
+	return tn
+
+
+func _ray_down(x: float, z: float, top := 1000.0) -> Dictionary:
+	var space := tree.root.get_world_3d().direct_space_state
+	return space.intersect_ray(PhysicsRayQueryParameters3D.create(Vector3(x, top, z), Vector3(x, -1000.0, z)))
+
+
+func _engine() -> String:
+	return str(ProjectSettings.get_setting("physics/3d/physics_engine"))
+
+
+## [worst, p95, hits, right collider] of |ray hit - get_height| for `n` random rays inside the samples' hull.
+func _ray_errors(tn: TerrainNode, t: TerrainData, n: int, rng: RandomNumberGenerator) -> Array:
+	var errs: Array[float] = []
+	var hits := 0
+	var ours := 0
+	for i in n:
+		var x := rng.randf_range(0.6, SIZE - 0.6)
+		var z := rng.randf_range(0.6, SIZE - 0.6)
+		var hit := _ray_down(x, z)
+		if hit.is_empty():
+			continue
+		hits += 1
+		ours += int(hit["collider"] == tn)
+		errs.append(absf(hit["position"].y - t.get_height(Vector2(x, z))))
+	errs.sort()
+	if errs.is_empty():
+		return [INF, INF, 0, 0]
+	return [errs[-1], errs[int(errs.size() * 0.95)], hits, ours]
+
+
+func test_vertical_rays_hit_the_drawn_surface() -> void:
+	# Bounds per subdivision (metres) at 1 m spacing, from the measurements printed below with some margin.
+	# The default, 4, keeps the hilly terrain's worst under 5 cm.
+	await _rays(_rough(), "rough", {1: 1.5, 2: 0.6, 4: 0.2})
+	await _rays(_hilly(), "hilly", {1: 0.3, 2: 0.1, 4: 0.05})
+
+
+func _rays(t: TerrainData, label: String, bounds: Dictionary) -> void:
+	var rng := RandomNumberGenerator.new()
+	rng.seed = 1234
+	var worst_prev := INF
+	for sub in [1, 2, 4]:
+		var tn := _node(t, TerrainNode.COLLISION_FULL, sub)
+		await tree.physics_frame
+		await tree.physics_frame
+		var e := _ray_errors(tn, t, 10000, rng)
+		print("collision %s, %s terrain, subdivision %d: %d / 10000 rays hit; |hit - get_height| worst %.4f m, p95 %.4f m" % [_engine(), label, sub, e[2], e[0], e[1]])
+		check_eq(e[2], 10000, "every ray inside the terrain hits (subdivision %d)" % sub)
+		check_eq(e[3], e[2], "the collider is the TerrainNode")
+		check(e[0] <= bounds[sub], "subdivision %d: worst %s over the bound %s" % [sub, e[0], bounds[sub]])
+		check(e[0] < worst_prev, "subdivision %d is more accurate than the one below" % sub)
+		worst_prev = e[0]
+		# Outside the terrain: nothing.
+		var outside := 0
+		for i in 200:
+			var x := rng.randf_range(-50.0, -1.0) if i % 2 == 0 else rng.randf_range(SIZE + 1.0, SIZE + 50.0)
+			outside += int(not _ray_down(x, rng.randf_range(0, SIZE)).is_empty())
+		check_eq(outside, 0, "rays outside the terrain hit nothing")
+		tn.queue_free()
+		await tree.physics_frame
+
+
+func test_spheres_come_to_rest_on_the_surface() -> void:
+	# Gentle hills (8 m over 48 samples): slopes a sphere can rest on.
+	var t := TerrainData.new()
+	t.size = Vector2i(SIZE, SIZE)
+	t.generate_noise(5, 1.0 / 48.0, 5, 2.0, 0.5, 8.0, -1e9, TerrainData.NOISE_PERLIN)
+	var tn := _node(t, TerrainNode.COLLISION_FULL, 4)
+	var rng := RandomNumberGenerator.new()
+	rng.seed = 99
+	var balls: Array[RigidBody3D] = []
+	var r := 0.5
+	var grip := PhysicsMaterial.new()
+	grip.rough = true
+	tn.physics_material = grip
+	for i in 100:
+		var b := RigidBody3D.new()
+		var cs := CollisionShape3D.new()
+		var sph := SphereShape3D.new()
+		sph.radius = r
+		cs.shape = sph
+		b.add_child(cs)
+		# Heavy damping and rough contact: the spheres settle where they land instead of rolling downhill.
+		b.linear_damp = 8.0
+		b.angular_damp = 40.0
+		b.physics_material_override = grip
+		var p := Vector2(rng.randf_range(20, SIZE - 20), rng.randf_range(20, SIZE - 20))
+		b.position = Vector3(p.x, t.get_height(p) + 2.0, p.y)
+		tree.root.add_child(b)
+		balls.append(b)
+	var t0 := Time.get_ticks_msec()
+	while Time.get_ticks_msec() - t0 < 4000:
+		await tree.physics_frame
+	var worst := 0.0
+	var moving := 0
+	for b in balls:
+		var p := Vector2(b.global_position.x, b.global_position.z)
+		var n := t.get_normal(p)
+		# A sphere resting on a slope touches it uphill of its centre: centre = surface + r / n.y (plane).
+		var want := t.get_height(p) + r / n.y
+		worst = maxf(worst, absf(b.global_position.y - want))
+		moving += int(b.linear_velocity.length() > 0.2)
+		b.queue_free()
+	tn.queue_free()
+	print("collision %s: 100 spheres, worst |rest - (get_height + r / n.y)| %.4f m, %d still moving" % [_engine(), worst, moving])
+	# Bound: the ray bound of subdivision 4 on hilly ground plus the curvature under a 0.5 m sphere.
+	check(worst <= 0.05, "spheres rest on the drawn surface (worst %s)" % worst)
+	check(moving <= 10, "spheres come to rest (%d still moving)" % moving)
+
+
+func test_edits_reach_collision_on_the_next_physics_frame() -> void:
+	var t := _rough()
+	var tn := _node(t, TerrainNode.COLLISION_FULL, 2)
+	await tree.physics_frame
+	var before: float = _ray_down(100.3, 80.7)["position"].y
+	var block := PackedFloat32Array()
+	block.resize(20 * 20)
+	block.fill(77.0)
+	t.set_heights_region(Rect2i(90, 70, 20, 20), block)
+	await tree.physics_frame
+	var hit := _ray_down(100.3, 80.7)
+	check_near(hit["position"].y, 77.0, 1e-3, "ray sees the edit (was %s)" % before)
+	check_near(hit["position"].y, t.get_height(Vector2(100.3, 80.7)), 1e-3, "and equals get_height")
+	# Far away nothing changed.
+	check_near(_ray_down(200.5, 200.5)["position"].y, t.get_height(Vector2(200.5, 200.5)), 0.2, "elsewhere unchanged")
+	tn.queue_free()
+
+
+func test_dynamic_collision_follows_the_target() -> void:
+	var t := _rough()
+	var target := Node3D.new()
+	tree.root.add_child(target)
+	var tn := TerrainNode.new()
+	tn.tile_resolution = 8
+	tn.levels = 3
+	tn.terrain_data = t
+	tn.collision_mode = TerrainNode.COLLISION_DYNAMIC
+	tn.collision_radius = 20.0
+	tree.root.add_child(tn)
+	tn.target = tn.get_path_to(target)
+	var misses := 0
+	var most := 0
+	for i in 60:
+		var p := Vector2(5 + i * 4.1, 250 - i * 3.9)
+		target.position = Vector3(p.x, 0, p.y)
+		await tree.physics_frame
+		misses += int(_ray_down(p.x, p.y).is_empty())
+		most = maxi(most, tn.get_collision_tile_count())
+	check_eq(misses, 0, "a ray at the target always hits")
+	check(most <= 4, "only the tiles around the target (%d at most)" % most)
+	# Far from the target there is no collision.
+	target.position = Vector3(10, 0, 10)
+	await tree.physics_frame
+	check(_ray_down(240.5, 240.5).is_empty(), "no collision far from the target")
+	tn.queue_free()
+	target.queue_free()
+
+
+func test_bad_collision_settings() -> void:
+	var tn := TerrainNode.new()
+	expect_error("TerrainNode.collision_subdivision must be 1, 2 or 4, got 3")
+	tn.collision_subdivision = 3
+	expect_error("TerrainNode.collision_mode must be 0 (DISABLED), 1 (DYNAMIC) or 2 (FULL), got 7")
+	tn.collision_mode = 7
+	expect_error("TerrainNode.collision_radius must be a finite number in (0, 100000], got NaN")
+	tn.collision_radius = NAN
+	check_eq(tn.collision_subdivision, 4, "subdivision kept")
+	check_eq(tn.collision_mode, TerrainNode.COLLISION_DYNAMIC, "mode kept")
+	check(is_finite(tn.collision_radius), "radius kept")
+	tn.free()
