@@ -192,6 +192,17 @@ impl Tiling {
     }
 }
 
+impl Tiling {
+    /// The grids of many tiles, computed in parallel (into `out`, one per id, reusing its buffers).
+    pub fn grids(&self, terrain: &TerrainData, ids: &[TileId], out: &mut Vec<TileGrid>) {
+        use rayon::prelude::*;
+        out.resize_with(ids.len(), TileGrid::default);
+        out.par_iter_mut()
+            .zip(ids.par_iter())
+            .for_each(|(g, &id)| self.grid(terrain, id, g));
+    }
+}
+
 /// Bytes one tile's shape data takes in the engine (f32 heights), for a memory estimate.
 pub fn tile_bytes(tiling: &Tiling) -> usize {
     let n = TILE_CELLS * tiling.subdivision as usize + 1;
