@@ -8,12 +8,15 @@ func _initialize() -> void:
 
 
 func _run() -> void:
-	var quick := OS.get_cmdline_user_args().has("--quick")
+	var args := OS.get_cmdline_user_args()
+	var quick := args.has("--quick")
+	# `--only TEXT`: just the benches whose file name contains TEXT.
+	var only := args[args.find("--only") + 1] if args.find("--only") >= 0 and args.find("--only") + 1 < args.size() else ""
 	print("bench: Godot ", Engine.get_version_info()["string"], ", ", OS.get_processor_count(), " cores", " (quick)" if quick else "")
 	var files := Array(DirAccess.get_files_at("res://bench"))
 	files.sort()
 	for f in files:
-		if f.begins_with("bench_") and f.ends_with(".gd") and f != "bench_runner.gd":
+		if f.begins_with("bench_") and f.ends_with(".gd") and f != "bench_runner.gd" and f.contains(only):
 			var b = load("res://bench/" + f).new()
 			if "tree" in b:
 				b.tree = self

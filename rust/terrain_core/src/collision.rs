@@ -6,8 +6,9 @@
 //! bulges. Points sit at terrain positions `(0.5 + k / subdivision) * spacing` on each axis, so collision
 //! covers the samples' hull `[0.5, size - 0.5] * spacing` (the drawn terrain reaches half a sample further).
 //!
-//! The terrain is cut into square tiles of `TILE_CELLS` sample cells, each one heightmap shape, so an edit
-//! or a move rebuilds only the tiles it touches. Neighbouring tiles share their border points (same
+//! The terrain is cut into square tiles of `TILE_POINTS - 1` grid cells (`(TILE_POINTS - 1) / subdivision`
+//! sample cells), each one heightmap shape, so an edit or a move rebuilds only the tiles it touches, and
+//! a tile costs the same whatever the subdivision. Neighbouring tiles share their border points (same
 //! positions, same heights), so there is no seam. Every tile is square (Jolt builds a real height field
 //! only for square maps); points of the last tiles beyond the terrain are NaN, which both engines treat as
 //! holes.
@@ -15,8 +16,8 @@
 use crate::terrain_data::{Region, TerrainData};
 use std::fmt;
 
-/// Sample cells per tile side.
-pub const TILE_CELLS: usize = 64;
+/// Grid points per tile side (a power of two plus one: Jolt builds square height fields in blocks).
+pub const TILE_POINTS: usize = 129;
 /// Accepted subdivisions.
 pub const SUBDIVISIONS: [u32; 3] = [1, 2, 4];
 
@@ -63,6 +64,8 @@ pub struct Tiling {
     /// Sample cells of the terrain per axis (size - 1).
     cells: [usize; 2],
     pub subdivision: u32,
+    /// Sample cells per tile side.
+    tile_cells: usize,
 }
 
 /// A tile's height grid, ready for a heightmap shape: `width * depth` points, row-major (X fastest), one
@@ -87,12 +90,18 @@ impl Tiling {
                 terrain.depth().saturating_sub(1),
             ],
             subdivision,
+            tile_cells: (TILE_POINTS - 1) / subdivision as usize,
         }
+    }
+
+    /// Sample cells per tile side.
+    pub fn tile_cells(&self) -> usize {
+        self.tile_cells
     }
 
     /// Tiles per axis (0 for a terrain of one sample on an axis: no area to collide with).
     pub fn tiles(&self) -> [usize; 2] {
-        self.cells.map(|c| c.div_ceil(TILE_CELLS))
+        self.cells.map(|c| c.div_ceil(self.tile_cells))
     }
 
     pub fn tile_count(&self) -> usize {
@@ -104,12 +113,13 @@ impl Tiling {
     /// to two away (corners and their slope neighbours).
     pub fn tiles_touching(&self, r: Region) -> impl Iterator<Item = TileId> + use<> {
         let [tx, tz] = self.tiles();
-        let range = |start: usize, len: usize, tiles: usize| {
+        let tc = self.tile_cells;
+        let range = move |start: usize, len: usize, tiles: usize| {
             if tiles == 0 || len == 0 {
                 return 0..0;
             }
-            let lo = start.saturating_sub(2) / TILE_CELLS;
-            let hi = ((start + len + 1) / TILE_CELLS).min(tiles - 1);
+            let lo = start.saturating_sub(2) / tc;
+            let hi = ((start + len + 1) / tc).min(tiles - 1);
             lo..hi + 1
         };
         let (xs, zs) = (range(r.x, r.w, tx), range(r.z, r.d, tz));
@@ -124,9 +134,9 @@ impl Tiling {
         radius: f64,
     ) -> impl Iterator<Item = TileId> + use<> {
         let [tx, tz] = self.tiles();
-        let tile = TILE_CELLS as f64 * spacing;
+        let tile = self.tile_cells as f64 * spacing;
         let range = |c: f64, tiles: usize| {
-            // Tile k spans terrain [(0.5 + k * TILE_CELLS) * spacing, + tile].
+            // Tile k spans terrain [(0.5 + k * tile_cells) * spacing, + tile].
             let lo = ((c - radius - 0.5 * spacing) / tile).floor();
             let hi = ((c + radius - 0.5 * spacing) / tile).floor();
             if !(lo.is_finite() && hi.is_finite()) || hi < 0.0 || tiles == 0 {
@@ -143,13 +153,14 @@ impl Tiling {
     /// The height grid of a tile (into `out`, reusing its buffer).
     pub fn grid(&self, terrain: &TerrainData, id: TileId, out: &mut TileGrid) {
         let sub = self.subdivision as usize;
-        let n = TILE_CELLS * sub + 1;
-        let (x0, z0) = (id[0] * TILE_CELLS, id[1] * TILE_CELLS);
+        let n = TILE_POINTS;
+        let tc = self.tile_cells;
+        let (x0, z0) = (id[0] * tc, id[1] * tc);
         let sp = terrain.spacing();
         out.width = n;
         out.depth = n;
         out.step = sp / sub as f64;
-        let half = TILE_CELLS as f64 * 0.5;
+        let half = tc as f64 * 0.5;
         out.centre = [(0.5 + x0 as f64 + half) * sp, (0.5 + z0 as f64 + half) * sp];
         out.heights.clear();
         out.heights.reserve(n * n);
@@ -203,11 +214,8 @@ impl Tiling {
     }
 }
 
-/// Bytes one tile's shape data takes in the engine (f32 heights), for a memory estimate.
-pub fn tile_bytes(tiling: &Tiling) -> usize {
-    let n = TILE_CELLS * tiling.subdivision as usize + 1;
-    n * n * 4
-}
+/// Bytes one tile's heights take (f32), for a memory estimate.
+pub const TILE_BYTES: usize = TILE_POINTS * TILE_POINTS * 4;
 
 #[cfg(test)]
 mod tests {
@@ -240,22 +248,26 @@ mod tests {
 
     #[test]
     fn grid_points_are_the_drawn_surface_and_tiles_share_borders() {
-        let t = rough(150, 70);
+        let t = rough(300, 140);
         for sub in SUBDIVISIONS {
             let tiling = Tiling::new(&t, sub);
-            assert_eq!(tiling.tiles(), [3, 2]);
+            let tc = tiling.tile_cells();
+            assert_eq!(tc * sub as usize, 128);
+            let tiles = tiling.tiles();
+            assert_eq!(tiles, [299usize.div_ceil(tc), 139usize.div_ceil(tc)]);
+            let last_x = tiles[0] - 1;
             let mut g = TileGrid::default();
             let mut right = TileGrid::default();
-            tiling.grid(&t, [1, 0], &mut g);
-            tiling.grid(&t, [2, 0], &mut right);
-            let n = 64 * sub as usize + 1;
+            tiling.grid(&t, [last_x - 1, tiles[1] - 1], &mut g);
+            tiling.grid(&t, [last_x, tiles[1] - 1], &mut right);
+            let n = TILE_POINTS;
             assert_eq!((g.width, g.depth, right.width), (n, n, n), "square tiles");
             for j in 0..g.depth {
                 let z = g.centre[1] + (j as f64 - (g.depth - 1) as f64 / 2.0) * g.step;
                 for i in 0..g.width {
                     let x = g.centre[0] + (i as f64 - (g.width - 1) as f64 / 2.0) * g.step;
                     let got = g.heights[j * g.width + i];
-                    if z > 69.5 {
+                    if z > 139.5 {
                         assert!(got.is_nan(), "beyond the last sample row: a hole");
                         continue;
                     }
@@ -268,10 +280,10 @@ mod tests {
                     right.heights[j * right.width],
                 );
                 assert!(a == b || (a.is_nan() && b.is_nan()));
-                // The last tile ends at the last sample column (x = 149.5); beyond it, holes.
-                let last = 21 * sub as usize;
-                assert_eq!(right.heights[j * n + last].is_nan(), z > 69.5);
-                assert!(right.heights[j * n + last + 1].is_nan());
+                // The last tile ends at the last sample column (x = 299.5); beyond it, holes.
+                let last = (299 - last_x * tc) * sub as usize;
+                assert_eq!(right.heights[j * n + last].is_nan(), z > 139.5);
+                assert!(last + 1 >= n || right.heights[j * n + last + 1].is_nan());
             }
         }
     }
@@ -280,14 +292,15 @@ mod tests {
     fn subdivision_reduces_the_error_against_the_patch() {
         let t = rough(130, 130);
         let mut worst = vec![];
+        // The first tile at each subdivision covers at least [0.5, 32.5]²: compare there.
         for sub in SUBDIVISIONS {
             let tiling = Tiling::new(&t, sub);
             let mut g = TileGrid::default();
             tiling.grid(&t, [0, 0], &mut g);
             let mut w = 0.0f64;
             for k in 0..4000 {
-                let x = 1.0 + (k as f64 * 0.6180339) % 1.0 * 60.0;
-                let z = 1.0 + (k as f64 * 0.4142135) % 1.0 * 60.0;
+                let x = 1.0 + (k as f64 * 0.6180339) % 1.0 * 31.0;
+                let z = 1.0 + (k as f64 * 0.4142135) % 1.0 * 31.0;
                 w = w.max((grid_at(&g, x, z) - f64::from(t.height_at(x, z))).abs());
             }
             worst.push(w);
@@ -298,7 +311,7 @@ mod tests {
     #[test]
     fn edits_and_moves_select_the_right_tiles() {
         let t = rough(300, 200);
-        let tiling = Tiling::new(&t, 1);
+        let tiling = Tiling::new(&t, 2);
         assert_eq!(tiling.tiles(), [5, 4]);
         let r = Region {
             x: 63,

@@ -55,14 +55,25 @@ pub struct TerrainCollision {
     used: HashMap<TileId, usize>,
     free: Vec<usize>,
     key: Option<Key>,
-    /// The wanted tile ranges last time (columns, rows): unchanged means no tile to add or drop.
-    wanted: Option<([usize; 2], [usize; 2])>,
+    /// The tile ranges last time (see `ranges`): unchanged and complete means no tile to add or drop.
+    wanted: Option<[Range2; 3]>,
+    complete: bool,
     pending: Option<Region>,
     /// Kept buffers: tiles to write and their grids.
     todo: Vec<TileId>,
     grids: Vec<TileGrid>,
     heights: PackedFloat32Array,
 }
+
+/// Columns and rows of tiles, each [start, end).
+type Range2 = ([usize; 2], [usize; 2]);
+
+fn contains(r: Range2, id: &TileId) -> bool {
+    (r.0[0]..r.0[1]).contains(&id[0]) && (r.1[0]..r.1[1]).contains(&id[1])
+}
+
+/// Tiles of the ring around the needed ones written per physics frame (about 0.2 ms each).
+const PREFETCH_TILES: usize = 2;
 
 /// Tiles whose grids are computed together (in parallel) before being handed to the engine; bounds the
 /// memory of a FULL build (64 tiles of subdivision 4: 69 MB).
@@ -164,23 +175,39 @@ impl TerrainCollision {
                 }
             }
         }
-        let wanted = self.wanted_range(&tiling, t, frame, target);
-        if Some(wanted) != self.wanted {
-            self.wanted = Some(wanted);
-            let (xs, zs) = wanted;
-            let inside =
-                |id: &TileId| (xs[0]..xs[1]).contains(&id[0]) && (zs[0]..zs[1]).contains(&id[1]);
-            let gone: Vec<TileId> = self.used.keys().filter(|id| !inside(id)).copied().collect();
+        let ranges = self.ranges(&tiling, t, frame, target);
+        if Some(ranges) != self.wanted || !self.complete {
+            self.wanted = Some(ranges);
+            let [must, want, keep] = ranges;
+            let gone: Vec<TileId> = self
+                .used
+                .keys()
+                .filter(|id| !contains(keep, id))
+                .copied()
+                .collect();
             let mut ps = PhysicsServer3D::singleton();
             for id in gone {
                 let slot = self.used.remove(&id).expect("used tile");
                 ps.body_set_shape_disabled(self.slots[slot].0, 0, true);
                 self.free.push(slot);
             }
-            for z in zs[0]..zs[1] {
-                for x in xs[0]..xs[1] {
-                    if !self.used.contains_key(&[x, z]) {
-                        self.todo.push([x, z]);
+            // Tiles the target needs now, then a few of the ring around them, so crossing a tile border
+            // finds its tiles ready and the work is spread over frames.
+            let mut prefetch = 0;
+            self.complete = true;
+            for z in want.1[0]..want.1[1] {
+                for x in want.0[0]..want.0[1] {
+                    let id = [x, z];
+                    if self.used.contains_key(&id) || self.todo.contains(&id) {
+                        continue;
+                    }
+                    if contains(must, &id) {
+                        self.todo.push(id);
+                    } else if prefetch < PREFETCH_TILES {
+                        self.todo.push(id);
+                        prefetch += 1;
+                    } else {
+                        self.complete = false;
                     }
                 }
             }
@@ -199,35 +226,42 @@ impl TerrainCollision {
         written
     }
 
-    /// Column and row ranges of the tiles the mode wants.
-    fn wanted_range(
+    /// Tile ranges (columns, rows) the target needs now, the ring to prepare, and what to keep.
+    fn ranges(
         &self,
         tiling: &Tiling,
         t: &TerrainData,
         frame: &Frame,
         target: Option<[f64; 2]>,
-    ) -> ([usize; 2], [usize; 2]) {
+    ) -> [Range2; 3] {
         let [tx, tz] = tiling.tiles();
         if self.settings.mode == MODE_FULL {
-            return ([0, tx], [0, tz]);
+            let all = ([0, tx], [0, tz]);
+            return [all; 3];
         }
         let Some(p) = target else {
-            return ([0, 0], [0, 0]);
+            return [([0, 0], [0, 0]); 3];
         };
         // The radius is in world units; the tiling works in terrain units.
         let scale = frame.scale[0].abs().min(frame.scale[2].abs()).max(1e-9);
-        let mut lo = [usize::MAX; 2];
-        let mut hi = [0usize; 2];
-        for id in tiling.tiles_near(t.spacing(), p, self.settings.radius / scale) {
-            for a in 0..2 {
-                lo[a] = lo[a].min(id[a]);
-                hi[a] = hi[a].max(id[a] + 1);
+        let r = self.settings.radius / scale;
+        let tile = tiling.tile_cells() as f64 * t.spacing();
+        let range = |radius: f64| {
+            let mut lo = [usize::MAX; 2];
+            let mut hi = [0usize; 2];
+            for id in tiling.tiles_near(t.spacing(), p, radius) {
+                for a in 0..2 {
+                    lo[a] = lo[a].min(id[a]);
+                    hi[a] = hi[a].max(id[a] + 1);
+                }
             }
-        }
-        if lo[0] == usize::MAX {
-            return ([0, 0], [0, 0]);
-        }
-        ([lo[0], hi[0]], [lo[1], hi[1]])
+            if lo[0] == usize::MAX {
+                ([0, 0], [0, 0])
+            } else {
+                ([lo[0], hi[0]], [lo[1], hi[1]])
+            }
+        };
+        [range(r), range(r + tile), range(r + 2.0 * tile)]
     }
 
     /// Writes a tile's grid into its slot (taking a free slot or a new shape for a new tile).

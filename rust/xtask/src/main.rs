@@ -561,6 +561,20 @@ fn bench(repo: &Path, args: &[String]) -> Result<bool, String> {
     }
     let run = run_godot(&g, &a, &[], &log, Duration::from_secs(900))?;
     let mut ok = print_bench(&run);
+    // The collision bench again under Jolt (the tests project defaults to Godot Physics).
+    let cfg = repo.join("tests/override.cfg");
+    std::fs::write(&cfg, "[physics]\n3d/physics_engine=\"Jolt Physics\"\n")
+        .map_err(|e| e.to_string())?;
+    a.extend(["--only", "collision"]);
+    let run = run_godot(
+        &g,
+        &a,
+        &[],
+        &repo.join("target/godot-bench/bench-jolt.log"),
+        Duration::from_secs(900),
+    );
+    let _ = std::fs::remove_file(&cfg);
+    ok &= print_bench(&run?);
     // Benches that need a real renderer (texture memory, uploads), under Xvfb for both renderers.
     if !args.iter().any(|a| a == "--no-render") {
         let x = godot::start_xvfb()?;
