@@ -204,3 +204,66 @@ func test_bad_collision_settings() -> void:
 	check_eq(tn.collision_mode, TerrainNode.COLLISION_DYNAMIC, "mode kept")
 	check(is_finite(tn.collision_radius), "radius kept")
 	tn.free()
+
+
+func test_holes_are_open_exactly_where_not_drawn() -> void:
+	var t := _hilly()
+	var holes := PackedByteArray()
+	holes.resize(20 * 20)
+	holes.fill(1)
+	t.set_holes_region(Rect2i(100, 100, 20, 20), holes)
+	# A single hole sample too: the four patches around it open.
+	t.set_holes_region(Rect2i(60, 60, 1, 1), PackedByteArray([1]))
+	var rng := RandomNumberGenerator.new()
+	rng.seed = 5
+	for sub in [1, 2, 4]:
+		var tn := _node(t, TerrainNode.COLLISION_FULL, sub)
+		# Godot Physics adds new bodies to its broadphase in the physics step after physics_frame.
+		await tree.physics_frame
+		await tree.physics_frame
+		var wrong := 0
+		var in_hole := 0
+		for i in 3000:
+			var p := Vector2(rng.randf_range(95, 125), rng.randf_range(95, 125)) if i % 3 else Vector2(rng.randf_range(58.5, 62.5), rng.randf_range(58.5, 62.5))
+			var hole := t.is_hole(p)
+			in_hole += int(hole)
+			var hit := _ray_down(p.x, p.y)
+			wrong += int(hit.is_empty() != hole)
+		print("collision %s holes, subdivision %d: %d of 3000 rays disagree with is_hole (%d rays over holes)" % [_engine(), sub, wrong, in_hole])
+		# Subdivision 1 is exact; finer grids keep a few small triangles at the corners of the outline.
+		check(wrong == 0 if sub == 1 else wrong <= 30, "subdivision %d: %d rays disagree with is_hole" % [sub, wrong])
+		check(in_hole > 500, "rays over holes tested")
+		tn.queue_free()
+		await tree.physics_frame
+	# Spheres over the hole fall through; beside it they stay on the ground.
+	var tn := _node(t, TerrainNode.COLLISION_FULL, 4)
+	var balls: Array[RigidBody3D] = []
+	for i in 20:
+		var b := RigidBody3D.new()
+		var cs := CollisionShape3D.new()
+		cs.shape = SphereShape3D.new()
+		(cs.shape as SphereShape3D).radius = 0.4
+		b.add_child(cs)
+		b.linear_damp = 2.0
+		b.angular_damp = 20.0
+		var p := Vector2(104 + (i % 5) * 3, 104 + (i / 5) * 3) if i < 10 else Vector2(60 + (i % 5) * 10, 150 + (i / 5) * 8)
+		b.position = Vector3(p.x, t.get_heights_region(Rect2i(int(p.x), int(p.y), 1, 1))[0] + 2.0, p.y)
+		tree.root.add_child(b)
+		balls.append(b)
+	var t0 := Time.get_ticks_msec()
+	while Time.get_ticks_msec() - t0 < 2500:
+		await tree.physics_frame
+	var fell := 0
+	var stayed := 0
+	for i in 20:
+		var b := balls[i]
+		var p := Vector2(b.global_position.x, b.global_position.z)
+		var ground: float = t.get_heights_region(Rect2i(clampi(int(p.x), 0, SIZE - 1), clampi(int(p.y), 0, SIZE - 1), 1, 1))[0]
+		if i < 10:
+			fell += int(b.global_position.y < ground - 3.0)
+		else:
+			stayed += int(b.global_position.y > ground - 1.0)
+		b.queue_free()
+	tn.queue_free()
+	check_eq(fell, 10, "spheres over the hole fall through")
+	check_eq(stayed, 10, "spheres beside it stay on the ground")

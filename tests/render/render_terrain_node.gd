@@ -297,3 +297,38 @@ func test_edit_across_a_level_boundary() -> void:
 	check(changed > 100, "the edit shows (%d pixels changed)" % changed)
 	check(bytes > 0 and bytes < 1000000, "edit uploads only the touched layers (%d bytes)" % bytes)
 	print("clipmap edit across levels 1/2: %d vertex pixels, worst |GPU - CPU| %s; %d bytes uploaded" % [res[0], res[1], bytes])
+
+
+func test_holes_show_the_background_exactly() -> void:
+	var t := _data()
+	var holes := PackedByteArray()
+	holes.resize(6 * 4)
+	holes.fill(1)
+	t.set_holes_region(Rect2i(250, 252, 6, 4), holes)
+	t.set_holes_region(Rect2i(261, 258, 1, 1), PackedByteArray([1]))
+	var s := _debug_scene(t, 0, 4.0)
+	var cam: Camera3D = s[1]
+	cam.size = 24.0
+	cam.position = Vector3(256.05, 300, 256.05)
+	await frames(3)
+	var img := screenshot("clipmap_holes_" + renderer)
+	s[0].queue_free()
+	var ppu := img.get_height() / cam.size
+	var wrong := 0
+	var n_hole := 0
+	var n := 0
+	for py in range(0, img.get_height(), 2):
+		for px in range(0, img.get_width(), 2):
+			var w := Vector2(256.05, 256.05) + Vector2((px + 0.5 - img.get_width() / 2.0) / ppu, (py + 0.5 - img.get_height() / 2.0) / ppu)
+			# Skip pixels within 0.08 units of a triangle edge (rasterisation decides those).
+			var sp := w - Vector2(0.5, 0.5)
+			var f := sp - sp.floor()
+			if minf(minf(f.x, 1.0 - f.x), minf(f.y, 1.0 - f.y)) < 0.08 or absf(f.x + f.y - 1.0) < 0.12:
+				continue
+			var hole := t.is_hole(w)
+			n_hole += int(hole)
+			n += 1
+			wrong += int(_is_bg(img.get_pixel(px, py)) != hole)
+	check(n_hole > 300, "hole pixels compared (%d)" % n_hole)
+	check_eq(wrong, 0, "background exactly over holes, terrain elsewhere (%d pixels, %d over holes)" % [n, n_hole])
+	print("clipmap holes: %d pixels compared, %d over holes, %d wrong" % [n, n_hole, wrong])

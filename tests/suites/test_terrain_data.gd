@@ -178,6 +178,8 @@ func test_resource_round_trips_are_bit_exact() -> void:
 	h[5] = 1.0e-38
 	h[6] = -123456.789
 	t.heights = h
+	var holes := PackedByteArray([1, 0, 1, 1, 0, 0])
+	t.set_holes_region(Rect2i(4, 5, 3, 2), holes)
 	for ext in ["tres", "res"]:
 		var path: String = "user://wt_roundtrip." + ext
 		check_eq(ResourceSaver.save(t, path), OK, "save " + ext)
@@ -187,6 +189,49 @@ func test_resource_round_trips_are_bit_exact() -> void:
 			check_eq(back.size, t.size, ext + " size")
 			check_eq(back.spacing, 2.5, ext + " spacing")
 			check(back.heights.to_byte_array() == t.heights.to_byte_array(), ext + " heights bit-exact")
+			check(back.control == t.control and back.control.size() == 33 * 17, ext + " control data kept")
+			check(back.get_holes_region(Rect2i(4, 5, 3, 2)) == holes, ext + " holes kept")
+
+
+func test_holes() -> void:
+	var t := TerrainData.new()
+	t.size = Vector2i(16, 16)
+	t.generate_noise(3, 0.1, 3, 2.0, 0.5, 6.0, -1e9, 0)
+	check(t.control.is_empty(), "no control data until something is painted")
+	_regions.clear()
+	t.region_changed.connect(_on_region)
+	check(t.set_holes_region(Rect2i(5, 6, 2, 1), PackedByteArray([1, 1])), "holes set")
+	check_eq(_regions, [Rect2i(4, 5, 4, 3)] as Array[Rect2i], "region_changed with the patches around")
+	t.region_changed.disconnect(_on_region)
+	# Oracle: the square between samples split along its (x + 1, z)-(x, z + 1) diagonal; a triangle with a
+	# hole sample at a corner is a hole.
+	var marks := {Vector2i(5, 6): true, Vector2i(6, 6): true}
+	var n_hole := 0
+	var bad := 0
+	for j in 60:
+		for i in 60:
+			var p := Vector2(3.03 + i * 0.1, 3.07 + j * 0.1)
+			var s := p - Vector2(0.5, 0.5)
+			var c := Vector2i(floori(s.x), floori(s.y))
+			var f := s - Vector2(c)
+			var corners := [c + Vector2i(1, 0), c + Vector2i(0, 1), c if f.x + f.y < 1.0 else c + Vector2i(1, 1)]
+			var want := corners.any(func(k): return marks.has(k))
+			n_hole += int(want)
+			bad += int(t.is_hole(p) != want) + int(is_nan(t.get_height(p)) != want)
+	check_eq(bad, 0, "is_hole and get_height follow the triangle rule (%d of 3600 points in holes)" % n_hole)
+	check(n_hole > 300, "holes tested")
+	check(not t.is_hole(Vector2(1, 1)) and is_finite(t.get_height(Vector2(1, 1))), "ground elsewhere")
+	check_eq(t.get_holes_region(Rect2i(4, 6, 4, 1)), PackedByteArray([0, 1, 1, 0]), "marks read back")
+	# New heights of the same size keep the holes; clearing removes them.
+	t.generate_noise(4, 0.1, 3, 2.0, 0.5, 6.0, -1e9, 0)
+	check(t.is_hole(Vector2(6.5, 6.5)), "holes survive new heights")
+	t.set_holes_region(Rect2i(5, 6, 2, 1), PackedByteArray([0, 0]))
+	check(not t.is_hole(Vector2(6.5, 6.5)) and is_finite(t.get_height(Vector2(6.5, 6.5))), "holes cleared")
+	expect_error("TerrainData.set_holes_region: holes must hold region.size.x * region.size.y = 2 values, got 3")
+	check(not t.set_holes_region(Rect2i(5, 6, 2, 1), PackedByteArray([1, 1, 1])), "wrong length refused")
+	expect_error("TerrainData.control must hold size.x * size.y = 256 values, got 3 (or be empty)")
+	t.control = PackedInt32Array([1, 2, 3])
+	check_eq(t.control.size(), 256, "control kept")
 
 
 func _roundtrip(t: TerrainData, file: String, lo: float, hi: float, bits: int, raw_width: int) -> PackedFloat32Array:
@@ -289,7 +334,7 @@ func test_bad_regions() -> void:
 	var before := t.heights
 	expect_error("region (6, 0, 3 x 1) must lie inside the 8 x 8 samples of the terrain")
 	check(not t.set_heights_region(Rect2i(6, 0, 3, 1), PackedFloat32Array([1, 2, 3])), "out of range refused")
-	expect_error("heights must hold size.x * size.y = 4 values, got 3")
+	expect_error("values must hold region.size.x * region.size.y = 4 values, got 3")
 	check(not t.set_heights_region(Rect2i(0, 0, 2, 2), PackedFloat32Array([1, 2, 3])), "wrong length refused")
 	expect_error("values must be finite; value 1 is NaN")
 	check(not t.set_heights_region(Rect2i(0, 0, 2, 1), PackedFloat32Array([1, NAN])), "NaN refused")

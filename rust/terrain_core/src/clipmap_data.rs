@@ -19,11 +19,17 @@
 //!   exact patch. The shader uses it wherever it covers a pixel's patch and falls back to the level's lattice
 //!   layer elsewhere.
 //!
+//! Every texel also carries a hole flag (1: hole, 0: ground): for the fine layer, whether its sample is a
+//! hole (the shader hides a triangle with a hole corner, as `TerrainData::height_at`); for a lattice
+//! layer, whether its point lies in a hole (its height is the surface as if there were none).
+//!
 //! The twin of `shaders/clipmap_data.gdshaderinc`.
 
-use crate::bezier_patch::Texel;
+/// A layer's texel: height, slope x, slope z (the Bézier patch's data), hole flag.
+pub type Texel = [f32; 4];
+
 use crate::clipmap::ClipmapConfig;
-use crate::terrain_data::{Region, TerrainData};
+use crate::terrain_data::{Region, TerrainData, HOLE};
 use std::ops::Range;
 
 /// Terrain space → world: `world = terrain * scale + origin` per axis (a node moved and scaled, not rotated).
@@ -73,7 +79,7 @@ impl ClipmapData {
         Self {
             cfg: *cfg,
             window,
-            layers: vec![vec![[0.0; 3]; window * window]; count],
+            layers: vec![vec![[0.0; 4]; window * window]; count],
             origins: vec![None; count],
         }
     }
@@ -237,19 +243,21 @@ impl ClipmapData {
         let finer = finer.last().map(|l| l.as_slice());
         let texel = |gx: i64, gz: i64| -> Texel {
             if fine {
-                return terrain.texel(gx, gz);
+                let [h, sx, sz] = terrain.texel(gx, gz);
+                return [h, sx, sz, hole_flag(terrain.control(gx, gz) & HOLE != 0)];
             }
             if let (Some(o), Some(f)) = (finer_origin, finer) {
                 let (fx, fz) = (gx.wrapping_mul(2), gz.wrapping_mul(2));
                 if (o[0]..o[0] + w).contains(&fx) && (o[1]..o[1] + w).contains(&fz) {
                     let t = f[(fz.rem_euclid(w) * w + fx.rem_euclid(w)) as usize];
-                    return [t[0], t[1] * 2.0, t[2] * 2.0];
+                    return [t[0], t[1] * 2.0, t[2] * 2.0, t[3]];
                 }
             }
             let sx = (gx as f64 * u - frame.origin[0]) * kx - 0.5;
             let sz = (gz as f64 * u - frame.origin[2]) * kz - 0.5;
             let (h, du, dv) = terrain.patch_gradient(sx, sz);
-            [h, du * step_x, dv * step_z]
+            let hole = hole_flag(terrain.is_hole_at_sample(sx, sz));
+            [h, du * step_x, dv * step_z, hole]
         };
         let z0 = zs.start;
         let fill_row = |slot_row: usize, row: &mut [Texel]| {
@@ -279,6 +287,14 @@ impl ClipmapData {
                 .enumerate()
                 .for_each(|(r, row)| fill_row(r, row));
         }
+    }
+}
+
+fn hole_flag(hole: bool) -> f32 {
+    if hole {
+        1.0
+    } else {
+        0.0
     }
 }
 
@@ -366,7 +382,7 @@ mod tests {
             for gz in o[1]..o[1] + w {
                 for gx in o[0]..o[0] + w {
                     let slot = (gz.rem_euclid(w) * w + gx.rem_euclid(w)) as usize;
-                    let [h, sx, sz] = cd.layer(level)[slot];
+                    let [h, sx, sz, _] = cd.layer(level)[slot];
                     assert_eq!(h, t.height_at(gx as f64 * u, gz as f64 * u));
                     // Copied (decimated) texels have the bits of a direct computation.
                     let (_, du, dv) = t.patch_gradient(gx as f64 * u - 0.5, gz as f64 * u - 0.5);
@@ -431,10 +447,35 @@ mod tests {
     }
 
     #[test]
+    fn holes_reach_the_windows() {
+        let cfg = ClipmapConfig::new(4, 3, 1.0).unwrap();
+        let frame = Frame::default();
+        let mut t = rough(64, 64);
+        let mut cd = ClipmapData::new(&cfg);
+        cd.follow(&t, &frame, [30.0, 30.0]);
+        let r = t.region(28, 29, 4, 3).unwrap();
+        let grown = t.set_holes_region(r, &[1; 12]).unwrap();
+        cd.refresh(&t, &frame, grown);
+        assert_consistent(&cd, &t, &frame);
+        let w = cd.window() as i64;
+        let fine = cd.fine_layer();
+        let at = |l: usize, x: i64, z: i64| {
+            cd.layer(l)[(z.rem_euclid(w) * w + x.rem_euclid(w)) as usize]
+        };
+        assert_eq!(at(fine, 29, 30)[3], 1.0);
+        assert_eq!(at(fine, 27, 30)[3], 0.0);
+        // Level 0's lattice point (30, 31) is inside the hole (samples 28..31 x 29..31), (20, 20) is not.
+        assert!(t.height_at(30.0, 31.0).is_nan());
+        assert_eq!(at(0, 30, 31)[3], 1.0);
+        assert_eq!(at(0, 20, 20)[3], 0.0);
+        assert!(at(0, 30, 31)[0].is_finite(), "vertices keep a height");
+    }
+
+    #[test]
     fn memory_is_bounded_by_the_view() {
         let cfg = ClipmapConfig::new(32, 7, 1.0).unwrap();
         let cd = ClipmapData::new(&cfg);
-        // 8 layers of 134² texels of 12 bytes, whatever the terrain's size.
-        assert_eq!(cd.bytes(), 8 * 134 * 134 * 12);
+        // 8 layers of 134² texels of 16 bytes, whatever the terrain's size.
+        assert_eq!(cd.bytes(), 8 * 134 * 134 * 16);
     }
 }

@@ -173,17 +173,21 @@ impl Tiling {
                 continue;
             }
             let inside = (last[0] + 1).saturating_sub(x0 * sub).min(n);
-            if sub == 1 {
+            if sub == 1 && terrain.control_map().is_empty() {
                 // The samples themselves.
                 let row = gz * terrain.width() + x0;
                 out.heights
                     .extend_from_slice(&terrain.heights()[row..row + inside]);
             } else {
-                // The patch between them (sample-space point k / sub).
+                // The patch between them (sample-space point k / sub); NaN in holes.
                 let sz = gz as f64 / sub as f64;
                 for i in 0..inside {
                     let sx = (x0 * sub + i) as f64 / sub as f64;
-                    out.heights.push(terrain.patch_height(sx, sz));
+                    out.heights.push(if terrain.is_hole_all_around(sx, sz) {
+                        f32::NAN
+                    } else {
+                        terrain.patch_height(sx, sz)
+                    });
                 }
             }
             out.heights
@@ -306,6 +310,59 @@ mod tests {
             worst.push(w);
         }
         assert!(worst[1] < worst[0] && worst[2] < worst[1], "{worst:?}");
+    }
+
+    /// Whether the engines keep the triangle of grid cell (i, j) that holds local point (u, v): they drop a
+    /// triangle with a NaN corner, cells split along the (i + 1, j)–(i, j + 1) diagonal.
+    fn solid_at(g: &TileGrid, i: usize, j: usize, u: f64, v: f64) -> bool {
+        let at = |a: usize, b: usize| g.heights[b * g.width + a];
+        let corners = if u + v < 1.0 {
+            [at(i, j), at(i + 1, j), at(i, j + 1)]
+        } else {
+            [at(i + 1, j), at(i, j + 1), at(i + 1, j + 1)]
+        };
+        corners.iter().all(|h| h.is_finite())
+    }
+
+    #[test]
+    fn holes_open_where_get_height_is_nan() {
+        let mut t = rough(40, 40);
+        let r = t.region(10, 12, 3, 2).unwrap();
+        t.set_holes_region(r, &[1, 0, 1, 0, 0, 1]).unwrap();
+        let r = t.region(20, 20, 6, 6).unwrap();
+        t.set_holes_region(r, &[1; 36]).unwrap();
+        for sub in SUBDIVISIONS {
+            let tiling = Tiling::new(&t, sub);
+            let mut g = TileGrid::default();
+            tiling.grid(&t, [0, 0], &mut g);
+            let s = sub as f64;
+            let (mut opened_ground, mut closed_holes, mut holes) = (0, 0, 0);
+            for k in 0..40000 {
+                let x = 1.0 + (k as f64 * 0.6180339) % 1.0 * 30.0;
+                let z = 1.0 + (k as f64 * 0.4142135) % 1.0 * 30.0;
+                let (gx, gz) = ((x / t.spacing() - 0.5) * s, (z / t.spacing() - 0.5) * s);
+                let (i, j) = (gx.floor() as usize, gz.floor() as usize);
+                let solid = solid_at(&g, i, j, gx - gx.floor(), gz - gz.floor());
+                let hole = t.height_at(x, z).is_nan();
+                holes += usize::from(hole);
+                opened_ground += usize::from(!hole && !solid);
+                closed_holes += usize::from(hole && solid);
+            }
+            assert!(holes > 1000);
+            assert_eq!(
+                opened_ground, 0,
+                "sub {sub}: collision never opens drawn ground"
+            );
+            if sub == 1 {
+                assert_eq!(closed_holes, 0, "subdivision 1 matches exactly");
+            } else {
+                // Finer grids keep a few small triangles at the corners of the outline.
+                assert!(
+                    closed_holes * 50 < holes,
+                    "sub {sub}: {closed_holes} of {holes}"
+                );
+            }
+        }
     }
 
     #[test]

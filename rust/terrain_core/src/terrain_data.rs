@@ -58,7 +58,10 @@ pub enum TerrainDataError {
         budget: u64,
     },
     Spacing(f64),
-    HeightsLength {
+    /// An array of the wrong length: `property` must hold `of` (a description of the count) values.
+    Length {
+        property: &'static str,
+        of: &'static str,
         got: usize,
         want: usize,
     },
@@ -86,9 +89,12 @@ impl fmt::Display for TerrainDataError {
                  in all (sample_budget), got {width} x {depth}"
             ),
             Self::Spacing(v) => write!(f, "spacing must be a finite number in (0, 1000000], got {v}"),
-            Self::HeightsLength { got, want } => {
-                write!(f, "heights must hold size.x * size.y = {want} values, got {got}")
-            }
+            Self::Length {
+                property,
+                of,
+                got,
+                want,
+            } => write!(f, "{property} must hold {of} = {want} values, got {got}"),
             Self::NonFinite { property, index, value } => {
                 write!(f, "{property} must be finite; value {index} is {value} (NaN and infinities are refused)")
             }
@@ -146,7 +152,15 @@ pub struct TerrainData {
     heights: Vec<f32>,
     /// Lowest and highest height, kept current by edits: the nodes ask for it on every change.
     range: (f32, f32),
+    /// Control data per sample (bit `HOLE` marks a hole); empty while nothing is painted (all zero).
+    control: Vec<u32>,
 }
+
+/// Control bit of a hole sample. Holes follow the physics engines' heightmaps, which drop every triangle
+/// that has a NaN sample as a corner: the square between four samples is split into two triangles along
+/// its (x + 1, z)–(x, z + 1) diagonal (Godot Physics' and Jolt's split), and a triangle with a hole sample
+/// at a corner is a hole — `height_at` is NaN there, nothing is drawn and nothing collides.
+pub const HOLE: u32 = 1 << 31;
 
 /// The slope of a sample from its neighbours below and above: the central difference scaled to a third of
 /// a sample. Every path (texel, patch corners, slope pass) uses this one function, so they agree bit for bit.
@@ -179,7 +193,9 @@ impl TerrainData {
         heights: Vec<f32>,
     ) -> Result<Self, TerrainDataError> {
         if heights.len() != width * depth {
-            return Err(TerrainDataError::HeightsLength {
+            return Err(TerrainDataError::Length {
+                property: "heights",
+                of: "size.x * size.y",
                 got: heights.len(),
                 want: width * depth,
             });
@@ -193,6 +209,7 @@ impl TerrainData {
             spacing,
             heights,
             range,
+            control: Vec::new(),
         })
     }
 
@@ -295,7 +312,133 @@ impl TerrainData {
             h[z * width..z * width + n]
                 .copy_from_slice(&self.heights[z * self.width..z * self.width + n]);
         }
-        Self::from_heights(width, depth, self.spacing, h).expect("resized terrain is valid")
+        let mut t =
+            Self::from_heights(width, depth, self.spacing, h).expect("resized terrain is valid");
+        if !self.control.is_empty() {
+            t.control = vec![0; width * depth];
+            for z in 0..depth.min(self.depth) {
+                let n = width.min(self.width);
+                t.control[z * width..z * width + n]
+                    .copy_from_slice(&self.control[z * self.width..z * self.width + n]);
+            }
+        }
+        t
+    }
+
+    /// Control data of sample (x, z), indices clamped to the grid.
+    #[inline]
+    pub fn control(&self, x: i64, z: i64) -> u32 {
+        if self.control.is_empty() {
+            return 0;
+        }
+        let x = x.clamp(0, self.width as i64 - 1) as usize;
+        let z = z.clamp(0, self.depth as i64 - 1) as usize;
+        self.control[z * self.width + x]
+    }
+
+    /// The whole control map (empty: all zero).
+    pub fn control_map(&self) -> &[u32] {
+        &self.control
+    }
+
+    /// Replaces the control map (`width * depth` values, or empty for all zero).
+    pub fn set_control_map(&mut self, control: Vec<u32>) -> Result<(), TerrainDataError> {
+        if !control.is_empty() && control.len() != self.width * self.depth {
+            return Err(TerrainDataError::Length {
+                property: "control",
+                of: "size.x * size.y",
+                got: control.len(),
+                want: self.width * self.depth,
+            });
+        }
+        self.control = control;
+        Ok(())
+    }
+
+    /// Whether any sample is a hole.
+    pub fn has_holes(&self) -> bool {
+        self.control.iter().any(|&c| c & HOLE != 0)
+    }
+
+    /// Marks (non-zero) or clears (zero) holes in a region, row-major. Returns the region whose drawn
+    /// surface changed (grown by one sample: the patches around a sample).
+    pub fn set_holes_region(
+        &mut self,
+        r: Region,
+        holes: &[u8],
+    ) -> Result<Region, TerrainDataError> {
+        if holes.len() != r.w * r.d {
+            return Err(TerrainDataError::Length {
+                property: "holes",
+                of: "region.size.x * region.size.y",
+                got: holes.len(),
+                want: r.w * r.d,
+            });
+        }
+        if self.control.is_empty() {
+            if holes.iter().all(|&h| h == 0) {
+                return Ok(self.grow(r));
+            }
+            self.control = vec![0; self.width * self.depth];
+        }
+        for (row, z) in (r.z..r.z + r.d).enumerate() {
+            let dst = &mut self.control[z * self.width + r.x..z * self.width + r.x + r.w];
+            for (c, &h) in dst.iter_mut().zip(&holes[row * r.w..(row + 1) * r.w]) {
+                *c = if h != 0 { *c | HOLE } else { *c & !HOLE };
+            }
+        }
+        Ok(self.grow(r))
+    }
+
+    fn hole_sample(&self, x: i64, z: i64) -> bool {
+        self.control(x, z) & HOLE != 0
+    }
+
+    /// Whether the patch whose lower corner is sample (ix, iz) has any hole (a hole sample at a corner).
+    #[inline]
+    pub fn patch_has_hole(&self, ix: i64, iz: i64) -> bool {
+        if self.control.is_empty() {
+            return false;
+        }
+        let h = |x, z| self.hole_sample(x, z);
+        h(ix, iz) || h(ix + 1, iz) || h(ix, iz + 1) || h(ix + 1, iz + 1)
+    }
+
+    /// Whether sample-space point (sx, sz) lies in a hole triangle (see `HOLE`); points on the diagonal
+    /// belong to the upper triangle.
+    #[inline]
+    pub fn is_hole_at_sample(&self, sx: f64, sz: f64) -> bool {
+        if self.control.is_empty() || !(sx.is_finite() && sz.is_finite()) {
+            return false;
+        }
+        let ([ix, iz], tu, tv) = bezier_patch::locate(sx, sz);
+        let h = |x, z| self.hole_sample(x, z);
+        if tu + tv < 1.0 {
+            h(ix, iz) || h(ix + 1, iz) || h(ix, iz + 1)
+        } else {
+            h(ix + 1, iz) || h(ix, iz + 1) || h(ix + 1, iz + 1)
+        }
+    }
+
+    /// Whether every triangle touching sample-space point (sx, sz) is a hole: the points a collision grid
+    /// may set to NaN without opening ground that is drawn (probes just around the point reach each
+    /// triangle that touches it).
+    pub fn is_hole_all_around(&self, sx: f64, sz: f64) -> bool {
+        const E: f64 = 1e-6;
+        const PROBES: [(f64, f64); 8] = [
+            (2.0, 1.0),
+            (1.0, 2.0),
+            (-1.0, 2.0),
+            (-2.0, 1.0),
+            (-2.0, -1.0),
+            (-1.0, -2.0),
+            (1.0, -2.0),
+            (2.0, -1.0),
+        ];
+        self.is_hole_at_sample(sx, sz)
+            && PROBES
+                .iter()
+                .all(|&(dx, dz)| self.is_hole_at_sample(sx + dx * E, sz + dz * E))
     }
 
     /// Validates a region given as signed numbers (from a user).
@@ -342,7 +485,9 @@ impl TerrainData {
         values: &[f32],
     ) -> Result<Region, TerrainDataError> {
         if values.len() != r.w * r.d {
-            return Err(TerrainDataError::HeightsLength {
+            return Err(TerrainDataError::Length {
+                property: "values",
+                of: "region.size.x * region.size.y",
                 got: values.len(),
                 want: r.w * r.d,
             });
@@ -382,14 +527,19 @@ impl TerrainData {
         }
     }
 
-    /// Height at world position (x, z): the Bézier patch, as the shader draws it. NaN for a non-finite
-    /// position. Outside the terrain the maths continues with clamped samples, like the shader's sampling.
+    /// Height at world position (x, z): the Bézier patch, as the shader draws it. NaN inside a hole (see
+    /// `HOLE`) and for a non-finite position. Outside the terrain the maths continues with clamped samples,
+    /// like the shader's sampling.
     #[inline]
     pub fn height_at(&self, x: f64, z: f64) -> f32 {
         if !(x.is_finite() && z.is_finite()) {
             return f32::NAN;
         }
-        self.patch_height(x / self.spacing - 0.5, z / self.spacing - 0.5)
+        let (sx, sz) = (x / self.spacing - 0.5, z / self.spacing - 0.5);
+        if self.is_hole_at_sample(sx, sz) {
+            return f32::NAN;
+        }
+        self.patch_height(sx, sz)
     }
 
     /// Height and its derivatives along X and Z per terrain-space unit at terrain position (x, z); NaN for
@@ -404,7 +554,8 @@ impl TerrainData {
         (h, hu / s, hv / s)
     }
 
-    /// Height at sample-space point (sx, sz) (= terrain position / spacing - 0.5).
+    /// Height at sample-space point (sx, sz) (= terrain position / spacing - 0.5) of the surface as if
+    /// there were no holes.
     #[inline]
     pub fn patch_height(&self, sx: f64, sz: f64) -> f32 {
         let (c, tu, tv) = self.patch(sx, sz);

@@ -5,36 +5,38 @@
 use godot::classes::image::Format;
 use godot::classes::{Image, Texture2DArray};
 use godot::prelude::*;
-use terrain_core::bezier_patch::Texel;
 use terrain_core::clipmap::ClipmapConfig;
-use terrain_core::clipmap_data::{ClipmapData, Frame};
+use terrain_core::clipmap_data::{ClipmapData, Frame, Texel};
 use terrain_core::terrain_data::{Region, TerrainData};
 
 /// The data windows of one TerrainNode and their texture.
 pub struct ClipmapTexture {
     data: ClipmapData,
     texture: Option<Gd<Texture2DArray>>,
-    /// Kept upload buffer: one layer of RGBF texels.
+    /// Kept upload buffer: one layer of RGBAF texels.
     bytes: PackedByteArray,
     /// Bytes sent to the GPU since the last `take_uploaded`.
     uploaded: u64,
 }
 
-/// RGBF bytes of a layer (little-endian f32 triples: one copy on little-endian machines).
+/// Bytes per texel (RGBA, 32-bit float).
+const TEXEL_BYTES: usize = std::mem::size_of::<Texel>();
+
+/// RGBAF bytes of a layer (little-endian f32 quadruples: one copy on little-endian machines).
 fn write_layer(layer: &[Texel], out: &mut [u8]) {
     #[cfg(target_endian = "little")]
     {
-        // SAFETY: a Texel is [f32; 3] (12 bytes, no padding); reading a slice of them as bytes is valid.
+        // SAFETY: a Texel is [f32; 4] (16 bytes, no padding); reading a slice of them as bytes is valid.
         let bytes = unsafe {
             std::slice::from_raw_parts(layer.as_ptr().cast::<u8>(), std::mem::size_of_val(layer))
         };
         out.copy_from_slice(bytes);
     }
     #[cfg(not(target_endian = "little"))]
-    for (o, t) in out.chunks_exact_mut(12).zip(layer) {
-        o[0..4].copy_from_slice(&t[0].to_le_bytes());
-        o[4..8].copy_from_slice(&t[1].to_le_bytes());
-        o[8..12].copy_from_slice(&t[2].to_le_bytes());
+    for (o, t) in out.chunks_exact_mut(TEXEL_BYTES).zip(layer) {
+        for (b, v) in o.chunks_exact_mut(4).zip(t) {
+            b.copy_from_slice(&v.to_le_bytes());
+        }
     }
 }
 
@@ -101,10 +103,10 @@ impl ClipmapTexture {
 
     fn layer_image(&mut self, layer: usize) -> Gd<Image> {
         let w = self.data.window();
-        self.bytes.resize(w * w * 12);
+        self.bytes.resize(w * w * TEXEL_BYTES);
         write_layer(self.data.layer(layer), self.bytes.as_mut_slice());
         self.uploaded += self.bytes.len() as u64;
-        Image::create_from_data(w as i32, w as i32, false, Format::RGBF, &self.bytes)
+        Image::create_from_data(w as i32, w as i32, false, Format::RGBAF, &self.bytes)
             .expect("layer image")
     }
 

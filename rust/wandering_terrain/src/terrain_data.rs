@@ -9,7 +9,7 @@ use godot::global::Error;
 use godot::prelude::*;
 use terrain_core::generation::{self, NoiseKind, NoiseParams};
 use terrain_core::heightmap_io::{self, FileFormat, Heightmap};
-use terrain_core::terrain_data::{self as core, Region, DEFAULT_SAMPLE_BUDGET};
+use terrain_core::terrain_data::{self as core, Region, DEFAULT_SAMPLE_BUDGET, HOLE};
 
 // Packed Vector2 data is read as `[f32; 2]` pairs (gdext's Vector2 is `repr(C)` of two f32).
 const _: () = assert!(std::mem::size_of::<Vector2>() == 8);
@@ -51,6 +51,13 @@ pub struct TerrainData {
     #[var(get = get_all_heights, set = set_heights)]
     #[allow(dead_code)] // the heights live in `core`; this field only declares the property
     heights: PackedFloat32Array,
+    /// Control data per sample, row-major (bit 31: hole), or empty when nothing is painted. Stored in the
+    /// resource; edit it with `set_holes_region` rather than by hand.
+    #[export(storage)]
+    #[var(get = get_control, set = set_control)]
+    #[allow(dead_code)]
+    // the control map lives in `core`; this field only declares the property
+    control: PackedInt32Array,
 
     core: core::TerrainData,
     image: Option<Gd<Image>>,
@@ -66,6 +73,7 @@ impl IResource for TerrainData {
             size: Vector2i::new(64, 64),
             spacing: 1.0,
             heights: PackedFloat32Array::new(),
+            control: PackedInt32Array::new(),
             core: core::TerrainData::flat(64, 64, 1.0),
             image: None,
             texture: None,
@@ -232,6 +240,73 @@ impl TerrainData {
             self.texture = ImageTexture::create_from_image(&img);
         }
         self.texture.clone().expect("data texture").upcast()
+    }
+
+    #[func]
+    fn get_control(&self) -> PackedInt32Array {
+        self.core.control_map().iter().map(|&c| c as i32).collect()
+    }
+
+    #[func]
+    fn set_control(&mut self, value: PackedInt32Array) {
+        let control: Vec<u32> = value.as_slice().iter().map(|&c| c as u32).collect();
+        match self.core.set_control_map(control) {
+            Ok(()) => {
+                let all = self.core.all();
+                self.base_mut().emit_changed();
+                self.signals().region_changed().emit(rect_of(all));
+            }
+            Err(e) => {
+                godot_error!("TerrainData.{e} (or be empty); keeping the previous control data")
+            }
+        }
+    }
+
+    /// Marks holes (non-zero bytes) and clears them (zero) in `region`, row-major. Holes follow the physics
+    /// engines' rule for heightmaps: the square between four samples is split into two triangles along its
+    /// (x + 1, z)–(x, z + 1) diagonal, and a triangle with a hole sample at a corner is open — `get_height`
+    /// is NaN there, `TerrainNode` draws nothing and its collision has none, so what you see is what you
+    /// stand on. Returns false and changes nothing on bad input.
+    #[func]
+    fn set_holes_region(&mut self, region: Rect2i, holes: PackedByteArray) -> bool {
+        let Some(r) = self.region(region) else {
+            return false;
+        };
+        match self.core.set_holes_region(r, holes.as_slice()) {
+            Ok(dirty) => {
+                self.base_mut().emit_changed();
+                self.signals().region_changed().emit(rect_of(dirty));
+                true
+            }
+            Err(e) => {
+                godot_error!("TerrainData.set_holes_region: {e}; nothing changed");
+                false
+            }
+        }
+    }
+
+    /// Hole marks of the samples in `region` (1: hole, 0: ground), row-major.
+    #[func]
+    fn get_holes_region(&self, region: Rect2i) -> PackedByteArray {
+        let Some(r) = self.region(region) else {
+            return PackedByteArray::new();
+        };
+        let mut out = PackedByteArray::new();
+        for z in r.z..r.z + r.d {
+            for x in r.x..r.x + r.w {
+                let c = self.core.control(x as i64, z as i64);
+                out.push(u8::from(c & HOLE != 0));
+            }
+        }
+        out
+    }
+
+    /// Whether world X/Z `pos` lies in a hole (then `get_height` is NaN there).
+    #[func]
+    fn is_hole(&self, pos: Vector2) -> bool {
+        let s = self.core.spacing();
+        self.core
+            .is_hole_at_sample(f64::from(pos.x) / s - 0.5, f64::from(pos.y) / s - 0.5)
     }
 
     /// Heights of the samples in `region` (x, z, width, depth), row-major.
@@ -583,8 +658,13 @@ impl TerrainData {
     }
 
     /// Installs new terrain data: the image and texture are refreshed (recreated only if the size changed).
-    fn replace(&mut self, t: core::TerrainData) {
+    fn replace(&mut self, mut t: core::TerrainData) {
         let same_size = t.width() == self.core.width() && t.depth() == self.core.depth();
+        // New heights of the same size keep the holes and paint (a new size brings its own).
+        if same_size && t.control_map().is_empty() && !self.core.control_map().is_empty() {
+            let control = self.core.control_map().to_vec();
+            t.set_control_map(control).expect("same size");
+        }
         self.core = t;
         self.size = self.get_size();
         let (w, d) = (self.core.width() as i32, self.core.depth() as i32);
