@@ -267,3 +267,41 @@ func test_holes_are_open_exactly_where_not_drawn() -> void:
 	tn.queue_free()
 	check_eq(fell, 10, "spheres over the hole fall through")
 	check_eq(stayed, 10, "spheres beside it stay on the ground")
+
+
+func test_wandering_terrain_collides_where_it_draws() -> void:
+	var t := _hilly()
+	var cam := Camera3D.new()
+	tree.root.add_child(cam)
+	cam.make_current()
+	cam.position = Vector3(200, 40, 80)
+	var wt := WanderingTerrain.new()
+	wt.terrain_data = t
+	wt.position = Vector3(100, 0, -50)
+	wt.collision_mode = WanderingTerrain.COLLISION_FULL
+	tree.root.add_child(wt)
+	await tree.physics_frame
+	await tree.physics_frame
+	var rng := RandomNumberGenerator.new()
+	rng.seed = 8
+	var worst := 0.0
+	var misses := 0
+	for i in 1000:
+		var p := Vector2(rng.randf_range(101, 355), rng.randf_range(-49, 205))
+		var hit := _ray_down(p.x, p.y)
+		if hit.is_empty():
+			misses += 1
+			continue
+		check(hit["collider"] == wt, "collider is the WanderingTerrain")
+		worst = maxf(worst, absf(hit["position"].y - wt.get_height(p)))
+	check_eq(misses, 0, "every ray over the moved terrain hits")
+	check(worst <= 0.05, "hits equal get_height within the subdivision-4 bound (worst %s)" % worst)
+	# DYNAMIC follows the camera.
+	wt.collision_mode = WanderingTerrain.COLLISION_DYNAMIC
+	wt.collision_radius = 16.0
+	await tree.physics_frame
+	await tree.physics_frame
+	check(not _ray_down(200, 80).is_empty(), "collision under the camera")
+	check(_ray_down(340, 190).is_empty(), "none far from it")
+	wt.queue_free()
+	cam.queue_free()

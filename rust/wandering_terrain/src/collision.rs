@@ -9,7 +9,7 @@ use godot::classes::{PhysicsMaterial, PhysicsServer3D};
 use godot::prelude::*;
 use std::collections::HashMap;
 use terrain_core::clipmap_data::Frame;
-use terrain_core::collision::{TileGrid, TileId, Tiling};
+use terrain_core::collision::{check_radius, check_subdivision, TileGrid, TileId, Tiling};
 use terrain_core::terrain_data::{Region, TerrainData};
 
 /// `collision_mode` values.
@@ -122,6 +122,55 @@ impl TerrainCollision {
         };
         ps.body_set_param(body, BodyParameter::FRICTION, &friction.to_variant());
         ps.body_set_param(body, BodyParameter::BOUNCE, &bounce.to_variant());
+    }
+
+    // The nodes' Collision properties delegate here; `class` names the node in messages.
+
+    pub fn set_mode(&mut self, class: &str, v: i64) {
+        if !(MODE_DISABLED..=MODE_FULL).contains(&v) {
+            godot_error!(
+                "{class}.collision_mode must be 0 (DISABLED), 1 (DYNAMIC) or 2 (FULL), got {v}; keeping {}",
+                self.settings.mode
+            );
+            return;
+        }
+        self.settings.mode = v;
+        self.invalidate();
+    }
+
+    pub fn set_radius(&mut self, class: &str, v: f64) {
+        match check_radius(v) {
+            Ok(r) => {
+                self.settings.radius = r;
+                self.invalidate();
+            }
+            Err(e) => godot_error!("{class}.{e}; keeping {}", self.settings.radius),
+        }
+    }
+
+    pub fn set_subdivision(&mut self, class: &str, v: i64) {
+        match check_subdivision(v) {
+            Ok(s) => {
+                self.settings.subdivision = s;
+                self.invalidate();
+            }
+            Err(e) => godot_error!("{class}.{e}; keeping {}", self.settings.subdivision),
+        }
+    }
+
+    pub fn set_layer(&mut self, v: u32) {
+        self.settings.layer = v;
+        self.apply_body_settings();
+    }
+
+    pub fn set_mask(&mut self, v: u32) {
+        self.settings.mask = v;
+        self.apply_body_settings();
+    }
+
+    pub fn set_material(&mut self, v: Option<Gd<PhysicsMaterial>>) {
+        self.settings.material = v;
+        self.apply_body_settings();
     }
 
     /// Every tile is rebuilt on the next update (new mode, subdivision or terrain).

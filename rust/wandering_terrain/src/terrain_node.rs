@@ -14,7 +14,6 @@ use terrain_core::clipmap::{
     build_meshes, layout, ClipmapConfig, PieceKind, PieceMesh, PlacedPiece,
 };
 use terrain_core::clipmap_data::Frame;
-use terrain_core::collision::{check_radius, check_subdivision};
 use terrain_core::terrain_data::Region;
 
 const DEFAULT_SHADER: &str = "res://addons/wandering_terrain/shaders/terrain_node.gdshader";
@@ -486,15 +485,7 @@ impl TerrainNode {
     }
     #[func]
     fn set_collision_mode(&mut self, v: i64) {
-        if !(0..=2).contains(&v) {
-            godot_error!(
-                "TerrainNode.collision_mode must be 0 (DISABLED), 1 (DYNAMIC) or 2 (FULL), got {v}; keeping {}",
-                self.collision.settings.mode
-            );
-            return;
-        }
-        self.collision.settings.mode = v;
-        self.collision.invalidate();
+        self.collision.set_mode("TerrainNode", v);
     }
     #[func]
     fn get_collision_radius(&self) -> f64 {
@@ -502,16 +493,7 @@ impl TerrainNode {
     }
     #[func]
     fn set_collision_radius(&mut self, v: f64) {
-        match check_radius(v) {
-            Ok(r) => {
-                self.collision.settings.radius = r;
-                self.collision.invalidate();
-            }
-            Err(e) => godot_error!(
-                "TerrainNode.{e}; keeping {}",
-                self.collision.settings.radius
-            ),
-        }
+        self.collision.set_radius("TerrainNode", v);
     }
     #[func]
     fn get_collision_layer(&self) -> u32 {
@@ -519,8 +501,7 @@ impl TerrainNode {
     }
     #[func]
     fn set_collision_layer(&mut self, v: u32) {
-        self.collision.settings.layer = v;
-        self.collision.apply_body_settings();
+        self.collision.set_layer(v);
     }
     #[func]
     fn get_collision_mask(&self) -> u32 {
@@ -528,8 +509,7 @@ impl TerrainNode {
     }
     #[func]
     fn set_collision_mask(&mut self, v: u32) {
-        self.collision.settings.mask = v;
-        self.collision.apply_body_settings();
+        self.collision.set_mask(v);
     }
     #[func]
     fn get_physics_material(&self) -> Option<Gd<PhysicsMaterial>> {
@@ -537,8 +517,7 @@ impl TerrainNode {
     }
     #[func]
     fn set_physics_material(&mut self, v: Option<Gd<PhysicsMaterial>>) {
-        self.collision.settings.material = v;
-        self.collision.apply_body_settings();
+        self.collision.set_material(v);
     }
     #[func]
     fn get_collision_subdivision(&self) -> i64 {
@@ -546,16 +525,7 @@ impl TerrainNode {
     }
     #[func]
     fn set_collision_subdivision(&mut self, v: i64) {
-        match check_subdivision(v) {
-            Ok(s) => {
-                self.collision.settings.subdivision = s;
-                self.collision.invalidate();
-            }
-            Err(e) => godot_error!(
-                "TerrainNode.{e}; keeping {}",
-                self.collision.settings.subdivision
-            ),
-        }
+        self.collision.set_subdivision("TerrainNode", v);
     }
 
     /// Brings collision up to date now (each physics frame does): the tiles the mode wants around the

@@ -1,14 +1,17 @@
 //! `WanderingTerrain`: document 000's follow logic. Places a WanderingMesh in front of the camera each frame
 //! and feeds the wandering terrain shader (placement maths in `terrain_core::wandering_terrain`).
 
-use crate::follow::{active_camera, relink_changed};
+use crate::collision::{TerrainCollision, MODE_DISABLED, MODE_DYNAMIC, MODE_FULL};
+use crate::follow::{active_camera, relink, relink_changed};
 use crate::terrain_data::TerrainData;
 use crate::wandering_mesh::WanderingMesh;
 use godot::classes::{
-    Camera3D, GeometryInstance3D, INode3D, Material, MeshInstance3D, Node, Node3D, Shader,
-    ShaderMaterial,
+    Camera3D, GeometryInstance3D, INode3D, Material, MeshInstance3D, Node, Node3D, PhysicsMaterial,
+    Shader, ShaderMaterial,
 };
 use godot::prelude::*;
+use terrain_core::clipmap_data::Frame;
+use terrain_core::terrain_data::Region;
 use terrain_core::wandering_terrain::{place, Placement};
 
 const DEFAULT_SHADER: &str = "res://addons/wandering_terrain/shaders/wandering_terrain.gdshader";
@@ -63,6 +66,41 @@ pub struct WanderingTerrain {
     #[var(set = set_layers)]
     layers: u32,
 
+    /// DISABLED: no collision. DYNAMIC: the tiles within `collision_radius` of the camera, following it.
+    /// FULL: every tile, built when the node enters the tree.
+    #[export(enum = (Disabled = 0, Dynamic = 1, Full = 2))]
+    #[export_group(name = "Collision")]
+    #[var(get = get_collision_mode, set = set_collision_mode)]
+    #[allow(dead_code)] // declares the property; the value lives in `collision`
+    collision_mode: i64,
+    /// DYNAMIC mode: distance (world units, max norm) around the camera that has collision, (0, 100000].
+    #[export(range = (1.0, 1024.0, 1.0, or_greater))]
+    #[var(get = get_collision_radius, set = set_collision_radius)]
+    #[allow(dead_code)] // declares the property; the value lives in `collision`
+    collision_radius: f64,
+    /// Physics layers the terrain is in.
+    #[export(flags_3d_physics)]
+    #[var(get = get_collision_layer, set = set_collision_layer)]
+    #[allow(dead_code)] // declares the property; the value lives in `collision`
+    collision_layer: u32,
+    /// Physics layers the terrain scans.
+    #[export(flags_3d_physics)]
+    #[var(get = get_collision_mask, set = set_collision_mask)]
+    #[allow(dead_code)] // declares the property; the value lives in `collision`
+    collision_mask: u32,
+    /// Friction and bounce of the ground.
+    #[export]
+    #[var(get = get_physics_material, set = set_physics_material)]
+    #[allow(dead_code)] // declares the property; the value lives in `collision`
+    physics_material: Option<Gd<PhysicsMaterial>>,
+    /// Collision points per sample spacing: 1 uses the samples, 2 and 4 follow the drawn Bézier surface
+    /// between them more closely.
+    #[export(enum = (One = 1, Two = 2, Four = 4))]
+    #[var(get = get_collision_subdivision, set = set_collision_subdivision)]
+    #[allow(dead_code)] // declares the property; the value lives in `collision`
+    collision_subdivision: i64,
+
+    collision: TerrainCollision,
     instance: Option<Gd<MeshInstance3D>>,
     last: Option<Placement>,
     // Interned once: the per-frame path allocates nothing.
@@ -83,6 +121,13 @@ impl INode3D for WanderingTerrain {
             back_offset: 0.0,
             cast_shadow: 1,
             layers: 1,
+            collision_mode: 0,
+            collision_radius: 0.0,
+            collision_layer: 0,
+            collision_mask: 0,
+            physics_material: None,
+            collision_subdivision: 0,
+            collision: TerrainCollision::default(),
             instance: None,
             last: None,
             param_translation: StringName::from("translation"),
@@ -120,10 +165,31 @@ impl INode3D for WanderingTerrain {
         self.sync_instance();
         self.on_data_changed();
         self.base_mut().set_process(true);
+        self.base_mut().set_physics_process(true);
     }
 
     fn process(&mut self, _delta: f64) {
         self.follow();
+    }
+
+    fn physics_process(&mut self, _delta: f64) {
+        self.update_collision();
+    }
+
+    fn on_notification(&mut self, what: godot::classes::notify::Node3DNotification) {
+        use godot::classes::notify::Node3DNotification as N;
+        match what {
+            // Collision is ready before the first physics frame.
+            N::ENTER_TREE => {
+                if let Some(world) = self.base().get_world_3d() {
+                    let id = self.base().instance_id();
+                    self.collision.enter(world.get_space(), id);
+                    self.update_collision();
+                }
+            }
+            N::EXIT_TREE => self.collision.exit(),
+            _ => {}
+        }
     }
 }
 
@@ -133,8 +199,107 @@ impl WanderingTerrain {
     fn set_terrain_data(&mut self, data: Option<Gd<TerrainData>>) {
         let callable = self.base().callable("on_data_changed");
         relink_changed(self.terrain_data.clone(), data.clone(), &callable, false);
+        let callable = self.base().callable("on_region_changed");
+        let old = self.terrain_data.clone();
+        relink("region_changed", old, data.clone(), &callable, false);
         self.terrain_data = data;
+        self.collision.invalidate();
         self.on_data_changed();
+    }
+
+    /// Collects edited samples for the next physics frame's collision update.
+    #[func]
+    fn on_region_changed(&mut self, region: Rect2i) {
+        self.collision.mark(Region {
+            x: region.position.x.max(0) as usize,
+            z: region.position.y.max(0) as usize,
+            w: region.size.x.max(0) as usize,
+            d: region.size.y.max(0) as usize,
+        });
+    }
+
+    /// `collision_mode`: no collision.
+    #[constant]
+    const COLLISION_DISABLED: i64 = MODE_DISABLED;
+    /// `collision_mode`: tiles around the camera.
+    #[constant]
+    const COLLISION_DYNAMIC: i64 = MODE_DYNAMIC;
+    /// `collision_mode`: every tile.
+    #[constant]
+    const COLLISION_FULL: i64 = MODE_FULL;
+
+    #[func]
+    fn get_collision_mode(&self) -> i64 {
+        self.collision.settings.mode
+    }
+    #[func]
+    fn set_collision_mode(&mut self, v: i64) {
+        self.collision.set_mode("WanderingTerrain", v);
+    }
+    #[func]
+    fn get_collision_radius(&self) -> f64 {
+        self.collision.settings.radius
+    }
+    #[func]
+    fn set_collision_radius(&mut self, v: f64) {
+        self.collision.set_radius("WanderingTerrain", v);
+    }
+    #[func]
+    fn get_collision_layer(&self) -> u32 {
+        self.collision.settings.layer
+    }
+    #[func]
+    fn set_collision_layer(&mut self, v: u32) {
+        self.collision.set_layer(v);
+    }
+    #[func]
+    fn get_collision_mask(&self) -> u32 {
+        self.collision.settings.mask
+    }
+    #[func]
+    fn set_collision_mask(&mut self, v: u32) {
+        self.collision.set_mask(v);
+    }
+    #[func]
+    fn get_physics_material(&self) -> Option<Gd<PhysicsMaterial>> {
+        self.collision.settings.material.clone()
+    }
+    #[func]
+    fn set_physics_material(&mut self, v: Option<Gd<PhysicsMaterial>>) {
+        self.collision.set_material(v);
+    }
+    #[func]
+    fn get_collision_subdivision(&self) -> i64 {
+        i64::from(self.collision.settings.subdivision)
+    }
+    #[func]
+    fn set_collision_subdivision(&mut self, v: i64) {
+        self.collision.set_subdivision("WanderingTerrain", v);
+    }
+
+    /// Brings collision up to date now (each physics frame does): the tiles the mode wants around the
+    /// followed camera, and the tiles pending edits touched. Returns the number of tiles written.
+    #[func]
+    fn update_collision(&mut self) -> i64 {
+        let o = self.origin();
+        let frame = Frame {
+            origin: [f64::from(o.x), 0.0, f64::from(o.y)],
+            scale: [1.0; 3],
+        };
+        let target = self.followed_camera().map(|c| {
+            let p = c.get_global_position();
+            [f64::from(p.x - o.x), f64::from(p.z - o.y)]
+        });
+        let data = self.terrain_data.clone();
+        let d = data.as_ref().map(|d| d.bind());
+        self.collision
+            .update(d.as_ref().map(|d| d.core()), &frame, target) as i64
+    }
+
+    /// Number of collision tiles in use.
+    #[func]
+    fn get_collision_tile_count(&self) -> i64 {
+        self.collision.tile_count() as i64
     }
 
     #[func]
