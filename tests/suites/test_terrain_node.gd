@@ -77,9 +77,9 @@ func test_bad_input() -> void:
 	expect_error("levels must be in [1, 16], got 1000000")
 	tn.levels = 1000000
 	check_eq(tn.levels, 7, "levels kept")
-	expect_error("vertex_spacing must be a finite number in (0, 10000], got NaN")
+	expect_error("vertex_spacing must be a number in [0.001, 10000], got NaN")
 	tn.vertex_spacing = NAN
-	expect_error("vertex_spacing must be a finite number in (0, 10000], got -1")
+	expect_error("vertex_spacing must be a number in [0.001, 10000], got -1")
 	tn.vertex_spacing = -1.0
 	check_eq(tn.vertex_spacing, 1.0, "vertex_spacing kept")
 	expect_error("morph_width must be in [0, tile_resolution = 32], got 40")

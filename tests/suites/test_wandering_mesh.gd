@@ -102,10 +102,11 @@ func _check_refused(m: WanderingMesh, prop: String, value: Variant, needle: Stri
 
 func test_bad_start_size() -> void:
 	var m := _mesh(2.0, 3, [1])
-	_check_refused(m, "start_size", 0.0, "start_size must be a finite number in (0, 1000000], got 0")
-	_check_refused(m, "start_size", -1.5, "start_size must be a finite number in (0, 1000000], got -1.5")
-	_check_refused(m, "start_size", NAN, "start_size must be a finite number in (0, 1000000], got NaN")
-	_check_refused(m, "start_size", INF, "start_size must be a finite number in (0, 1000000], got inf")
+	_check_refused(m, "start_size", 0.0, "start_size must be a number in [0.001, 1000000], got 0")
+	_check_refused(m, "start_size", -1.5, "start_size must be a number in [0.001, 1000000], got -1.5")
+	_check_refused(m, "start_size", NAN, "start_size must be a number in [0.001, 1000000], got NaN")
+	_check_refused(m, "start_size", INF, "start_size must be a number in [0.001, 1000000], got inf")
+	_check_refused(m, "start_size", 1e-40, "start_size must be a number in [0.001, 1000000], got 0.0000000000000000000000000000000000000001")
 
 
 func test_bad_start_subdivision() -> void:
@@ -129,7 +130,8 @@ func test_vertex_budget() -> void:
 	var m := _mesh(1.0, 3, [1])
 	_check_refused(m, "start_subdivision", 20, "would produce 2473903259649 vertices, over the vertex budget of 4000000")
 	_check_refused(m, "lods", PackedInt32Array([2147483647]), "over the vertex budget of 4000000")
-	_check_refused(m, "vertex_budget", 0, "vertex_budget must be >= 1, got 0")
+	_check_refused(m, "vertex_budget", 0, "vertex_budget must be in [1, 16777216], got 0")
+	_check_refused(m, "vertex_budget", 1 << 40, "vertex_budget must be in [1, 16777216], got 1099511627776")
 	_check_refused(m, "vertex_budget", 100, "would produce 161 vertices, over the vertex budget of 100")
 	m.vertex_budget = 10_000_000
 	m.lods = PackedInt32Array()
@@ -146,7 +148,7 @@ func test_height_range_saved_order() -> void:
 	check_eq(m.height_max, 1500.0, "height_max")
 	m.height_max = 10.0
 	check_eq(m.height_min, 10.0, "height_min follows a lower height_max")
-	expect_error("height_min must be a finite number, got NaN")
+	expect_error("height_min must be a number in [-10000000, 10000000], got NaN")
 	m.height_min = NAN
 	check_eq(m.height_min, 10.0, "kept")
 

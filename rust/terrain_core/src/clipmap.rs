@@ -38,7 +38,7 @@ impl fmt::Display for ClipmapError {
                 "tile_resolution must be an even number in [{MIN_TILE_RESOLUTION}, {MAX_TILE_RESOLUTION}], got {v}"
             ),
             Self::Levels(v) => write!(f, "levels must be in [1, {MAX_LEVELS}], got {v}"),
-            Self::VertexSpacing(v) => write!(f, "vertex_spacing must be a finite number in (0, 10000], got {v}"),
+            Self::VertexSpacing(v) => write!(f, "vertex_spacing must be a number in [0.001, 10000], got {v}"),
         }
     }
 }
@@ -66,7 +66,8 @@ impl ClipmapConfig {
         if !(1..=i64::from(MAX_LEVELS)).contains(&levels) {
             return Err(ClipmapError::Levels(levels));
         }
-        if !(vertex_spacing.is_finite() && vertex_spacing > 0.0 && vertex_spacing <= 1.0e4) {
+        // From a millimetre: smaller steps underflow the shader's f32 lattice maths at coarse levels' scale.
+        if !(1.0e-3..=1.0e4).contains(&vertex_spacing) {
             return Err(ClipmapError::VertexSpacing(vertex_spacing));
         }
         Ok(Self {

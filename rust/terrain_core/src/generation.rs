@@ -102,8 +102,12 @@ impl NoiseParams {
                 self.height
             ));
         }
-        if self.sea_level.is_nan() {
-            return err("sea_level must be a number, got NaN".into());
+        // Heights are f32: a sea level beyond this would turn every sample into it or into infinity.
+        if !(-1.0e9..=1.0e9).contains(&self.sea_level) {
+            return err(format!(
+                "sea_level must be a number in [-1000000000, 1000000000], got {}",
+                self.sea_level
+            ));
         }
         Ok(())
     }

@@ -88,7 +88,7 @@ impl fmt::Display for TerrainDataError {
                 "size must be at least 1 x 1 samples, at most {MAX_SIDE} on a side and at most {budget} samples \
                  in all (sample_budget), got {width} x {depth}"
             ),
-            Self::Spacing(v) => write!(f, "spacing must be a finite number in (0, 1000000], got {v}"),
+            Self::Spacing(v) => write!(f, "spacing must be a number in [0.001, 1000000], got {v}"),
             Self::Length {
                 property,
                 of,
@@ -125,7 +125,8 @@ pub fn check_size(width: i64, depth: i64, budget: u64) -> Result<(usize, usize),
 }
 
 pub fn check_spacing(spacing: f64) -> Result<f64, TerrainDataError> {
-    if spacing.is_finite() && spacing > 0.0 && spacing <= 1.0e6 {
+    // The shaders take spacing as an f32 uniform and divide by it: keep it well inside f32's range.
+    if (1.0e-3..=1.0e6).contains(&spacing) {
         Ok(spacing)
     } else {
         Err(TerrainDataError::Spacing(spacing))

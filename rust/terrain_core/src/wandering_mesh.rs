@@ -22,6 +22,13 @@ pub const MAX_START_SUBDIVISION: i64 = 20;
 pub const MAX_LODS_LEN: usize = 64;
 /// Largest accepted `start_size` (world units).
 pub const MAX_START_SIZE: f64 = 1.0e6;
+/// Smallest accepted `start_size`: positions and UVs stay normal f32 numbers at every subdivision.
+pub const MIN_START_SIZE: f64 = 1.0e-3;
+/// Hard ceiling of `vertex_budget`: 16 M vertices (about 1 GB of mesh arrays in Godot's copies), far inside
+/// the 32-bit index range.
+pub const MAX_VERTEX_BUDGET: u64 = 1 << 24;
+/// Largest |height_min|, |height_max| (world units): a culling box must stay finite in f32.
+pub const MAX_HEIGHT: f64 = 1.0e7;
 
 /// Fan around an odd slot: its 8 neighbours, starting and ending at the (-1, -1) corner.
 const TRI_FAN: [(i64, i64); 9] = [
@@ -49,7 +56,7 @@ pub enum LodConfigError {
 impl fmt::Display for LodConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::StartSize(v) => write!(f, "start_size must be a finite number in (0, {MAX_START_SIZE}], got {v}"),
+            Self::StartSize(v) => write!(f, "start_size must be a number in [{MIN_START_SIZE}, {MAX_START_SIZE}], got {v}"),
             Self::StartSubdivision(v) => {
                 write!(f, "start_subdivision must be in [1, {MAX_START_SUBDIVISION}], got {v}")
             }
@@ -96,7 +103,7 @@ impl LodConfig {
         lods: &[i64],
         vertex_budget: u64,
     ) -> Result<Self, LodConfigError> {
-        if !(start_size.is_finite() && start_size > 0.0 && start_size <= MAX_START_SIZE) {
+        if !(MIN_START_SIZE..=MAX_START_SIZE).contains(&start_size) {
             return Err(LodConfigError::StartSize(start_size));
         }
         if !(1..=MAX_START_SUBDIVISION).contains(&start_subdivision) {
@@ -119,6 +126,8 @@ impl LodConfig {
             lods: lods[..used].to_vec(),
         };
         let vertices = cfg.counts().vertices;
+        // The ceiling holds whatever budget a caller passes.
+        let vertex_budget = vertex_budget.min(MAX_VERTEX_BUDGET);
         if vertices > u128::from(vertex_budget) {
             return Err(LodConfigError::VertexBudget {
                 vertices,

@@ -42,7 +42,7 @@ pub struct TerrainGenerator {
     #[export(range = (-1000.0, 1000.0, 0.1, or_greater, or_less))]
     #[var(get = get_height, set = set_height)]
     height: f64,
-    /// Lowest height in world units (water level); very negative: none.
+    /// Lowest height in world units (water level), in [-1e9, 1e9]; -1e9: none.
     #[export]
     #[var(get = get_sea_level, set = set_sea_level)]
     sea_level: f64,

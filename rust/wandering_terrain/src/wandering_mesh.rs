@@ -3,7 +3,9 @@
 use godot::classes::mesh::ArrayType;
 use godot::classes::{IPrimitiveMesh, PrimitiveMesh};
 use godot::prelude::*;
-use terrain_core::wandering_mesh::{self as core, LodConfig, DEFAULT_VERTEX_BUDGET};
+use terrain_core::wandering_mesh::{
+    self as core, LodConfig, DEFAULT_VERTEX_BUDGET, MAX_HEIGHT, MAX_VERTEX_BUDGET,
+};
 
 /// A flat mesh of LOD rings for heightmap terrain (document 000's "wandering mesh"): the finest patch at the
 /// near edge, centred on X = 0, each further ring of patch layers half as dense. Place it in front of the
@@ -19,13 +21,14 @@ use terrain_core::wandering_mesh::{self as core, LodConfig, DEFAULT_VERTEX_BUDGE
 #[derive(GodotClass)]
 #[class(tool, base=PrimitiveMesh)]
 pub struct WanderingMesh {
-    /// Largest number of vertices a mesh may have; larger parameter sets are refused before any allocation.
-    #[export(range = (1.0, 100000000.0, or_greater))]
+    /// Largest number of vertices a mesh may have, at most 16777216 (about 1 GB of mesh arrays); larger
+    /// parameter sets are refused before any allocation.
+    #[export(range = (1.0, 16777216.0))]
     #[export_group(name = "Limits")]
     #[var(set = set_vertex_budget)]
     vertex_budget: i64,
 
-    /// Side of one finest-LOD patch square, in world units (> 0).
+    /// Side of one finest-LOD patch square, in world units, [0.001, 1000000].
     #[export(range = (0.001, 1000.0, 0.001, or_greater))]
     #[export_group(name = "LOD Rings")]
     #[var(set = set_start_size)]
@@ -156,9 +159,9 @@ impl WanderingMesh {
 
     #[func]
     fn set_vertex_budget(&mut self, value: i64) {
-        if value < 1 {
+        if !(1..=MAX_VERTEX_BUDGET as i64).contains(&value) {
             godot_error!(
-                "WanderingMesh.vertex_budget must be >= 1, got {value}; keeping {}",
+                "WanderingMesh.vertex_budget must be in [1, {MAX_VERTEX_BUDGET}], got {value}; keeping {}",
                 self.vertex_budget
             );
             return;
@@ -175,8 +178,8 @@ impl WanderingMesh {
     /// Raises `height_max` too when needed (saved files set `height_min` first).
     #[func]
     fn set_height_min(&mut self, value: f64) {
-        if !value.is_finite() {
-            godot_error!("WanderingMesh.height_min must be a finite number, got {value}");
+        if !(-MAX_HEIGHT..=MAX_HEIGHT).contains(&value) {
+            godot_error!("WanderingMesh.height_min must be a number in [-{MAX_HEIGHT}, {MAX_HEIGHT}], got {value}");
             return;
         }
         self.height_min = value;
@@ -187,8 +190,8 @@ impl WanderingMesh {
     /// Lowers `height_min` too when needed.
     #[func]
     fn set_height_max(&mut self, value: f64) {
-        if !value.is_finite() {
-            godot_error!("WanderingMesh.height_max must be a finite number, got {value}");
+        if !(-MAX_HEIGHT..=MAX_HEIGHT).contains(&value) {
+            godot_error!("WanderingMesh.height_max must be a number in [-{MAX_HEIGHT}, {MAX_HEIGHT}], got {value}");
             return;
         }
         self.height_max = value;

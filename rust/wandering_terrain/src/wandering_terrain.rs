@@ -54,6 +54,7 @@ pub struct WanderingTerrain {
     snap_to_grid: bool,
     /// Distance (world units) the mesh starts behind the camera, so the ground below it is covered.
     #[export(range = (0.0, 100.0, or_greater))]
+    #[var(set = set_back_offset)]
     back_offset: f64,
 
     /// Shadow casting of the terrain (GeometryInstance3D.ShadowCastingSetting).
@@ -205,6 +206,19 @@ impl WanderingTerrain {
         self.terrain_data = data;
         self.collision.invalidate();
         self.on_data_changed();
+    }
+
+    #[func]
+    fn set_back_offset(&mut self, value: f64) {
+        if !(0.0..=1.0e6).contains(&value) {
+            godot_error!(
+                "WanderingTerrain.back_offset must be a number in [0, 1000000], got {value}; keeping {}",
+                self.back_offset
+            );
+            return;
+        }
+        self.back_offset = value;
+        self.last = None;
     }
 
     /// Collects edited samples for the next physics frame's collision update.

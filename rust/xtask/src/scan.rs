@@ -111,12 +111,18 @@ pub fn scan(log: &str) -> Report {
         } else if is_error_line(line) {
             match open.as_mut() {
                 Some(o) => {
-                    if let Some(e) = o
+                    // An expectation not met yet first: one text may be a prefix of another's.
+                    let i = o
                         .expected
-                        .iter_mut()
-                        .find(|(t, _)| line.contains(t.as_str()))
-                    {
-                        e.1 = true;
+                        .iter()
+                        .position(|(t, met)| !met && line.contains(t.as_str()))
+                        .or_else(|| {
+                            o.expected
+                                .iter()
+                                .position(|(t, _)| line.contains(t.as_str()))
+                        });
+                    if let Some(i) = i {
+                        o.expected[i].1 = true;
                     } else {
                         o.reasons.push(format!("unexpected error: {}", line.trim()));
                     }
