@@ -305,3 +305,39 @@ func test_wandering_terrain_collides_where_it_draws() -> void:
 	check(_ray_down(340, 190).is_empty(), "none far from it")
 	wt.queue_free()
 	cam.queue_free()
+
+
+func test_collision_follows_the_node_and_its_data() -> void:
+	var t := _hilly()
+	var tn := _node(t, TerrainNode.COLLISION_FULL, 1)
+	await tree.physics_frame
+	await tree.physics_frame
+	var tiles := tn.get_collision_tile_count()
+	# Moved and scaled: the same tiles, placed anew.
+	tn.position = Vector3(50, 3, -20)
+	tn.scale = Vector3(2, 1.5, 2)
+	await tree.physics_frame
+	await tree.physics_frame
+	# A sample centre: subdivision 1 is exact there (to Jolt's 8-bit quantisation of its height field).
+	var p := Vector2(50 + 2 * 100.5, -20 + 2 * 60.5)
+	var hit := _ray_down(p.x, p.y)
+	check(not hit.is_empty() and absf(hit["position"].y - tn.get_height(p)) < 0.02, "moved node: ray hits its get_height (%s vs %s)" % [hit, tn.get_height(p)])
+	check_eq(tn.get_collision_tile_count(), tiles, "moving rebuilt no tiles")
+	# Another TerrainData of the same size: the new heights.
+	var flat := TerrainData.new()
+	flat.size = t.size
+	var h := flat.heights
+	h.fill(7.0)
+	flat.heights = h
+	tn.terrain_data = flat
+	await tree.physics_frame
+	await tree.physics_frame
+	hit = _ray_down(p.x, p.y)
+	check(not hit.is_empty() and absf(hit["position"].y - (3 + 1.5 * 7.0)) < 1e-3, "swapped data: new heights")
+	# Disabled: nothing left.
+	tn.collision_mode = TerrainNode.COLLISION_DISABLED
+	await tree.physics_frame
+	await tree.physics_frame
+	check(_ray_down(p.x, p.y).is_empty(), "disabled: no collision")
+	check_eq(tn.get_collision_tile_count(), 0, "no tiles")
+	tn.queue_free()

@@ -218,3 +218,34 @@ func test_no_wobble_when_moving() -> void:
 	var frac := float(changed) / base.size()
 	check(frac < 0.25, "a snap step changed %.1f%% of the pixels" % (frac * 100.0))
 	print("wobble: unsnapped sub-sample move changes drawn heights by up to %s; snapped moves by <= %s; a whole snap step changes %.1f%% of pixels (ring borders)" % [dl, tol, frac * 100.0])
+
+
+func test_holes_show_the_background_exactly() -> void:
+	var t := _data()
+	var holes := PackedByteArray()
+	holes.resize(4 * 3)
+	holes.fill(1)
+	t.set_holes_region(Rect2i(28, 30, 4, 3), holes)
+	t.set_holes_region(Rect2i(36, 34, 1, 1), PackedByteArray([1]))
+	var root := _follow_scene(t, 0, Vector3(CENTER.x, 30, CENTER.y - 12), true)
+	await frames(3)
+	var img := screenshot("wandering_holes_" + renderer)
+	root.queue_free()
+	var wrong := 0
+	var n_hole := 0
+	var n := 0
+	for py in range(0, img.get_height(), 2):
+		for px in range(0, img.get_width(), 2):
+			var w := _world_of(img, px, py)
+			var sp := w - Vector2(0.5, 0.5)
+			var f := sp - sp.floor()
+			# Skip pixels within reach of a triangle edge (rasterisation decides those).
+			if minf(minf(f.x, 1.0 - f.x), minf(f.y, 1.0 - f.y)) < 0.08 or absf(f.x + f.y - 1.0) < 0.12:
+				continue
+			var hole := t.is_hole(w)
+			n_hole += int(hole)
+			n += 1
+			var c := img.get_pixel(px, py)
+			wrong += int((c.r > 0.9 and c.b > 0.9 and c.g < 0.1) != hole)
+	check(n_hole > 100, "hole pixels compared (%d)" % n_hole)
+	check_eq(wrong, 0, "background exactly over holes (%d pixels, %d over holes)" % [n, n_hole])

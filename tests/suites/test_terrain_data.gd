@@ -307,11 +307,11 @@ func test_bad_sizes_and_heights() -> void:
 	_check_kept(t, before, Vector2i(8, 8), "short heights")
 	var nan_h := before.duplicate()
 	nan_h[9] = NAN
-	expect_error("heights must be finite; value 9 is NaN")
+	expect_error("heights must be finite, within ±1000000000; value 9 is NaN")
 	t.heights = nan_h
 	_check_kept(t, before, Vector2i(8, 8), "NaN heights")
 	nan_h[9] = INF
-	expect_error("heights must be finite; value 9 is inf")
+	expect_error("heights must be finite, within ±1000000000; value 9 is inf")
 	t.heights = nan_h
 	_check_kept(t, before, Vector2i(8, 8), "inf heights")
 	expect_error("spacing must be a number in [0.001, 1000000], got 0")
@@ -336,7 +336,7 @@ func test_bad_regions() -> void:
 	check(not t.set_heights_region(Rect2i(6, 0, 3, 1), PackedFloat32Array([1, 2, 3])), "out of range refused")
 	expect_error("values must hold region.size.x * region.size.y = 4 values, got 3")
 	check(not t.set_heights_region(Rect2i(0, 0, 2, 2), PackedFloat32Array([1, 2, 3])), "wrong length refused")
-	expect_error("values must be finite; value 1 is NaN")
+	expect_error("values must be finite, within ±1000000000; value 1 is NaN")
 	check(not t.set_heights_region(Rect2i(0, 0, 2, 1), PackedFloat32Array([1, NAN])), "NaN refused")
 	_check_kept(t, before, Vector2i(8, 8), "bad regions")
 

@@ -130,10 +130,12 @@ impl ClipmapData {
                 (target[1] - frame.origin[2]) / frame.scale[2] / s - 0.5,
             ]
         };
-        // `as i64` saturates; a non-finite target lays out at 0 like `clipmap::layout`.
+        // A non-finite target lays out at 0 like `clipmap::layout`; far targets are clamped where f64
+        // still holds whole numbers, so window arithmetic cannot overflow.
+        const FAR: f64 = 4.5e15;
         cell.map(|c| {
             if c.is_finite() {
-                (c.floor() as i64).saturating_sub(half)
+                (c.clamp(-FAR, FAR).floor() as i64) - half
             } else {
                 -half
             }
@@ -469,6 +471,32 @@ mod tests {
         assert_eq!(at(0, 30, 31)[3], 1.0);
         assert_eq!(at(0, 20, 20)[3], 0.0);
         assert!(at(0, 30, 31)[0].is_finite(), "vertices keep a height");
+    }
+
+    #[test]
+    fn far_and_non_finite_targets_do_not_overflow() {
+        let cfg = ClipmapConfig::new(4, 3, 1.0).unwrap();
+        let mut t = rough(16, 16);
+        t.set_holes_region(t.region(2, 2, 2, 2).unwrap(), &[1; 4])
+            .unwrap();
+        let mut cd = ClipmapData::new(&cfg);
+        for p in [
+            [1e30, -1e30],
+            [f64::NAN, 0.0],
+            [f64::INFINITY, 1.0],
+            [-1e300, 5.0],
+            [3.0, 3.0],
+        ] {
+            cd.follow(&t, &Frame::default(), p);
+            cd.refresh(&t, &Frame::default(), t.all());
+        }
+        for p in [[1e300, 1e300], [-1e300, 1.0], [f64::MAX, f64::MIN]] {
+            let _ = (
+                t.height_at(p[0], p[1]),
+                t.normal_at(p[0], p[1]),
+                t.is_hole_all_around(p[0], p[1]),
+            );
+        }
     }
 
     #[test]

@@ -150,18 +150,26 @@ impl Tiling {
         zs.flat_map(move |z| xs.clone().map(move |x| [x, z]))
     }
 
+    /// Where a tile's grid sits: its centre (terrain X/Z) and its grid step (terrain units).
+    pub fn placement(&self, spacing: f64, id: TileId) -> ([f64; 2], f64) {
+        let tc = self.tile_cells;
+        let half = tc as f64 * 0.5;
+        let centre = [
+            (0.5 + (id[0] * tc) as f64 + half) * spacing,
+            (0.5 + (id[1] * tc) as f64 + half) * spacing,
+        ];
+        (centre, spacing / f64::from(self.subdivision))
+    }
+
     /// The height grid of a tile (into `out`, reusing its buffer).
     pub fn grid(&self, terrain: &TerrainData, id: TileId, out: &mut TileGrid) {
         let sub = self.subdivision as usize;
         let n = TILE_POINTS;
         let tc = self.tile_cells;
         let (x0, z0) = (id[0] * tc, id[1] * tc);
-        let sp = terrain.spacing();
         out.width = n;
         out.depth = n;
-        out.step = sp / sub as f64;
-        let half = tc as f64 * 0.5;
-        out.centre = [(0.5 + x0 as f64 + half) * sp, (0.5 + z0 as f64 + half) * sp];
+        (out.centre, out.step) = self.placement(terrain.spacing(), id);
         out.heights.clear();
         out.heights.reserve(n * n);
         // Points past the last sample (sample-space coordinate > size - 1) are holes.

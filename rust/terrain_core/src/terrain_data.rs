@@ -96,7 +96,11 @@ impl fmt::Display for TerrainDataError {
                 want,
             } => write!(f, "{property} must hold {of} = {want} values, got {got}"),
             Self::NonFinite { property, index, value } => {
-                write!(f, "{property} must be finite; value {index} is {value} (NaN and infinities are refused)")
+                write!(
+                    f,
+                    "{property} must be finite, within ±{MAX_HEIGHT_VALUE}; value {index} is {value} (NaN and \
+                     infinities are refused)"
+                )
             }
             Self::Region { x, z, w, d, width, depth } => write!(
                 f,
@@ -133,8 +137,11 @@ pub fn check_spacing(spacing: f64) -> Result<f64, TerrainDataError> {
     }
 }
 
+/// Largest |height|: slopes (differences of neighbours) and culling boxes must stay finite in f32.
+pub const MAX_HEIGHT_VALUE: f32 = 1.0e9;
+
 pub fn check_finite(property: &'static str, values: &[f32]) -> Result<(), TerrainDataError> {
-    match values.iter().position(|v| !v.is_finite()) {
+    match values.iter().position(|v| !(v.abs() <= MAX_HEIGHT_VALUE)) {
         Some(index) => Err(TerrainDataError::NonFinite {
             property,
             index,
@@ -261,7 +268,7 @@ impl TerrainData {
     fn patch(&self, sx: f64, sz: f64) -> ([Texel; 4], f32, f32) {
         let ([ix, iz], tu, tv) = bezier_patch::locate(sx, sz);
         let (w, d) = (self.width as i64, self.depth as i64);
-        if ix >= 1 && iz >= 1 && ix + 2 < w && iz + 2 < d {
+        if ix >= 1 && iz >= 1 && ix < w - 2 && iz < d - 2 {
             // Inside: the 4x4 block of heights around the patch, read once, no clamping. The same
             // arithmetic as `texel`, so both paths give the same bits.
             let w = self.width;
@@ -402,7 +409,8 @@ impl TerrainData {
             return false;
         }
         let h = |x, z| self.hole_sample(x, z);
-        h(ix, iz) || h(ix + 1, iz) || h(ix, iz + 1) || h(ix + 1, iz + 1)
+        let (ix1, iz1) = (ix.saturating_add(1), iz.saturating_add(1));
+        h(ix, iz) || h(ix1, iz) || h(ix, iz1) || h(ix1, iz1)
     }
 
     /// Whether sample-space point (sx, sz) lies in a hole triangle (see `HOLE`); points on the diagonal
@@ -414,10 +422,12 @@ impl TerrainData {
         }
         let ([ix, iz], tu, tv) = bezier_patch::locate(sx, sz);
         let h = |x, z| self.hole_sample(x, z);
+        // `locate` saturates huge coordinates: step with saturation too.
+        let (ix1, iz1) = (ix.saturating_add(1), iz.saturating_add(1));
         if tu + tv < 1.0 {
-            h(ix, iz) || h(ix + 1, iz) || h(ix, iz + 1)
+            h(ix, iz) || h(ix1, iz) || h(ix, iz1)
         } else {
-            h(ix + 1, iz) || h(ix, iz + 1) || h(ix + 1, iz + 1)
+            h(ix1, iz) || h(ix, iz1) || h(ix1, iz1)
         }
     }
 

@@ -42,7 +42,8 @@ impl Default for CollisionSettings {
     }
 }
 
-type Key = (Frame, f64, (usize, usize), u32);
+/// What the grids depend on: spacing, size, subdivision (the node's frame only moves them).
+type Key = (f64, (usize, usize), u32);
 
 /// The body, its shape slots and which tile each holds.
 #[derive(Default)]
@@ -55,6 +56,8 @@ pub struct TerrainCollision {
     used: HashMap<TileId, usize>,
     free: Vec<usize>,
     key: Option<Key>,
+    /// The frame the shapes are placed for.
+    frame: Option<Frame>,
     /// The tile ranges last time (see `ranges`): unchanged and complete means no tile to add or drop.
     wanted: Option<[Range2; 3]>,
     complete: bool,
@@ -74,6 +77,22 @@ fn contains(r: Range2, id: &TileId) -> bool {
 
 /// Tiles of the ring around the needed ones written per physics frame (about 0.2 ms each).
 const PREFETCH_TILES: usize = 2;
+
+/// Free slots kept with their data (a DYNAMIC working set); others keep a 2 x 2 placeholder.
+const RESERVE: usize = 64;
+
+/// A tile's shape placement: grid `step` and `centre` in terrain units, through the node's frame.
+fn shape_transform(centre: [f64; 2], step: f64, frame: &Frame) -> Transform3D {
+    let (o, s) = (frame.origin, frame.scale);
+    Transform3D::new(
+        Basis::from_diagonal((step * s[0]) as f32, s[1] as f32, (step * s[2]) as f32),
+        Vector3::new(
+            (centre[0] * s[0] + o[0]) as f32,
+            o[1] as f32,
+            (centre[1] * s[2] + o[2]) as f32,
+        ),
+    )
+}
 
 /// Tiles whose grids are computed together (in parallel) before being handed to the engine; bounds the
 /// memory of a FULL build (64 tiles of subdivision 4: 69 MB).
@@ -97,6 +116,7 @@ impl TerrainCollision {
         self.used.clear();
         self.free.clear();
         self.key = None;
+        self.frame = None;
         self.wanted = None;
     }
 
@@ -204,7 +224,6 @@ impl TerrainCollision {
             return 0;
         }
         let key = (
-            *frame,
             t.spacing(),
             (t.width(), t.depth()),
             self.settings.subdivision,
@@ -215,6 +234,19 @@ impl TerrainCollision {
             self.pending = None;
         }
         let tiling = Tiling::new(t, self.settings.subdivision);
+        if self.frame != Some(*frame) {
+            // The node moved or was scaled: the same grids, placed anew.
+            self.frame = Some(*frame);
+            let mut ps = PhysicsServer3D::singleton();
+            for (&id, &slot) in &self.used {
+                let (centre, step) = tiling.placement(t.spacing(), id);
+                ps.body_set_shape_transform(
+                    self.slots[slot].0,
+                    0,
+                    shape_transform(centre, step, frame),
+                );
+            }
+        }
         self.todo.clear();
         // Edits first, for tiles that stay.
         if let Some(r) = self.pending.take() {
@@ -234,12 +266,13 @@ impl TerrainCollision {
                 .filter(|id| !contains(keep, id))
                 .copied()
                 .collect();
-            let mut ps = PhysicsServer3D::singleton();
             for id in gone {
                 let slot = self.used.remove(&id).expect("used tile");
-                ps.body_set_shape_disabled(self.slots[slot].0, 0, true);
-                self.free.push(slot);
+                self.release(slot);
             }
+            // Edited tiles that were just dropped are not rewritten.
+            let used = &self.used;
+            self.todo.retain(|id| used.contains_key(id));
             // Tiles the target needs now, then a few of the ring around them, so crossing a tile border
             // finds its tiles ready and the work is spread over frames.
             let mut prefetch = 0;
@@ -365,13 +398,41 @@ impl TerrainCollision {
         self.slots.len() - 1
     }
 
-    /// Drops every tile (shapes stay as free slots).
+    /// Drops every tile; with collision disabled the bodies and shapes are freed too.
     fn clear(&mut self) {
-        let mut ps = PhysicsServer3D::singleton();
-        for (_, slot) in self.used.drain() {
-            ps.body_set_shape_disabled(self.slots[slot].0, 0, true);
-            self.free.push(slot);
+        let slots: Vec<usize> = self.used.drain().map(|(_, s)| s).collect();
+        for slot in slots {
+            self.release(slot);
+        }
+        if self.settings.mode == MODE_DISABLED {
+            let mut ps = PhysicsServer3D::singleton();
+            for (b, s) in self.slots.drain(..) {
+                ps.free_rid(b);
+                ps.free_rid(s);
+            }
+            self.free.clear();
         }
         self.wanted = None;
+    }
+
+    /// Disables a slot's shape and keeps it for reuse — up to `RESERVE` free slots; beyond that the
+    /// slot's data is dropped (an emptied shape costs nothing; FULL → DYNAMIC frees its heights).
+    fn release(&mut self, slot: usize) {
+        let mut ps = PhysicsServer3D::singleton();
+        let (body, shape) = self.slots[slot];
+        ps.body_set_shape_disabled(body, 0, true);
+        if self.free.len() >= RESERVE {
+            let mut empty = Dictionary::<GString, Variant>::new();
+            empty.set("width", 2i64);
+            empty.set("depth", 2i64);
+            empty.set(
+                "heights",
+                &PackedFloat32Array::from(&[0.0f32; 4][..]).to_variant(),
+            );
+            empty.set("min_height", 0.0f32);
+            empty.set("max_height", 0.0f32);
+            ps.shape_set_data(shape, &empty.to_variant());
+        }
+        self.free.push(slot);
     }
 }

@@ -62,6 +62,8 @@ pub struct TerrainData {
     core: core::TerrainData,
     image: Option<Gd<Image>>,
     texture: Option<Gd<ImageTexture>>,
+    /// The hole marks as an R8 texture for the wandering terrain shader (made on first use).
+    holes_texture: Option<Gd<ImageTexture>>,
     base: Base<Resource>,
 }
 
@@ -77,6 +79,7 @@ impl IResource for TerrainData {
             core: core::TerrainData::flat(64, 64, 1.0),
             image: None,
             texture: None,
+            holes_texture: None,
             base,
         }
     }
@@ -252,6 +255,7 @@ impl TerrainData {
         let control: Vec<u32> = value.as_slice().iter().map(|&c| c as u32).collect();
         match self.core.set_control_map(control) {
             Ok(()) => {
+                self.update_holes_texture();
                 let all = self.core.all();
                 self.base_mut().emit_changed();
                 self.signals().region_changed().emit(rect_of(all));
@@ -274,6 +278,7 @@ impl TerrainData {
         };
         match self.core.set_holes_region(r, holes.as_slice()) {
             Ok(dirty) => {
+                self.update_holes_texture();
                 self.base_mut().emit_changed();
                 self.signals().region_changed().emit(rect_of(dirty));
                 true
@@ -307,6 +312,21 @@ impl TerrainData {
         let s = self.core.spacing();
         self.core
             .is_hole_at_sample(f64::from(pos.x) / s - 0.5, f64::from(pos.y) / s - 0.5)
+    }
+
+    /// The hole marks as a texture (`FORMAT_R8`, 1 = hole) for shaders that sample the whole terrain (the
+    /// wandering terrain's `holes_tex`); null while the terrain has no control data. Kept and re-sent by
+    /// edits of holes (1 byte a sample).
+    #[func]
+    pub fn get_holes_texture(&mut self) -> Option<Gd<Texture2D>> {
+        if self.core.control_map().is_empty() {
+            return None;
+        }
+        if self.holes_texture.is_none() {
+            let img = self.holes_image();
+            self.holes_texture = ImageTexture::create_from_image(&img);
+        }
+        self.holes_texture.clone().map(|t| t.upcast())
     }
 
     /// Heights of the samples in `region` (x, z, width, depth), row-major.
@@ -681,9 +701,43 @@ impl TerrainData {
                 tex.set_image(img);
             }
         }
+        self.update_holes_texture();
         self.base_mut().emit_changed();
         let all = Rect2i::new(Vector2i::ZERO, Vector2i::new(w, d));
         self.signals().region_changed().emit(all);
+    }
+
+    fn holes_image(&self) -> Gd<Image> {
+        let bytes: PackedByteArray = self
+            .core
+            .control_map()
+            .iter()
+            .map(|&c| if c & HOLE != 0 { 255u8 } else { 0 })
+            .collect();
+        let (w, d) = (self.core.width() as i32, self.core.depth() as i32);
+        Image::create_from_data(w, d, false, Format::R8, &bytes).expect("holes image")
+    }
+
+    /// Re-sends the holes texture after the control data changed (if it is in use).
+    fn update_holes_texture(&mut self) {
+        if self.holes_texture.is_none() {
+            return;
+        }
+        if self.core.control_map().is_empty() {
+            self.holes_texture = None;
+            return;
+        }
+        let img = self.holes_image();
+        let same = self.holes_texture.as_ref().is_some_and(|t| {
+            t.get_width() == img.get_width() && t.get_height() == img.get_height()
+        });
+        if let Some(tex) = self.holes_texture.as_mut() {
+            if same {
+                tex.update(&img);
+            } else {
+                tex.set_image(&img);
+            }
+        }
     }
 
     /// Copies a rectangle of the derived data into the kept image and re-uploads the texture.

@@ -122,6 +122,10 @@ pub struct TerrainNode {
     pending: Option<Region>,
     /// What the windows were computed for: terrain frame, spacing and size; a change recomputes them.
     data_key: Option<(Frame, f64, (usize, usize))>,
+    /// The fine window origin the material has (re-sent when it moves).
+    sent_fine_origin: Option<Vector2>,
+    /// Whether the pieces may be shown: data, a data texture and a usable frame.
+    drawable: bool,
     /// Target of the last layout; None forces the next one.
     last_pos: Option<Vector3>,
     last_target: Vector2,
@@ -190,6 +194,8 @@ impl INode3D for TerrainNode {
             gpu: ClipmapTexture::new(&config),
             pending: None,
             data_key: None,
+            sent_fine_origin: None,
+            drawable: false,
             last_pos: None,
             last_target: Vector2::ZERO,
             height_range: Vector2::ZERO,
@@ -267,7 +273,8 @@ impl TerrainNode {
         self.terrain_data = data;
         self.data_key = None;
         self.pending = None;
-        self.apply_flags();
+        self.collision.invalidate();
+        self.set_drawable(false);
         self.on_data_changed();
     }
 
@@ -593,26 +600,52 @@ impl TerrainNode {
             return;
         };
         let frame = self.terrain_frame();
+        // A node scaled to (almost) nothing on X/Z has no terrain to draw: nothing non-finite reaches
+        // the texels or the shader.
+        let usable = frame.scale[0].abs() >= 1e-6
+            && frame.scale[2].abs() >= 1e-6
+            && frame
+                .origin
+                .iter()
+                .chain(&frame.scale)
+                .all(|v| v.is_finite());
+        if !usable {
+            self.set_drawable(false);
+            return;
+        }
         let d = data.bind();
         let core = d.core();
-        let key = (frame, core.spacing(), (core.width(), core.depth()));
+        // Texels depend on the frame's X/Z only (heights are scaled and lifted in the shader).
+        let flat = Frame {
+            origin: [frame.origin[0], 0.0, frame.origin[2]],
+            scale: [frame.scale[0], 1.0, frame.scale[2]],
+        };
+        let key = (flat, core.spacing(), (core.width(), core.depth()));
         if self.data_key != Some(key) {
             self.gpu.invalidate();
             self.pending = None;
             self.data_key = Some(key);
         }
-        let fine_before = self.gpu.fine_origin();
         let target =
             [f64::from(pos.x), f64::from(pos.z)].map(|t| if t.is_finite() { t } else { 0.0 });
-        let created = self.gpu.update(core, &frame, target, self.pending.take());
+        let created = self.gpu.update(core, &flat, target, self.pending.take());
         drop(d);
         if created {
             self.update_material();
-        } else if self.gpu.fine_origin() != fine_before {
+        } else if Some(self.gpu.fine_origin()) != self.sent_fine_origin {
             let fo = self.gpu.fine_origin();
             if let Some(mat) = self.material.as_mut() {
                 mat.set_shader_parameter(&self.param_fine_origin, &fo.to_variant());
             }
+            self.sent_fine_origin = Some(fo);
+        }
+        self.set_drawable(true);
+    }
+
+    fn set_drawable(&mut self, drawable: bool) {
+        if drawable != self.drawable {
+            self.drawable = drawable;
+            self.apply_flags();
         }
     }
 
@@ -721,10 +754,11 @@ impl TerrainNode {
     fn apply_flags(&mut self) {
         let mut rs = RenderingServer::singleton();
         let shadow = ShadowCastingSetting::from_ord(self.cast_shadow as i32);
-        // Without data there is nothing to draw.
+        // Without data (or before its texture exists) there is nothing to draw.
         let visible = self.base().is_inside_tree()
             && self.base().is_visible_in_tree()
-            && self.terrain_data.is_some();
+            && self.terrain_data.is_some()
+            && self.drawable;
         for &i in &self.instances {
             rs.instance_set_layer_mask(i, self.layers);
             rs.instance_geometry_set_cast_shadows_setting(i, shadow);
@@ -754,6 +788,7 @@ impl TerrainNode {
         mat.set_shader_parameter("clipmap_window", &window.to_variant());
         mat.set_shader_parameter("clipmap_fine_layer", &fine.to_variant());
         mat.set_shader_parameter(&self.param_fine_origin, &fine_origin.to_variant());
+        self.sent_fine_origin = Some(fine_origin);
         mat.set_shader_parameter(
             "terrain_size",
             &Vector2::new(size.x as f32, size.y as f32).to_variant(),

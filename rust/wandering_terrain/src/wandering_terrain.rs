@@ -420,19 +420,22 @@ impl WanderingTerrain {
         let Some(mut mat) = self.material.clone() else {
             return;
         };
-        let (tex, size, spacing, range) = match self.terrain_data.as_mut() {
+        let (tex, holes, size, spacing, range) = match self.terrain_data.as_mut() {
             Some(d) => {
                 let mut d = d.bind_mut();
                 (
                     Some(d.get_data_texture()),
+                    d.get_holes_texture(),
                     d.get_size(),
                     d.get_spacing(),
                     d.get_height_range(),
                 )
             }
-            None => (None, Vector2i::ZERO, 1.0, Vector2::ZERO),
+            None => (None, None, Vector2i::ZERO, 1.0, Vector2::ZERO),
         };
         mat.set_shader_parameter("data_tex", &tex.to_variant());
+        mat.set_shader_parameter("has_holes", &holes.is_some().to_variant());
+        mat.set_shader_parameter("holes_tex", &holes.to_variant());
         mat.set_shader_parameter(
             "terrain_size",
             &Vector2::new(size.x as f32, size.y as f32).to_variant(),

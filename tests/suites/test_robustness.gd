@@ -1,0 +1,216 @@
+extends "res://wt_test.gd"
+## Randomized robustness of every class: properties set to a seeded mix of valid, boundary and hostile
+## values (NaN, infinities, 1e300, 1e-300, huge ints, wrong types), and random call sequences. For each
+## value an oracle (the documented range) says whether it must be accepted: accepted values read back,
+## refused ones log an error naming the property and leave the previous value. No call may take long, and a
+## valid call afterwards must behave like a fresh object's. The seed is printed; set SEED to replay.
+
+const SEED := 20261130
+const PICKS := 40
+const SLOW_USEC := 2000000
+
+const FLOATS := [NAN, INF, -INF, 1e300, -1e300, 1e-300, -1e-300, 0.0, -0.0, 1e-40, 3.4e38, -1.0, 1.0,
+	0.5, 1e-3, 9.99e-4, 1000.0, 1e4, 1e6, 1e7, 1.00001e7, 1e9, 2.0, 4.0, 16.0, 32.0]
+const INTS := [0, -1, 1, 2, 3, 4, 7, 16, 17, 20, 21, 32, 33, 255, 256, 257, 16384, 16385, 1 << 24,
+	(1 << 24) + 1, 1 << 31, -(1 << 31), 1 << 40, 9223372036854775807, -9223372036854775807]
+const WRONG := ["abc", [1, 2], Vector3(1, 2, 3), null]
+
+var rng := RandomNumberGenerator.new()
+
+
+func _pick_float(lo: float, hi: float) -> float:
+	if rng.randf() < 0.7:
+		return FLOATS[rng.randi() % FLOATS.size()]
+	return rng.randf_range(lo - (hi - lo) * 0.1, hi + (hi - lo) * 0.1)
+
+
+func _pick_int(lo: int, hi: int) -> int:
+	if rng.randf() < 0.7:
+		return INTS[rng.randi() % INTS.size()]
+	return rng.randi_range(lo - 2, hi + 2)
+
+
+func _same(a: Variant, b: Variant) -> bool:
+	if typeof(a) == TYPE_FLOAT and typeof(b) == TYPE_FLOAT and is_nan(a) and is_nan(b):
+		return true
+	return a == b
+
+
+## Sets `prop` of `obj` to `v`; `valid` says whether it must be accepted. Checks the outcome.
+func _try(obj: Object, cls: String, prop: String, v: Variant, valid: bool) -> void:
+	var before = obj.get(prop)
+	if not valid:
+		# Wrong types are refused by the typed setter, whose message names it; values by our checks.
+		expect_error(("%s::set_%s" % [cls, prop]) if v is String or v is Array or v is Vector3 or v == null else ("%s.%s" % [cls, prop]))
+	var t0 := Time.get_ticks_usec()
+	obj.set(prop, v)
+	var dt := Time.get_ticks_usec() - t0
+	check(dt < SLOW_USEC, "%s.%s = %s took %d us" % [cls, prop, v, dt])
+	var after = obj.get(prop)
+	if valid:
+		check(_same(after, v), "%s.%s = %s accepted but reads back %s (seed %d)" % [cls, prop, v, after, SEED])
+	else:
+		check(_same(after, before), "%s.%s = %s refused but changed %s -> %s (seed %d)" % [cls, prop, v, before, after, SEED])
+
+
+## Random picks for one float property with an accepted range [lo, hi] (plus wrong types).
+func _floats(obj: Object, cls: String, prop: String, lo: float, hi: float, extra := Callable()) -> void:
+	for i in PICKS:
+		if rng.randf() < 0.1:
+			_try(obj, cls, prop, WRONG[rng.randi() % 3], false)
+			continue
+		var v := _pick_float(lo, hi)
+		var ok: bool = is_finite(v) and v >= lo and v <= hi and (not extra.is_valid() or extra.call(v))
+		_try(obj, cls, prop, v, ok)
+
+
+func _ints(obj: Object, cls: String, prop: String, ok: Callable) -> void:
+	for i in PICKS:
+		var v := _pick_int(0, 300)
+		_try(obj, cls, prop, v, ok.call(v))
+
+
+func test_terrain_data_properties_and_calls() -> void:
+	rng.seed = SEED
+	print("robustness seed ", SEED)
+	var t := TerrainData.new()
+	t.size = Vector2i(40, 30)
+	_floats(t, "TerrainData", "spacing", 0.001, 1e6)
+	_ints(t, "TerrainData", "sample_budget", func(v): return v >= 1)
+	t.sample_budget = 1 << 20
+	for i in PICKS:
+		var s := Vector2i(_pick_int(1, 300), _pick_int(1, 300))
+		var ok := s.x >= 1 and s.y >= 1 and s.x <= 16384 and s.y <= 16384 and s.x * s.y <= (1 << 20)
+		_try(t, "TerrainData", "size", s, ok)
+	t.size = Vector2i(40, 30)
+	t.spacing = 1.0
+	# Random edits: a region inside or not, values of the right length or not, finite or not.
+	for i in 200:
+		var r := Rect2i(rng.randi_range(-5, 45), rng.randi_range(-5, 35), rng.randi_range(-2, 12), rng.randi_range(-2, 12))
+		var inside := r.position.x >= 0 and r.position.y >= 0 and r.size.x >= 0 and r.size.y >= 0 and r.end.x <= 40 and r.end.y <= 30
+		var n := maxi(r.size.x * r.size.y, 0) + (1 if rng.randf() < 0.1 else 0)
+		var vals := PackedFloat32Array()
+		vals.resize(n)
+		for k in n:
+			vals[k] = FLOATS[rng.randi() % FLOATS.size()] if rng.randf() < 0.05 else rng.randf_range(-50, 50)
+		var finite := true
+		for k in n:
+			finite = finite and is_finite(vals[k])
+		var ok := inside and n == r.size.x * r.size.y and finite
+		if rng.randf() < 0.5:
+			if not inside:
+				expect_error("must lie inside")
+			elif n != r.size.x * r.size.y:
+				expect_error("values must hold")
+			elif not finite:
+				expect_error("values must be finite")
+			var before := t.heights
+			check_eq(t.set_heights_region(r, vals), ok, "set_heights_region(%s) accepted = valid" % r)
+			if not ok:
+				check(t.heights == before, "refused edit changed nothing")
+		else:
+			var holes := PackedByteArray()
+			holes.resize(n)
+			for k in n:
+				holes[k] = int(rng.randf() < 0.2)
+			if not inside:
+				expect_error("must lie inside")
+			elif n != r.size.x * r.size.y:
+				expect_error("holes must hold")
+			check_eq(t.set_holes_region(r, holes), inside and n == r.size.x * r.size.y, "set_holes_region(%s)" % r)
+	# Queries never fail: NaN and huge positions give NaN or a height, never an error.
+	for v in [Vector2(NAN, 1), Vector2(INF, -INF), Vector2(1e30, -1e30), Vector2(-5, -5), Vector2(39.9, 29.9)]:
+		var h := t.get_height(v)
+		check(is_nan(h) or is_finite(h), "get_height(%s) = %s" % [v, h])
+		t.get_normal(v)
+		t.is_hole(v)
+	check(t.get_heights(PackedVector2Array()).is_empty(), "empty batch")
+	# A fresh object given the final state answers the same.
+	var fresh := TerrainData.new()
+	fresh.size = t.size
+	fresh.spacing = t.spacing
+	fresh.heights = t.heights
+	fresh.control = t.control
+	for k in 50:
+		var p := Vector2(rng.randf_range(0, 40), rng.randf_range(0, 30))
+		check(_same(fresh.get_height(p), t.get_height(p)), "same as a fresh object at %s" % p)
+
+
+func test_generator_properties() -> void:
+	rng.seed = SEED + 1
+	var g := TerrainGenerator.new()
+	_floats(g, "TerrainGenerator", "frequency", 1e-300, 1000.0, func(v): return v > 0.0)
+	_ints(g, "TerrainGenerator", "octaves", func(v): return v >= 1 and v <= 32)
+	_floats(g, "TerrainGenerator", "lacunarity", 1e-300, 16.0, func(v): return v > 0.0)
+	_floats(g, "TerrainGenerator", "gain", 1e-300, 4.0, func(v): return v > 0.0)
+	_floats(g, "TerrainGenerator", "height", -1e6, 1e6)
+	_floats(g, "TerrainGenerator", "sea_level", -1e9, 1e9)
+	_ints(g, "TerrainGenerator", "noise_type", func(v): return v >= 0 and v <= 3)
+	var t := TerrainData.new()
+	t.size = Vector2i(32, 32)
+	check(t.generate(g), "generates with whatever valid settings remain")
+	for h in t.heights:
+		if not is_finite(h):
+			check(false, "generated heights are finite")
+			break
+
+
+func test_wandering_mesh_properties() -> void:
+	rng.seed = SEED + 2
+	var m := WanderingMesh.new()
+	_floats(m, "WanderingMesh", "start_size", 0.001, 1e6)
+	_ints(m, "WanderingMesh", "vertex_budget", func(v): return v >= m.get_vertex_count() and v <= (1 << 24))
+	m.vertex_budget = 1 << 22
+	_floats(m, "WanderingMesh", "height_min", -1e7, 1e7)
+	_floats(m, "WanderingMesh", "height_max", -1e7, 1e7)
+	var box := m.get_aabb()
+	check(is_finite(box.size.x) and is_finite(box.size.y), "finite culling box")
+	var arrays := m.get_mesh_arrays()
+	var fresh := WanderingMesh.new()
+	fresh.vertex_budget = m.vertex_budget
+	fresh.start_size = m.start_size
+	check(fresh.get_mesh_arrays()[Mesh.ARRAY_VERTEX] == arrays[Mesh.ARRAY_VERTEX], "same mesh as a fresh object")
+
+
+func _collision(obj: Object, cls: String) -> void:
+	_ints(obj, cls, "collision_mode", func(v): return v >= 0 and v <= 2)
+	_ints(obj, cls, "collision_subdivision", func(v): return v == 1 or v == 2 or v == 4)
+	_floats(obj, cls, "collision_radius", 1e-300, 1e5, func(v): return v > 0.0)
+
+
+func test_nodes_properties() -> void:
+	rng.seed = SEED + 3
+	var data := TerrainData.new()
+	data.size = Vector2i(64, 64)
+	data.generate_noise(1, 0.05, 3, 2.0, 0.5, 5.0, -1e9, 0)
+	var cam := Camera3D.new()
+	tree.root.add_child(cam)
+	cam.make_current()
+	var tn := TerrainNode.new()
+	tn.terrain_data = data
+	tree.root.add_child(tn)
+	_ints(tn, "TerrainNode", "levels", func(v): return v >= 1 and v <= 16)
+	tn.levels = 3
+	_ints(tn, "TerrainNode", "tile_resolution", func(v): return v >= 2 and v <= 256 and v % 2 == 0)
+	tn.tile_resolution = 8
+	_floats(tn, "TerrainNode", "vertex_spacing", 0.001, 1e4)
+	tn.vertex_spacing = 1.0
+	_floats(tn, "TerrainNode", "morph_width", 0.0, 8.0)
+	_ints(tn, "TerrainNode", "cast_shadow", func(v): return v >= 0 and v <= 3)
+	_collision(tn, "TerrainNode")
+	var wt := WanderingTerrain.new()
+	wt.terrain_data = data
+	tree.root.add_child(wt)
+	_floats(wt, "WanderingTerrain", "back_offset", 0.0, 1e6)
+	_collision(wt, "WanderingTerrain")
+	# Hostile targets: the nodes keep working (no NaN reaches the shader or physics).
+	for p in [Vector3(NAN, 0, 0), Vector3(INF, 0, -INF), Vector3(1e30, 0, 1e30), Vector3(10, 5, 10)]:
+		cam.position = p
+		await tree.process_frame
+		await tree.physics_frame
+		var tgt = tn.material.get_shader_parameter("clipmap_target")
+		check(tgt is Vector2 and is_finite(tgt.x) and is_finite(tgt.y), "finite target uniform for %s" % p)
+	check(is_finite(tn.get_height(Vector2(10, 10))), "queries work afterwards")
+	tn.queue_free()
+	wt.queue_free()
+	cam.queue_free()
