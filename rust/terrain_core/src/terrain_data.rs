@@ -141,7 +141,11 @@ pub fn check_spacing(spacing: f64) -> Result<f64, TerrainDataError> {
 pub const MAX_HEIGHT_VALUE: f32 = 1.0e9;
 
 pub fn check_finite(property: &'static str, values: &[f32]) -> Result<(), TerrainDataError> {
-    match values.iter().position(|v| !(v.abs() <= MAX_HEIGHT_VALUE)) {
+    // NaN fails `is_finite`; the bound keeps slopes and boxes finite.
+    match values
+        .iter()
+        .position(|v| !v.is_finite() || v.abs() > MAX_HEIGHT_VALUE)
+    {
         Some(index) => Err(TerrainDataError::NonFinite {
             property,
             index,
