@@ -32,10 +32,14 @@ pub struct Heightmap {
 }
 
 fn check_range(min: f64, max: f64) -> Result<(), HeightmapError> {
-    if min.is_finite() && max.is_finite() && min <= max {
+    // Heights are f32 and bounded like TerrainData's (MAX_HEIGHT_VALUE).
+    let lim = f64::from(crate::terrain_data::MAX_HEIGHT_VALUE);
+    if (-lim..=lim).contains(&min) && (-lim..=lim).contains(&max) && min <= max {
         Ok(())
     } else {
-        err(format!("min_height and max_height must be finite with min_height <= max_height, got {min} and {max}"))
+        err(format!(
+            "min_height and max_height must be numbers in [-{lim}, {lim}] with min_height <= max_height, got {min} and {max}"
+        ))
     }
 }
 

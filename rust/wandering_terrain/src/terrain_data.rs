@@ -576,10 +576,6 @@ impl TerrainData {
             godot_error!("TerrainData.import_image: {e}");
             return false;
         }
-        if !(min_height.is_finite() && max_height.is_finite() && min_height <= max_height) {
-            godot_error!("TerrainData.import_image: min_height and max_height must be finite with min_height <= max_height, got {min_height} and {max_height}");
-            return false;
-        }
         let mut img = image.duplicate_resource();
         let budget = budget_of(self.sample_budget);
         let decoded = if float.contains(&fmt) {
