@@ -6,9 +6,11 @@
 //! bulges. Points sit at terrain positions `(0.5 + k / subdivision) * spacing` on each axis, so collision
 //! covers the samples' hull `[0.5, size - 0.5] * spacing` (the drawn terrain reaches half a sample further).
 //!
-//! The terrain is cut into square tiles of `TILE_POINTS - 1` grid cells (`(TILE_POINTS - 1) / subdivision`
-//! sample cells), each one heightmap shape, so an edit or a move rebuilds only the tiles it touches, and
-//! a tile costs the same whatever the subdivision. Neighbouring tiles share their border points (same
+//! The terrain is cut into square tiles of `points - 1` grid cells (`(points - 1) / subdivision` sample
+//! cells; `points` is a power of two plus one), each one heightmap shape, so an edit or a move rebuilds only
+//! the tiles it touches, and a tile costs the same whatever the subdivision. Small tiles suit collision
+//! around a moving target (a tile is quick to build); `Tiling::for_count` picks larger ones when a whole
+//! terrain must fit a number of bodies (Jolt allows 10240 by default). Neighbouring tiles share their border points (same
 //! positions, same heights), so there is no seam. Every tile is square (Jolt builds a real height field
 //! only for square maps); points of the last tiles beyond the terrain are NaN, which both engines treat as
 //! holes.
@@ -16,7 +18,8 @@
 use crate::terrain_data::{Region, TerrainData};
 use std::fmt;
 
-/// Grid points per tile side (a power of two plus one: Jolt builds square height fields in blocks).
+/// Grid points per tile side of `Tiling::new` (a power of two plus one: Jolt builds square height fields in
+/// blocks of two).
 pub const TILE_POINTS: usize = 129;
 /// Accepted subdivisions.
 pub const SUBDIVISIONS: [u32; 3] = [1, 2, 4];
@@ -66,6 +69,8 @@ pub struct Tiling {
     pub subdivision: u32,
     /// Sample cells per tile side.
     tile_cells: usize,
+    /// Grid points per tile side.
+    points: usize,
 }
 
 /// A tile's height grid, ready for a heightmap shape: `width * depth` points, row-major (X fastest), one
@@ -84,14 +89,35 @@ pub struct TileGrid {
 
 impl Tiling {
     pub fn new(terrain: &TerrainData, subdivision: u32) -> Self {
+        Self::with_points(terrain, subdivision, TILE_POINTS)
+    }
+
+    /// Tiles of `points` grid points a side (a power of two plus one, at least 5).
+    pub fn with_points(terrain: &TerrainData, subdivision: u32, points: usize) -> Self {
+        let points = (points.max(5) - 1).next_power_of_two() + 1;
         Self {
             cells: [
                 terrain.width().saturating_sub(1),
                 terrain.depth().saturating_sub(1),
             ],
             subdivision,
-            tile_cells: (TILE_POINTS - 1) / subdivision as usize,
+            tile_cells: ((points - 1) / subdivision as usize).max(1),
+            points,
         }
+    }
+
+    /// The smallest tiles (from `TILE_POINTS`) that cover the terrain in at most `max_tiles` tiles.
+    pub fn for_count(terrain: &TerrainData, subdivision: u32, max_tiles: usize) -> Self {
+        let mut t = Self::new(terrain, subdivision);
+        while t.tile_count() > max_tiles && t.points < (1 << 14) {
+            t = Self::with_points(terrain, subdivision, 2 * t.points - 1);
+        }
+        t
+    }
+
+    /// Grid points per tile side.
+    pub fn points(&self) -> usize {
+        self.points
     }
 
     /// Sample cells per tile side.
@@ -164,7 +190,7 @@ impl Tiling {
     /// The height grid of a tile (into `out`, reusing its buffer).
     pub fn grid(&self, terrain: &TerrainData, id: TileId, out: &mut TileGrid) {
         let sub = self.subdivision as usize;
-        let n = TILE_POINTS;
+        let n = self.points;
         let tc = self.tile_cells;
         let (x0, z0) = (id[0] * tc, id[1] * tc);
         out.width = n;
@@ -225,9 +251,6 @@ impl Tiling {
             .for_each(|(g, &id)| self.grid(terrain, id, g));
     }
 }
-
-/// Bytes one tile's heights take (f32), for a memory estimate.
-pub const TILE_BYTES: usize = TILE_POINTS * TILE_POINTS * 4;
 
 #[cfg(test)]
 mod tests {
@@ -403,5 +426,14 @@ mod tests {
             .to_string()
             .contains("collision_subdivision"));
         assert!(check_radius(f64::NAN).is_err() && check_radius(50.0).is_ok());
+        // A body budget: larger tiles, same coverage.
+        let big = TerrainData::flat(4096, 4096, 1.0);
+        let t4 = Tiling::for_count(&big, 4, 4096);
+        assert!(
+            t4.tile_count() <= 4096 && t4.points() == 257,
+            "{}",
+            t4.points()
+        );
+        assert_eq!(Tiling::with_points(&big, 4, 65).tile_cells(), 16);
     }
 }

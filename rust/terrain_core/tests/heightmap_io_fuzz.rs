@@ -80,5 +80,8 @@ fn budget_is_checked_before_allocating() {
     png[16..20].copy_from_slice(&0x7fff_ffffu32.to_be_bytes());
     png[20..24].copy_from_slice(&0x7fff_ffffu32.to_be_bytes());
     assert!(decode_png(&png, 0.0, 1.0, BUDGET).is_err());
-    assert!(decode_raw_f32(&[0; 64], 1, 4).is_err(), "16 samples over a budget of 4");
+    assert!(
+        decode_raw_f32(&[0; 64], 1, 4).is_err(),
+        "16 samples over a budget of 4"
+    );
 }
