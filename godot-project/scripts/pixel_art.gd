@@ -22,9 +22,7 @@ func _ready() -> void:
 	data.generate(g)
 	terrain.terrain_data = data
 	terrain.material = _material()
-	if low_poly:
-		terrain.vertex_spacing = 4.0
-		terrain.material.set_shader_parameter("flat_shading", true)
+	set_low_poly(low_poly)
 	var c := Vector2(terrain_size) * 0.5
 	fly.position = Vector3(c.x, terrain.get_height(c) + 20.0, c.y + 30.0)
 	fly.rotation_degrees.x = -30.0
@@ -51,11 +49,18 @@ func _material() -> ShaderMaterial:
 	return m
 
 
-## Viewpoints for the demo renderer: a close-up, a mid view and the whole map.
+## The faceted low-poly look: a vertex every 4 units and flat-shaded triangles.
+func set_low_poly(on: bool) -> void:
+	low_poly = on
+	terrain.vertex_spacing = 4.0 if on else 1.0
+	terrain.material.set_shader_parameter("flat_shading", on)
+
+
+## Viewpoints for the demo renderer: a close-up, a mid view, the whole map, and the mid view low-poly.
 func demo_views() -> Array:
 	var views: Array = []
 	var c := Vector2(terrain_size) * 0.5
-	for v in [[Vector2(10, 40), 4.0, -25.0, "CloseUp"], [Vector2(0, 120), 45.0, -28.0, "Mid"], [Vector2(0, 560), 420.0, -42.0, "WholeMap"]]:
+	for v in [[Vector2(10, 40), 4.0, -25.0, "CloseUp"], [Vector2(0, 120), 45.0, -28.0, "Mid"], [Vector2(0, 560), 420.0, -42.0, "WholeMap"], [Vector2(0, 120), 45.0, -28.0, "LowPoly"]]:
 		var cam := Camera3D.new()
 		cam.name = v[3]
 		cam.far = 4000.0
@@ -70,3 +75,4 @@ func demo_views() -> Array:
 func prepare_view(cam: Camera3D) -> void:
 	if cam:
 		cam.make_current()
+		set_low_poly(cam.name == "LowPoly")
