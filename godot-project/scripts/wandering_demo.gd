@@ -1,5 +1,5 @@
 extends Node3D
-## Document 000's demo: a capsule walks over a generated terrain (its height from TerrainData.get_height),
+## The wandering terrain demo: a capsule walks over a generated terrain (its height from TerrainData.get_height),
 ## an orbiting camera whose distance follows a Curve of its inclination, and one WanderingTerrain per view
 ## (shoulder cam, eagle view, global map), each with a WanderingMesh suited to it and drawn only by its
 ## camera (render layers 2, 3, 4).

@@ -32,6 +32,16 @@ func test_defaults_and_material() -> void:
 	tn.queue_free()
 
 
+func test_configuration_warning_without_data() -> void:
+	var tn := TerrainNode.new()
+	var w: PackedStringArray = tn.check_setup()
+	check(w.size() == 1 and w[0].contains("terrain_data"), "warns without terrain_data: %s" % w)
+	tree.root.add_child(tn)
+	tn.terrain_data = _data()
+	check_eq(tn.check_setup().size(), 0, "no warning with data")
+	tn.queue_free()
+
+
 func test_height_in_world_space() -> void:
 	var t := _data()
 	var tn := TerrainNode.new()

@@ -111,3 +111,12 @@ func test_bad_input() -> void:
 	check(is_nan(wt.get_height(Vector2(1, 1))), "no data: NaN")
 	await tree.process_frame
 	s[0].queue_free()
+
+
+func test_setup_warning_without_data() -> void:
+	var wt := WanderingTerrain.new()
+	var w := wt.check_setup()
+	check(w.size() == 1 and w[0].contains("terrain_data"), "warns without terrain_data: %s" % w)
+	wt.terrain_data = TerrainData.new()
+	check_eq(wt.check_setup().size(), 0, "no warning with data")
+	wt.free()

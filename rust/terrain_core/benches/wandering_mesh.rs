@@ -1,4 +1,4 @@
-//! Wandering mesh generation (vertices + index list), the two cases document 000's figures name.
+//! Wandering mesh generation (vertices + index list), the two cases the original wandering terrain's figures name.
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use terrain_core::wandering_mesh::{prepare, LodConfig, DEFAULT_VERTEX_BUDGET};
 

@@ -1,4 +1,4 @@
-//! Document 000's bicubic Bézier patch: the surface between four neighbouring samples, shaped by their
+//! the original wandering terrain's bicubic Bézier patch: the surface between four neighbouring samples, shaped by their
 //! heights and slopes. The CPU twin of `shaders/bezier_patch.gdshaderinc`; both must agree.
 //!
 //! Sample (i, j) sits at terrain position (i + 0.5, j + 0.5) in sample units (texel centres, as in the
@@ -14,7 +14,7 @@
 //! k=2: h01-sz01   h01-sz01+sx01   h11-sz11-sx11   h11-sz11
 //! k=3: h01        h01+sx01        h11-sx11        h11
 //! ```
-//! which is exactly what the document's four curves u0..u3 evaluate (its control points' X/Z sit at thirds,
+//! which is exactly what the original's four curves u0..u3 evaluate (its control points' X/Z sit at thirds,
 //! so X and Z are linear in the parameters).
 
 /// Cubic Bernstein weights at t.
@@ -158,7 +158,7 @@ pub fn height_and_gradient(
     gradient_in_patch(&c, tu, tv)
 }
 
-/// Unit normal from derivatives per world unit: the document's cross(dV, dU) = (-dh/dx, 1, -dh/dz).
+/// Unit normal from derivatives per world unit: the original's cross(dV, dU) = (-dh/dx, 1, -dh/dz).
 #[inline]
 pub fn normal_from_gradient(dhdx: f32, dhdz: f32) -> [f32; 3] {
     let inv = 1.0 / (dhdx * dhdx + 1.0 + dhdz * dhdz).sqrt();

@@ -1,4 +1,4 @@
-//! Geometry clipmaps (document 003, after Losasso & Hoppe): camera-centred rings of detail, each level
+//! Geometry clipmaps (Losasso & Hoppe 2004; Asirvatham & Hoppe, GPU Gems 2): camera-centred rings of detail, each level
 //! twice as coarse as the one inside it, built from a few meshes shared by every level.
 //!
 //! Units: a level's meshes are made in its own lattice units (one unit = one quad) and placed with

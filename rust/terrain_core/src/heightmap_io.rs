@@ -1,10 +1,10 @@
 //! Heightmap files: PNG (8- and 16-bit), raw little-endian 16-bit unsigned and 32-bit float.
 //!
-//! Integer formats map their full range to `[min_height, max_height]` as document 004 does
+//! Integer formats map their full range to `[min_height, max_height]` as height-band texturing does
 //! (`h = min + v / max_value * (max - min)`; on export `v = round((h - min) / (max - min) * max_value)`,
 //! clamped). Float formats hold heights in world units as they are, so their round trips are lossless.
 //! PNG is decoded here rather than by Godot, whose loader reduces 16-bit PNGs to 8 bits.
-//! Colour PNGs use their first (red) channel, as document 004 reads `.R`.
+//! Colour PNGs use their first (red) channel, as height-band texturing reads `.R`.
 
 use std::fmt;
 

@@ -3,7 +3,7 @@
 //!
 //! Only the heights are stored (4 bytes a sample); the slopes are derived where they are needed (`texel`,
 //! `slope_pass`), so no full-size copy of derived data is kept. Heights are `f32`, row-major (`index = z * width + x`), sample (x, z) at world
-//! `((x + 0.5) * spacing, (z + 0.5) * spacing)`. The slope pass is document 000's: from the neighbours
+//! `((x + 0.5) * spacing, (z + 0.5) * spacing)`. The slope pass is the original wandering terrain's: from the neighbours
 //! (clamped to the sample itself at the edges) `n = normalize(dX, 2, dZ)`, `n.y *= -3`, slope = `n.xz / n.y`.
 //! The normalisation cancels, so slope x = `(h[x+1] - h[x-1]) / 6` and likewise in z: the central difference
 //! per sample scaled to a third of a sample, the offset of the Bézier control points.

@@ -1,14 +1,14 @@
-//! The LOD-ring mesh of document 000 ("wandering mesh"): a flat grid in front of the camera, finest near the
+//! The LOD-ring mesh of the original wandering terrain ("wandering mesh"): a flat grid in front of the camera, finest near the
 //! origin, each ring of patch layers outward half as dense as the one inside it.
 //!
-//! The output is identical (same vertices in the same order, same index list) to the document's generator
+//! The output is identical (same vertices in the same order, same index list) to the original's generator
 //! for every valid input; `tests/fixtures/wandering_mesh/fixtures.json` holds numbers from running it in
-//! Godot. The algorithm is kept in the document's shape (clusters of `(subdivision + 1)²` vertex slots,
+//! Godot. The algorithm is kept in the original's shape (clusters of `(subdivision + 1)²` vertex slots,
 //! refined ring by ring, then one triangle fan per odd slot) because the index order depends on it; it works on
 //! flat arrays instead of per-cluster objects, and writes straight into caller-provided buffers so the Godot
 //! layer can fill its packed arrays without a copy.
 //!
-//! Conventions (document 000): X is width, Z depth, Y = 0. The mesh spans X in `[-w/2, w/2]` and Z in
+//! Conventions (as the original wandering terrain shader): X is width, Z depth, Y = 0. The mesh spans X in `[-w/2, w/2]` and Z in
 //! `[0, d]`; the finest LOD sits at the near edge (Z = 0), centred on X = 0. Triangles wind clockwise seen
 //! from +Y (Godot's front face), so front faces look up.
 
@@ -18,7 +18,7 @@ use std::fmt;
 pub const DEFAULT_VERTEX_BUDGET: u64 = 4_000_000;
 /// Largest accepted `start_subdivision`; beyond it a single patch would exceed any sensible budget.
 pub const MAX_START_SUBDIVISION: i64 = 20;
-/// Largest accepted length of `lods`. Entries past `start_subdivision - 1` are ignored, as in the document.
+/// Largest accepted length of `lods`. Entries past `start_subdivision - 1` are ignored, as in the original.
 pub const MAX_LODS_LEN: usize = 64;
 /// Largest accepted `start_size` (world units).
 pub const MAX_START_SIZE: f64 = 1.0e6;
@@ -64,7 +64,7 @@ impl fmt::Display for LodConfigError {
             Self::LodEntry { index, value } => write!(
                 f,
                 "lods[{index}] must be in [1, 2147483647] (patch layers of that LOD ring; 0 is refused because the \
-                 document's generator emits invalid indices for it), got {value}"
+                 original generator emits invalid indices for it), got {value}"
             ),
             Self::VertexBudget { vertices, budget } => write!(
                 f,
@@ -82,7 +82,7 @@ impl std::error::Error for LodConfigError {}
 pub struct LodConfig {
     start_size: f64,
     start_subdivision: i64,
-    /// Entries in use: those the document's generator reaches before subdivisions run out.
+    /// Entries in use: those the original's generator reaches before subdivisions run out.
     lods: Vec<i64>,
 }
 
@@ -223,7 +223,7 @@ impl Clusters {
     }
 }
 
-/// Generates vertices and clusters in the document's order. Positions go to `positions` (pushed).
+/// Generates vertices and clusters in the original's order. Positions go to `positions` (pushed).
 fn build(cfg: &LodConfig, positions: &mut Vec<[f32; 3]>) -> Clusters {
     let start_size = cfg.start_size;
     let subdivision = cfg.subdivision();
@@ -231,7 +231,7 @@ fn build(cfg: &LodConfig, positions: &mut Vec<[f32; 3]>) -> Clusters {
     let mut vertices_distance = start_size / subdivision as f64;
     let (mut ccx, mut ccy) = cfg.coarse_clusters();
 
-    // Godot's Vector3 is f32: the document's `Vector3(x, 0, y) * distance + offset` rounds the distance and
+    // Godot's Vector3 is f32: the original's `Vector3(x, 0, y) * distance + offset` rounds the distance and
     // the offset to f32 first, then multiplies and adds in f32.
     let push_row = |positions: &mut Vec<[f32; 3]>,
                     xs: &mut dyn Iterator<Item = i64>,
@@ -347,7 +347,7 @@ fn build(cfg: &LodConfig, positions: &mut Vec<[f32; 3]>) -> Clusters {
     cl
 }
 
-/// Visits each triangle of a cluster's fans in the document's order.
+/// Visits each triangle of a cluster's fans in the original's order.
 #[inline]
 fn fans(c: &[i32], size: usize, mut emit: impl FnMut([i32; 3])) {
     let s = size as i64;

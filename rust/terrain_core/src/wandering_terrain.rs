@@ -1,10 +1,10 @@
-//! Placement of document 000's wandering mesh: at the camera on X/Z, rotated so the mesh's +Z (its LOD
+//! Placement of the original wandering terrain's wandering mesh: at the camera on X/Z, rotated so the mesh's +Z (its LOD
 //! rings' forward direction) points where the camera looks, optionally snapped to the mesh's grid.
 //!
 //! The shader maps a mesh vertex `v` to terrain position `R(rotation) * v + position`, with
-//! `R(a) * (x, z) = (x cos a - z sin a, x sin a + z cos a)` (document 000's vertex stage). `R(a) * (0, 1)`
+//! `R(a) * (x, z) = (x cos a - z sin a, x sin a + z cos a)` (the original wandering terrain's vertex stage). `R(a) * (0, 1)`
 //! is `(-sin a, cos a)`, so facing the horizontal direction `f` takes `a = atan2(-f.x, f.z)`; for a camera
-//! without roll that is the document's `PI - camera.rotation.y`.
+//! without roll that is the original's `PI - camera.rotation.y`.
 //!
 //! Snapping: in the mesh's own frame the position is rounded to a multiple of `snap` (the mesh's coarsest
 //! vertex spacing). Every vertex then lands on the same lattice `R(a) * snap * Z²` wherever the camera is,
@@ -69,7 +69,7 @@ mod tests {
             assert!((d[0] - fx / n).abs() < 1e-12 && (d[1] - fz / n).abs() < 1e-12);
             assert_eq!(p.position, [3.0, 4.0]);
         }
-        // Document 000: rotation = PI - camera.rotation.y, forward = (-sin ry, -cos ry).
+        // the original wandering terrain: rotation = PI - camera.rotation.y, forward = (-sin ry, -cos ry).
         let ry = 0.7f64;
         let p = place([0.0, 0.0], [-ry.sin(), -ry.cos()], 0.0, 0.0);
         assert!((p.rotation - (std::f64::consts::PI - ry)).abs() < 1e-12);

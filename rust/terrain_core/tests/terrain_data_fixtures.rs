@@ -1,6 +1,6 @@
-//! Agreement with document 000's `compute_terrain_data` and `get_height`, from fixtures made by running its
+//! Agreement with the original wandering terrain's `compute_terrain_data` and `get_height`, from fixtures made by running its
 //! functions in Godot 4.6 (`tests/fixtures/terrain_data/fixtures.json`). Sample positions lie where the
-//! document's clamp does not engage (both coordinates in [0.5, size - 0.5]).
+//! original's clamp does not engage (both coordinates in [0.5, size - 0.5]).
 
 use terrain_core::terrain_data::TerrainData;
 

@@ -1,4 +1,4 @@
-//! Identity with document 000's generator: fixtures made by running its script in Godot 4.6
+//! Identity with the original wandering terrain's generator: fixtures made by running its script in Godot 4.6
 //! (`tests/fixtures/wandering_mesh/fixtures.json`: counts and SHA-256 of the raw arrays, full arrays for
 //! the small cases).
 
@@ -37,7 +37,7 @@ fn identical_to_document_generator() {
         let cfg = match LodConfig::new(size, sub, &lods, u64::MAX) {
             Ok(c) => c,
             Err(LodConfigError::LodEntry { value: 0, .. }) => {
-                // The document emits -1 indices for a 0 entry; we refuse it instead (documented).
+                // The original emits -1 indices for a 0 entry; we refuse it instead (documented).
                 assert!(case["negative_index_count"].as_i64().unwrap() > 0, "{what}");
                 continue;
             }

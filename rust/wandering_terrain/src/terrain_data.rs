@@ -16,7 +16,7 @@ const _: () = assert!(std::mem::size_of::<Vector2>() == 8);
 
 /// A heightfield: `size` samples of `heights` (row-major, `size.x * size.y`), `spacing` world units apart,
 /// sample (i, j) at world X/Z `((i + 0.5) * spacing, (j + 0.5) * spacing)`, and its derived data: the slopes
-/// of document 000 and the data texture (`FORMAT_RGBF`: r = height, g = slope x, b = slope z) that the terrain
+/// of the Bézier patches and the data texture (`FORMAT_RGBF`: r = height, g = slope x, b = slope z) that the terrain
 /// shaders sample.
 ///
 /// `get_height` evaluates the same bicubic Bézier patch as the shaders, so it returns what the GPU draws.

@@ -18,7 +18,7 @@ use terrain_core::terrain_data::Region;
 
 const DEFAULT_SHADER: &str = "res://addons/wandering_terrain/shaders/terrain_node.gdshader";
 
-/// Heightmap terrain drawn as a geometry clipmap (document 003): rings of tiles centred on `target`, each
+/// Heightmap terrain drawn as a geometry clipmap (Losasso & Hoppe 2004; Asirvatham & Hoppe, GPU Gems 2): rings of tiles centred on `target`, each
 /// level twice as coarse as the one inside it, joined by seam triangles (no cracks) and geomorphed near
 /// their borders (no popping). The meshes are built once and shared by every level; each frame only moves
 /// the pieces whose level snapped and sets the target position uniform. Pieces are culled by their own boxes.
@@ -218,6 +218,10 @@ impl INode3D for TerrainNode {
         self.update_collision();
     }
 
+    fn get_configuration_warnings(&self) -> PackedStringArray {
+        self.check_setup()
+    }
+
     fn on_notification(&mut self, what: godot::classes::notify::Node3DNotification) {
         use godot::classes::notify::Node3DNotification as N;
         match what {
@@ -258,6 +262,17 @@ impl INode3D for TerrainNode {
 
 #[godot_api]
 impl TerrainNode {
+    /// What is missing for this node to draw and collide; empty when nothing is. The editor shows these as
+    /// the node's configuration warnings.
+    #[func]
+    fn check_setup(&self) -> PackedStringArray {
+        let mut w = PackedStringArray::new();
+        if self.terrain_data.is_none() {
+            w.push("No terrain_data: nothing is drawn and nothing collides. Assign a TerrainData (new, imported from a heightmap, or generated with a TerrainGenerator).");
+        }
+        w
+    }
+
     #[func]
     fn set_terrain_data(&mut self, data: Option<Gd<TerrainData>>) {
         let callable = self.base().callable("on_data_changed");
@@ -275,6 +290,7 @@ impl TerrainNode {
         self.pending = None;
         self.collision.invalidate();
         self.set_drawable(false);
+        self.base_mut().update_configuration_warnings();
         self.on_data_changed();
     }
 

@@ -1,4 +1,4 @@
-//! `WanderingMesh`: document 000's LOD-ring PrimitiveMesh (generator in `terrain_core::wandering_mesh`).
+//! `WanderingMesh`: the camera-following LOD-ring PrimitiveMesh (generator in `terrain_core::wandering_mesh`).
 
 use godot::classes::mesh::ArrayType;
 use godot::classes::{IPrimitiveMesh, PrimitiveMesh};
@@ -7,7 +7,7 @@ use terrain_core::wandering_mesh::{
     self as core, LodConfig, DEFAULT_VERTEX_BUDGET, MAX_HEIGHT, MAX_VERTEX_BUDGET,
 };
 
-/// A flat mesh of LOD rings for heightmap terrain (document 000's "wandering mesh"): the finest patch at the
+/// A flat mesh of LOD rings for heightmap terrain (the wandering mesh of camera-following LOD rings with Bézier-patch heights): the finest patch at the
 /// near edge, centred on X = 0, each further ring of patch layers half as dense. Place it in front of the
 /// camera and let a terrain shader slide the heightfield under it (see `wandering_terrain.gdshader`).
 ///
@@ -39,7 +39,7 @@ pub struct WanderingMesh {
     #[var(set = set_start_subdivision)]
     start_subdivision: i64,
     /// Patch layers of each successively coarser LOD ring (each entry >= 1). Entries past
-    /// `start_subdivision - 1` are ignored, as in document 000; at most 64 entries.
+    /// `start_subdivision - 1` are ignored, as in the original generator; at most 64 entries.
     #[export]
     #[var(set = set_lods)]
     lods: PackedInt32Array,

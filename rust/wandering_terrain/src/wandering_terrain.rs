@@ -1,4 +1,4 @@
-//! `WanderingTerrain`: document 000's follow logic. Places a WanderingMesh in front of the camera each frame
+//! `WanderingTerrain`: the follow logic of camera-following LOD rings. Places a WanderingMesh in front of the camera each frame
 //! and feeds the wandering terrain shader (placement maths in `terrain_core::wandering_terrain`).
 
 use crate::collision::{TerrainCollision, MODE_DISABLED, MODE_DYNAMIC, MODE_FULL};
@@ -16,7 +16,7 @@ use terrain_core::wandering_terrain::{place, Placement};
 
 const DEFAULT_SHADER: &str = "res://addons/wandering_terrain/shaders/wandering_terrain.gdshader";
 
-/// Renders a `TerrainData` with document 000's technique: one `WanderingMesh` that follows the camera, the
+/// Renders a `TerrainData` with camera-following LOD rings with Bézier-patch heights: one `WanderingMesh` that follows the camera, the
 /// terrain data texture slid under it by `wandering_terrain.gdshader`.
 ///
 /// Each frame it places the mesh at the camera (facing its view direction), sets the shader's `translation`
@@ -25,8 +25,8 @@ const DEFAULT_SHADER: &str = "res://addons/wandering_terrain/shaders/wandering_t
 ///
 /// With `snap_to_grid`, the mesh moves in steps of its coarsest vertex spacing along its own axes, so moving
 /// the camera never changes which terrain points the vertices sample: no "wiggly" terrain while moving
-/// (turning still resamples it, as in the document). A custom AABB from the mesh's reach and the terrain's
-/// height range replaces the document's "Extra Cull Margin" workaround.
+/// (turning still resamples it, as in the original). A custom AABB from the mesh's reach and the terrain's
+/// height range replaces the original's "Extra Cull Margin" workaround.
 #[derive(GodotClass)]
 #[class(tool, base=Node3D)]
 pub struct WanderingTerrain {
@@ -177,6 +177,10 @@ impl INode3D for WanderingTerrain {
         self.update_collision();
     }
 
+    fn get_configuration_warnings(&self) -> PackedStringArray {
+        self.check_setup()
+    }
+
     fn on_notification(&mut self, what: godot::classes::notify::Node3DNotification) {
         use godot::classes::notify::Node3DNotification as N;
         match what {
@@ -196,6 +200,17 @@ impl INode3D for WanderingTerrain {
 
 #[godot_api]
 impl WanderingTerrain {
+    /// What is missing for this node to draw and collide; empty when nothing is. The editor shows these as
+    /// the node's configuration warnings.
+    #[func]
+    fn check_setup(&self) -> PackedStringArray {
+        let mut w = PackedStringArray::new();
+        if self.terrain_data.is_none() {
+            w.push("No terrain_data: the mesh draws flat ground and nothing collides. Assign a TerrainData.");
+        }
+        w
+    }
+
     #[func]
     fn set_terrain_data(&mut self, data: Option<Gd<TerrainData>>) {
         let callable = self.base().callable("on_data_changed");
@@ -206,6 +221,7 @@ impl WanderingTerrain {
         self.terrain_data = data;
         self.collision.invalidate();
         self.on_data_changed();
+        self.base_mut().update_configuration_warnings();
     }
 
     #[func]

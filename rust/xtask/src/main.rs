@@ -83,6 +83,7 @@ fn build(repo: &Path, release: bool) -> Result<(), String> {
         (format!("lib{LIB_NAME}.so"), slot_names("linux", "so"))
     };
     let addon = repo.join("addons/wandering_terrain");
+    sync_plugin_version(&addon)?;
     let bin = addon.join("bin");
     std::fs::create_dir_all(&bin).map_err(|e| e.to_string())?;
     let src = target.join(profile).join(&file);
@@ -111,6 +112,28 @@ fn build(repo: &Path, release: bool) -> Result<(), String> {
         "xtask: addon laid out in {} ({profile} build)",
         addon.display()
     );
+    Ok(())
+}
+
+/// The version lives in the workspace Cargo.toml (this crate's version): `plugin.cfg` follows it.
+fn sync_plugin_version(addon: &Path) -> Result<(), String> {
+    let path = addon.join("plugin.cfg");
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let want = format!("version=\"{}\"", env!("CARGO_PKG_VERSION"));
+    let new: Vec<String> = text
+        .lines()
+        .map(|l| {
+            if l.starts_with("version=") {
+                want.clone()
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    let new = new.join("\n") + "\n";
+    if new != text {
+        std::fs::write(&path, new).map_err(|e| e.to_string())?;
+    }
     Ok(())
 }
 
