@@ -113,13 +113,16 @@ impl TerrainData {
     #[signal]
     fn region_changed(region: Rect2i);
 
-    /// Noise types of `generate_noise`.
+    /// Perlin base noise (the NOISE_* constants are the noise types of `generate_noise`).
     #[constant]
     const NOISE_PERLIN: i64 = 0;
+    /// OpenSimplex base noise.
     #[constant]
     const NOISE_OPEN_SIMPLEX: i64 = 1;
+    /// SuperSimplex base noise.
     #[constant]
     const NOISE_SUPER_SIMPLEX: i64 = 2;
+    /// Value base noise.
     #[constant]
     const NOISE_VALUE: i64 = 3;
 

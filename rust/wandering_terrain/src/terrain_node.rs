@@ -275,9 +275,9 @@ impl TerrainNode {
 
     #[func]
     fn set_terrain_data(&mut self, data: Option<Gd<TerrainData>>) {
-        let callable = self.base().callable("on_data_changed");
+        let callable = self.base().callable("_on_data_changed");
         relink_changed(self.terrain_data.clone(), data.clone(), &callable, false);
-        let callable = self.base().callable("on_region_changed");
+        let callable = self.base().callable("_on_region_changed");
         relink(
             "region_changed",
             self.terrain_data.clone(),
@@ -452,7 +452,7 @@ impl TerrainNode {
 
     /// `changed` of the terrain data: an edit (heights arrive by `region_changed`) or new spacing or size.
     /// Cheap for edits: the culling boxes follow only a new height range.
-    #[func]
+    #[func(rename = _on_data_changed)]
     fn on_data_changed(&mut self) {
         let (range, size, spacing) = match &self.terrain_data {
             Some(d) => {
@@ -480,7 +480,7 @@ impl TerrainNode {
     }
 
     /// Collects edited samples for the next frame's update of the data windows.
-    #[func]
+    #[func(rename = _on_region_changed)]
     fn on_region_changed(&mut self, region: Rect2i) {
         let r = Region {
             x: region.position.x.max(0) as usize,

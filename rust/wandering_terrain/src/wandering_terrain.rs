@@ -213,9 +213,9 @@ impl WanderingTerrain {
 
     #[func]
     fn set_terrain_data(&mut self, data: Option<Gd<TerrainData>>) {
-        let callable = self.base().callable("on_data_changed");
+        let callable = self.base().callable("_on_data_changed");
         relink_changed(self.terrain_data.clone(), data.clone(), &callable, false);
-        let callable = self.base().callable("on_region_changed");
+        let callable = self.base().callable("_on_region_changed");
         let old = self.terrain_data.clone();
         relink("region_changed", old, data.clone(), &callable, false);
         self.terrain_data = data;
@@ -238,7 +238,7 @@ impl WanderingTerrain {
     }
 
     /// Collects edited samples for the next physics frame's collision update.
-    #[func]
+    #[func(rename = _on_region_changed)]
     fn on_region_changed(&mut self, region: Rect2i) {
         self.collision.mark(Region {
             x: region.position.x.max(0) as usize,
@@ -336,7 +336,7 @@ impl WanderingTerrain {
     fn set_mesh(&mut self, mesh: Option<Gd<WanderingMesh>>) {
         // The culling box follows the mesh's reach; deferred, since a mesh emits `changed` while it is being
         // regenerated for this node.
-        let callable = self.base().callable("on_data_changed");
+        let callable = self.base().callable("_on_data_changed");
         relink_changed(self.mesh.clone(), mesh.clone(), &callable, true);
         self.mesh = mesh;
         self.sync_instance();
@@ -431,7 +431,7 @@ impl WanderingTerrain {
     }
 
     /// Refreshes the shader's data uniforms and the culling box after the terrain data changed.
-    #[func]
+    #[func(rename = _on_data_changed)]
     fn on_data_changed(&mut self) {
         let Some(mut mat) = self.material.clone() else {
             return;

@@ -7,6 +7,8 @@
 //! - `bench [--quick]`     criterion benches for terrain_core and the Godot-side bench scripts
 //! - `godot -- ARGS…`      run the provisioned Godot with ARGS (handy for debugging)
 
+#[cfg(test)]
+mod doc_check;
 mod godot;
 mod scan;
 
