@@ -293,6 +293,45 @@ fn provision_debian(repo: &Path) -> Result<Godot, String> {
     ))
 }
 
+/// The Debian mirror and suite whose lists `.cache/godot` holds (after provisioning).
+pub fn cached_apt(repo: &Path) -> Option<PathBuf> {
+    let cache = repo.join(".cache/godot");
+    cache.join("sources.list").exists().then_some(cache)
+}
+
+/// Downloads single packages (no dependencies) with the cached apt configuration into `dest`.
+pub fn apt_download(cache: &Path, dest: &Path, packages: &[&str]) -> Result<(), String> {
+    std::fs::create_dir_all(dest).map_err(|e| e.to_string())?;
+    let mut c = Command::new("apt-get");
+    for o in [
+        format!(
+            "Dir::Etc::sourcelist={}",
+            cache.join("sources.list").display()
+        ),
+        "Dir::Etc::sourceparts=/dev/null".to_string(),
+        format!("Dir::State::Lists={}", cache.join("lists").display()),
+        format!("Dir::State::status={}", cache.join("status").display()),
+        format!("Dir::Cache={}", cache.join("aptcache").display()),
+        "Debug::NoLocking=1".to_string(),
+    ] {
+        c.arg("-o").arg(o);
+    }
+    c.arg("download").args(packages).current_dir(dest);
+    let out = c.output().map_err(|e| format!("apt-get: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "apt-get download {} failed: {}",
+            packages.join(" "),
+            String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .last()
+                .unwrap_or("")
+        ))
+    }
+}
+
 fn download_suite(cache: &Path, mirror: &str, suite: &str) -> Result<(), String> {
     for d in ["lists/partial", "debs/partial", "aptcache"] {
         std::fs::create_dir_all(cache.join(d)).map_err(|e| e.to_string())?;

@@ -9,7 +9,9 @@
 
 #[cfg(test)]
 mod doc_check;
+mod fresh_project;
 mod godot;
+mod package;
 mod scan;
 
 use godot::{Godot, Renderer};
@@ -37,8 +39,13 @@ fn main() -> ExitCode {
         Some("demo") => demo(&repo, &args[1..]),
         Some("bench") => bench(&repo, &args[1..]),
         Some("godot") => run_raw_godot(&repo, &args[1..]),
+        Some("package") => build(&repo, !args.iter().any(|a| a == "--debug")).and_then(|_| {
+            let z = package::make(&repo)?;
+            println!("{}", z.display());
+            Ok(true)
+        }),
         _ => {
-            eprintln!("usage: cargo xtask build [--release] | test [--no-render] | demo [--renderer opengl3|vulkan] | bench [--quick] | godot -- ARGS");
+            eprintln!("usage: cargo xtask build [--release] | test [--no-render] [--filter TEXT] | demo [--renderer opengl3|vulkan] [--measure] | bench [--quick] [--godot-only] [--no-render] | package [--debug] | godot -- ARGS");
             return ExitCode::from(2);
         }
     };
@@ -181,14 +188,14 @@ fn cargo_counts(out: &str) -> (usize, usize) {
     (p, f)
 }
 
-struct GodotRun {
-    ok_exit: bool,
-    timed_out: bool,
-    log: String,
+pub struct GodotRun {
+    pub ok_exit: bool,
+    pub timed_out: bool,
+    pub log: String,
 }
 
 /// Runs Godot with a timeout; stdout and stderr go to one log file so their order is kept.
-fn run_godot(
+pub fn run_godot(
     g: &Godot,
     args: &[&str],
     env: &[(String, String)],
@@ -408,6 +415,11 @@ fn test(repo: &Path, args: &[String]) -> Result<bool, String> {
 
     if !args.iter().any(|a| a == "--no-render") {
         let x = godot::start_xvfb()?;
+        if filter.is_none() {
+            println!("== The package in a fresh project");
+            let (p, f) = fresh_project::run(&g, repo, &x.display)?;
+            totals.add("fresh project", p, f);
+        }
         for r in [Renderer::OpenGl3, Renderer::Vulkan] {
             println!("== Render tests under Xvfb {} ({})", x.display, r.driver());
             let label = format!("render-{}", r.driver());
