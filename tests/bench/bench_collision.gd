@@ -25,7 +25,11 @@ func run(quick: bool) -> void:
 		tree.root.add_child(tn)
 		var t_build := (Time.get_ticks_usec() - t0) / 1000.0
 		var tiles := tn.get_collision_tile_count()
-		var points := tiles * 129 * 129
+		# FULL tiles: 129 points a side, doubled while the terrain needs over 4096 of them.
+		var side_points := 129
+		while pow(ceili((n - 1) / float((side_points - 1) / sub)), 2) > 4096:
+			side_points = 2 * side_points - 1
+		var points := tiles * side_points * side_points
 		# Reference: the same number of points through one HeightMapShape3D from GDScript.
 		var side := int(sqrt(points))
 		var heights := PackedFloat32Array()
