@@ -16,7 +16,7 @@ func _run() -> void:
 	var files := Array(DirAccess.get_files_at("res://bench"))
 	files.sort()
 	for f in files:
-		if f.begins_with("bench_") and f.ends_with(".gd") and f != "bench_runner.gd" and f.contains(only):
+		if f.begins_with("bench_") and f.ends_with(".gd") and f != "bench_runner.gd" and (only == "" or f.contains(only)):
 			var b = load("res://bench/" + f).new()
 			if "tree" in b:
 				b.tree = self

@@ -190,14 +190,26 @@ fn export(g: &Godot, dir: &Path, template: &Path, logs: &Path) -> Result<(), Str
     Ok(())
 }
 
-/// The Debian `godot-template-release` binary, downloaded once into `.cache/godot-templates/`.
+/// A Linux release export template: Godot's own installed templates for 4.6 if present, else the Debian
+/// `godot-template-release` binary, downloaded once into `.cache/godot-templates/`.
 fn release_template(repo: &Path) -> Result<PathBuf, String> {
+    if let Ok(home) = std::env::var("HOME") {
+        let dir = Path::new(&home).join(".local/share/godot/export_templates");
+        for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let t = e.path().join("linux_release.x86_64");
+            if e.file_name().to_string_lossy().starts_with("4.6") && t.exists() {
+                return Ok(t);
+            }
+        }
+    }
     let root = repo.join(".cache/godot-templates");
     let bin = root.join("root/usr/bin/godot-template-release");
     if bin.exists() {
         return Ok(bin);
     }
-    let cache = godot::cached_apt(repo).ok_or("no cached apt lists (provision Godot first)")?;
+    let cache = godot::cached_apt(repo).ok_or(
+        "no export template: install Godot 4.6's export templates, or let xtask provision Godot from Debian",
+    )?;
     let debs = root.join("debs");
     godot::apt_download(&cache, &debs, &["godot-template-release"])?;
     for e in std::fs::read_dir(&debs)
