@@ -382,3 +382,43 @@ func test_bad_files() -> void:
 	expect_error("TerrainData.export_heightmap: cannot write /nonexistent-dir/x.exr")
 	check(t.export_heightmap("/nonexistent-dir/x.exr", 0, 1, 16) != OK, "unwritable EXR names the file")
 	_check_kept(t, before, Vector2i(8, 8), "bad files")
+
+
+func test_raycast_meets_the_drawn_surface() -> void:
+	var t := TerrainData.new()
+	t.size = Vector2i(96, 80)
+	t.spacing = 0.75
+	t.generate_noise(6, 0.09, 4, 2.0, 0.5, 12.0, -1e9, 0)
+	var holes := PackedByteArray()
+	holes.resize(36)
+	holes.fill(1)
+	t.set_holes_region(Rect2i(40, 30, 6, 6), holes)
+	var rng := RandomNumberGenerator.new()
+	rng.seed = 11
+	var hits := 0
+	var worst := 0.0
+	for i in 300:
+		var o := Vector3(rng.randf_range(0, 72), rng.randf_range(15, 40), rng.randf_range(0, 60))
+		var d := Vector3(rng.randf_range(-1, 1), rng.randf_range(-1.5, -0.2), rng.randf_range(-1, 1))
+		var hit := t.raycast(o, d)
+		if is_nan(hit.x):
+			continue
+		hits += 1
+		var h := t.get_height(Vector2(hit.x, hit.z))
+		worst = maxf(worst, absf(h - hit.y))
+		# The ray got there without dipping under the surface before.
+		var along := (hit - o).length() / d.length()
+		var under := 0
+		for k in range(1, 40):
+			var p := o + d * (along * k / 40.0)
+			var hp := t.get_height(Vector2(p.x, p.z))
+			under += int(is_finite(hp) and p.y < hp - 1e-3)
+		check_eq(under, 0, "ray %d reaches its hit from above" % i)
+	check(hits > 120, "most rays hit (%d)" % hits)
+	check(worst < 1e-4, "hits lie on the surface (worst %s)" % worst)
+	var hole_center := Vector2((43 + 0.5) * 0.75, (33 + 0.5) * 0.75)
+	check(is_nan(t.raycast(Vector3(hole_center.x, 50, hole_center.y), Vector3.DOWN).x), "straight down through a hole: nothing")
+	check(is_nan(t.raycast(Vector3(-10, 50, 10), Vector3(-1, -1, 0)).x), "outside: nothing")
+	check(is_nan(t.raycast(Vector3(10, 50, 10), Vector3.UP).x), "looking up: nothing")
+	var down := t.raycast(Vector3(10.3, 50, 12.9), Vector3.DOWN)
+	check_eq(down.y, t.get_height(Vector2(10.3, 12.9)), "straight down: exactly get_height")

@@ -130,3 +130,19 @@ func test_reconfigure_in_tree() -> void:
 	check_eq(tn.get_reach(), 2.0 * 8 * 0.5 * 4, "reach follows the parameters")
 	await tree.process_frame
 	tn.queue_free()
+
+
+func test_raycast_in_world_space() -> void:
+	var t := _data()
+	var tn := TerrainNode.new()
+	tn.terrain_data = t
+	tn.position = Vector3(100, 5, -20)
+	tn.scale = Vector3(2, 3, 2)
+	var o := Vector3(130.5, 60, 10.25)
+	var hit := tn.raycast(o, Vector3(0.3, -1, 0.2))
+	check(is_finite(hit.x), "hits the moved, scaled terrain")
+	check_near(hit.y, tn.get_height(Vector2(hit.x, hit.z)), 1e-3, "on the drawn surface")
+	var empty := TerrainNode.new()
+	check(is_nan(empty.raycast(o, Vector3.DOWN).x), "no data: nothing")
+	empty.free()
+	tn.free()

@@ -103,6 +103,17 @@ fn control(c: &[Texel; 4]) -> [[f32; 4]; 4] {
     ]
 }
 
+/// Lowest and highest control height of the patch with corners `c`: the surface lies between them (the
+/// convex hull property of Bézier surfaces).
+pub fn control_bounds(c: &[Texel; 4]) -> (f32, f32) {
+    control(c)
+        .iter()
+        .flatten()
+        .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &k| {
+            (lo.min(k), hi.max(k))
+        })
+}
+
 /// Height of the patch with corners `c` (see `corners`) at local parameters (tu, tv).
 #[inline]
 pub fn height_in_patch(c: &[Texel; 4], tu: f32, tv: f32) -> f32 {

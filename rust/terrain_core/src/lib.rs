@@ -7,6 +7,7 @@ pub mod clipmap_data;
 pub mod collision;
 pub mod generation;
 pub mod heightmap_io;
+pub mod raycast;
 pub mod terrain_data;
 pub mod wandering_mesh;
 pub mod wandering_terrain;

@@ -569,6 +569,19 @@ impl TerrainData {
         (h, hu / s, hv / s)
     }
 
+    /// Lowest and highest control height of the patch whose lower corner is sample (ix, iz): its surface
+    /// lies between them.
+    pub fn patch_bounds(&self, ix: i64, iz: i64) -> (f32, f32) {
+        let (ix1, iz1) = (ix.saturating_add(1), iz.saturating_add(1));
+        let c = [
+            self.texel(ix, iz),
+            self.texel(ix1, iz),
+            self.texel(ix, iz1),
+            self.texel(ix1, iz1),
+        ];
+        bezier_patch::control_bounds(&c)
+    }
+
     /// Height at sample-space point (sx, sz) (= terrain position / spacing - 0.5) of the surface as if
     /// there were no holes.
     #[inline]

@@ -220,6 +220,19 @@ impl TerrainData {
         Vector3::new(n[0], n[1], n[2])
     }
 
+    /// The first point where the ray from `origin` along `direction` meets the drawn surface (terrain
+    /// space, as `get_height`): exact to float precision (its height is `get_height` there), through holes,
+    /// from above only (the surface is drawn one-sided). A vector of NaN when the ray misses.
+    #[func]
+    pub fn raycast(&self, origin: Vector3, direction: Vector3) -> Vector3 {
+        let o = [origin.x, origin.y, origin.z].map(f64::from);
+        let d = [direction.x, direction.y, direction.z].map(f64::from);
+        match terrain_core::raycast::raycast(&self.core, o, d) {
+            Some(p) => Vector3::new(p[0] as f32, p[1] as f32, p[2] as f32),
+            None => Vector3::new(f32::NAN, f32::NAN, f32::NAN),
+        }
+    }
+
     /// Lowest and highest height as (min, max).
     #[func]
     pub fn get_height_range(&self) -> Vector2 {

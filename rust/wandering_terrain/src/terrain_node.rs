@@ -384,6 +384,26 @@ impl TerrainNode {
         }
     }
 
+    /// The first point where the ray from world `origin` along `direction` meets the drawn terrain (this
+    /// node's position and scale applied), exact to float precision; a vector of NaN when it misses or
+    /// without terrain data. See `TerrainData.raycast`.
+    #[func]
+    fn raycast(&self, origin: Vector3, direction: Vector3) -> Vector3 {
+        let (o, s) = self.frame();
+        let nan = Vector3::new(f32::NAN, f32::NAN, f32::NAN);
+        let Some(d) = &self.terrain_data else {
+            return nan;
+        };
+        if s.x == 0.0 || s.y == 0.0 || s.z == 0.0 {
+            return nan;
+        }
+        let hit = d.bind().raycast((origin - o) / s, direction / s);
+        if hit.x.is_nan() {
+            return nan;
+        }
+        hit * s + o
+    }
+
     /// Vertices and triangles drawn per level (Array of Vector2i(vertices, triangles)), seams included.
     #[func]
     fn get_level_stats(&self) -> Array<Vector2i> {
