@@ -9,6 +9,7 @@
 
 #[cfg(test)]
 mod doc_check;
+mod editor_open;
 mod fresh_project;
 mod godot;
 mod package;
@@ -411,6 +412,10 @@ fn test(repo: &Path, args: &[String]) -> Result<bool, String> {
 
     if filter.is_none() {
         self_test(&g, repo, &mut totals)?;
+        println!("== The demo scenes in the editor (headless)");
+        import(&g, &repo.join("godot-project"), &logs)?;
+        let (p, f) = editor_open::run(&g, repo)?;
+        totals.add("editor", p, f);
     }
 
     if !args.iter().any(|a| a == "--no-render") {
