@@ -422,3 +422,60 @@ func test_raycast_meets_the_drawn_surface() -> void:
 	check(is_nan(t.raycast(Vector3(10, 50, 10), Vector3.UP).x), "looking up: nothing")
 	var down := t.raycast(Vector3(10.3, 50, 12.9), Vector3.DOWN)
 	check_eq(down.y, t.get_height(Vector2(10.3, 12.9)), "straight down: exactly get_height")
+
+
+func test_brushes() -> void:
+	var t := TerrainData.new()
+	t.size = Vector2i(64, 64)
+	t.generate_noise(2, 0.05, 3, 2.0, 0.5, 6.0, -1e9, 0)
+	var before := t.heights
+	var b := TerrainBrush.new()
+	b.tool = TerrainBrush.RAISE
+	b.size = 10.0
+	b.strength = 4.0
+	b.hardness = 0.5
+	var h0 := t.get_heights_region(Rect2i(30, 30, 1, 1))[0]
+	var r := t.apply_brush(b, Vector2(30.5, 30.5), 0.25)
+	check(r.has_point(Vector2i(30, 30)) and r.size.x <= 13, "changed rectangle around the dab: %s" % r)
+	check_near(t.get_heights_region(Rect2i(30, 30, 1, 1))[0], h0 + 1.0, 1e-4, "raised by strength x delta at the centre")
+	var outside := 0
+	var after := t.heights
+	for z in 64:
+		for x in 64:
+			if not r.has_point(Vector2i(x, z)):
+				outside += int(after[z * 64 + x] != before[z * 64 + x])
+	check_eq(outside, 0, "nothing outside the rectangle changed")
+	b.tool = TerrainBrush.LOWER
+	t.apply_brush(b, Vector2(30.5, 30.5), 0.25)
+	var back := t.heights
+	var worst := 0.0
+	for i in back.size():
+		worst = maxf(worst, absf(back[i] - before[i]))
+	check(worst < 1e-5, "raise then lower restores the heights (worst %s)" % worst)
+	# A falloff curve instead of hardness; holes.
+	var c := Curve.new()
+	c.add_point(Vector2(0, 1))
+	c.add_point(Vector2(1, 0))
+	b.falloff = c
+	b.tool = TerrainBrush.HOLE_ADD
+	t.apply_brush(b, Vector2(20.5, 40.5), 0.1)
+	check(t.is_hole(Vector2(20.5, 40.5)) and is_nan(t.get_height(Vector2(20.5, 40.5))), "hole brush opens a hole")
+	b.tool = TerrainBrush.HOLE_REMOVE
+	t.apply_brush(b, Vector2(20.5, 40.5), 0.1)
+	check(not t.is_hole(Vector2(20.5, 40.5)), "and closes it")
+	b.tool = TerrainBrush.FLATTEN
+	b.falloff = null
+	b.height = 2.0
+	for i in 100:
+		t.apply_brush(b, Vector2(45.5, 12.5), 0.1)
+	check_near(t.get_height(Vector2(45.5, 12.5)), 2.0, 1e-3, "flatten converges to the height")
+	check_eq(t.apply_brush(b, Vector2(-500, -500), 0.1), Rect2i(), "outside the terrain: nothing")
+	expect_error("TerrainBrush.size must be a number in (0, 100000], got 0")
+	b.size = 0.0
+	expect_error("TerrainBrush.tool must be in [0, 7]")
+	b.tool = 12
+	expect_error("TerrainData.apply_brush: delta must be a number in [0, 10]")
+	t.apply_brush(b, Vector2(10, 10), NAN)
+	expect_error("TerrainData.apply_brush: brush must be a TerrainBrush, got null")
+	t.apply_brush(null, Vector2(10, 10), 0.1)
+	check_eq(b.size, 10.0, "bad size kept the old one")

@@ -2,6 +2,7 @@
 //! converts at its boundary. One concept per module, named like its Godot class and shader.
 
 pub mod bezier_patch;
+pub mod brush;
 pub mod clipmap;
 pub mod clipmap_data;
 pub mod collision;

@@ -6,6 +6,7 @@ use godot::prelude::*;
 mod clipmap_data;
 mod collision;
 mod follow;
+mod terrain_brush;
 mod terrain_data;
 mod terrain_generator;
 mod terrain_node;

@@ -1,5 +1,6 @@
 //! `TerrainData`: the heightfield resource (maths in `terrain_core::terrain_data` and friends).
 
+use crate::terrain_brush::TerrainBrush;
 use crate::terrain_generator::TerrainGenerator;
 use godot::classes::image::Format;
 use godot::classes::{
@@ -7,6 +8,7 @@ use godot::classes::{
 };
 use godot::global::Error;
 use godot::prelude::*;
+use terrain_core::brush::Tool;
 use terrain_core::generation::{self, NoiseKind, NoiseParams};
 use terrain_core::heightmap_io::{self, FileFormat, Heightmap};
 use terrain_core::terrain_data::{self as core, Region, DEFAULT_SAMPLE_BUDGET, HOLE};
@@ -218,6 +220,41 @@ impl TerrainData {
     pub fn get_normal(&self, pos: Vector2) -> Vector3 {
         let n = self.core.normal_at(f64::from(pos.x), f64::from(pos.y));
         Vector3::new(n[0], n[1], n[2])
+    }
+
+    /// Applies one dab of `brush` at terrain X/Z `center` lasting `delta` seconds (pass each frame's delta
+    /// while a stroke goes on). Returns the rectangle of samples whose surface changed (empty when nothing
+    /// changed); the change goes the same way as `set_heights_region` / `set_holes_region`: `changed` and
+    /// `region_changed` are emitted, nodes refresh only that rectangle.
+    #[func]
+    fn apply_brush(
+        &mut self,
+        brush: Option<Gd<TerrainBrush>>,
+        center: Vector2,
+        delta: f64,
+    ) -> Rect2i {
+        let Some(b) = brush else {
+            godot_error!("TerrainData.apply_brush: brush must be a TerrainBrush, got null");
+            return Rect2i::default();
+        };
+        let b = b.bind().core();
+        let c = [f64::from(center.x), f64::from(center.y)];
+        match terrain_core::brush::apply(&mut self.core, &b, c, delta) {
+            Ok(Some(dirty)) => {
+                self.update_texture_region(dirty);
+                if matches!(b.tool, Tool::HoleAdd | Tool::HoleRemove) {
+                    self.update_holes_texture();
+                }
+                self.base_mut().emit_changed();
+                self.signals().region_changed().emit(rect_of(dirty));
+                rect_of(dirty)
+            }
+            Ok(None) => Rect2i::default(),
+            Err(e) => {
+                godot_error!("TerrainData.apply_brush: {e}; nothing changed");
+                Rect2i::default()
+            }
+        }
     }
 
     /// The first point where the ray from `origin` along `direction` meets the drawn surface (terrain

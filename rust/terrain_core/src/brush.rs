@@ -1,0 +1,368 @@
+//! Brushes: one dab of a tool at a point, scaled by the time it lasts (strength per second, so the mouse's
+//! speed does not change the result), shaped by a falloff from the dab's centre to its rim.
+//!
+//! A dab reads and writes only the samples of its square (`dab_region`) and goes through
+//! `TerrainData::set_heights_region` / `set_holes_region`, the one edit path the nodes follow.
+
+use crate::terrain_data::{Region, TerrainData, TerrainDataError, HOLE};
+use std::fmt;
+
+/// What a dab does.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Tool {
+    /// Heights go up by `strength` world units per second at the centre.
+    Raise,
+    /// Heights go down likewise.
+    Lower,
+    /// Heights move toward the mean of their 3 x 3 neighbourhood.
+    Smooth,
+    /// Heights move toward `height` (the editor sets it to the height under the cursor at stroke start).
+    Flatten,
+    /// The same as Flatten with a height the user chose.
+    SetHeight,
+    /// Heights move toward the straight slope from `from` to `to` (X/Z, height).
+    Slope { from: [f64; 3], to: [f64; 3] },
+    /// Samples under the inner half of the dab become holes.
+    HoleAdd,
+    /// Samples under the inner half of the dab stop being holes.
+    HoleRemove,
+}
+
+/// How a dab's effect fades from its centre (1) to its rim (0).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Falloff {
+    /// Full strength out to `hardness` of the radius, then a smooth fall to 0 (0: soft, 1: hard edge).
+    Hardness(f32),
+    /// Weights sampled evenly from the centre (first) to the rim (last), at least two.
+    Curve(Vec<f32>),
+}
+
+impl Falloff {
+    /// Weight at distance `r` in [0, 1] of the radius.
+    pub fn weight(&self, r: f32) -> f32 {
+        if !(0.0..1.0).contains(&r) {
+            return 0.0;
+        }
+        match self {
+            Self::Hardness(h) => {
+                let h = h.clamp(0.0, 1.0);
+                if r <= h {
+                    1.0
+                } else {
+                    let x = (r - h) / (1.0 - h).max(1e-6);
+                    // Smoothstep down to 0 at the rim.
+                    1.0 - x * x * (3.0 - 2.0 * x)
+                }
+            }
+            Self::Curve(w) => {
+                let n = w.len().max(2) - 1;
+                let f = r * n as f32;
+                let i = (f.floor() as usize).min(n - 1);
+                let t = f - i as f32;
+                let (a, b) = (w[i.min(w.len() - 1)], w[(i + 1).min(w.len() - 1)]);
+                (a + (b - a) * t).clamp(0.0, 1.0)
+            }
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum BrushError {
+    Size(f64),
+    Strength(f64),
+    Delta(f64),
+    Height(f64),
+    Terrain(TerrainDataError),
+}
+
+impl fmt::Display for BrushError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Size(v) => write!(
+                f,
+                "size must be a number in (0, 100000] (world units), got {v}"
+            ),
+            Self::Strength(v) => write!(
+                f,
+                "strength must be a number in [0, 100000] (per second), got {v}"
+            ),
+            Self::Delta(v) => write!(f, "delta must be a number in [0, 10] (seconds), got {v}"),
+            Self::Height(v) => write!(
+                f,
+                "height must be a number in [-1000000000, 1000000000], got {v}"
+            ),
+            Self::Terrain(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+/// A validated brush: tool, diameter (world units), strength per second, falloff, target height.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Brush {
+    pub tool: Tool,
+    size: f64,
+    strength: f64,
+    pub falloff: Falloff,
+    height: f64,
+}
+
+impl Brush {
+    pub fn new(
+        tool: Tool,
+        size: f64,
+        strength: f64,
+        falloff: Falloff,
+        height: f64,
+    ) -> Result<Self, BrushError> {
+        if !(size > 0.0 && size <= 1.0e5) {
+            return Err(BrushError::Size(size));
+        }
+        if !(0.0..=1.0e5).contains(&strength) {
+            return Err(BrushError::Strength(strength));
+        }
+        if !(-1.0e9..=1.0e9).contains(&height) {
+            return Err(BrushError::Height(height));
+        }
+        Ok(Self {
+            tool,
+            size,
+            strength,
+            falloff,
+            height,
+        })
+    }
+    pub fn size(&self) -> f64 {
+        self.size
+    }
+}
+
+/// The samples a dab at world X/Z `center` can touch (its square, clipped to the terrain); None outside.
+pub fn dab_region(t: &TerrainData, center: [f64; 2], size: f64) -> Option<Region> {
+    let sp = t.spacing();
+    let r = 0.5 * size;
+    // Sample i sits at (i + 0.5) * spacing.
+    let lo = |c: f64| ((c - r) / sp - 0.5).ceil();
+    let hi = |c: f64| ((c + r) / sp - 0.5).floor();
+    let (x0, x1) = (
+        lo(center[0]).max(0.0),
+        hi(center[0]).min(t.width() as f64 - 1.0),
+    );
+    let (z0, z1) = (
+        lo(center[1]).max(0.0),
+        hi(center[1]).min(t.depth() as f64 - 1.0),
+    );
+    if !(x0 <= x1 && z0 <= z1) {
+        return None;
+    }
+    Some(Region {
+        x: x0 as usize,
+        z: z0 as usize,
+        w: (x1 - x0) as usize + 1,
+        d: (z1 - z0) as usize + 1,
+    })
+}
+
+/// Applies one dab lasting `delta` seconds; returns the region whose drawn surface changed (None when the
+/// dab is outside the terrain or changes nothing).
+pub fn apply(
+    t: &mut TerrainData,
+    b: &Brush,
+    center: [f64; 2],
+    delta: f64,
+) -> Result<Option<Region>, BrushError> {
+    if !(0.0..=10.0).contains(&delta) {
+        return Err(BrushError::Delta(delta));
+    }
+    if !(center[0].is_finite() && center[1].is_finite()) {
+        return Ok(None);
+    }
+    let Some(r) = dab_region(t, center, b.size) else {
+        return Ok(None);
+    };
+    let sp = t.spacing();
+    let radius = 0.5 * b.size;
+    let weight = |x: usize, z: usize| -> f32 {
+        let (px, pz) = ((x as f64 + 0.5) * sp, (z as f64 + 0.5) * sp);
+        let d = ((px - center[0]).powi(2) + (pz - center[1]).powi(2)).sqrt() / radius;
+        b.falloff.weight(d as f32)
+    };
+    if matches!(b.tool, Tool::HoleAdd | Tool::HoleRemove) {
+        let add = b.tool == Tool::HoleAdd;
+        let mut marks = Vec::with_capacity(r.w * r.d);
+        for z in r.z..r.z + r.d {
+            for x in r.x..r.x + r.w {
+                let was = t.control(x as i64, z as i64) & HOLE != 0;
+                marks.push(u8::from(if weight(x, z) > 0.5 { add } else { was }));
+            }
+        }
+        return t
+            .set_holes_region(r, &marks)
+            .map(Some)
+            .map_err(BrushError::Terrain);
+    }
+    // The terrain stays as it was until the dab is written: smoothing reads the heights from before it.
+    let before = t.heights_region(r);
+    let step = (b.strength * delta) as f32;
+    let blend = step.min(1.0);
+    let mut after = before.clone();
+    for (k, h) in after.iter_mut().enumerate() {
+        let (x, z) = (r.x + k % r.w, r.z + k / r.w);
+        let w = weight(x, z);
+        if w <= 0.0 {
+            continue;
+        }
+        *h = match b.tool {
+            Tool::Raise => *h + step * w,
+            Tool::Lower => *h - step * w,
+            Tool::Smooth => {
+                let mean = neighbourhood_mean(t, x, z);
+                *h + (mean - *h) * blend * w
+            }
+            Tool::Flatten | Tool::SetHeight => *h + (b.height as f32 - *h) * blend * w,
+            Tool::Slope { from, to } => {
+                let target = slope_height(from, to, [(x as f64 + 0.5) * sp, (z as f64 + 0.5) * sp]);
+                *h + (target as f32 - *h) * blend * w
+            }
+            Tool::HoleAdd | Tool::HoleRemove => unreachable!("handled above"),
+        };
+    }
+    if after == before {
+        return Ok(None);
+    }
+    t.set_heights_region(r, &after)
+        .map(Some)
+        .map_err(BrushError::Terrain)
+}
+
+/// Mean of the 3 x 3 samples around (x, z) (clamped at the terrain's edges).
+fn neighbourhood_mean(t: &TerrainData, x: usize, z: usize) -> f32 {
+    let mut sum = 0.0;
+    for dz in -1i64..=1 {
+        for dx in -1i64..=1 {
+            sum += t.texel(x as i64 + dx, z as i64 + dz)[0];
+        }
+    }
+    sum / 9.0
+}
+
+/// Height of the straight slope from `a` to `b` (X, height, Z) at X/Z `p`, held flat beyond the ends.
+fn slope_height(a: [f64; 3], b: [f64; 3], p: [f64; 2]) -> f64 {
+    let (dx, dz) = (b[0] - a[0], b[2] - a[2]);
+    let len2 = dx * dx + dz * dz;
+    if !(len2 > 0.0) {
+        return a[1];
+    }
+    let s = (((p[0] - a[0]) * dx + (p[1] - a[2]) * dz) / len2).clamp(0.0, 1.0);
+    a[1] + (b[1] - a[1]) * s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn terrain() -> TerrainData {
+        let (w, d) = (40, 36);
+        let h = (0..w * d)
+            .map(|i| ((i % w) as f32 * 0.3).sin() * 3.0 + ((i / w) as f32 * 0.2).cos() * 2.0)
+            .collect();
+        TerrainData::from_heights(w, d, 0.5, h).unwrap()
+    }
+
+    fn brush(tool: Tool, size: f64, hardness: f32) -> Brush {
+        Brush::new(tool, size, 2.0, Falloff::Hardness(hardness), 1.5).unwrap()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+        #[test]
+        fn nothing_outside_the_dab_changes(cx in 0.0f64..20.0, cz in 0.0f64..18.0, size in 0.3f64..8.0,
+                                           tool in 0usize..6, hard in 0.0f32..1.0) {
+            let mut t = terrain();
+            let before = t.heights().to_vec();
+            let tool = [Tool::Raise, Tool::Lower, Tool::Smooth, Tool::Flatten, Tool::SetHeight,
+                        Tool::Slope { from: [1.0, -2.0, 1.0], to: [15.0, 5.0, 12.0] }][tool];
+            let b = brush(tool, size, hard);
+            let region = dab_region(&t, [cx, cz], size);
+            apply(&mut t, &b, [cx, cz], 0.1).unwrap();
+            for (i, (a, c)) in before.iter().zip(t.heights()).enumerate() {
+                let (x, z) = (i % 40, i / 40);
+                let inside = region.is_some_and(|r| x >= r.x && x < r.x + r.w && z >= r.z && z < r.z + r.d);
+                prop_assert!(inside || a == c, "sample ({x}, {z}) outside the dab changed");
+            }
+        }
+
+        #[test]
+        fn raise_then_lower_is_the_identity(cx in 2.0f64..18.0, cz in 2.0f64..16.0, size in 0.5f64..6.0, dt in 0.0f64..0.5) {
+            let mut t = terrain();
+            let before = t.heights().to_vec();
+            apply(&mut t, &brush(Tool::Raise, size, 0.3), [cx, cz], dt).unwrap();
+            apply(&mut t, &brush(Tool::Lower, size, 0.3), [cx, cz], dt).unwrap();
+            for (a, c) in before.iter().zip(t.heights()) {
+                prop_assert!((a - c).abs() <= 1e-5 * (1.0 + a.abs()), "{a} vs {c}");
+            }
+        }
+
+        #[test]
+        fn smooth_stays_within_its_window(cx in 2.0f64..18.0, cz in 2.0f64..16.0, size in 0.5f64..6.0, dt in 0.0f64..2.0) {
+            let mut t = terrain();
+            let before = t.clone();
+            apply(&mut t, &brush(Tool::Smooth, size, 0.5), [cx, cz], dt).unwrap();
+            for z in 0..36i64 {
+                for x in 0..40i64 {
+                    let mut lo = f32::INFINITY;
+                    let mut hi = f32::NEG_INFINITY;
+                    for dz in -1..=1 {
+                        for dx in -1..=1 {
+                            let h = before.texel(x + dx, z + dz)[0];
+                            lo = lo.min(h);
+                            hi = hi.max(h);
+                        }
+                    }
+                    let h = t.texel(x, z)[0];
+                    prop_assert!(h >= lo - 1e-5 && h <= hi + 1e-5, "({x}, {z}): {h} outside [{lo}, {hi}]");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn flatten_converges_and_holes_follow_the_dab() {
+        let mut t = terrain();
+        let b = brush(Tool::Flatten, 4.0, 0.5);
+        for _ in 0..200 {
+            apply(&mut t, &b, [10.0, 9.0], 0.05).unwrap();
+        }
+        let h = t.height_at(10.0, 9.0);
+        assert!((h - 1.5).abs() < 1e-3, "flattened to the target: {h}");
+        let r = apply(&mut t, &brush(Tool::HoleAdd, 3.0, 1.0), [5.0, 5.0], 0.1)
+            .unwrap()
+            .unwrap();
+        assert!(t.height_at(5.0, 5.0).is_nan() && r.w > 0);
+        apply(&mut t, &brush(Tool::HoleRemove, 3.0, 1.0), [5.0, 5.0], 0.1).unwrap();
+        assert!(t.height_at(5.0, 5.0).is_finite());
+        // Per-second strength: two dabs of 0.05 s equal one of 0.1 s for Raise.
+        let (mut a, mut c) = (terrain(), terrain());
+        let raise = brush(Tool::Raise, 4.0, 0.5);
+        apply(&mut a, &raise, [10.0, 9.0], 0.05).unwrap();
+        apply(&mut a, &raise, [10.0, 9.0], 0.05).unwrap();
+        apply(&mut c, &raise, [10.0, 9.0], 0.1).unwrap();
+        for (x, y) in a.heights().iter().zip(c.heights()) {
+            assert!((x - y).abs() < 1e-5);
+        }
+        assert!(
+            Brush::new(Tool::Raise, 0.0, 1.0, Falloff::Hardness(0.5), 0.0)
+                .unwrap_err()
+                .to_string()
+                .contains("size")
+        );
+        assert!(apply(&mut a, &raise, [1.0, 1.0], f64::NAN).is_err());
+        assert_eq!(
+            apply(&mut a, &raise, [-100.0, 1.0], 0.1).unwrap(),
+            None,
+            "outside the terrain"
+        );
+        assert_eq!(Falloff::Curve(vec![1.0, 0.0]).weight(0.25), 0.75);
+    }
+}

@@ -1,0 +1,160 @@
+//! `TerrainBrush`: a brush as a resource, for games and the editor (maths in `terrain_core::brush`).
+
+use godot::classes::Curve;
+use godot::prelude::*;
+use terrain_core::brush::{Brush, Falloff, Tool};
+
+/// What `TerrainData.apply_brush` does at a point: raise, lower, smooth, flatten, set height, slope, or add and
+/// remove holes, over a round dab of `size` world units whose effect fades from the centre to the rim
+/// (`falloff` curve, else `hardness`). `strength` is per second: `apply_brush(brush, pos, delta)` with each
+/// frame's delta gives the same result however fast the mouse or the game calls it.
+///
+/// Every property refuses values outside its range with an error naming it and keeps the previous value.
+#[derive(GodotClass)]
+#[class(tool, init, base=Resource)]
+pub struct TerrainBrush {
+    /// RAISE, LOWER, SMOOTH, FLATTEN (toward `height`; an editor sets it to the ground under the cursor when
+    /// a stroke starts), SET_HEIGHT (toward `height`), SLOPE (toward the straight slope from `slope_from` to
+    /// `slope_to`), HOLE_ADD, HOLE_REMOVE (samples under the inner half of the dab).
+    #[export(enum = (Raise = 0, Lower = 1, Smooth = 2, Flatten = 3, SetHeight = 4, Slope = 5, HoleAdd = 6, HoleRemove = 7))]
+    #[var(set = set_tool)]
+    #[init(val = 0)]
+    tool: i64,
+    /// Diameter of the dab in world units, (0, 100000].
+    #[export(range = (0.1, 256.0, 0.1, or_greater))]
+    #[var(set = set_size)]
+    #[init(val = 8.0)]
+    size: f64,
+    /// Effect per second at the centre: world units for RAISE/LOWER, share of the way for the others.
+    #[export(range = (0.0, 100.0, 0.01, or_greater))]
+    #[var(set = set_strength)]
+    #[init(val = 2.0)]
+    strength: f64,
+    /// Share of the radius at full strength before the fall to the rim (0: soft, 1: hard); used without
+    /// a `falloff` curve.
+    #[export(range = (0.0, 1.0, 0.01))]
+    #[var(set = set_hardness)]
+    #[init(val = 0.5)]
+    hardness: f64,
+    /// Optional falloff: the weight from the centre (x = 0) to the rim (x = 1).
+    #[export]
+    falloff: Option<Gd<Curve>>,
+    /// Target height of FLATTEN and SET_HEIGHT (world units), [-1e9, 1e9].
+    #[export]
+    #[var(set = set_height)]
+    height: f64,
+    /// SLOPE: start of the slope (world X, height, Z).
+    #[export]
+    slope_from: Vector3,
+    /// SLOPE: end of the slope (world X, height, Z).
+    #[export]
+    slope_to: Vector3,
+    base: Base<Resource>,
+}
+
+#[godot_api]
+impl TerrainBrush {
+    /// `tool` values.
+    #[constant]
+    const RAISE: i64 = 0;
+    /// Lowers the ground.
+    #[constant]
+    const LOWER: i64 = 1;
+    /// Moves heights toward their neighbours' mean.
+    #[constant]
+    const SMOOTH: i64 = 2;
+    /// Moves heights toward `height`.
+    #[constant]
+    const FLATTEN: i64 = 3;
+    /// Moves heights toward `height`.
+    #[constant]
+    const SET_HEIGHT: i64 = 4;
+    /// Moves heights toward the slope from `slope_from` to `slope_to`.
+    #[constant]
+    const SLOPE: i64 = 5;
+    /// Opens holes.
+    #[constant]
+    const HOLE_ADD: i64 = 6;
+    /// Closes holes.
+    #[constant]
+    const HOLE_REMOVE: i64 = 7;
+
+    #[func]
+    fn set_tool(&mut self, v: i64) {
+        if !(0..=7).contains(&v) {
+            godot_error!(
+                "TerrainBrush.tool must be in [0, 7] (RAISE .. HOLE_REMOVE), got {v}; keeping {}",
+                self.tool
+            );
+            return;
+        }
+        self.tool = v;
+    }
+    #[func]
+    fn set_size(&mut self, v: f64) {
+        if !(v > 0.0 && v <= 1.0e5) {
+            godot_error!(
+                "TerrainBrush.size must be a number in (0, 100000], got {v}; keeping {}",
+                self.size
+            );
+            return;
+        }
+        self.size = v;
+    }
+    #[func]
+    fn set_strength(&mut self, v: f64) {
+        if !(0.0..=1.0e5).contains(&v) {
+            godot_error!(
+                "TerrainBrush.strength must be a number in [0, 100000], got {v}; keeping {}",
+                self.strength
+            );
+            return;
+        }
+        self.strength = v;
+    }
+    #[func]
+    fn set_hardness(&mut self, v: f64) {
+        if !(0.0..=1.0).contains(&v) {
+            godot_error!(
+                "TerrainBrush.hardness must be a number in [0, 1], got {v}; keeping {}",
+                self.hardness
+            );
+            return;
+        }
+        self.hardness = v;
+    }
+    #[func]
+    fn set_height(&mut self, v: f64) {
+        if !(-1.0e9..=1.0e9).contains(&v) {
+            godot_error!("TerrainBrush.height must be a number in [-1000000000, 1000000000], got {v}; keeping {}", self.height);
+            return;
+        }
+        self.height = v;
+    }
+}
+
+impl TerrainBrush {
+    /// The core brush in terrain space (the terrain's own X/Z and heights).
+    pub fn core(&self) -> Brush {
+        let tool = match self.tool {
+            1 => Tool::Lower,
+            2 => Tool::Smooth,
+            3 => Tool::Flatten,
+            4 => Tool::SetHeight,
+            5 => Tool::Slope {
+                from: [self.slope_from.x, self.slope_from.y, self.slope_from.z].map(f64::from),
+                to: [self.slope_to.x, self.slope_to.y, self.slope_to.z].map(f64::from),
+            },
+            6 => Tool::HoleAdd,
+            7 => Tool::HoleRemove,
+            _ => Tool::Raise,
+        };
+        let falloff = match &self.falloff {
+            // Sampled once per dab: 33 points from centre to rim.
+            Some(c) => Falloff::Curve((0..33).map(|i| c.sample(i as f32 / 32.0)).collect()),
+            None => Falloff::Hardness(self.hardness as f32),
+        };
+        Brush::new(tool, self.size, self.strength, falloff, self.height)
+            .expect("properties are validated")
+    }
+}
