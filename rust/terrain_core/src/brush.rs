@@ -249,7 +249,7 @@ fn neighbourhood_mean(t: &TerrainData, x: usize, z: usize) -> f32 {
 fn slope_height(a: [f64; 3], b: [f64; 3], p: [f64; 2]) -> f64 {
     let (dx, dz) = (b[0] - a[0], b[2] - a[2]);
     let len2 = dx * dx + dz * dz;
-    if !(len2 > 0.0) {
+    if len2.is_nan() || len2 <= 0.0 {
         return a[1];
     }
     let s = (((p[0] - a[0]) * dx + (p[1] - a[2]) * dz) / len2).clamp(0.0, 1.0);
