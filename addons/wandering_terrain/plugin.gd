@@ -1,12 +1,194 @@
 @tool
 extends EditorPlugin
-## Editor side of Wandering Terrain. The classes themselves come from the GDExtension
-## (wandering_terrain.gdextension) and work without enabling this plugin.
+## Editor side of Wandering Terrain: sculpting and hole tools for a selected TerrainNode or WanderingTerrain.
+## A toolbar in the 3D editor picks the tool, size and strength; the left mouse button paints (Ctrl: the
+## opposite tool, Shift: smooth); [ and ] change the size. Each stroke is one undo step that stores only the
+## terrain it touched. The work is done by the runtime API games use too (TerrainData.apply_brush,
+## TerrainNode.raycast); this script only turns mouse events into dabs.
+
+const Toolbar := preload("res://addons/wandering_terrain/editor/brush_toolbar.gd")
+const Stroke := preload("res://addons/wandering_terrain/editor/brush_stroke.gd")
+
+## Distance between dabs along the mouse path, as a share of the brush size.
+const DAB_SPACING := 0.25
+
+var brush := TerrainBrush.new()
+var toolbar: Toolbar
+var terrain: Node3D
+var cursor: MeshInstance3D
+var stroke: Stroke
+## Seconds each dab lasts when > 0 (tests); otherwise the time since the last dab (strength per second).
+var fixed_dab_seconds := 0.0
+var _last_dab_pos := Vector3.INF
+var _last_dab_usec := 0
 
 
 func _enter_tree() -> void:
-	pass
+	# Scripts and tests find the plugin here.
+	Engine.set_meta("wandering_terrain_plugin", self)
+	toolbar = Toolbar.new()
+	toolbar.setup(brush)
+	add_control_to_container(CONTAINER_SPATIAL_EDITOR_MENU, toolbar)
+	toolbar.hide()
 
 
 func _exit_tree() -> void:
-	pass
+	if Engine.has_meta("wandering_terrain_plugin"):
+		Engine.remove_meta("wandering_terrain_plugin")
+	_drop_cursor()
+	if toolbar:
+		remove_control_from_container(CONTAINER_SPATIAL_EDITOR_MENU, toolbar)
+		toolbar.queue_free()
+		toolbar = null
+
+
+func _handles(object: Object) -> bool:
+	return object is TerrainNode or object is WanderingTerrain
+
+
+func _edit(object: Object) -> void:
+	_drop_cursor()
+	terrain = object as Node3D
+
+
+func _make_visible(visible: bool) -> void:
+	if toolbar:
+		toolbar.visible = visible
+	if not visible:
+		_drop_cursor()
+
+
+func _forward_3d_gui_input(camera: Camera3D, event: InputEvent) -> int:
+	if terrain == null or not is_instance_valid(terrain) or terrain.terrain_data == null:
+		return AFTER_GUI_INPUT_PASS
+	if event is InputEventKey and event.pressed and not event.echo:
+		if event.keycode == KEY_BRACKETLEFT or event.keycode == KEY_BRACKETRIGHT:
+			brush.size = clampf(brush.size * (0.8 if event.keycode == KEY_BRACKETLEFT else 1.25), 0.5, 4096.0)
+			toolbar.refresh()
+			return AFTER_GUI_INPUT_STOP
+		return AFTER_GUI_INPUT_PASS
+	if not (event is InputEventMouse):
+		return AFTER_GUI_INPUT_PASS
+	var hit := _hit(camera, event.position)
+	_show_cursor(hit)
+	if event is InputEventMouseButton and event.button_index == MOUSE_BUTTON_LEFT:
+		if event.pressed and is_finite(hit.x):
+			_begin(hit, event)
+			return AFTER_GUI_INPUT_STOP
+		if not event.pressed and stroke != null:
+			_end()
+			return AFTER_GUI_INPUT_STOP
+	if event is InputEventMouseMotion and stroke != null:
+		if is_finite(hit.x):
+			_dabs_to(hit)
+		return AFTER_GUI_INPUT_STOP
+	return AFTER_GUI_INPUT_PASS
+
+
+## World point under the mouse on the drawn terrain (NaN when none).
+func _hit(camera: Camera3D, pos: Vector2) -> Vector3:
+	var o := camera.project_ray_origin(pos)
+	var d := camera.project_ray_normal(pos)
+	if terrain is TerrainNode:
+		return (terrain as TerrainNode).raycast(o, d)
+	var origin := Vector3(terrain.global_position.x, 0, terrain.global_position.z)
+	var h: Vector3 = terrain.terrain_data.raycast(o - origin, d)
+	return h + origin
+
+
+## World -> terrain space (TerrainNode: moved and scaled; WanderingTerrain: moved on X/Z).
+func _to_terrain(p: Vector3) -> Vector3:
+	if terrain is TerrainNode:
+		var t := terrain.global_transform
+		var s := t.basis.get_scale()
+		return (p - t.origin) / s
+	return p - Vector3(terrain.global_position.x, 0, terrain.global_position.z)
+
+
+func _begin(hit: Vector3, event: InputEventMouseButton) -> void:
+	var local := _to_terrain(hit)
+	stroke = Stroke.new(terrain.terrain_data, toolbar.tool_for(event.ctrl_pressed, event.shift_pressed))
+	brush.tool = stroke.tool
+	if brush.tool == TerrainBrush.FLATTEN:
+		brush.height = local.y
+	_last_dab_pos = Vector3.INF
+	_last_dab_usec = Time.get_ticks_usec()
+	_dab(hit, fixed_dab_seconds if fixed_dab_seconds > 0.0 else 1.0 / 30.0)
+
+
+func _dabs_to(hit: Vector3) -> void:
+	var step := maxf(brush.size * DAB_SPACING, 0.05)
+	var now := Time.get_ticks_usec()
+	var dt := clampf((now - _last_dab_usec) / 1e6, 0.0, 0.25)
+	var dist := _last_dab_pos.distance_to(hit) if is_finite(_last_dab_pos.x) else step
+	var n := maxi(int(dist / step), 0)
+	if n == 0:
+		return
+	# The time since the last dab is shared by the dabs along the path: strength stays per second.
+	var each := fixed_dab_seconds if fixed_dab_seconds > 0.0 else dt / n
+	var from := _last_dab_pos
+	for i in range(1, n + 1):
+		_dab(from.lerp(hit, float(i) / n) if is_finite(from.x) else hit, each)
+	_last_dab_usec = now
+
+
+func _dab(world: Vector3, dt: float) -> void:
+	var p := _to_terrain(world)
+	var size_terrain := brush.size
+	stroke.before_dab(Vector2(p.x, p.z), size_terrain)
+	terrain.terrain_data.apply_brush(brush, Vector2(p.x, p.z), dt)
+	_last_dab_pos = world
+
+
+func _end() -> void:
+	var s := stroke
+	stroke = null
+	s.finish()
+	if s.is_empty():
+		return
+	var ur := get_undo_redo()
+	# The terrain node as context: the action lands in its scene's history and marks the scene unsaved.
+	ur.create_action("Terrain: %s stroke" % toolbar.tool_name(s.tool), UndoRedo.MERGE_DISABLE, terrain)
+	ur.add_do_method(s, "apply", "after")
+	ur.add_undo_method(s, "apply", "before")
+	# Already applied while painting: commit without doing it again.
+	ur.commit_action(false)
+
+
+func _show_cursor(hit: Vector3) -> void:
+	if not is_finite(hit.x):
+		if cursor:
+			cursor.visible = false
+		return
+	if cursor == null:
+		cursor = MeshInstance3D.new()
+		cursor.mesh = _ring_mesh()
+		cursor.cast_shadow = GeometryInstance3D.SHADOW_CASTING_SETTING_OFF
+		var m := StandardMaterial3D.new()
+		m.shading_mode = BaseMaterial3D.SHADING_MODE_UNSHADED
+		m.albedo_color = Color(1.0, 0.85, 0.2)
+		m.no_depth_test = true
+		cursor.material_override = m
+		# Not part of the scene: an internal child, never saved.
+		terrain.add_child(cursor, false, Node.INTERNAL_MODE_BACK)
+	cursor.visible = true
+	cursor.global_position = hit + Vector3(0, 0.05, 0)
+	cursor.scale = Vector3.ONE * brush.size * 0.5
+
+
+## A unit circle of lines (scaled to the brush radius), with an inner circle at the falloff's hardness.
+func _ring_mesh() -> ImmediateMesh:
+	var m := ImmediateMesh.new()
+	for r in [1.0, maxf(brush.hardness, 0.05)]:
+		m.surface_begin(Mesh.PRIMITIVE_LINE_STRIP)
+		for i in 65:
+			var a := TAU * i / 64.0
+			m.surface_add_vertex(Vector3(cos(a) * r, 0, sin(a) * r))
+		m.surface_end()
+	return m
+
+
+func _drop_cursor() -> void:
+	if cursor and is_instance_valid(cursor):
+		cursor.queue_free()
+	cursor = null

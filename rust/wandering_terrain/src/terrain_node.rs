@@ -18,6 +18,22 @@ use terrain_core::terrain_data::Region;
 
 const DEFAULT_SHADER: &str = "res://addons/wandering_terrain/shaders/terrain_node.gdshader";
 
+/// Shader parameters this node sets (runtime state, taken out of the material while a scene is saved).
+const RUNTIME_PARAMS: &[&str] = &[
+    "clipmap_data",
+    "clipmap_window",
+    "clipmap_fine_layer",
+    "clipmap_fine_origin",
+    "terrain_size",
+    "spacing",
+    "terrain_origin",
+    "terrain_scale",
+    "vertex_spacing",
+    "tile_resolution",
+    "morph_width",
+    "clipmap_target",
+];
+
 /// Heightmap terrain drawn as a geometry clipmap (Losasso & Hoppe 2004; Asirvatham & Hoppe, GPU Gems 2): rings of tiles centred on `target`, each
 /// level twice as coarse as the one inside it, joined by seam triangles (no cracks) and geomorphed near
 /// their borders (no popping). The meshes are built once and shared by every level; each frame only moves
@@ -247,6 +263,19 @@ impl INode3D for TerrainNode {
             N::EXIT_TREE => {
                 self.free_instances();
                 self.collision.exit();
+            }
+            // The data texture and per-frame values are runtime state: not saved into the scene with the
+            // material (they would bloat it and fail to load).
+            N::EDITOR_PRE_SAVE => {
+                if let Some(m) = self.material.as_mut() {
+                    for name in RUNTIME_PARAMS {
+                        m.set_shader_parameter(*name, &Variant::nil());
+                    }
+                }
+            }
+            N::EDITOR_POST_SAVE => {
+                self.update_material();
+                self.sent_fine_origin = None;
             }
             N::VISIBILITY_CHANGED => self.apply_flags(),
             // Origin and scale feed the shader, the data windows and the pieces' culling boxes.

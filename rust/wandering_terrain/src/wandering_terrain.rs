@@ -16,6 +16,17 @@ use terrain_core::wandering_terrain::{place, Placement};
 
 const DEFAULT_SHADER: &str = "res://addons/wandering_terrain/shaders/wandering_terrain.gdshader";
 
+/// Shader parameters this node sets (runtime state, taken out of the material while a scene is saved).
+const RUNTIME_PARAMS: &[&str] = &[
+    "data_tex",
+    "holes_tex",
+    "has_holes",
+    "terrain_size",
+    "spacing",
+    "translation",
+    "rotation",
+];
+
 /// Renders a `TerrainData` with camera-following LOD rings with Bézier-patch heights: one `WanderingMesh` that follows the camera, the
 /// terrain data texture slid under it by `wandering_terrain.gdshader`.
 ///
@@ -193,6 +204,18 @@ impl INode3D for WanderingTerrain {
                 }
             }
             N::EXIT_TREE => self.collision.exit(),
+            // The data textures and placement are runtime state: not saved into the scene with the material.
+            N::EDITOR_PRE_SAVE => {
+                if let Some(m) = self.material.as_mut() {
+                    for name in RUNTIME_PARAMS {
+                        m.set_shader_parameter(*name, &Variant::nil());
+                    }
+                }
+            }
+            N::EDITOR_POST_SAVE => {
+                self.on_data_changed();
+                self.last = None;
+            }
             _ => {}
         }
     }

@@ -6,6 +6,54 @@ use crate::{run_godot, scan};
 use std::path::Path;
 use std::time::Duration;
 
+/// The terrain tools in the real editor: the test project's driver plugin (tests/editor_test) sends mouse
+/// events through the terrain plugin and prints framed cases; the log is scanned like the suites'.
+pub fn tools(g: &Godot, repo: &Path) -> Result<scan::Report, String> {
+    let p = repo.join("tests").display().to_string();
+    let log = repo.join("target/godot-tests/editor/tools.log");
+    let run = run_godot(
+        g,
+        &[
+            "--headless",
+            "--editor",
+            "--audio-driver",
+            "Dummy",
+            "--path",
+            &p,
+            "--",
+            "--editor-test",
+        ],
+        &[],
+        &log,
+        Duration::from_secs(300),
+    )?;
+    let mut r = scan::scan(&run.log);
+    if run.timed_out {
+        r.stray_errors.push("the editor timed out".into());
+    }
+    for c in &r.cases {
+        println!(
+            "  {} editor {}",
+            if c.passed { "ok  " } else { "FAIL" },
+            c.name
+        );
+        for why in &c.reasons {
+            println!("         {why}");
+        }
+    }
+    for e in &r.stray_errors {
+        println!("  FAIL editor log: {e}");
+    }
+    if !r.finished {
+        println!(
+            "  FAIL editor: the driver did not finish (see {})",
+            log.display()
+        );
+    }
+    println!("  (editor tools: log {})", log.display());
+    Ok(r)
+}
+
 /// Opens every scene of `godot-project/scenes` in the editor for a few hundred frames; (passed, failed).
 pub fn run(g: &Godot, repo: &Path) -> Result<(usize, usize), String> {
     let project = repo.join("godot-project");

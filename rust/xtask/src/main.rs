@@ -416,6 +416,8 @@ fn test(repo: &Path, args: &[String]) -> Result<bool, String> {
         import(&g, &repo.join("godot-project"), &logs)?;
         let (p, f) = editor_open::run(&g, repo)?;
         totals.add("editor", p, f);
+        let r = editor_open::tools(&g, repo)?;
+        totals.add("editor tools", r.passed(), r.failed());
     }
 
     if !args.iter().any(|a| a == "--no-render") {

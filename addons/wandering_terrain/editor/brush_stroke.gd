@@ -1,0 +1,72 @@
+@tool
+extends RefCounted
+## One brush stroke's undo data: the terrain it touched, in 32 x 32 chunks, before and after. A chunk is
+## saved the first time a dab reaches it, before the dab changes it, so the stroke stores about twice the
+## data of the area it touched and nothing else.
+
+const CHUNK := 32
+
+var data: TerrainData
+var tool: int
+## Vector2i chunk -> {rect, before, after} (heights, or hole marks for the hole tools).
+var chunks := {}
+
+
+func _init(terrain_data: TerrainData, brush_tool: int) -> void:
+	data = terrain_data
+	tool = brush_tool
+
+
+func _holes() -> bool:
+	return tool == TerrainBrush.HOLE_ADD or tool == TerrainBrush.HOLE_REMOVE
+
+
+func _read(r: Rect2i) -> Variant:
+	return data.get_holes_region(r) if _holes() else data.get_heights_region(r)
+
+
+## Saves the chunks a dab of `size` (terrain units) at terrain X/Z `center` can touch.
+func before_dab(center: Vector2, size: float) -> void:
+	var sp := data.spacing
+	var reach := size * 0.5 + sp
+	var lo := Vector2i(floori((center.x - reach) / sp), floori((center.y - reach) / sp))
+	var hi := Vector2i(ceili((center.x + reach) / sp), ceili((center.y + reach) / sp))
+	var all := Rect2i(Vector2i.ZERO, data.size)
+	for cz in range(floori(lo.y / float(CHUNK)), floori(hi.y / float(CHUNK)) + 1):
+		for cx in range(floori(lo.x / float(CHUNK)), floori(hi.x / float(CHUNK)) + 1):
+			var key := Vector2i(cx, cz)
+			if chunks.has(key):
+				continue
+			var r := Rect2i(cx * CHUNK, cz * CHUNK, CHUNK, CHUNK).intersection(all)
+			if r.has_area():
+				chunks[key] = {"rect": r, "before": _read(r)}
+
+
+## Records the state after the stroke; chunks it did not change are dropped.
+func finish() -> void:
+	for key in chunks.keys():
+		var c: Dictionary = chunks[key]
+		c["after"] = _read(c["rect"])
+		if c["after"] == c["before"]:
+			chunks.erase(key)
+
+
+func is_empty() -> bool:
+	return chunks.is_empty()
+
+
+## Writes every chunk's "before" or "after" state (undo / redo).
+func apply(which: String) -> void:
+	for c in chunks.values():
+		if _holes():
+			data.set_holes_region(c["rect"], c[which])
+		else:
+			data.set_heights_region(c["rect"], c[which])
+
+
+## Bytes the stroke keeps for undo and redo.
+func byte_size() -> int:
+	var n := 0
+	for c in chunks.values():
+		n += (c["before"].size() + c["after"].size()) * (1 if _holes() else 4)
+	return n

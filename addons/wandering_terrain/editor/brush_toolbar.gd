@@ -1,0 +1,80 @@
+@tool
+extends HBoxContainer
+## The terrain brush toolbar of the 3D editor: tool, size, strength, hardness.
+
+const NAMES := ["Raise", "Lower", "Smooth", "Flatten", "Set height", "Slope", "Hole", "Fill hole"]
+const TIPS := [
+	"Raise the ground (Ctrl: lower, Shift: smooth)",
+	"Lower the ground (Ctrl: raise, Shift: smooth)",
+	"Smooth: heights toward their neighbours' mean",
+	"Flatten to the height under the cursor where the stroke starts",
+	"Set heights to the Height value",
+	"Slope from slope_from to slope_to of the brush",
+	"Cut holes: nothing drawn, nothing to stand on (Ctrl: fill)",
+	"Fill holes (Ctrl: cut)",
+]
+
+var brush: TerrainBrush
+var _tool: OptionButton
+var _size: SpinBox
+var _strength: SpinBox
+var _hardness: SpinBox
+
+
+func setup(b: TerrainBrush) -> void:
+	brush = b
+	_tool = OptionButton.new()
+	for i in NAMES.size():
+		_tool.add_item(NAMES[i], i)
+		_tool.set_item_tooltip(i, TIPS[i])
+	_tool.tooltip_text = "Terrain brush tool"
+	add_child(_tool)
+	_size = _spin("Size", 0.5, 4096.0, 0.5, "Brush diameter in world units ([ and ] while painting)")
+	_strength = _spin("Strength", 0.0, 100.0, 0.1, "Effect per second at the centre")
+	_hardness = _spin("Hardness", 0.0, 1.0, 0.05, "Share of the radius at full strength")
+	_size.value_changed.connect(func(v): brush.size = v)
+	_strength.value_changed.connect(func(v): brush.strength = v)
+	_hardness.value_changed.connect(func(v): brush.hardness = v)
+	refresh()
+
+
+func _spin(label: String, lo: float, hi: float, step: float, tip: String) -> SpinBox:
+	var l := Label.new()
+	l.text = label
+	add_child(l)
+	var s := SpinBox.new()
+	s.min_value = lo
+	s.max_value = hi
+	s.step = step
+	s.tooltip_text = tip
+	add_child(s)
+	return s
+
+
+func refresh() -> void:
+	_size.set_value_no_signal(brush.size)
+	_strength.set_value_no_signal(brush.strength)
+	_hardness.set_value_no_signal(brush.hardness)
+
+
+## The tool for a stroke: the selected one, Shift smooths, Ctrl inverts.
+func tool_for(ctrl: bool, shift: bool) -> int:
+	var t := _tool.selected
+	if shift:
+		return TerrainBrush.SMOOTH
+	if ctrl:
+		match t:
+			TerrainBrush.RAISE: return TerrainBrush.LOWER
+			TerrainBrush.LOWER: return TerrainBrush.RAISE
+			TerrainBrush.HOLE_ADD: return TerrainBrush.HOLE_REMOVE
+			TerrainBrush.HOLE_REMOVE: return TerrainBrush.HOLE_ADD
+	return t
+
+
+func tool_name(t: int) -> String:
+	return NAMES[t]
+
+
+## Selects a tool (also for scripts and tests).
+func select_tool(t: int) -> void:
+	_tool.select(t)
