@@ -2,7 +2,8 @@
 extends EditorPlugin
 ## Editor side of Wandering Terrain: sculpting and hole tools for a selected TerrainNode or WanderingTerrain.
 ## A toolbar in the 3D editor picks the tool, size and strength; the left mouse button paints (Ctrl: the
-## opposite tool, Shift: smooth); [ and ] change the size. Each stroke is one undo step that stores only the
+## opposite tool, Shift: smooth); [ and ] change the size. Slope: Alt+click sets its start, Alt+Ctrl+click
+## its end (each at the ground's height there), then strokes pull the ground toward the straight slope. Each stroke is one undo step that stores only the
 ## terrain it touched. The work is done by the runtime API games use too (TerrainData.apply_brush,
 ## TerrainNode.raycast); this script only turns mouse events into dabs.
 
@@ -72,6 +73,13 @@ func _forward_3d_gui_input(camera: Camera3D, event: InputEvent) -> int:
 	var hit := _hit(camera, event.position)
 	_show_cursor(hit)
 	if event is InputEventMouseButton and event.button_index == MOUSE_BUTTON_LEFT:
+		if event.pressed and event.alt_pressed and is_finite(hit.x) and toolbar.tool_for(false, false) == TerrainBrush.SLOPE:
+			# The slope's ends, in terrain space.
+			if event.ctrl_pressed:
+				brush.slope_to = _to_terrain(hit)
+			else:
+				brush.slope_from = _to_terrain(hit)
+			return AFTER_GUI_INPUT_STOP
 		if event.pressed and is_finite(hit.x):
 			_begin(hit, event)
 			return AFTER_GUI_INPUT_STOP

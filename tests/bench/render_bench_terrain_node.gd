@@ -123,6 +123,37 @@ func run(quick: bool) -> void:
 	print("bench terrain_node moving 100 m/s (%s): median %.3f ms, worst %.3f ms per frame (goal <= 0.5 / 2 ms)" % [
 		renderer, median(t_move) / 1000.0, worst / 1000.0])
 
+	# Brushes: one dab of radius 128 samples (the call and the node's update), a 60-dab stroke, and the undo
+	# data the editor keeps for a 60-dab stroke over a 512² area.
+	var brush := TerrainBrush.new()
+	brush.size = 256.0
+	brush.strength = 2.0
+	var t_dab: Array[float] = []
+	for i in (10 if quick else 30):
+		await tree.process_frame
+		var t0 := Time.get_ticks_usec()
+		data.apply_brush(brush, Vector2(2048 + i * 3, 2048 - i * 2), 1.0 / 60.0)
+		tn.update_now()
+		t_dab.append(float(Time.get_ticks_usec() - t0))
+	var Stroke := load("res://addons/wandering_terrain/editor/brush_stroke.gd")
+	var stroke = Stroke.new(data, TerrainBrush.RAISE)
+	brush.size = 64.0
+	var t_stroke := 0.0
+	var worst_dab := 0.0
+	for i in 60:
+		# A zigzag over a 512² area.
+		var p := Vector2(1800 + (i % 12) * 40.0, 1800 + (i / 12) * 100.0)
+		var t0 := Time.get_ticks_usec()
+		stroke.before_dab(p, brush.size)
+		data.apply_brush(brush, p, 1.0 / 60.0)
+		tn.update_now()
+		var dt := float(Time.get_ticks_usec() - t0)
+		t_stroke += dt
+		worst_dab = maxf(worst_dab, dt)
+	stroke.finish()
+	print("bench terrain_node brush (%s): dab of radius 128 samples on 4096² %.3f ms median (goal <= 1 ms, incl. the node's update); 60-dab stroke (64-unit brush) %.1f ms in all, worst dab %.2f ms; undo data of that stroke over a 512² area %.2f MB = %.2fx the area's heights (goal <= 2x)" % [
+		renderer, median(t_dab) / 1000.0, t_stroke / 1000.0, worst_dab / 1000.0, stroke.byte_size() / 1e6, stroke.byte_size() / (512.0 * 512.0 * 4.0)])
+
 	# Reference: the same edits through the whole-terrain data texture.
 	cam.position = Vector3(2048, 80, 2048)
 	var tex := data.get_data_texture()

@@ -64,6 +64,7 @@ func _run() -> void:
 	await _frames(1)
 	await _test_click_is_one_core_dab(plugin, tn, cam)
 	await _test_stroke_undo_redo(plugin, tn, cam)
+	await _test_slope_from_two_clicks(plugin, tn, cam)
 	await _test_holes_and_save(plugin, tn, cam)
 	cam.free()
 	print("::summary")
@@ -212,4 +213,34 @@ func _test_holes_and_save(plugin, tn: TerrainNode, cam: Camera3D) -> void:
 	var mat: ShaderMaterial = inst.get_node("TerrainNode").material
 	check(mat == null or mat.get_shader_parameter("clipmap_data") == null, "runtime data is not saved with the material")
 	inst.free()
+	_end()
+
+
+func _test_slope_from_two_clicks(plugin, tn: TerrainNode, cam: Camera3D) -> void:
+	_begin("test_slope_from_two_clicks")
+	plugin.toolbar.select_tool(TerrainBrush.SLOPE)
+	var size := cam.get_viewport().get_visible_rect().size
+	var a := size * Vector2(0.35, 0.5)
+	var z := size * Vector2(0.65, 0.5)
+	var ea := InputEventMouseButton.new()
+	ea.button_index = MOUSE_BUTTON_LEFT
+	ea.pressed = true
+	ea.alt_pressed = true
+	ea.position = a
+	plugin._forward_3d_gui_input(cam, ea)
+	var ez := ea.duplicate()
+	ez.ctrl_pressed = true
+	ez.position = z
+	plugin._forward_3d_gui_input(cam, ez)
+	var ha := tn.raycast(cam.project_ray_origin(a), cam.project_ray_normal(a))
+	var hz := tn.raycast(cam.project_ray_origin(z), cam.project_ray_normal(z))
+	check(plugin.brush.slope_from.distance_to(ha) < 1e-3 and plugin.brush.slope_to.distance_to(hz) < 1e-3, "Alt+click and Alt+Ctrl+click set the slope's ends")
+	# Painting along it pulls the ground toward the straight line between them.
+	plugin.brush.size = 6.0
+	plugin.brush.strength = 50.0
+	var mid := (a + z) / 2.0
+	_mouse(plugin, cam, mid, true)
+	_mouse(plugin, cam, mid, false)
+	var hm := tn.get_height(Vector2((ha.x + hz.x) / 2.0, (ha.z + hz.z) / 2.0))
+	check(absf(hm - (ha.y + hz.y) / 2.0) < 0.05, "the middle reached the slope (%s vs %s)" % [hm, (ha.y + hz.y) / 2.0])
 	_end()

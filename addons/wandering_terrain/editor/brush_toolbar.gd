@@ -9,7 +9,7 @@ const TIPS := [
 	"Smooth: heights toward their neighbours' mean",
 	"Flatten to the height under the cursor where the stroke starts",
 	"Set heights to the Height value",
-	"Slope from slope_from to slope_to of the brush",
+	"Slope: Alt+click its start, Alt+Ctrl+click its end, then paint",
 	"Cut holes: nothing drawn, nothing to stand on (Ctrl: fill)",
 	"Fill holes (Ctrl: cut)",
 ]
