@@ -172,6 +172,43 @@ func test_wandering_mesh_properties() -> void:
 	check(fresh.get_mesh_arrays()[Mesh.ARRAY_VERTEX] == arrays[Mesh.ARRAY_VERTEX], "same mesh as a fresh object")
 
 
+func test_brush_properties_and_calls() -> void:
+	rng.seed = SEED + 4
+	var b := TerrainBrush.new()
+	_ints(b, "TerrainBrush", "tool", func(v): return v >= 0 and v <= 7)
+	_floats(b, "TerrainBrush", "size", 1e-300, 1e5, func(v): return v > 0.0)
+	_floats(b, "TerrainBrush", "strength", 0.0, 1e5)
+	_floats(b, "TerrainBrush", "hardness", 0.0, 1.0)
+	_floats(b, "TerrainBrush", "height", -1e9, 1e9)
+	var t := TerrainData.new()
+	t.size = Vector2i(48, 48)
+	# Sensible brush values for the dabs (the fuzzing above may leave 100000 units per second: cliffs of
+	# kilometres within a sample, where positions' f32 rounding alone moves heights by metres).
+	b.size = 6.0
+	b.strength = 3.0
+	b.height = 5.0
+	# Random dabs anywhere (inside, outside, hostile points and durations): never an unexpected error.
+	for i in 150:
+		b.tool = rng.randi_range(0, 7)
+		var c := Vector2(FLOATS[rng.randi() % FLOATS.size()], rng.randf_range(-10, 60)) if rng.randf() < 0.2 else Vector2(rng.randf_range(-10, 60), rng.randf_range(-10, 60))
+		var dt: float = FLOATS[rng.randi() % FLOATS.size()] if rng.randf() < 0.2 else rng.randf_range(0, 0.2)
+		var ok := is_finite(dt) and dt >= 0.0 and dt <= 10.0
+		if not ok:
+			expect_error("TerrainData.apply_brush: delta must be a number in [0, 10]")
+		var r := t.apply_brush(b, c, dt)
+		check(ok or r == Rect2i(), "refused dab changes nothing")
+	for h in t.heights:
+		if not is_finite(h):
+			check(false, "heights stay finite")
+			break
+	# Rays from anywhere, in any direction: a point on the surface or NaN.
+	for i in 200:
+		var o := Vector3(rng.randf_range(-20, 70), FLOATS[rng.randi() % FLOATS.size()] if rng.randf() < 0.2 else rng.randf_range(-20, 40), rng.randf_range(-20, 70))
+		var d := Vector3(rng.randf_range(-1, 1), rng.randf_range(-1, 1), rng.randf_range(-1, 1))
+		var hit := t.raycast(o, d)
+		check(is_nan(hit.x) or absf(hit.y - t.get_height(Vector2(hit.x, hit.z))) < 1e-3, "raycast %s %s -> %s (get_height %s, hole %s)" % [o, d, hit, t.get_height(Vector2(hit.x, hit.z)), t.is_hole(Vector2(hit.x, hit.z))])
+
+
 func _collision(obj: Object, cls: String) -> void:
 	_ints(obj, cls, "collision_mode", func(v): return v >= 0 and v <= 2)
 	_ints(obj, cls, "collision_subdivision", func(v): return v == 1 or v == 2 or v == 4)

@@ -246,3 +246,34 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod spiky {
+    use super::*;
+
+    #[test]
+    fn hits_on_spiky_ground_lie_on_it() {
+        let (w, d) = (48, 48);
+        let h: Vec<f32> = (0..w * d)
+            .map(|i| (((i * 2654435761usize) >> 7) % 1000) as f32 / 1000.0 * 80.0 - 10.0)
+            .collect();
+        let t = TerrainData::from_heights(w, d, 1.0, h).unwrap();
+        let mut bad = vec![];
+        for k in 0..2000 {
+            let f = k as f64;
+            let o = [
+                (f * 0.618).fract() * 60.0 - 6.0,
+                (f * 0.37).fract() * 100.0 - 20.0,
+                (f * 0.414).fract() * 60.0 - 6.0,
+            ];
+            let dir = [(f * 1.3).sin(), (f * 0.71).cos(), (f * 0.9).cos()];
+            if let Some(p) = raycast(&t, o, dir) {
+                let g = f64::from(t.height_at(p[0], p[2]));
+                if (g - p[1]).abs() > 1e-3 {
+                    bad.push((k, o, dir, p, g));
+                }
+            }
+        }
+        assert!(bad.is_empty(), "{} bad, e.g. {:?}", bad.len(), bad.first());
+    }
+}
