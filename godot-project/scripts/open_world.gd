@@ -1,6 +1,8 @@
+@tool
 extends Node3D
-## Open world on a TerrainNode (geometry clipmap): a 4096² terrain generated at start, a fly camera, and
-## a few fixed viewpoints for the demo renderer.
+## Open world on a TerrainNode (geometry clipmap): a 4096² terrain generated when the scene loads — in the
+## editor too, so the real terrain shows there (it is not saved into the scene) — a fly camera, and a few
+## fixed viewpoints for the demo renderer.
 
 @export var terrain_size := Vector2i(4096, 4096)
 @export var height := 220.0
@@ -8,13 +10,16 @@ extends Node3D
 
 @onready var terrain: TerrainNode = $TerrainNode
 @onready var fly: Camera3D = $FlyCamera
+var _data: TerrainData
 
 
 func _ready() -> void:
-	var data := TerrainData.new()
-	data.size = terrain_size
-	data.generate_noise(4096, 1.0 / 700.0, 8, 2.0, 0.5, height, sea_level, TerrainData.NOISE_PERLIN)
-	terrain.terrain_data = data
+	_data = TerrainData.new()
+	_data.size = terrain_size
+	_data.generate_noise(4096, 1.0 / 700.0, 8, 2.0, 0.5, height, sea_level, TerrainData.NOISE_PERLIN)
+	terrain.terrain_data = _data
+	if Engine.is_editor_hint():
+		return
 	var c := Vector2(terrain_size) * 0.5
 	fly.position = Vector3(c.x, terrain.get_height(c) + 60.0, c.y)
 
@@ -33,6 +38,14 @@ func demo_views() -> Array:
 		cam.rotation_degrees = Vector3(v[2], v[3], 0)
 		views.append(cam)
 	return views
+
+
+## Generated data is not saved with the scene: it is made again when the scene loads.
+func _notification(what: int) -> void:
+	if what == NOTIFICATION_EDITOR_PRE_SAVE and terrain:
+		terrain.terrain_data = null
+	elif what == NOTIFICATION_EDITOR_POST_SAVE and terrain:
+		terrain.terrain_data = _data
 
 
 func prepare_view(cam: Camera3D) -> void:

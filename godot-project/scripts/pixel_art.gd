@@ -1,17 +1,22 @@
+@tool
 extends Node3D
 ## Pixel-art terrain (terrain_pixel_art.gdshader on a TerrainNode): texels keep their size on screen from a
 ## close-up to the whole map. Toggle `low_poly` for the faceted look (large vertex spacing, flat shading).
-## Fly with the camera (WASD/QE, right mouse to look).
+## Fly with the camera (WASD/QE, right mouse to look). The terrain is generated when the scene loads, in the
+## editor too (not saved into the scene).
 
 @export var terrain_size := Vector2i(512, 512)
 @export var low_poly := false
 
 @onready var terrain: TerrainNode = $TerrainNode
 @onready var fly: Camera3D = $FlyCamera
+var _data: TerrainData
+var _material: ShaderMaterial
 
 
 func _ready() -> void:
 	var data := TerrainData.new()
+	_data = data
 	data.size = terrain_size
 	var g := TerrainGenerator.new()
 	g.seed = 77
@@ -21,14 +26,17 @@ func _ready() -> void:
 	g.sea_level = -6.0
 	data.generate(g)
 	terrain.terrain_data = data
-	terrain.material = _material()
+	_material = _make_material()
+	terrain.material = _material
 	set_low_poly(low_poly)
+	if Engine.is_editor_hint():
+		return
 	var c := Vector2(terrain_size) * 0.5
 	fly.position = Vector3(c.x, terrain.get_height(c) + 20.0, c.y + 30.0)
 	fly.rotation_degrees.x = -30.0
 
 
-func _material() -> ShaderMaterial:
+func _make_material() -> ShaderMaterial:
 	var m := ShaderMaterial.new()
 	m.shader = load("res://addons/wandering_terrain/shaders/terrain_pixel_art.gdshader")
 	# Water, sand, grass, forest, rock, snow: the classic altitude palette.
@@ -70,6 +78,16 @@ func demo_views() -> Array:
 		cam.rotation_degrees = Vector3(v[2], 0, 0)
 		views.append(cam)
 	return views
+
+
+## Generated data and material are not saved with the scene: they are made again when the scene loads.
+func _notification(what: int) -> void:
+	if what == NOTIFICATION_EDITOR_PRE_SAVE and terrain:
+		terrain.terrain_data = null
+		terrain.material = null
+	elif what == NOTIFICATION_EDITOR_POST_SAVE and terrain:
+		terrain.terrain_data = _data
+		terrain.material = _material
 
 
 func prepare_view(cam: Camera3D) -> void:
