@@ -1,8 +1,9 @@
 @tool
 extends EditorPlugin
 ## Editor side of Wandering Terrain: sculpting and hole tools for a selected TerrainNode or WanderingTerrain.
-## A toolbar in the 3D editor picks the tool, size and strength; the left mouse button paints (Ctrl: the
-## opposite tool, Shift: smooth); [ and ] change the size. Slope: Alt+click sets its start, Alt+Ctrl+click
+## A toolbar in the 3D editor picks the tool (default: none, the mouse selects as usual), size and strength;
+## with a tool, the left mouse button paints (Ctrl: the opposite tool, Shift: smooth; holding still keeps
+## painting); [ and ] change the size. Slope: Alt+click sets its start, Alt+Ctrl+click
 ## its end (each at the ground's height there), then strokes pull the ground toward the straight slope. Each stroke is one undo step that stores only the
 ## terrain it touched. The work is done by the runtime API games use too (TerrainData.apply_brush,
 ## TerrainNode.raycast); this script only turns mouse events into dabs.
@@ -22,6 +23,8 @@ var stroke: Stroke
 var fixed_dab_seconds := 0.0
 var _last_dab_pos := Vector3.INF
 var _last_dab_usec := 0
+## TerrainData edited since the last save (those saved in their own files are written with the scene).
+var _touched: Array[TerrainData] = []
 
 
 func _enter_tree() -> void:
@@ -34,6 +37,8 @@ func _enter_tree() -> void:
 
 
 func _exit_tree() -> void:
+	if stroke != null:
+		_end()
 	if Engine.has_meta("wandering_terrain_plugin"):
 		Engine.remove_meta("wandering_terrain_plugin")
 	_drop_cursor()
@@ -43,11 +48,32 @@ func _exit_tree() -> void:
 		toolbar = null
 
 
+func _process(_delta: float) -> void:
+	# Holding the button still keeps painting (strength is per second).
+	if stroke != null and is_finite(_last_dab_pos.x) and fixed_dab_seconds <= 0.0:
+		var now := Time.get_ticks_usec()
+		var dt := (now - _last_dab_usec) / 1e6
+		if dt >= 1.0 / 30.0:
+			_dab(_last_dab_pos, minf(dt, 0.25))
+			_last_dab_usec = now
+
+
+## Writes the TerrainData the tools changed that live in their own resource files (embedded data is saved
+## with its scene anyway); the editor calls this when it saves.
+func _save_external_data() -> void:
+	for d in _touched:
+		if is_instance_valid(d) and d.resource_path != "" and not d.resource_path.contains("::"):
+			ResourceSaver.save(d)
+	_touched.clear()
+
+
 func _handles(object: Object) -> bool:
 	return object is TerrainNode or object is WanderingTerrain
 
 
 func _edit(object: Object) -> void:
+	if stroke != null:
+		_end()
 	_drop_cursor()
 	terrain = object as Node3D
 
@@ -56,6 +82,8 @@ func _make_visible(visible: bool) -> void:
 	if toolbar:
 		toolbar.visible = visible
 	if not visible:
+		if stroke != null:
+			_end()
 		_drop_cursor()
 
 
@@ -70,6 +98,9 @@ func _forward_3d_gui_input(camera: Camera3D, event: InputEvent) -> int:
 		return AFTER_GUI_INPUT_PASS
 	if not (event is InputEventMouse):
 		return AFTER_GUI_INPUT_PASS
+	if toolbar.tool_for(false, false) == Toolbar.NONE and stroke == null:
+		_show_cursor(Vector3(NAN, NAN, NAN))
+		return AFTER_GUI_INPUT_PASS
 	var hit := _hit(camera, event.position)
 	_show_cursor(hit)
 	if event is InputEventMouseButton and event.button_index == MOUSE_BUTTON_LEFT:
@@ -82,11 +113,15 @@ func _forward_3d_gui_input(camera: Camera3D, event: InputEvent) -> int:
 			return AFTER_GUI_INPUT_STOP
 		if event.pressed and is_finite(hit.x):
 			_begin(hit, event)
-			return AFTER_GUI_INPUT_STOP
+			return AFTER_GUI_INPUT_STOP if stroke != null else AFTER_GUI_INPUT_PASS
 		if not event.pressed and stroke != null:
 			_end()
 			return AFTER_GUI_INPUT_STOP
 	if event is InputEventMouseMotion and stroke != null:
+		# The release was lost (focus, freelook): the stroke ends here.
+		if not (event.button_mask & MOUSE_BUTTON_MASK_LEFT):
+			_end()
+			return AFTER_GUI_INPUT_PASS
 		if is_finite(hit.x):
 			_dabs_to(hit)
 		return AFTER_GUI_INPUT_STOP
@@ -114,9 +149,17 @@ func _to_terrain(p: Vector3) -> Vector3:
 
 
 func _begin(hit: Vector3, event: InputEventMouseButton) -> void:
+	if stroke != null:
+		_end()
 	var local := _to_terrain(hit)
-	stroke = Stroke.new(terrain.terrain_data, toolbar.tool_for(event.ctrl_pressed, event.shift_pressed))
+	var t := toolbar.tool_for(event.ctrl_pressed, event.shift_pressed)
+	if t == TerrainBrush.SLOPE and brush.slope_from.is_equal_approx(brush.slope_to):
+		push_warning("Terrain slope: Alt+click its start and Alt+Ctrl+click its end first.")
+		return
+	stroke = Stroke.new(terrain.terrain_data, t)
 	brush.tool = stroke.tool
+	if not _touched.has(terrain.terrain_data):
+		_touched.append(terrain.terrain_data)
 	if brush.tool == TerrainBrush.FLATTEN:
 		brush.height = local.y
 	_last_dab_pos = Vector3.INF
@@ -142,8 +185,7 @@ func _dabs_to(hit: Vector3) -> void:
 
 func _dab(world: Vector3, dt: float) -> void:
 	var p := _to_terrain(world)
-	var size_terrain := brush.size
-	stroke.before_dab(Vector2(p.x, p.z), size_terrain)
+	stroke.before_dab(Vector2(p.x, p.z), brush.size)
 	terrain.terrain_data.apply_brush(brush, Vector2(p.x, p.z), dt)
 	_last_dab_pos = world
 
@@ -179,6 +221,9 @@ func _show_cursor(hit: Vector3) -> void:
 		cursor.material_override = m
 		# Not part of the scene: an internal child, never saved.
 		terrain.add_child(cursor, false, Node.INTERNAL_MODE_BACK)
+	if not is_equal_approx(cursor.get_meta("hardness", -1.0), brush.hardness):
+		cursor.mesh = _ring_mesh()
+		cursor.set_meta("hardness", brush.hardness)
 	cursor.visible = true
 	cursor.global_position = hit + Vector3(0, 0.05, 0)
 	cursor.scale = Vector3.ONE * brush.size * 0.5

@@ -62,10 +62,12 @@ func _run() -> void:
 	cam.position = Vector3(64, 80, 64)
 	cam.rotation_degrees.x = -90.0
 	await _frames(1)
+	await _test_no_tool_leaves_the_mouse_alone(plugin, tn, cam)
 	await _test_click_is_one_core_dab(plugin, tn, cam)
 	await _test_stroke_undo_redo(plugin, tn, cam)
 	await _test_slope_from_two_clicks(plugin, tn, cam)
 	await _test_holes_and_save(plugin, tn, cam)
+	await _test_external_data_is_saved(plugin, tn, cam)
 	cam.free()
 	print("::summary")
 	get_tree().quit(0)
@@ -108,6 +110,40 @@ func _mouse(plugin, cam: Camera3D, pos: Vector2, pressed: Variant, ctrl := false
 		e.ctrl_pressed = ctrl
 	e.position = pos
 	return plugin._forward_3d_gui_input(cam, e)
+
+
+func _test_no_tool_leaves_the_mouse_alone(plugin, tn: TerrainNode, cam: Camera3D) -> void:
+	_begin("test_no_tool_leaves_the_mouse_alone")
+	var before := tn.terrain_data.heights
+	var pos := Vector2(cam.get_viewport().get_visible_rect().size / 2.0)
+	check(plugin.toolbar.tool_for(false, false) == plugin.toolbar.NONE, "no brush is selected at first")
+	check(_mouse(plugin, cam, pos, true) == EditorPlugin.AFTER_GUI_INPUT_PASS, "clicks go to the editor (selection, gizmos)")
+	_mouse(plugin, cam, pos, false)
+	check(tn.terrain_data.heights == before, "and change nothing")
+	_end()
+
+
+func _test_external_data_is_saved(plugin, tn: TerrainNode, cam: Camera3D) -> void:
+	_begin("test_external_data_is_saved")
+	var path := "res://editor_test/external_data.res"
+	var d := tn.terrain_data.duplicate() as TerrainData
+	check(ResourceSaver.save(d, path) == OK, "data saved to its own file")
+	d = ResourceLoader.load(path)
+	tn.terrain_data = d
+	await _frames(2)
+	plugin.toolbar.select_tool(TerrainBrush.RAISE)
+	plugin.brush.size = 10.0
+	plugin.brush.strength = 4.0
+	var pos := cam.get_viewport().get_visible_rect().size * Vector2(0.6, 0.6)
+	_mouse(plugin, cam, pos, true)
+	_mouse(plugin, cam, pos, false)
+	var sculpted := d.heights
+	print('::expect-error Parameter "t" is null')
+	EditorInterface.save_scene()
+	await _frames(2)
+	var back: TerrainData = ResourceLoader.load(path, "", ResourceLoader.CACHE_MODE_IGNORE)
+	check(back.heights == sculpted, "saving the scene writes the sculpted data to its own file")
+	_end()
 
 
 func _test_click_is_one_core_dab(plugin, tn: TerrainNode, cam: Camera3D) -> void:
@@ -237,7 +273,7 @@ func _test_slope_from_two_clicks(plugin, tn: TerrainNode, cam: Camera3D) -> void
 	check(plugin.brush.slope_from.distance_to(ha) < 1e-3 and plugin.brush.slope_to.distance_to(hz) < 1e-3, "Alt+click and Alt+Ctrl+click set the slope's ends")
 	# Painting along it pulls the ground toward the straight line between them.
 	plugin.brush.size = 6.0
-	plugin.brush.strength = 50.0
+	plugin.brush.strength = 400.0
 	var mid := (a + z) / 2.0
 	_mouse(plugin, cam, mid, true)
 	_mouse(plugin, cam, mid, false)

@@ -29,8 +29,9 @@ func _read(r: Rect2i) -> Variant:
 func before_dab(center: Vector2, size: float) -> void:
 	var sp := data.spacing
 	var reach := size * 0.5 + sp
-	var lo := Vector2i(floori((center.x - reach) / sp), floori((center.y - reach) / sp))
-	var hi := Vector2i(ceili((center.x + reach) / sp), ceili((center.y + reach) / sp))
+	# Clamped to the terrain before walking chunks: a huge brush costs the chunks of the terrain, no more.
+	var lo := Vector2i(floori((center.x - reach) / sp), floori((center.y - reach) / sp)).clamp(Vector2i.ZERO, data.size)
+	var hi := Vector2i(ceili((center.x + reach) / sp), ceili((center.y + reach) / sp)).clamp(Vector2i.ZERO, data.size)
 	var all := Rect2i(Vector2i.ZERO, data.size)
 	for cz in range(floori(lo.y / float(CHUNK)), floori(hi.y / float(CHUNK)) + 1):
 		for cx in range(floori(lo.x / float(CHUNK)), floori(hi.x / float(CHUNK)) + 1):

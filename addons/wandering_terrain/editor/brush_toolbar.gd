@@ -2,6 +2,8 @@
 extends HBoxContainer
 ## The terrain brush toolbar of the 3D editor: tool, size, strength, hardness.
 
+## Tool names by TerrainBrush tool value; the first entry of the menu is "no tool" (the mouse selects).
+const NONE := 100
 const NAMES := ["Raise", "Lower", "Smooth", "Flatten", "Set height", "Slope", "Hole", "Fill hole"]
 const TIPS := [
 	"Raise the ground (Ctrl: lower, Shift: smooth)",
@@ -19,22 +21,27 @@ var _tool: OptionButton
 var _size: SpinBox
 var _strength: SpinBox
 var _hardness: SpinBox
+var _height: SpinBox
 
 
 func setup(b: TerrainBrush) -> void:
 	brush = b
 	_tool = OptionButton.new()
+	_tool.add_item("No brush", NONE)
+	_tool.set_item_tooltip(0, "The mouse selects and moves nodes as usual")
 	for i in NAMES.size():
 		_tool.add_item(NAMES[i], i)
-		_tool.set_item_tooltip(i, TIPS[i])
+		_tool.set_item_tooltip(i + 1, TIPS[i])
 	_tool.tooltip_text = "Terrain brush tool"
 	add_child(_tool)
 	_size = _spin("Size", 0.5, 4096.0, 0.5, "Brush diameter in world units ([ and ] while painting)")
 	_strength = _spin("Strength", 0.0, 100.0, 0.1, "Effect per second at the centre")
 	_hardness = _spin("Hardness", 0.0, 1.0, 0.05, "Share of the radius at full strength")
+	_height = _spin("Height", -100000.0, 100000.0, 0.1, "Target of Set height (Flatten takes the ground where a stroke starts)")
 	_size.value_changed.connect(func(v): brush.size = v)
 	_strength.value_changed.connect(func(v): brush.strength = v)
 	_hardness.value_changed.connect(func(v): brush.hardness = v)
+	_height.value_changed.connect(func(v): brush.height = v)
 	refresh()
 
 
@@ -55,11 +62,14 @@ func refresh() -> void:
 	_size.set_value_no_signal(brush.size)
 	_strength.set_value_no_signal(brush.strength)
 	_hardness.set_value_no_signal(brush.hardness)
+	_height.set_value_no_signal(brush.height)
 
 
-## The tool for a stroke: the selected one, Shift smooths, Ctrl inverts.
+## The tool for a stroke: the selected one (NONE: no brush), Shift smooths, Ctrl inverts.
 func tool_for(ctrl: bool, shift: bool) -> int:
-	var t := _tool.selected
+	var t := _tool.get_selected_id()
+	if t == NONE:
+		return NONE
 	if shift:
 		return TerrainBrush.SMOOTH
 	if ctrl:
@@ -75,6 +85,6 @@ func tool_name(t: int) -> String:
 	return NAMES[t]
 
 
-## Selects a tool (also for scripts and tests).
+## Selects a tool (NONE or a TerrainBrush tool; also for scripts and tests).
 func select_tool(t: int) -> void:
-	_tool.select(t)
+	_tool.select(_tool.get_item_index(t))

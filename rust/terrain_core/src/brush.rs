@@ -33,7 +33,7 @@ pub enum Tool {
 pub enum Falloff {
     /// Full strength out to `hardness` of the radius, then a smooth fall to 0 (0: soft, 1: hard edge).
     Hardness(f32),
-    /// Weights sampled evenly from the centre (first) to the rim (last), at least two.
+    /// Weights sampled evenly from the centre (first) to the rim (last), at least two (`Brush::new` checks).
     Curve(Vec<f32>),
 }
 
@@ -72,6 +72,7 @@ pub enum BrushError {
     Strength(f64),
     Delta(f64),
     Height(f64),
+    Falloff(usize),
     Terrain(TerrainDataError),
 }
 
@@ -91,6 +92,7 @@ impl fmt::Display for BrushError {
                 f,
                 "height must be a number in [-1000000000, 1000000000], got {v}"
             ),
+            Self::Falloff(n) => write!(f, "falloff needs at least 2 finite samples, got {n}"),
             Self::Terrain(e) => write!(f, "{e}"),
         }
     }
@@ -122,6 +124,11 @@ impl Brush {
         }
         if !(-1.0e9..=1.0e9).contains(&height) {
             return Err(BrushError::Height(height));
+        }
+        if let Falloff::Curve(w) = &falloff {
+            if w.len() < 2 || w.iter().any(|v| !v.is_finite()) {
+                return Err(BrushError::Falloff(w.len()));
+            }
         }
         Ok(Self {
             tool,
@@ -189,11 +196,17 @@ pub fn apply(
     if matches!(b.tool, Tool::HoleAdd | Tool::HoleRemove) {
         let add = b.tool == Tool::HoleAdd;
         let mut marks = Vec::with_capacity(r.w * r.d);
+        let mut changed = false;
         for z in r.z..r.z + r.d {
             for x in r.x..r.x + r.w {
                 let was = t.control(x as i64, z as i64) & HOLE != 0;
-                marks.push(u8::from(if weight(x, z) > 0.5 { add } else { was }));
+                let now = if weight(x, z) > 0.5 { add } else { was };
+                changed |= now != was;
+                marks.push(u8::from(now));
             }
+        }
+        if !changed {
+            return Ok(None);
         }
         return t
             .set_holes_region(r, &marks)
@@ -203,7 +216,10 @@ pub fn apply(
     // The terrain stays as it was until the dab is written: smoothing reads the heights from before it.
     let before = t.heights_region(r);
     let step = (b.strength * delta) as f32;
-    let blend = step.min(1.0);
+    // The share of the way toward a target where the falloff is w: 1 - e^(-strength * delta * w), so two
+    // dabs of delta / 2 do what one of delta does (strength per second, whatever the frame rate).
+    let rate = b.strength * delta;
+    let blend = |w: f32| (1.0 - (-rate * f64::from(w)).exp()) as f32;
     let mut after = before.clone();
     for (k, h) in after.iter_mut().enumerate() {
         let (x, z) = (r.x + k % r.w, r.z + k / r.w);
@@ -216,12 +232,12 @@ pub fn apply(
             Tool::Lower => *h - step * w,
             Tool::Smooth => {
                 let mean = neighbourhood_mean(t, x, z);
-                *h + (mean - *h) * blend * w
+                *h + (mean - *h) * blend(w)
             }
-            Tool::Flatten | Tool::SetHeight => *h + (b.height as f32 - *h) * blend * w,
+            Tool::Flatten | Tool::SetHeight => *h + (b.height as f32 - *h) * blend(w),
             Tool::Slope { from, to } => {
                 let target = slope_height(from, to, [(x as f64 + 0.5) * sp, (z as f64 + 0.5) * sp]);
-                *h + (target as f32 - *h) * blend * w
+                *h + (target as f32 - *h) * blend(w)
             }
             Tool::HoleAdd | Tool::HoleRemove => unreachable!("handled above"),
         };
@@ -342,15 +358,20 @@ mod tests {
         assert!(t.height_at(5.0, 5.0).is_nan() && r.w > 0);
         apply(&mut t, &brush(Tool::HoleRemove, 3.0, 1.0), [5.0, 5.0], 0.1).unwrap();
         assert!(t.height_at(5.0, 5.0).is_finite());
-        // Per-second strength: two dabs of 0.05 s equal one of 0.1 s for Raise.
-        let (mut a, mut c) = (terrain(), terrain());
-        let raise = brush(Tool::Raise, 4.0, 0.5);
-        apply(&mut a, &raise, [10.0, 9.0], 0.05).unwrap();
-        apply(&mut a, &raise, [10.0, 9.0], 0.05).unwrap();
-        apply(&mut c, &raise, [10.0, 9.0], 0.1).unwrap();
-        for (x, y) in a.heights().iter().zip(c.heights()) {
-            assert!((x - y).abs() < 1e-5);
+        // Per-second strength: two dabs of 0.05 s equal one of 0.1 s, for Raise and for Flatten.
+        for tool in [Tool::Raise, Tool::Flatten] {
+            let (mut a, mut c) = (terrain(), terrain());
+            let b = brush(tool, 4.0, 0.5);
+            apply(&mut a, &b, [10.0, 9.0], 0.05).unwrap();
+            apply(&mut a, &b, [10.0, 9.0], 0.05).unwrap();
+            apply(&mut c, &b, [10.0, 9.0], 0.1).unwrap();
+            for (x, y) in a.heights().iter().zip(c.heights()) {
+                assert!((x - y).abs() < 1e-4, "{tool:?}: {x} vs {y}");
+            }
         }
+        let raise = brush(Tool::Raise, 4.0, 0.5);
+        let mut a = terrain();
+        assert!(Brush::new(Tool::Raise, 1.0, 1.0, Falloff::Curve(vec![]), 0.0).is_err());
         assert!(
             Brush::new(Tool::Raise, 0.0, 1.0, Falloff::Hardness(0.5), 0.0)
                 .unwrap_err()

@@ -11,13 +11,20 @@ use crate::terrain_data::TerrainData;
 
 /// Samples of the height difference per patch crossing (the surface along a line is a polynomial of degree
 /// 6 in the ray parameter: at most a few sign changes per patch).
-const STEPS_PER_PATCH: usize = 12;
+const STEPS_PER_PATCH: usize = 16;
 /// Bisection steps: beyond f64's resolution of the parameter on any sensible ray.
 const BISECTIONS: usize = 60;
 
 /// First intersection of `origin + t * dir` (t >= 0) with the surface of `terrain`, in terrain space; None
 /// when the ray misses (or `dir` is zero, or anything is non-finite).
 pub fn raycast(terrain: &TerrainData, origin: [f64; 3], dir: [f64; 3]) -> Option<[f64; 3]> {
+    // A unit direction: the walk's minimum step is then a fixed distance.
+    let len = (dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]).sqrt();
+    let dir = if len.is_finite() && len > 0.0 {
+        dir.map(|v| v / len)
+    } else {
+        dir
+    };
     if !origin.iter().chain(&dir).all(|v| v.is_finite())
         || (dir[0] == 0.0 && dir[1] == 0.0 && dir[2] == 0.0)
     {

@@ -399,6 +399,10 @@ impl TerrainData {
                 *c = if h != 0 { *c | HOLE } else { *c & !HOLE };
             }
         }
+        // Nothing left in the control map: back to no map (nothing stored, nothing saved).
+        if self.control.iter().all(|&c| c == 0) {
+            self.control = Vec::new();
+        }
         Ok(self.grow(r))
     }
 

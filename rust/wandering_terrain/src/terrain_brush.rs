@@ -20,7 +20,7 @@ pub struct TerrainBrush {
     #[var(set = set_tool)]
     #[init(val = 0)]
     tool: i64,
-    /// Diameter of the dab in world units, (0, 100000].
+    /// Diameter of the dab in terrain units (world units for an unmoved, unscaled terrain), (0, 100000].
     #[export(range = (0.1, 256.0, 0.1, or_greater))]
     #[var(set = set_size)]
     #[init(val = 8.0)]
@@ -43,10 +43,10 @@ pub struct TerrainBrush {
     #[export]
     #[var(set = set_height)]
     height: f64,
-    /// SLOPE: start of the slope (world X, height, Z).
+    /// SLOPE: start of the slope (terrain X, height, Z; the editor sets it with Alt+click).
     #[export]
     slope_from: Vector3,
-    /// SLOPE: end of the slope (world X, height, Z).
+    /// SLOPE: end of the slope (terrain X, height, Z; the editor sets it with Alt+Ctrl+click).
     #[export]
     slope_to: Vector3,
     base: Base<Resource>,

@@ -14,7 +14,7 @@ fn ships(rel: &Path) -> bool {
         .extension()
         .map(|e| e.to_string_lossy())
         .unwrap_or_default();
-    !name.starts_with('.') && !matches!(ext.as_ref(), "import" | "uid" | "tmp")
+    !name.starts_with('.') && !matches!(ext.as_ref(), "import" | "tmp")
 }
 
 fn collect(dir: &Path, base: &Path, out: &mut Vec<PathBuf>) -> Result<(), String> {
