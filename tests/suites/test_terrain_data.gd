@@ -480,3 +480,49 @@ func test_brushes() -> void:
 	expect_error("TerrainData.apply_brush: brush must be a TerrainBrush, got null")
 	t.apply_brush(null, Vector2(10, 10), 0.1)
 	check_eq(b.size, 10.0, "bad size kept the old one")
+
+
+func test_generate_async_matches_generate() -> void:
+	var g := TerrainGenerator.new()
+	g.seed = 11
+	g.octaves = 6
+	var want := TerrainData.new()
+	want.size = Vector2i(512, 384)
+	check(want.generate(g), "sync generation")
+	var t := TerrainData.new()
+	t.size = Vector2i(512, 384)
+	check_eq(t.get_generation_progress(), -1.0, "no generation running")
+	check(t.generate_async(g), "started")
+	expect_error("TerrainData.generate_async: a generation is running; finish or cancel it first")
+	check(not t.generate_async(g), "a second start is refused while one runs")
+	var seen := PackedFloat64Array()
+	var frames_waited := 0
+	while not t.finish_generation():
+		seen.append(t.get_generation_progress())
+		await tree.process_frame
+		frames_waited += 1
+		if frames_waited > 3000:
+			break
+	check(frames_waited <= 3000, "finished within 3000 frames")
+	for k in seen.size():
+		check(seen[k] >= 0.0 and seen[k] <= 1.0, "progress %s within 0..1" % seen[k])
+		if k > 0:
+			check(seen[k] >= seen[k - 1], "progress never goes back")
+	check(t.heights == want.heights, "async heights equal generate's")
+	check_eq(t.get_generation_progress(), -1.0, "none running after finish")
+	# A cancelled generation keeps the old heights; the terrain stays usable.
+	var big := TerrainData.new()
+	big.size = Vector2i(4096, 4096)
+	g.octaves = 12
+	check(big.generate_async(g), "big started")
+	check(big.get_generation_progress() < 1.0, "still running")
+	big.cancel_generation()
+	var waited := 0
+	while not big.finish_generation() and waited < 3000:
+		await tree.process_frame
+		waited += 1
+	check_eq(big.get_height_range(), Vector2(0, 0), "cancelled: heights kept (flat)")
+	check(big.generate_async(g), "a new generation may start after a cancel")
+	big.cancel_generation()
+	# Dropping a terrain mid-generation stops its worker (no hang at exit).
+	big = null

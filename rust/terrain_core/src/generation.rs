@@ -7,6 +7,7 @@
 
 use noise::{Fbm, MultiFractal, NoiseFn, OpenSimplex, Perlin, SuperSimplex, Value};
 use std::fmt;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// Base noise of the fractal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -113,15 +114,34 @@ impl NoiseParams {
     }
 }
 
-fn fill<N: NoiseFn<f64, 2> + Sync>(noise: &N, p: &NoiseParams, width: usize, out: &mut [f32]) {
+fn fill<N: NoiseFn<f64, 2> + Sync>(
+    noise: &N,
+    p: &NoiseParams,
+    width: usize,
+    out: &mut [f32],
+    progress: &Progress,
+) {
     use rayon::prelude::*;
     out.par_chunks_mut(width).enumerate().for_each(|(z, row)| {
+        // A cancelled run leaves its remaining rows as they are (the caller drops them).
+        if progress.cancel.load(Ordering::Relaxed) {
+            return;
+        }
         let fz = z as f64 * p.frequency;
         for (x, h) in row.iter_mut().enumerate() {
             let v = noise.get([x as f64 * p.frequency, fz]) * p.height;
             *h = v.max(p.sea_level) as f32;
         }
+        progress.rows.fetch_add(1, Ordering::Relaxed);
     });
+}
+
+/// Shared between a generation running on worker threads and whoever watches it: rows done, and a flag
+/// that asks it to stop.
+#[derive(Debug, Default)]
+pub struct Progress {
+    pub rows: AtomicUsize,
+    pub cancel: AtomicBool,
 }
 
 fn fbm<T: Default + noise::Seedable + NoiseFn<f64, 2>>(p: &NoiseParams) -> Fbm<T> {
@@ -135,14 +155,25 @@ fn fbm<T: Default + noise::Seedable + NoiseFn<f64, 2>>(p: &NoiseParams) -> Fbm<T
 
 /// Fills `out` (`width * depth`, row-major) with generated heights.
 pub fn generate(p: &NoiseParams, width: usize, out: &mut [f32]) -> Result<(), NoiseParamsError> {
+    generate_watched(p, width, out, &Progress::default()).map(|_| ())
+}
+
+/// `generate`, counting finished rows in `progress` and stopping early when its `cancel` is set. Returns
+/// whether it ran to the end.
+pub fn generate_watched(
+    p: &NoiseParams,
+    width: usize,
+    out: &mut [f32],
+    progress: &Progress,
+) -> Result<bool, NoiseParamsError> {
     p.validate()?;
     match p.kind {
-        NoiseKind::Perlin => fill(&fbm::<Perlin>(p), p, width, out),
-        NoiseKind::OpenSimplex => fill(&fbm::<OpenSimplex>(p), p, width, out),
-        NoiseKind::SuperSimplex => fill(&fbm::<SuperSimplex>(p), p, width, out),
-        NoiseKind::Value => fill(&fbm::<Value>(p), p, width, out),
+        NoiseKind::Perlin => fill(&fbm::<Perlin>(p), p, width, out, progress),
+        NoiseKind::OpenSimplex => fill(&fbm::<OpenSimplex>(p), p, width, out, progress),
+        NoiseKind::SuperSimplex => fill(&fbm::<SuperSimplex>(p), p, width, out, progress),
+        NoiseKind::Value => fill(&fbm::<Value>(p), p, width, out, progress),
     }
-    Ok(())
+    Ok(!progress.cancel.load(Ordering::Relaxed))
 }
 
 /// The same fractal evaluated once, single-threaded: the reference cost per sample for benchmarks.
@@ -171,6 +202,20 @@ mod tests {
         let q = NoiseParams { seed: 4, ..p };
         generate(&q, 64, &mut b).unwrap();
         assert_ne!(a, b);
+    }
+
+    #[test]
+    fn progress_counts_rows_and_cancel_stops() {
+        let p = NoiseParams::default();
+        let mut a = vec![0.0; 32 * 20];
+        let pr = Progress::default();
+        assert!(generate_watched(&p, 32, &mut a, &pr).unwrap());
+        assert_eq!(pr.rows.load(Ordering::Relaxed), 20);
+        let pr = Progress::default();
+        pr.cancel.store(true, Ordering::Relaxed);
+        let mut b = vec![0.0; 32 * 20];
+        assert!(!generate_watched(&p, 32, &mut b, &pr).unwrap(), "cancelled");
+        assert_eq!(pr.rows.load(Ordering::Relaxed), 0);
     }
 
     #[test]

@@ -8,6 +8,8 @@ use godot::classes::{
 };
 use godot::global::Error;
 use godot::prelude::*;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use terrain_core::brush::Tool;
 use terrain_core::generation::{self, NoiseKind, NoiseParams};
 use terrain_core::heightmap_io::{self, FileFormat, Heightmap};
@@ -66,6 +68,8 @@ pub struct TerrainData {
     texture: Option<Gd<ImageTexture>>,
     /// The hole marks as an R8 texture for the wandering terrain shader (made on first use).
     holes_texture: Option<Gd<ImageTexture>>,
+    /// A generation running on worker threads (`generate_async`).
+    job: Option<GenerationJob>,
     base: Base<Resource>,
 }
 
@@ -82,6 +86,7 @@ impl IResource for TerrainData {
             image: None,
             texture: None,
             holes_texture: None,
+            job: None,
             base,
         }
     }
@@ -425,6 +430,86 @@ impl TerrainData {
         self.generate_with(&p, "generate")
     }
 
+    /// Starts generating heights as `generate` does, on worker threads: the game or the editor keeps running.
+    /// Watch `get_generation_progress()` and call `finish_generation()` (e.g. once a frame) until it returns
+    /// true; the heights are installed then, with `changed` and `region_changed`. `cancel_generation()` stops
+    /// it and keeps the old heights. Returns false, with an error, on bad settings or while one is running.
+    #[func]
+    fn generate_async(&mut self, generator: Option<Gd<TerrainGenerator>>) -> bool {
+        let Some(g) = generator else {
+            godot_error!(
+                "TerrainData.generate_async: generator must be a TerrainGenerator, got null"
+            );
+            return false;
+        };
+        if self.job.is_some() {
+            godot_error!(
+                "TerrainData.generate_async: a generation is running; finish or cancel it first"
+            );
+            return false;
+        }
+        let p = g.bind().params();
+        let (w, d) = (self.core.width(), self.core.depth());
+        let progress = Arc::new(generation::Progress::default());
+        let watch = progress.clone();
+        let handle = std::thread::spawn(move || {
+            let mut heights = vec![0.0; w * d];
+            generation::generate_watched(&p, w, &mut heights, &watch)
+                .map(|done| done.then_some(heights))
+                .map_err(|e| e.to_string())
+        });
+        self.job = Some(GenerationJob {
+            progress,
+            handle,
+            size: (w, d),
+        });
+        true
+    }
+
+    /// Share of a running generation done, 0..1; -1 when none runs.
+    #[func]
+    fn get_generation_progress(&self) -> f64 {
+        match &self.job {
+            Some(j) => j.progress.rows.load(Ordering::Relaxed) as f64 / j.size.1.max(1) as f64,
+            None => -1.0,
+        }
+    }
+
+    /// Asks a running generation to stop; `finish_generation()` then returns true and keeps the old heights.
+    #[func]
+    fn cancel_generation(&mut self) {
+        if let Some(j) = &self.job {
+            j.progress.cancel.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Installs a finished generation (true), or returns false while it still runs. True also when there
+    /// is none, or it was cancelled, or the size changed meanwhile (then with an error, heights kept).
+    #[func]
+    fn finish_generation(&mut self) -> bool {
+        if self.job.as_ref().is_some_and(|j| !j.handle.is_finished()) {
+            return false;
+        }
+        let Some(job) = self.job.take() else {
+            return true;
+        };
+        match job.handle.join() {
+            Ok(Ok(Some(heights))) => {
+                if job.size != (self.core.width(), self.core.depth()) {
+                    godot_error!("TerrainData.finish_generation: size changed while generating; heights kept");
+                } else {
+                    self.replace_heights(heights, "generate_async");
+                }
+            }
+            Ok(Ok(None)) => {}
+            Ok(Err(e)) => godot_error!("TerrainData.generate_async: {e}; nothing changed"),
+            Err(_) => {
+                godot_error!("TerrainData.generate_async: the generation failed; nothing changed")
+            }
+        }
+        true
+    }
+
     /// Shorthand for `generate` with a generator of these settings (see `TerrainGenerator` for their
     /// meaning and ranges; `noise_type` is one of the NOISE_* constants). Returns false and changes nothing
     /// on bad parameters.
@@ -666,6 +751,22 @@ impl TerrainData {
             &PackedByteArray::from(bytes.as_slice()),
         )
         .expect("image")
+    }
+}
+
+/// A generation on worker threads: its progress and result.
+struct GenerationJob {
+    progress: Arc<generation::Progress>,
+    handle: std::thread::JoinHandle<Result<Option<Vec<f32>>, String>>,
+    size: (usize, usize),
+}
+
+impl Drop for TerrainData {
+    fn drop(&mut self) {
+        // A generation outliving its terrain stops early and frees its buffer on its own.
+        if let Some(j) = &self.job {
+            j.progress.cancel.store(true, Ordering::Relaxed);
+        }
     }
 }
 
