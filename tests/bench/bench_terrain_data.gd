@@ -1,9 +1,12 @@
 extends RefCounted
 ## TerrainData from typed GDScript: get_height per call vs Image.get_pixel in the same kind of loop (goal:
 ## at most 2x), get_heights per point for 1 M points, generate_from_noise per sample vs the same noise read
-## with one get_noise_2d call per sample from GDScript.
+## with one get_noise_2d call per sample from GDScript; generate_async's wall time against generate's and
+## the longest main-thread frame while it runs (the game keeps running).
 
 const Util := preload("res://bench/timing.gd")
+
+var tree: SceneTree
 
 
 func run(quick: bool) -> void:
@@ -59,3 +62,32 @@ func run(quick: bool) -> void:
 		, 3)
 	print("bench terrain_data generate_from_noise %d²: %.0f ns/sample (incl. slope pass); same get_noise_2d loop in GDScript %.0f ns/sample; ratio %.2f" % [
 		side, gen * 1000.0 / (side * side), gd * 1000.0 / (side * side), gen / gd])
+
+	await _generate_async(quick)
+
+
+func _generate_async(quick: bool) -> void:
+	var side := 512 if quick else 2048
+	var gen := TerrainGenerator.new()
+	gen.octaves = 6
+	var t := TerrainData.new()
+	t.size = Vector2i(side, side)
+	var sync := Util.median_usec(func(): t.generate(gen), 3)
+	var walls := PackedFloat64Array()
+	var longest := PackedFloat64Array()
+	for r in 3:
+		var start := Time.get_ticks_usec()
+		var last := start
+		var worst := 0
+		t.generate_async(gen)
+		while not t.finish_generation():
+			await tree.process_frame
+			var now := Time.get_ticks_usec()
+			worst = maxi(worst, now - last)
+			last = now
+		walls.append(Time.get_ticks_usec() - start)
+		longest.append(worst)
+	walls.sort()
+	longest.sort()
+	print("bench terrain_data generate_async %d²: %.0f ms wall vs generate %.0f ms (ratio %.2f); longest frame while it ran %.1f ms (medians of 3)" % [
+		side, walls[1] / 1000.0, sync / 1000.0, walls[1] / sync, longest[1] / 1000.0])
