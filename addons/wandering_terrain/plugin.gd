@@ -6,16 +6,19 @@ extends EditorPlugin
 ## painting); [ and ] change the size. Slope: Alt+click sets its start, Alt+Ctrl+click
 ## its end (each at the ground's height there), then strokes pull the ground toward the straight slope. Each stroke is one undo step that stores only the
 ## terrain it touched. The work is done by the runtime API games use too (TerrainData.apply_brush,
-## TerrainNode.raycast); this script only turns mouse events into dabs.
+## TerrainNode.raycast); this script only turns mouse events into dabs. "Generate…" (editor/generate_panel.gd)
+## fills the terrain off the main thread through TerrainData.generate_async.
 
 const Toolbar := preload("res://addons/wandering_terrain/editor/brush_toolbar.gd")
 const Stroke := preload("res://addons/wandering_terrain/editor/brush_stroke.gd")
+const GeneratePanel := preload("res://addons/wandering_terrain/editor/generate_panel.gd")
 
 ## Distance between dabs along the mouse path, as a share of the brush size.
 const DAB_SPACING := 0.25
 
 var brush := TerrainBrush.new()
 var toolbar: Toolbar
+var generate_panel: GeneratePanel
 var terrain: Node3D
 var cursor: MeshInstance3D
 var stroke: Stroke
@@ -32,6 +35,12 @@ func _enter_tree() -> void:
 	Engine.set_meta("wandering_terrain_plugin", self)
 	toolbar = Toolbar.new()
 	toolbar.setup(brush)
+	generate_panel = GeneratePanel.new()
+	generate_panel.undo_redo = get_undo_redo()
+	toolbar.add_child(generate_panel)
+	generate_panel.generated.connect(func(d: TerrainData):
+		if not _touched.has(d):
+			_touched.append(d))
 	add_control_to_container(CONTAINER_SPATIAL_EDITOR_MENU, toolbar)
 	toolbar.hide()
 
@@ -76,6 +85,8 @@ func _edit(object: Object) -> void:
 		_end()
 	_drop_cursor()
 	terrain = object as Node3D
+	if generate_panel and not generate_panel.running():
+		generate_panel.context = terrain
 
 
 func _make_visible(visible: bool) -> void:

@@ -68,6 +68,7 @@ func _run() -> void:
 	await _test_slope_from_two_clicks(plugin, tn, cam)
 	await _test_holes_and_save(plugin, tn, cam)
 	await _test_external_data_is_saved(plugin, tn, cam)
+	await _test_generate_off_the_main_thread(plugin, tn)
 	cam.free()
 	print("::summary")
 	get_tree().quit(0)
@@ -279,4 +280,49 @@ func _test_slope_from_two_clicks(plugin, tn: TerrainNode, cam: Camera3D) -> void
 	_mouse(plugin, cam, mid, false)
 	var hm := tn.get_height(Vector2((ha.x + hz.x) / 2.0, (ha.z + hz.z) / 2.0))
 	check(absf(hm - (ha.y + hz.y) / 2.0) < 0.05, "the middle reached the slope (%s vs %s)" % [hm, (ha.y + hz.y) / 2.0])
+	_end()
+
+
+func _test_generate_off_the_main_thread(plugin, tn: TerrainNode) -> void:
+	_begin("test_generate_off_the_main_thread")
+	var panel = plugin.generate_panel
+	var data := tn.terrain_data
+	var ur := _history(tn)
+	var g := TerrainGenerator.new()
+	g.seed = 5
+	g.height = 12.0
+	var ref := TerrainData.new()
+	ref.size = data.size
+	ref.generate(g)
+	var before := data.heights
+	check(panel.context == tn, "the panel generates into the selected terrain")
+	# The dialog shows the generator's settings in an inspector; Generate starts with them.
+	panel._open()
+	await _frames(1)
+	check(panel._dialog.visible, "the Generate dialog opens")
+	check(panel._dialog.get_child(0).get_edited_object() == panel.generator, "its inspector edits the panel's generator")
+	panel._dialog.hide()
+	check(panel.start(g), "generation started")
+	check(not panel.start(g), "a second start is refused while one runs")
+	var waited := 0
+	while panel.running() and waited < 600:
+		await _frames(1)
+		waited += 1
+	check(not panel.running(), "finished within 600 frames")
+	check(data.heights == ref.heights, "the generated heights equal TerrainData.generate's")
+	ur.undo()
+	check(data.heights == before, "one undo restores the old heights")
+	ur.redo()
+	check(data.heights == ref.heights, "redo brings the generated ones back")
+	# Cancel: the heights stay and no undo step is added.
+	var version := ur.get_version()
+	g.seed = 6
+	check(panel.start(g), "second generation started")
+	panel.cancel()
+	waited = 0
+	while panel.running() and waited < 600:
+		await _frames(1)
+		waited += 1
+	check(data.heights == ref.heights, "a cancelled generation keeps the heights")
+	check(ur.get_version() == version, "a cancelled generation adds no undo step")
 	_end()

@@ -493,7 +493,10 @@ impl TerrainData {
         let Some(job) = self.job.take() else {
             return true;
         };
+        // A cancel that came after the last row still wins: cancelled means the old heights, always.
+        let cancelled = job.progress.cancel.load(Ordering::Relaxed);
         match job.handle.join() {
+            Ok(Ok(Some(_))) if cancelled => {}
             Ok(Ok(Some(heights))) => {
                 if job.size != (self.core.width(), self.core.depth()) {
                     godot_error!("TerrainData.finish_generation: size changed while generating; heights kept");
