@@ -7,11 +7,13 @@ extends EditorPlugin
 ## its end (each at the ground's height there), then strokes pull the ground toward the straight slope. Each stroke is one undo step that stores only the
 ## terrain it touched. The work is done by the runtime API games use too (TerrainData.apply_brush,
 ## TerrainNode.raycast); this script only turns mouse events into dabs. "Generate…" (editor/generate_panel.gd)
-## fills the terrain off the main thread through TerrainData.generate_async.
+## fills the terrain off the main thread through TerrainData.generate_async; "Import…" (editor/import_panel.gd)
+## loads a heightmap file.
 
 const Toolbar := preload("res://addons/wandering_terrain/editor/brush_toolbar.gd")
 const Stroke := preload("res://addons/wandering_terrain/editor/brush_stroke.gd")
 const GeneratePanel := preload("res://addons/wandering_terrain/editor/generate_panel.gd")
+const ImportPanel := preload("res://addons/wandering_terrain/editor/import_panel.gd")
 
 ## Distance between dabs along the mouse path, as a share of the brush size.
 const DAB_SPACING := 0.25
@@ -19,6 +21,7 @@ const DAB_SPACING := 0.25
 var brush := TerrainBrush.new()
 var toolbar: Toolbar
 var generate_panel: GeneratePanel
+var import_panel: ImportPanel
 var terrain: Node3D
 var cursor: MeshInstance3D
 var stroke: Stroke
@@ -38,9 +41,11 @@ func _enter_tree() -> void:
 	generate_panel = GeneratePanel.new()
 	generate_panel.undo_redo = get_undo_redo()
 	toolbar.add_child(generate_panel)
-	generate_panel.generated.connect(func(d: TerrainData):
-		if not _touched.has(d):
-			_touched.append(d))
+	generate_panel.generated.connect(_mark_touched)
+	import_panel = ImportPanel.new()
+	import_panel.undo_redo = get_undo_redo()
+	toolbar.add_child(import_panel)
+	import_panel.imported.connect(_mark_touched)
 	add_control_to_container(CONTAINER_SPATIAL_EDITOR_MENU, toolbar)
 	toolbar.hide()
 
@@ -76,6 +81,11 @@ func _save_external_data() -> void:
 	_touched.clear()
 
 
+func _mark_touched(d: TerrainData) -> void:
+	if not _touched.has(d):
+		_touched.append(d)
+
+
 func _handles(object: Object) -> bool:
 	return object is TerrainNode or object is WanderingTerrain
 
@@ -87,6 +97,8 @@ func _edit(object: Object) -> void:
 	terrain = object as Node3D
 	if generate_panel and not generate_panel.running():
 		generate_panel.context = terrain
+	if import_panel:
+		import_panel.context = terrain
 
 
 func _make_visible(visible: bool) -> void:
@@ -169,8 +181,7 @@ func _begin(hit: Vector3, event: InputEventMouseButton) -> void:
 		return
 	stroke = Stroke.new(terrain.terrain_data, t)
 	brush.tool = stroke.tool
-	if not _touched.has(terrain.terrain_data):
-		_touched.append(terrain.terrain_data)
+	_mark_touched(terrain.terrain_data)
 	if brush.tool == TerrainBrush.FLATTEN:
 		brush.height = local.y
 	_last_dab_pos = Vector3.INF

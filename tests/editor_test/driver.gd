@@ -69,6 +69,7 @@ func _run() -> void:
 	await _test_holes_and_save(plugin, tn, cam)
 	await _test_external_data_is_saved(plugin, tn, cam)
 	await _test_generate_off_the_main_thread(plugin, tn)
+	await _test_import_heightmap(plugin, tn)
 	cam.free()
 	print("::summary")
 	get_tree().quit(0)
@@ -325,4 +326,36 @@ func _test_generate_off_the_main_thread(plugin, tn: TerrainNode) -> void:
 		waited += 1
 	check(data.heights == ref.heights, "a cancelled generation keeps the heights")
 	check(ur.get_version() == version, "a cancelled generation adds no undo step")
+	_end()
+
+
+func _test_import_heightmap(plugin, tn: TerrainNode) -> void:
+	_begin("test_import_heightmap")
+	var panel = plugin.import_panel
+	var data := tn.terrain_data
+	var ur := _history(tn)
+	var src := TerrainData.new()
+	src.size = Vector2i(96, 64)
+	src.generate_noise(9, 0.03, 4, 2.0, 0.5, 15.0, -1e9, 0)
+	var file := "user://editor_import_test.r32"
+	check(src.export_heightmap(file, 0.0, 0.0, 32) == OK, "wrote a test heightmap")
+	var size_before := data.size
+	var before := data.heights
+	check(panel.context == tn, "the panel imports into the selected terrain")
+	check(panel.import_file(file, 0.0, 0.0, 96), "imported")
+	check(data.size == Vector2i(96, 64), "size became the file's, got %s" % data.size)
+	check(data.heights == src.heights, "float heights imported as they are")
+	ur.undo()
+	check(data.size == size_before and data.heights == before, "one undo restores the old size and heights")
+	ur.redo()
+	check(data.size == Vector2i(96, 64) and data.heights == src.heights, "redo imports again")
+	ur.undo()
+	var version := ur.get_version()
+	print("::expect-error nope.r32")
+	check(not panel.import_file("user://nope.r32", 0.0, 0.0, 96), "a missing file is refused")
+	check(data.heights == before and ur.get_version() == version, "a refused file changes nothing, no undo step")
+	panel._open()
+	await _frames(1)
+	check(panel._files.visible, "Import… opens a file dialog")
+	panel._files.hide()
 	_end()
