@@ -7,7 +7,7 @@
 //! procedure documented in the addon's README — import, and import again — is what runs here.
 
 use crate::godot::{self, Godot, Renderer};
-use crate::{package, run_godot, scan};
+use crate::{package, run_godot, run_import, scan};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -35,20 +35,7 @@ pub fn run(g: &Godot, repo: &Path, display: &str) -> Result<(usize, usize), Stri
     let mut imported = Err("not run".to_string());
     for attempt in 1..=2 {
         let log = logs.join(format!("import-{attempt}.log"));
-        let r = run_godot(
-            g,
-            &[
-                "--headless",
-                "--audio-driver",
-                "Dummy",
-                "--path",
-                &p,
-                "--import",
-            ],
-            &[],
-            &log,
-            Duration::from_secs(600),
-        )?;
+        let r = run_import(g, &dir, &log)?;
         let errors: Vec<&str> = r.log.lines().filter(|l| scan::is_error_line(l)).collect();
         if r.ok_exit && errors.is_empty() && dir.join(".godot/extension_list.cfg").exists() {
             println!("  (fresh-project: import finished cleanly on pass {attempt})");

@@ -236,6 +236,20 @@ pub fn run_godot(
     })
 }
 
+/// One headless `--import` pass over `project`, logged to `log`.
+pub fn run_import(g: &Godot, project: &Path, log: &Path) -> Result<GodotRun, String> {
+    let p = project.display().to_string();
+    let args = [
+        "--headless",
+        "--audio-driver",
+        "Dummy",
+        "--path",
+        &p,
+        "--import",
+    ];
+    run_godot(g, &args, &[], log, Duration::from_secs(600))
+}
+
 /// `--import` pass so `.godot/extension_list.cfg` and the class cache exist. A brand-new project's first
 /// import has been seen to abort once, so it is retried.
 fn import(g: &Godot, project: &Path, logs: &Path) -> Result<(), String> {
@@ -245,20 +259,7 @@ fn import(g: &Godot, project: &Path, logs: &Path) -> Result<(), String> {
             "import-{}-{attempt}.log",
             project.file_name().unwrap().to_string_lossy()
         ));
-        let r = run_godot(
-            g,
-            &[
-                "--headless",
-                "--audio-driver",
-                "Dummy",
-                "--path",
-                &p,
-                "--import",
-            ],
-            &[],
-            &log,
-            Duration::from_secs(600),
-        )?;
+        let r = run_import(g, project, &log)?;
         if r.ok_exit && project.join(".godot/extension_list.cfg").exists() {
             return Ok(());
         }
