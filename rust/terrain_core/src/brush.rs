@@ -26,6 +26,8 @@ pub enum Tool {
     HoleAdd,
     /// Samples under the inner half of the dab stop being holes.
     HoleRemove,
+    /// The weight of a layer moves toward 1 (toward 0 with `erase`) at `strength` per second.
+    Paint { layer: usize, erase: bool },
 }
 
 /// How a dab's effect fades from its centre (1) to its rim (0).
@@ -213,13 +215,39 @@ pub fn apply(
             .map(Some)
             .map_err(BrushError::Terrain);
     }
-    // The terrain stays as it was until the dab is written: smoothing reads the heights from before it.
-    let before = t.heights_region(r);
-    let step = (b.strength * delta) as f32;
     // The share of the way toward a target where the falloff is w: 1 - e^(-strength * delta * w), so two
     // dabs of delta / 2 do what one of delta does (strength per second, whatever the frame rate).
     let rate = b.strength * delta;
     let blend = |w: f32| (1.0 - (-rate * f64::from(w)).exp()) as f32;
+    if let Tool::Paint { layer, erase } = b.tool {
+        if layer >= crate::material::MAX_LAYERS {
+            return Err(BrushError::Terrain(TerrainDataError::Layer(layer as i64)));
+        }
+        let slot = crate::material::slot_of(layer);
+        let target = if erase { 0.0 } else { 1.0 };
+        let before: Vec<u32> = (0..r.w * r.d)
+            .map(|k| t.control((r.x + k % r.w) as i64, (r.z + k / r.w) as i64))
+            .collect();
+        let after: Vec<u32> = before
+            .iter()
+            .enumerate()
+            .map(|(k, &c)| {
+                let w = weight(r.x + k % r.w, r.z + k / r.w);
+                if w <= 0.0 {
+                    return c;
+                }
+                let cur = crate::material::Paint::decode(c).weight_of(slot);
+                crate::material::paint(c, slot, cur + (target - cur) * blend(w))
+            })
+            .collect();
+        if after == before {
+            return Ok(None);
+        }
+        return Ok(Some(t.update_control(r, |k, _| after[k])));
+    }
+    // The terrain stays as it was until the dab is written: smoothing reads the heights from before it.
+    let before = t.heights_region(r);
+    let step = (b.strength * delta) as f32;
     let mut after = before.clone();
     for (k, h) in after.iter_mut().enumerate() {
         let (x, z) = (r.x + k % r.w, r.z + k / r.w);
@@ -239,7 +267,7 @@ pub fn apply(
                 let target = slope_height(from, to, [(x as f64 + 0.5) * sp, (z as f64 + 0.5) * sp]);
                 *h + (target as f32 - *h) * blend(w)
             }
-            Tool::HoleAdd | Tool::HoleRemove => unreachable!("handled above"),
+            Tool::HoleAdd | Tool::HoleRemove | Tool::Paint { .. } => unreachable!("handled above"),
         };
     }
     if after == before {
@@ -341,6 +369,38 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn paint_fades_a_layer_in_and_out_inside_the_dab_only() {
+        let mut t = TerrainData::flat(16, 16, 1.0);
+        let paint = |erase| brush(Tool::Paint { layer: 5, erase }, 6.0, 4.0);
+        let r = apply(&mut t, &paint(false), [8.0, 8.0], 0.5)
+            .unwrap()
+            .unwrap();
+        let mut w = [0.0f32; 8];
+        t.layer_weights_at(7.5, 7.5, &mut w);
+        assert!(w[5] > 0.6, "{w:?}");
+        for _ in 0..20 {
+            apply(&mut t, &paint(false), [8.0, 8.0], 0.5).unwrap();
+        }
+        assert_eq!(
+            crate::material::Paint::decode(t.control(7, 7)).weight_of(6),
+            1.0
+        );
+        for z in 0..16 {
+            for x in 0..16 {
+                let inside = (r.x..r.x + r.w).contains(&x) && (r.z..r.z + r.d).contains(&z);
+                assert!(inside || t.control(x as i64, z as i64) == 0);
+            }
+        }
+        for _ in 0..40 {
+            apply(&mut t, &paint(true), [8.0, 8.0], 0.5).unwrap();
+        }
+        assert!(
+            t.control_map().is_empty(),
+            "erasing everything leaves no control map"
+        );
     }
 
     #[test]

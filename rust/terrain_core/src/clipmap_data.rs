@@ -19,16 +19,18 @@
 //!   exact patch. The shader uses it wherever it covers a pixel's patch and falls back to the level's lattice
 //!   layer elsewhere.
 //!
-//! Every texel also carries a hole flag (1: hole, 0: ground): for the fine layer, whether its sample is a
-//! hole (the shader hides a triangle with a hole corner, as `TerrainData::height_at`); for a lattice
-//! layer, whether its point lies in a hole (its height is the surface as if there were none).
+//! Every texel also carries the control value (`material::gpu_control`: the paint and a hole flag, exact in
+//! an f32): for the fine layer, its sample's paint and whether it is a hole (the shader hides a triangle with
+//! a hole corner, as `TerrainData::height_at`); for a lattice layer, the paint of the sample nearest its point
+//! and whether the point lies in a hole (its height is the surface as if there were none).
 //!
 //! The twin of `shaders/clipmap_data.gdshaderinc`.
 
-/// A layer's texel: height, slope x, slope z (the Bézier patch's data), hole flag.
+/// A layer's texel: height, slope x, slope z (the Bézier patch's data), control (`material::gpu_control`).
 pub type Texel = [f32; 4];
 
 use crate::clipmap::ClipmapConfig;
+use crate::material::gpu_control;
 use crate::terrain_data::{Region, TerrainData, HOLE};
 use std::ops::Range;
 
@@ -246,7 +248,8 @@ impl ClipmapData {
         let texel = |gx: i64, gz: i64| -> Texel {
             if fine {
                 let [h, sx, sz] = terrain.texel(gx, gz);
-                return [h, sx, sz, hole_flag(terrain.control(gx, gz) & HOLE != 0)];
+                let c = terrain.control(gx, gz);
+                return [h, sx, sz, gpu_control(c, c & HOLE != 0)];
             }
             if let (Some(o), Some(f)) = (finer_origin, finer) {
                 let (fx, fz) = (gx.wrapping_mul(2), gz.wrapping_mul(2));
@@ -258,8 +261,10 @@ impl ClipmapData {
             let sx = (gx as f64 * u - frame.origin[0]) * kx - 0.5;
             let sz = (gz as f64 * u - frame.origin[2]) * kz - 0.5;
             let (h, du, dv) = terrain.patch_gradient(sx, sz);
-            let hole = hole_flag(terrain.is_hole_at_sample(sx, sz));
-            [h, du * step_x, dv * step_z, hole]
+            // Paint of the sample nearest the lattice point (far levels blend it coarsely).
+            let c = terrain.control(sx.round() as i64, sz.round() as i64);
+            let hole = terrain.is_hole_at_sample(sx, sz);
+            [h, du * step_x, dv * step_z, gpu_control(c, hole)]
         };
         let z0 = zs.start;
         let fill_row = |slot_row: usize, row: &mut [Texel]| {
@@ -289,14 +294,6 @@ impl ClipmapData {
                 .enumerate()
                 .for_each(|(r, row)| fill_row(r, row));
         }
-    }
-}
-
-fn hole_flag(hole: bool) -> f32 {
-    if hole {
-        1.0
-    } else {
-        0.0
     }
 }
 
@@ -347,6 +344,7 @@ fn lattice_range(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::material::GPU_HOLE;
 
     fn rough(w: usize, d: usize) -> TerrainData {
         let h = (0..w * d)
@@ -464,11 +462,11 @@ mod tests {
         let at = |l: usize, x: i64, z: i64| {
             cd.layer(l)[(z.rem_euclid(w) * w + x.rem_euclid(w)) as usize]
         };
-        assert_eq!(at(fine, 29, 30)[3], 1.0);
+        assert_eq!(at(fine, 29, 30)[3], GPU_HOLE as f32);
         assert_eq!(at(fine, 27, 30)[3], 0.0);
         // Level 0's lattice point (30, 31) is inside the hole (samples 28..31 x 29..31), (20, 20) is not.
         assert!(t.height_at(30.0, 31.0).is_nan());
-        assert_eq!(at(0, 30, 31)[3], 1.0);
+        assert_eq!(at(0, 30, 31)[3], GPU_HOLE as f32);
         assert_eq!(at(0, 20, 20)[3], 0.0);
         assert!(at(0, 30, 31)[0].is_finite(), "vertices keep a height");
     }

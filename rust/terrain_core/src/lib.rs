@@ -8,6 +8,7 @@ pub mod clipmap_data;
 pub mod collision;
 pub mod generation;
 pub mod heightmap_io;
+pub mod material;
 pub mod raycast;
 pub mod terrain_data;
 pub mod wandering_mesh;

@@ -78,6 +78,13 @@ pub enum TerrainDataError {
         width: usize,
         depth: usize,
     },
+    /// A layer index outside 0 .. MAX_LAYERS.
+    Layer(i64),
+    /// A paint weight outside [0, 1] (or NaN).
+    Weight {
+        index: usize,
+        value: f32,
+    },
 }
 
 impl fmt::Display for TerrainDataError {
@@ -106,6 +113,14 @@ impl fmt::Display for TerrainDataError {
                 f,
                 "region ({x}, {z}, {w} x {d}) must lie inside the {width} x {depth} samples of the terrain"
             ),
+            Self::Layer(v) => write!(
+                f,
+                "layer must be in [0, {}], got {v}",
+                crate::material::MAX_LAYERS - 1
+            ),
+            Self::Weight { index, value } => {
+                write!(f, "weights must be in [0, 1]; value {index} is {value}")
+            }
         }
     }
 }
@@ -387,23 +402,102 @@ impl TerrainData {
                 want: r.w * r.d,
             });
         }
+        Ok(self.update_control(r, |k, c| if holes[k] != 0 { c | HOLE } else { c & !HOLE }))
+    }
+
+    /// Paints weights (0..1, row-major) of `layer` in a region (see `material::paint`). Returns the region
+    /// whose drawn surface changed (grown by one sample, as for holes).
+    pub fn set_layer_region(
+        &mut self,
+        r: Region,
+        layer: i64,
+        weights: &[f32],
+    ) -> Result<Region, TerrainDataError> {
+        if !(0..crate::material::MAX_LAYERS as i64).contains(&layer) {
+            return Err(TerrainDataError::Layer(layer));
+        }
+        if weights.len() != r.w * r.d {
+            return Err(TerrainDataError::Length {
+                property: "weights",
+                of: "region.size.x * region.size.y",
+                got: weights.len(),
+                want: r.w * r.d,
+            });
+        }
+        if let Some((index, &value)) = weights
+            .iter()
+            .enumerate()
+            .find(|(_, w)| !(0.0..=1.0).contains(*w))
+        {
+            return Err(TerrainDataError::Weight { index, value });
+        }
+        let slot = crate::material::slot_of(layer as usize);
+        Ok(self.update_control(r, |k, c| crate::material::paint(c, slot, weights[k])))
+    }
+
+    /// Replaces the control value of every sample of `r` by `f(index in r, old value)`; allocates the map on
+    /// the first non-zero value and drops it when all is zero again. Returns the grown region.
+    pub fn update_control(&mut self, r: Region, f: impl Fn(usize, u32) -> u32) -> Region {
         if self.control.is_empty() {
-            if holes.iter().all(|&h| h == 0) {
-                return Ok(self.grow(r));
+            let any = (0..r.w * r.d).any(|k| f(k, 0) != 0);
+            if !any {
+                return self.grow(r);
             }
             self.control = vec![0; self.width * self.depth];
         }
         for (row, z) in (r.z..r.z + r.d).enumerate() {
             let dst = &mut self.control[z * self.width + r.x..z * self.width + r.x + r.w];
-            for (c, &h) in dst.iter_mut().zip(&holes[row * r.w..(row + 1) * r.w]) {
-                *c = if h != 0 { *c | HOLE } else { *c & !HOLE };
+            for (i, c) in dst.iter_mut().enumerate() {
+                *c = f(row * r.w + i, *c);
             }
         }
         // Nothing left in the control map: back to no map (nothing stored, nothing saved).
         if self.control.iter().all(|&c| c == 0) {
             self.control = Vec::new();
         }
-        Ok(self.grow(r))
+        self.grow(r)
+    }
+
+    /// The control values of the four samples around sample-space point (sx, sz) (clamped to the grid) and
+    /// the point's offsets from the first: what a pixel's layer blend is made of.
+    pub fn control_corners(&self, sx: f64, sz: f64) -> ([u32; 4], [f32; 2]) {
+        let ([ix, iz], tu, tv) = bezier_patch::locate(sx, sz);
+        let (ix1, iz1) = (ix.saturating_add(1), iz.saturating_add(1));
+        let c = [
+            self.control(ix, iz),
+            self.control(ix1, iz),
+            self.control(ix, iz1),
+            self.control(ix1, iz1),
+        ];
+        (c, [tu, tv])
+    }
+
+    /// Painted weight per layer at world X/Z (bilinear over the four samples around it, as the shader
+    /// blends them); `out` holds one value per layer and is zeroed first. What is missing to 1 is auto
+    /// (height bands).
+    pub fn layer_weights_at(&self, x: f64, z: f64, out: &mut [f32]) {
+        out.iter_mut().for_each(|w| *w = 0.0);
+        if self.control.is_empty() || !(x.is_finite() && z.is_finite()) {
+            return;
+        }
+        let (corners, [tx, tz]) =
+            self.control_corners(x / self.spacing - 0.5, z / self.spacing - 0.5);
+        let k = [
+            (1.0 - tx) * (1.0 - tz),
+            tx * (1.0 - tz),
+            (1.0 - tx) * tz,
+            tx * tz,
+        ];
+        for (c, k) in corners.iter().zip(k) {
+            for (slot, w) in crate::material::Paint::decode(*c).weights() {
+                if let Some(o) = usize::from(slot)
+                    .checked_sub(1)
+                    .and_then(|l| out.get_mut(l))
+                {
+                    *o += w * k;
+                }
+            }
+        }
     }
 
     fn hole_sample(&self, x: i64, z: i64) -> bool {
