@@ -164,6 +164,8 @@ pub struct Blending {
     pub layer_count: usize,
     /// Used for auto where `auto_texturing` is on and some layer has a band; otherwise auto is layer 0.
     pub bands: Vec<Band>,
+    /// 0..1: the kept weights are raised to the power 1 + 7 * sharpness and renormalised.
+    pub sharpness: f32,
 }
 
 /// The layers blended at a point and their weights (at most `BLEND_LAYERS`, summing to 1, strongest first).
@@ -220,6 +222,8 @@ impl Blending {
             top.push(acc[i]);
             acc[i].1 = 0.0;
         }
+        let p = 1.0 + 7.0 * self.sharpness;
+        top.iter_mut().for_each(|e| e.1 = e.1.powf(p));
         let sum: f32 = top.iter().map(|e| e.1).sum();
         top.iter_mut().for_each(|e| e.1 /= sum);
         top
@@ -417,7 +421,7 @@ mod tests {
     fn blend_keeps_four_layers_and_sums_to_one() {
         let m = Blending {
             layer_count: 8,
-            bands: vec![],
+            ..Blending::default()
         };
         // Eight different layers around the point: the four strongest survive.
         let corners = [(0, 1), (2, 3), (4, 5), (6, 7)]

@@ -9,6 +9,8 @@ mod follow;
 mod terrain_brush;
 mod terrain_data;
 mod terrain_generator;
+mod terrain_layer;
+mod terrain_material;
 mod terrain_node;
 mod wandering_mesh;
 mod wandering_terrain;

@@ -4,8 +4,8 @@ use godot::classes::Curve;
 use godot::prelude::*;
 use terrain_core::brush::{Brush, Falloff, Tool};
 
-/// What `TerrainData.apply_brush` does at a point: raise, lower, smooth, flatten, set height, slope, or add and
-/// remove holes, over a round dab of `size` world units whose effect fades from the centre to the rim
+/// What `TerrainData.apply_brush` does at a point: raise, lower, smooth, flatten, set height, slope, add and
+/// remove holes, or paint and erase a texture layer, over a round dab of `size` world units whose effect fades from the centre to the rim
 /// (`falloff` curve, else `hardness`). `strength` is per second: `apply_brush(brush, pos, delta)` with each
 /// frame's delta gives the same result however fast the mouse or the game calls it.
 ///
@@ -15,8 +15,9 @@ use terrain_core::brush::{Brush, Falloff, Tool};
 pub struct TerrainBrush {
     /// RAISE, LOWER, SMOOTH, FLATTEN (toward `height`; an editor sets it to the ground under the cursor when
     /// a stroke starts), SET_HEIGHT (toward `height`), SLOPE (toward the straight slope from `slope_from` to
-    /// `slope_to`), HOLE_ADD, HOLE_REMOVE (samples under the inner half of the dab).
-    #[export(enum = (Raise = 0, Lower = 1, Smooth = 2, Flatten = 3, SetHeight = 4, Slope = 5, HoleAdd = 6, HoleRemove = 7))]
+    /// `slope_to`), HOLE_ADD, HOLE_REMOVE (samples under the inner half of the dab), PAINT, ERASE (the weight
+    /// of `layer` toward 1 or 0).
+    #[export(enum = (Raise = 0, Lower = 1, Smooth = 2, Flatten = 3, SetHeight = 4, Slope = 5, HoleAdd = 6, HoleRemove = 7, Paint = 8, Erase = 9))]
     #[var(set = set_tool)]
     #[init(val = 0)]
     tool: i64,
@@ -43,6 +44,10 @@ pub struct TerrainBrush {
     #[export]
     #[var(set = set_height)]
     height: f64,
+    /// PAINT / ERASE: the layer (index into the TerrainMaterial's layers), [0, 62].
+    #[export(range = (0.0, 62.0, 1.0))]
+    #[var(set = set_layer)]
+    layer: i64,
     /// SLOPE: start of the slope (terrain X, height, Z; the editor sets it with Alt+click).
     #[export]
     slope_from: Vector3,
@@ -78,12 +83,18 @@ impl TerrainBrush {
     /// Closes holes.
     #[constant]
     const HOLE_REMOVE: i64 = 7;
+    /// Paints `layer` (its weight toward 1, `strength` per second).
+    #[constant]
+    const PAINT: i64 = 8;
+    /// Erases `layer` (its weight toward 0; unpainted ground shows the height bands).
+    #[constant]
+    const ERASE: i64 = 9;
 
     #[func]
     fn set_tool(&mut self, v: i64) {
-        if !(0..=7).contains(&v) {
+        if !(0..=9).contains(&v) {
             godot_error!(
-                "TerrainBrush.tool must be in [0, 7] (RAISE .. HOLE_REMOVE), got {v}; keeping {}",
+                "TerrainBrush.tool must be in [0, 9] (RAISE .. ERASE), got {v}; keeping {}",
                 self.tool
             );
             return;
@@ -124,6 +135,18 @@ impl TerrainBrush {
         self.hardness = v;
     }
     #[func]
+    fn set_layer(&mut self, v: i64) {
+        let max = terrain_core::material::MAX_LAYERS as i64 - 1;
+        if !(0..=max).contains(&v) {
+            godot_error!(
+                "TerrainBrush.layer must be in [0, {max}], got {v}; keeping {}",
+                self.layer
+            );
+            return;
+        }
+        self.layer = v;
+    }
+    #[func]
     fn set_height(&mut self, v: f64) {
         if !(-1.0e9..=1.0e9).contains(&v) {
             godot_error!("TerrainBrush.height must be a number in [-1000000000, 1000000000], got {v}; keeping {}", self.height);
@@ -147,6 +170,10 @@ impl TerrainBrush {
             },
             6 => Tool::HoleAdd,
             7 => Tool::HoleRemove,
+            8 | 9 => Tool::Paint {
+                layer: self.layer as usize,
+                erase: self.tool == 9,
+            },
             _ => Tool::Raise,
         };
         let falloff = match &self.falloff {

@@ -13,7 +13,10 @@ use std::sync::Arc;
 use terrain_core::brush::Tool;
 use terrain_core::generation::{self, NoiseKind, NoiseParams};
 use terrain_core::heightmap_io::{self, FileFormat, Heightmap};
-use terrain_core::terrain_data::{self as core, Region, DEFAULT_SAMPLE_BUDGET, HOLE};
+use terrain_core::terrain_data::{self as core, Region, DEFAULT_SAMPLE_BUDGET};
+
+#[path = "terrain_data_control.rs"]
+mod control;
 
 // Packed Vector2 data is read as `[f32; 2]` pairs (gdext's Vector2 is `repr(C)` of two f32).
 const _: () = assert!(std::mem::size_of::<Vector2>() == 8);
@@ -55,8 +58,9 @@ pub struct TerrainData {
     #[var(get = get_all_heights, set = set_heights)]
     #[allow(dead_code)] // the heights live in `core`; this field only declares the property
     heights: PackedFloat32Array,
-    /// Control data per sample, row-major (bit 31: hole), or empty when nothing is painted. Stored in the
-    /// resource; edit it with `set_holes_region` rather than by hand.
+    /// Control data per sample, row-major, or empty when nothing is painted: 4 bytes a sample holding two
+    /// layer slots, their blend and the hole bit (layout in the docs' materials page). Stored in the
+    /// resource; edit it with `set_layer_region`, `set_holes_region` or brushes rather than by hand.
     #[export(storage)]
     #[var(get = get_control, set = set_control)]
     #[allow(dead_code)]
@@ -66,8 +70,8 @@ pub struct TerrainData {
     core: core::TerrainData,
     image: Option<Gd<Image>>,
     texture: Option<Gd<ImageTexture>>,
-    /// The hole marks as an R8 texture for the wandering terrain shader (made on first use).
-    holes_texture: Option<Gd<ImageTexture>>,
+    /// The control values as an RF texture for the wandering terrain shader (made on first use).
+    control_texture: Option<Gd<ImageTexture>>,
     /// A generation running on worker threads (`generate_async`).
     job: Option<GenerationJob>,
     base: Base<Resource>,
@@ -85,7 +89,7 @@ impl IResource for TerrainData {
             core: core::TerrainData::flat(64, 64, 1.0),
             image: None,
             texture: None,
-            holes_texture: None,
+            control_texture: None,
             job: None,
             base,
         }
@@ -247,8 +251,11 @@ impl TerrainData {
         match terrain_core::brush::apply(&mut self.core, &b, c, delta) {
             Ok(Some(dirty)) => {
                 self.update_texture_region(dirty);
-                if matches!(b.tool, Tool::HoleAdd | Tool::HoleRemove) {
-                    self.update_holes_texture();
+                if matches!(
+                    b.tool,
+                    Tool::HoleAdd | Tool::HoleRemove | Tool::Paint { .. }
+                ) {
+                    self.update_control_texture();
                 }
                 self.base_mut().emit_changed();
                 self.signals().region_changed().emit(rect_of(dirty));
@@ -313,7 +320,7 @@ impl TerrainData {
         let control: Vec<u32> = value.as_slice().iter().map(|&c| c as u32).collect();
         match self.core.set_control_map(control) {
             Ok(()) => {
-                self.update_holes_texture();
+                self.update_control_texture();
                 let all = self.core.all();
                 self.base_mut().emit_changed();
                 self.signals().region_changed().emit(rect_of(all));
@@ -322,69 +329,6 @@ impl TerrainData {
                 godot_error!("TerrainData.{e} (or be empty); keeping the previous control data")
             }
         }
-    }
-
-    /// Marks holes (non-zero bytes) and clears them (zero) in `region`, row-major. Holes follow the physics
-    /// engines' rule for heightmaps: the square between four samples is split into two triangles along its
-    /// (x + 1, z)–(x, z + 1) diagonal, and a triangle with a hole sample at a corner is open — `get_height`
-    /// is NaN there, `TerrainNode` draws nothing and its collision has none, so what you see is what you
-    /// stand on. Returns false and changes nothing on bad input.
-    #[func]
-    fn set_holes_region(&mut self, region: Rect2i, holes: PackedByteArray) -> bool {
-        let Some(r) = self.region(region) else {
-            return false;
-        };
-        match self.core.set_holes_region(r, holes.as_slice()) {
-            Ok(dirty) => {
-                self.update_holes_texture();
-                self.base_mut().emit_changed();
-                self.signals().region_changed().emit(rect_of(dirty));
-                true
-            }
-            Err(e) => {
-                godot_error!("TerrainData.set_holes_region: {e}; nothing changed");
-                false
-            }
-        }
-    }
-
-    /// Hole marks of the samples in `region` (1: hole, 0: ground), row-major.
-    #[func]
-    fn get_holes_region(&self, region: Rect2i) -> PackedByteArray {
-        let Some(r) = self.region(region) else {
-            return PackedByteArray::new();
-        };
-        let mut out = PackedByteArray::new();
-        for z in r.z..r.z + r.d {
-            for x in r.x..r.x + r.w {
-                let c = self.core.control(x as i64, z as i64);
-                out.push(u8::from(c & HOLE != 0));
-            }
-        }
-        out
-    }
-
-    /// Whether world X/Z `pos` lies in a hole (then `get_height` is NaN there).
-    #[func]
-    fn is_hole(&self, pos: Vector2) -> bool {
-        let s = self.core.spacing();
-        self.core
-            .is_hole_at_sample(f64::from(pos.x) / s - 0.5, f64::from(pos.y) / s - 0.5)
-    }
-
-    /// The hole marks as a texture (`FORMAT_R8`, 1 = hole) for shaders that sample the whole terrain (the
-    /// wandering terrain's `holes_tex`); null while the terrain has no control data. Kept and re-sent by
-    /// edits of holes (1 byte a sample).
-    #[func]
-    pub fn get_holes_texture(&mut self) -> Option<Gd<Texture2D>> {
-        if self.core.control_map().is_empty() {
-            return None;
-        }
-        if self.holes_texture.is_none() {
-            let img = self.holes_image();
-            self.holes_texture = ImageTexture::create_from_image(&img);
-        }
-        self.holes_texture.clone().map(|t| t.upcast())
     }
 
     /// Heights of the samples in `region` (x, z, width, depth), row-major.
@@ -854,43 +798,10 @@ impl TerrainData {
                 tex.set_image(img);
             }
         }
-        self.update_holes_texture();
+        self.update_control_texture();
         self.base_mut().emit_changed();
         let all = Rect2i::new(Vector2i::ZERO, Vector2i::new(w, d));
         self.signals().region_changed().emit(all);
-    }
-
-    fn holes_image(&self) -> Gd<Image> {
-        let bytes: PackedByteArray = self
-            .core
-            .control_map()
-            .iter()
-            .map(|&c| if c & HOLE != 0 { 255u8 } else { 0 })
-            .collect();
-        let (w, d) = (self.core.width() as i32, self.core.depth() as i32);
-        Image::create_from_data(w, d, false, Format::R8, &bytes).expect("holes image")
-    }
-
-    /// Re-sends the holes texture after the control data changed (if it is in use).
-    fn update_holes_texture(&mut self) {
-        if self.holes_texture.is_none() {
-            return;
-        }
-        if self.core.control_map().is_empty() {
-            self.holes_texture = None;
-            return;
-        }
-        let img = self.holes_image();
-        let same = self.holes_texture.as_ref().is_some_and(|t| {
-            t.get_width() == img.get_width() && t.get_height() == img.get_height()
-        });
-        if let Some(tex) = self.holes_texture.as_mut() {
-            if same {
-                tex.update(&img);
-            } else {
-                tex.set_image(&img);
-            }
-        }
     }
 
     /// Copies a rectangle of the derived data into the kept image and re-uploads the texture.

@@ -4,10 +4,11 @@ use crate::clipmap_data::ClipmapTexture;
 use crate::collision::{TerrainCollision, MODE_DISABLED, MODE_DYNAMIC, MODE_FULL};
 use crate::follow::{active_camera, relink, relink_changed};
 use crate::terrain_data::TerrainData;
+use crate::terrain_material::{self, TerrainMaterial};
 use godot::classes::mesh::{ArrayType, PrimitiveType};
 use godot::classes::rendering_server::ShadowCastingSetting;
 use godot::classes::{
-    ArrayMesh, INode3D, Node, Node3D, PhysicsMaterial, RenderingServer, Shader, ShaderMaterial,
+    ArrayMesh, INode3D, Node, Node3D, PhysicsMaterial, RenderingServer, ShaderMaterial,
 };
 use godot::prelude::*;
 use terrain_core::clipmap::{
@@ -55,6 +56,11 @@ pub struct TerrainNode {
     #[export_group(name = "Terrain")]
     #[var(set = set_terrain_data)]
     terrain_data: Option<Gd<TerrainData>>,
+    /// Textures and their blending (layers painted per sample, height bands where nothing is painted). None:
+    /// the shader's plain colours.
+    #[export]
+    #[var(set = set_terrain_material)]
+    terrain_material: Option<Gd<TerrainMaterial>>,
     /// A ShaderMaterial with `clipmap.gdshaderinc`'s uniforms; a default one (`terrain_node.gdshader`) is made
     /// if empty.
     #[export]
@@ -187,6 +193,7 @@ impl INode3D for TerrainNode {
         let config = ClipmapConfig::new(32, 7, 1.0).expect("defaults are valid");
         Self {
             terrain_data: None,
+            terrain_material: None,
             material: None,
             target: NodePath::default(),
             levels: 7,
@@ -244,12 +251,11 @@ impl INode3D for TerrainNode {
             // Instances live while the node is in the tree (ready() runs once; a node may re-enter).
             N::ENTER_TREE => {
                 if self.material.is_none() {
-                    let mut mat = ShaderMaterial::new_gd();
-                    match try_load::<Shader>(DEFAULT_SHADER) {
-                        Ok(s) => mat.set_shader(&s),
-                        Err(e) => godot_error!("TerrainNode: cannot load {DEFAULT_SHADER}: {e}"),
-                    }
-                    self.material = Some(mat);
+                    self.material = Some(terrain_material::default_material(
+                        DEFAULT_SHADER,
+                        "TerrainNode",
+                    ));
+                    self.apply_look();
                 }
                 self.base_mut().set_notify_transform(true);
                 self.rebuild();
@@ -271,10 +277,12 @@ impl INode3D for TerrainNode {
                     for name in RUNTIME_PARAMS {
                         m.set_shader_parameter(*name, &Variant::nil());
                     }
+                    TerrainMaterial::clear_from(m);
                 }
             }
             N::EDITOR_POST_SAVE => {
                 self.update_material();
+                self.apply_look();
                 self.sent_fine_origin = None;
             }
             N::VISIBILITY_CHANGED => self.apply_flags(),
@@ -336,6 +344,38 @@ impl TerrainNode {
             rs.instance_geometry_set_material_override(i, rid);
         }
         self.update_material();
+        self.apply_look();
+    }
+
+    #[func]
+    fn set_terrain_material(&mut self, look: Option<Gd<TerrainMaterial>>) {
+        let callable = self.base().callable("_on_terrain_material_changed");
+        relink_changed(
+            self.terrain_material.clone(),
+            look.clone(),
+            &callable,
+            false,
+        );
+        self.terrain_material = look;
+        self.apply_look();
+    }
+
+    /// `changed` of the TerrainMaterial (or one of its layers): its parameters go to the shader again.
+    #[func(rename = _on_terrain_material_changed)]
+    fn apply_look(&mut self) {
+        terrain_material::bind(self.terrain_material.as_mut(), self.material.as_ref());
+    }
+
+    /// The weight of every layer of `terrain_material` that the shader blends at world X/Z `pos` (painted
+    /// layers, and height bands where nothing is painted; at most 4 non-zero, summing to 1). Empty without
+    /// a TerrainMaterial or terrain data.
+    #[func]
+    fn get_layer_weights(&self, pos: Vector2) -> PackedFloat32Array {
+        let Some(d) = self.terrain_data.as_ref() else {
+            return PackedFloat32Array::new();
+        };
+        let p = self.to_terrain_xz(pos);
+        terrain_material::weights_at(self.terrain_material.as_ref(), d.bind().core(), p.0, p.1)
     }
 
     #[func]
@@ -715,6 +755,15 @@ impl TerrainNode {
     }
 
     /// This node's frame for the core (terrain space -> world).
+    /// World X/Z → terrain X/Z (this node's position and scale taken off).
+    fn to_terrain_xz(&self, pos: Vector2) -> (f64, f64) {
+        let (o, s) = self.frame();
+        (
+            f64::from((pos.x - o.x) / s.x),
+            f64::from((pos.y - o.z) / s.z),
+        )
+    }
+
     fn terrain_frame(&self) -> Frame {
         let (o, s) = self.frame();
         Frame {

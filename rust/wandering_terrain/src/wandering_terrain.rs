@@ -4,10 +4,11 @@
 use crate::collision::{TerrainCollision, MODE_DISABLED, MODE_DYNAMIC, MODE_FULL};
 use crate::follow::{active_camera, relink, relink_changed};
 use crate::terrain_data::TerrainData;
+use crate::terrain_material::{self, TerrainMaterial};
 use crate::wandering_mesh::WanderingMesh;
 use godot::classes::{
     Camera3D, GeometryInstance3D, INode3D, Material, MeshInstance3D, Node, Node3D, PhysicsMaterial,
-    Shader, ShaderMaterial,
+    ShaderMaterial,
 };
 use godot::prelude::*;
 use terrain_core::clipmap_data::Frame;
@@ -19,8 +20,8 @@ const DEFAULT_SHADER: &str = "res://addons/wandering_terrain/shaders/wandering_t
 /// Shader parameters this node sets (runtime state, taken out of the material while a scene is saved).
 const RUNTIME_PARAMS: &[&str] = &[
     "data_tex",
-    "holes_tex",
-    "has_holes",
+    "control_tex",
+    "has_control",
     "terrain_size",
     "spacing",
     "translation",
@@ -46,6 +47,11 @@ pub struct WanderingTerrain {
     #[export_group(name = "Terrain")]
     #[var(set = set_terrain_data)]
     terrain_data: Option<Gd<TerrainData>>,
+    /// Textures and their blending (layers painted per sample, height bands where nothing is painted). None:
+    /// the shader's plain colours.
+    #[export]
+    #[var(set = set_terrain_material)]
+    terrain_material: Option<Gd<TerrainMaterial>>,
     /// The LOD-ring mesh that follows the camera (one is created if empty).
     #[export]
     #[var(set = set_mesh)]
@@ -126,6 +132,7 @@ impl INode3D for WanderingTerrain {
     fn init(base: Base<Node3D>) -> Self {
         Self {
             terrain_data: None,
+            terrain_material: None,
             mesh: None,
             material: None,
             camera: NodePath::default(),
@@ -159,12 +166,11 @@ impl INode3D for WanderingTerrain {
             self.set_mesh(Some(m));
         }
         if self.material.is_none() {
-            let mut mat = ShaderMaterial::new_gd();
-            match try_load::<Shader>(DEFAULT_SHADER) {
-                Ok(s) => mat.set_shader(&s),
-                Err(e) => godot_error!("WanderingTerrain: cannot load {DEFAULT_SHADER}: {e}"),
-            }
-            self.material = Some(mat);
+            self.material = Some(terrain_material::default_material(
+                DEFAULT_SHADER,
+                "WanderingTerrain",
+            ));
+            self.apply_look();
         }
         let mut mi = MeshInstance3D::new_alloc();
         mi.set_name("WanderingTerrainMesh");
@@ -210,10 +216,12 @@ impl INode3D for WanderingTerrain {
                     for name in RUNTIME_PARAMS {
                         m.set_shader_parameter(*name, &Variant::nil());
                     }
+                    TerrainMaterial::clear_from(m);
                 }
             }
             N::EDITOR_POST_SAVE => {
                 self.on_data_changed();
+                self.apply_look();
                 self.last = None;
             }
             _ => {}
@@ -371,6 +379,7 @@ impl WanderingTerrain {
         self.material = material;
         self.sync_instance();
         self.on_data_changed();
+        self.apply_look();
     }
 
     #[func]
@@ -387,6 +396,37 @@ impl WanderingTerrain {
     fn set_layers(&mut self, value: u32) {
         self.layers = value;
         self.sync_instance();
+    }
+
+    #[func]
+    fn set_terrain_material(&mut self, look: Option<Gd<TerrainMaterial>>) {
+        let callable = self.base().callable("_on_terrain_material_changed");
+        relink_changed(
+            self.terrain_material.clone(),
+            look.clone(),
+            &callable,
+            false,
+        );
+        self.terrain_material = look;
+        self.apply_look();
+    }
+
+    /// `changed` of the TerrainMaterial (or one of its layers): its parameters go to the shader again.
+    #[func(rename = _on_terrain_material_changed)]
+    fn apply_look(&mut self) {
+        terrain_material::bind(self.terrain_material.as_mut(), self.material.as_ref());
+    }
+
+    /// The weight of every layer of `terrain_material` that the shader blends at world X/Z `pos` (painted
+    /// layers, and height bands where nothing is painted; at most 4 non-zero, summing to 1). Empty without
+    /// a TerrainMaterial or terrain data.
+    #[func]
+    fn get_layer_weights(&self, pos: Vector2) -> PackedFloat32Array {
+        let Some(d) = self.terrain_data.as_ref() else {
+            return PackedFloat32Array::new();
+        };
+        let p = self.to_terrain_xz(pos);
+        terrain_material::weights_at(self.terrain_material.as_ref(), d.bind().core(), p.0, p.1)
     }
 
     /// Height of the terrain at world X/Z `pos` (what the shader draws there); NaN without terrain data.
@@ -459,12 +499,12 @@ impl WanderingTerrain {
         let Some(mut mat) = self.material.clone() else {
             return;
         };
-        let (tex, holes, size, spacing, range) = match self.terrain_data.as_mut() {
+        let (tex, control, size, spacing, range) = match self.terrain_data.as_mut() {
             Some(d) => {
                 let mut d = d.bind_mut();
                 (
                     Some(d.get_data_texture()),
-                    d.get_holes_texture(),
+                    d.get_control_texture(),
                     d.get_size(),
                     d.get_spacing(),
                     d.get_height_range(),
@@ -473,8 +513,8 @@ impl WanderingTerrain {
             None => (None, None, Vector2i::ZERO, 1.0, Vector2::ZERO),
         };
         mat.set_shader_parameter("data_tex", &tex.to_variant());
-        mat.set_shader_parameter("has_holes", &holes.is_some().to_variant());
-        mat.set_shader_parameter("holes_tex", &holes.to_variant());
+        mat.set_shader_parameter("has_control", &control.is_some().to_variant());
+        mat.set_shader_parameter("control_tex", &control.to_variant());
         mat.set_shader_parameter(
             "terrain_size",
             &Vector2::new(size.x as f32, size.y as f32).to_variant(),
@@ -495,6 +535,12 @@ impl WanderingTerrain {
 
 impl WanderingTerrain {
     /// This node's position on X/Z: the terrain's origin.
+    /// World X/Z → terrain X/Z (the node only moves the terrain).
+    fn to_terrain_xz(&self, pos: Vector2) -> (f64, f64) {
+        let p = pos - self.origin();
+        (f64::from(p.x), f64::from(p.y))
+    }
+
     fn origin(&self) -> Vector2 {
         let p = if self.base().is_inside_tree() {
             self.base().get_global_position()

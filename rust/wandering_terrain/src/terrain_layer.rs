@@ -1,0 +1,151 @@
+//! `TerrainLayer`: one texture layer of a `TerrainMaterial` (blending in `terrain_core::material`).
+
+use godot::classes::Texture2D;
+use godot::prelude::*;
+
+/// One ground texture of a `TerrainMaterial`: albedo and normal map, a tint, how often it repeats, whether
+/// it switches to triplanar projection on steep slopes, and an optional height band for auto-texturing
+/// (height-band texturing: weight `clamp(1 - |h - centre| / width, 0, 1)`, normalised over the layers).
+///
+/// Every property refuses values outside its range with an error naming it and keeps the previous value;
+/// any change emits `changed`, and the material rebuilds its texture arrays.
+#[derive(GodotClass)]
+#[class(tool, init, base=Resource)]
+pub struct TerrainLayer {
+    /// A name for the editor's layer list.
+    #[export]
+    #[var(set = set_name)]
+    name: GString,
+    /// Colour texture (any format; resized to the material's `texture_size`). None: plain `albedo_color`.
+    #[export]
+    #[var(set = set_albedo_texture)]
+    albedo_texture: Option<Gd<Texture2D>>,
+    /// Normal map (OpenGL convention, green up, as Godot's). None: the terrain's own normal.
+    #[export]
+    #[var(set = set_normal_texture)]
+    normal_texture: Option<Gd<Texture2D>>,
+    /// Tint multiplied with the albedo texture (sRGB).
+    #[export]
+    #[var(set = set_albedo_color)]
+    #[init(val = Color::WHITE)]
+    albedo_color: Color,
+    /// Surface roughness, [0, 1].
+    #[export(range = (0.0, 1.0, 0.01))]
+    #[var(set = set_roughness)]
+    #[init(val = 0.9)]
+    roughness: f64,
+    /// Texture repeats per world unit (0.1: one repeat every 10 units), [0.0001, 100].
+    #[export(range = (0.0001, 100.0, 0.0001))]
+    #[var(set = set_uv_scale)]
+    #[init(val = 0.1)]
+    uv_scale: f64,
+    /// Project the texture from three sides where the ground is steeper than the material's
+    /// `triplanar_slope` (cliffs do not stretch it).
+    #[export]
+    #[var(set = set_triplanar)]
+    triplanar: bool,
+    /// Auto-texturing band: (centre height, width) in terrain heights; width 0 (default) takes no part.
+    /// Centre within ±1e7, width in [0, 1e7].
+    #[export]
+    #[var(set = set_height_band)]
+    height_band: Vector2,
+    base: Base<Resource>,
+}
+
+#[godot_api]
+impl TerrainLayer {
+    #[func]
+    fn set_name(&mut self, v: GString) {
+        self.name = v;
+        self.base_mut().emit_changed();
+    }
+    #[func]
+    fn set_albedo_texture(&mut self, v: Option<Gd<Texture2D>>) {
+        self.albedo_texture = v;
+        self.base_mut().emit_changed();
+    }
+    #[func]
+    fn set_normal_texture(&mut self, v: Option<Gd<Texture2D>>) {
+        self.normal_texture = v;
+        self.base_mut().emit_changed();
+    }
+    #[func]
+    fn set_albedo_color(&mut self, v: Color) {
+        if ![v.r, v.g, v.b, v.a]
+            .iter()
+            .all(|c| (0.0..=16.0).contains(c))
+        {
+            godot_error!(
+                "TerrainLayer.albedo_color components must be in [0, 16], got {v}; keeping {}",
+                self.albedo_color
+            );
+            return;
+        }
+        self.albedo_color = v;
+        self.base_mut().emit_changed();
+    }
+    #[func]
+    fn set_roughness(&mut self, v: f64) {
+        if !(0.0..=1.0).contains(&v) {
+            godot_error!(
+                "TerrainLayer.roughness must be in [0, 1], got {v}; keeping {}",
+                self.roughness
+            );
+            return;
+        }
+        self.roughness = v;
+        self.base_mut().emit_changed();
+    }
+    #[func]
+    fn set_uv_scale(&mut self, v: f64) {
+        if !(1.0e-4..=100.0).contains(&v) {
+            godot_error!(
+                "TerrainLayer.uv_scale must be in [0.0001, 100] (repeats per world unit), got {v}; keeping {}",
+                self.uv_scale
+            );
+            return;
+        }
+        self.uv_scale = v;
+        self.base_mut().emit_changed();
+    }
+    #[func]
+    fn set_triplanar(&mut self, v: bool) {
+        self.triplanar = v;
+        self.base_mut().emit_changed();
+    }
+    #[func]
+    fn set_height_band(&mut self, v: Vector2) {
+        if !((-1.0e7..=1.0e7).contains(&v.x) && (0.0..=1.0e7).contains(&v.y)) {
+            godot_error!(
+                "TerrainLayer.height_band must be (centre in [-10000000, 10000000], width in [0, 10000000]), got {v}; keeping {}",
+                self.height_band
+            );
+            return;
+        }
+        self.height_band = v;
+        self.base_mut().emit_changed();
+    }
+}
+
+impl TerrainLayer {
+    pub fn albedo_texture(&self) -> Option<Gd<Texture2D>> {
+        self.albedo_texture.clone()
+    }
+    pub fn normal_texture(&self) -> Option<Gd<Texture2D>> {
+        self.normal_texture.clone()
+    }
+    /// rgb tint (linear), a roughness.
+    pub fn color(&self) -> Vector4 {
+        let c = self.albedo_color.srgb_to_linear();
+        Vector4::new(c.r, c.g, c.b, self.roughness as f32)
+    }
+    /// x repeats per unit, y triplanar, z band centre, w band width.
+    pub fn params(&self) -> Vector4 {
+        Vector4::new(
+            self.uv_scale as f32,
+            if self.triplanar { 1.0 } else { 0.0 },
+            self.height_band.x,
+            self.height_band.y,
+        )
+    }
+}

@@ -1,0 +1,368 @@
+//! `TerrainMaterial`: the layers of a terrain and every shader parameter of its look (blending maths in
+//! `terrain_core::material`, shader in `shaders/terrain_material.gdshaderinc`).
+
+use crate::terrain_layer::TerrainLayer;
+use godot::classes::image::{Format, Interpolation};
+use godot::classes::{IResource, Image, Resource, Shader, ShaderMaterial, Texture2DArray};
+use godot::prelude::*;
+use terrain_core::material::{Band, Blending, MAX_LAYERS};
+
+/// Shader parameters this resource sets (runtime state: taken out of a material while a scene is saved).
+pub const PARAMS: &[&str] = &[
+    "layer_albedo",
+    "layer_normal",
+    "layer_count",
+    "layer_color",
+    "layer_params",
+    "auto_texturing",
+    "triplanar_slope",
+    "blend_sharpness",
+];
+
+/// The look of a terrain: up to 63 `TerrainLayer`s, painted per sample (`TerrainData.set_layer_region`,
+/// brushes, splat maps) and, where nothing is painted, chosen by height bands (`auto_texturing`).
+/// Set it as `terrain_material` on a `TerrainNode` or `WanderingTerrain`; it builds one `Texture2DArray`
+/// for all albedos and one for all normal maps (every layer resized to `texture_size`, rebuilt only when
+/// a layer or this material changes) and owns every shader parameter of the look. A pixel blends at most
+/// four layers, whatever the layer count. With your own ShaderMaterial, include
+/// `terrain_material.gdshaderinc` and call `apply_to(material)`.
+#[derive(GodotClass)]
+#[class(tool, base=Resource)]
+pub struct TerrainMaterial {
+    /// The layers; their index is what painting uses (`TerrainBrush.layer`, `set_layer_region`). At most 63.
+    #[export]
+    #[var(set = set_layers)]
+    layers: Array<Gd<TerrainLayer>>,
+    /// Unpainted ground takes the layers' height bands (else layer 0).
+    #[export]
+    #[var(set = set_auto_texturing)]
+    auto_texturing: bool,
+    /// Triplanar layers use three projections where the ground's normal has y below this (0.7 ≈ 45°),
+    /// [0, 1].
+    #[export(range = (0.0, 1.0, 0.01))]
+    #[var(set = set_triplanar_slope)]
+    triplanar_slope: f64,
+    /// 0: weights as painted; 1: nearly hard edges between layers. [0, 1].
+    #[export(range = (0.0, 1.0, 0.01))]
+    #[var(set = set_blend_sharpness)]
+    blend_sharpness: f64,
+    /// Side of every layer's textures in the arrays (a power of two in [16, 4096]).
+    #[export(enum = (S64 = 64, S128 = 128, S256 = 256, S512 = 512, S1024 = 1024, S2048 = 2048, S4096 = 4096))]
+    #[var(set = set_texture_size)]
+    texture_size: i64,
+    albedo_array: Option<Gd<Texture2DArray>>,
+    normal_array: Option<Gd<Texture2DArray>>,
+    /// The arrays need a rebuild before the next `apply_to`.
+    dirty: bool,
+    base: Base<Resource>,
+}
+
+#[godot_api]
+impl IResource for TerrainMaterial {
+    fn init(base: Base<Resource>) -> Self {
+        Self {
+            layers: Array::new(),
+            auto_texturing: true,
+            triplanar_slope: 0.7,
+            blend_sharpness: 0.0,
+            texture_size: 512,
+            albedo_array: None,
+            normal_array: None,
+            dirty: true,
+            base,
+        }
+    }
+}
+
+#[godot_api]
+impl TerrainMaterial {
+    #[func]
+    fn set_layers(&mut self, v: Array<Gd<TerrainLayer>>) {
+        if v.len() > MAX_LAYERS {
+            godot_error!(
+                "TerrainMaterial.layers must hold at most {MAX_LAYERS} layers, got {}; keeping the previous layers",
+                v.len()
+            );
+            return;
+        }
+        let callable = self.base().callable("_on_layer_changed");
+        for mut l in self.layers.iter_shared() {
+            if l.is_connected("changed", &callable) {
+                l.disconnect("changed", &callable);
+            }
+        }
+        for mut l in v.iter_shared() {
+            if !l.is_connected("changed", &callable) {
+                l.connect("changed", &callable);
+            }
+        }
+        self.layers = v;
+        self.layer_changed();
+    }
+
+    #[func(rename = _on_layer_changed)]
+    fn layer_changed(&mut self) {
+        self.dirty = true;
+        self.base_mut().emit_changed();
+    }
+
+    #[func]
+    fn set_auto_texturing(&mut self, v: bool) {
+        self.auto_texturing = v;
+        self.base_mut().emit_changed();
+    }
+
+    #[func]
+    fn set_triplanar_slope(&mut self, v: f64) {
+        if !(0.0..=1.0).contains(&v) {
+            godot_error!(
+                "TerrainMaterial.triplanar_slope must be in [0, 1], got {v}; keeping {}",
+                self.triplanar_slope
+            );
+            return;
+        }
+        self.triplanar_slope = v;
+        self.base_mut().emit_changed();
+    }
+
+    #[func]
+    fn set_blend_sharpness(&mut self, v: f64) {
+        if !(0.0..=1.0).contains(&v) {
+            godot_error!(
+                "TerrainMaterial.blend_sharpness must be in [0, 1], got {v}; keeping {}",
+                self.blend_sharpness
+            );
+            return;
+        }
+        self.blend_sharpness = v;
+        self.base_mut().emit_changed();
+    }
+
+    #[func]
+    fn set_texture_size(&mut self, v: i64) {
+        if !(16..=4096).contains(&v) || v.count_ones() != 1 {
+            godot_error!(
+                "TerrainMaterial.texture_size must be a power of two in [16, 4096], got {v}; keeping {}",
+                self.texture_size
+            );
+            return;
+        }
+        self.texture_size = v;
+        self.layer_changed();
+    }
+
+    /// Sets every parameter of the look on `material` (a ShaderMaterial whose shader includes
+    /// `terrain_material.gdshaderinc`). The nodes call this themselves.
+    #[func]
+    pub fn apply_to(&mut self, material: Option<Gd<ShaderMaterial>>) {
+        let Some(mut m) = material else {
+            godot_error!("TerrainMaterial.apply_to: material must be a ShaderMaterial, got null");
+            return;
+        };
+        self.rebuild();
+        let (colors, params): (PackedVector4Array, PackedVector4Array) = self
+            .layers
+            .iter_shared()
+            .map(|l| {
+                let l = l.bind();
+                (l.color(), l.params())
+            })
+            .unzip();
+        m.set_shader_parameter("layer_albedo", &self.albedo_array.to_variant());
+        m.set_shader_parameter("layer_normal", &self.normal_array.to_variant());
+        m.set_shader_parameter("layer_count", &(self.layers.len() as i32).to_variant());
+        m.set_shader_parameter("layer_color", &colors.to_variant());
+        m.set_shader_parameter("layer_params", &params.to_variant());
+        m.set_shader_parameter("auto_texturing", &self.auto_texturing.to_variant());
+        m.set_shader_parameter(
+            "triplanar_slope",
+            &(self.triplanar_slope as f32).to_variant(),
+        );
+        m.set_shader_parameter(
+            "blend_sharpness",
+            &(self.blend_sharpness as f32).to_variant(),
+        );
+    }
+
+    /// The layers' albedo textures as one array (one slice per layer); null without layers.
+    #[func]
+    fn get_albedo_array(&mut self) -> Option<Gd<Texture2DArray>> {
+        self.rebuild();
+        self.albedo_array.clone()
+    }
+
+    /// The layers' normal maps as one array (flat where a layer has none); null without layers.
+    #[func]
+    fn get_normal_array(&mut self) -> Option<Gd<Texture2DArray>> {
+        self.rebuild();
+        self.normal_array.clone()
+    }
+}
+
+impl TerrainMaterial {
+    /// What the layer weights depend on (the CPU twin's input).
+    pub fn blending(&self) -> Blending {
+        let layer_count = self.layers.len();
+        let bands = if self.auto_texturing {
+            self.layers
+                .iter_shared()
+                .enumerate()
+                .filter_map(|(layer, l)| {
+                    let p = l.bind().params();
+                    (p.w > 0.0).then_some(Band {
+                        layer,
+                        centre: p.z,
+                        width: p.w,
+                    })
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Blending {
+            layer_count,
+            bands,
+            sharpness: self.blend_sharpness as f32,
+        }
+    }
+
+    /// Removes this resource's parameters from `material` (before a scene is saved).
+    pub fn clear_from(material: &mut Gd<ShaderMaterial>) {
+        for name in PARAMS {
+            material.set_shader_parameter(*name, &Variant::nil());
+        }
+    }
+
+    fn rebuild(&mut self) {
+        if !self.dirty {
+            return;
+        }
+        self.dirty = false;
+        if self.layers.is_empty() {
+            self.albedo_array = None;
+            self.normal_array = None;
+            return;
+        }
+        let size = self.texture_size as i32;
+        let mut albedo: Array<Gd<Image>> = Array::new();
+        let mut normal: Array<Gd<Image>> = Array::new();
+        for (i, l) in self.layers.iter_shared().enumerate() {
+            let l = l.bind();
+            albedo.push(&layer_image(
+                l.albedo_texture(),
+                size,
+                [255, 255, 255],
+                i,
+                "albedo",
+            ));
+            normal.push(&layer_image(
+                l.normal_texture(),
+                size,
+                [128, 128, 255],
+                i,
+                "normal",
+            ));
+        }
+        self.albedo_array = array_of(&albedo);
+        self.normal_array = array_of(&normal);
+    }
+}
+
+/// A layer's texture as an RGBA8 image of `size`² with mipmaps, or a plain one of `fill` without a texture.
+fn layer_image(
+    tex: Option<Gd<godot::classes::Texture2D>>,
+    size: i32,
+    fill: [u8; 3],
+    index: usize,
+    what: &str,
+) -> Gd<Image> {
+    let source = tex.and_then(|t| {
+        let img = t.get_image();
+        if img.is_none() {
+            godot_error!(
+                "TerrainMaterial: layer {index}'s {what} texture has no image data; drawn plain"
+            );
+        }
+        img
+    });
+    let mut img = match source {
+        Some(i) => {
+            let mut i = i.duplicate_resource();
+            if i.is_compressed() {
+                i.decompress();
+            }
+            i.clear_mipmaps();
+            i.convert(Format::RGBA8);
+            i
+        }
+        None => {
+            let mut i =
+                Image::create_empty(size, size, false, Format::RGBA8).expect("plain layer image");
+            i.fill(Color::from_rgba8(fill[0], fill[1], fill[2], 255));
+            i
+        }
+    };
+    if img.get_width() != size || img.get_height() != size {
+        img.resize_ex(size, size)
+            .interpolation(Interpolation::LANCZOS)
+            .done();
+    }
+    img.generate_mipmaps();
+    img
+}
+
+fn array_of(images: &Array<Gd<Image>>) -> Option<Gd<Texture2DArray>> {
+    let mut a = Texture2DArray::new_gd();
+    if a.create_from_images(images) != godot::global::Error::OK {
+        godot_error!("TerrainMaterial: cannot build the layer texture array");
+        return None;
+    }
+    Some(a)
+}
+
+/// A ShaderMaterial with the shader at `path` (the nodes' default material).
+pub fn default_material(path: &str, who: &str) -> Gd<ShaderMaterial> {
+    let mut mat = ShaderMaterial::new_gd();
+    match try_load::<Shader>(path) {
+        Ok(s) => mat.set_shader(&s),
+        Err(e) => godot_error!("{who}: cannot load {path}: {e}"),
+    }
+    mat
+}
+
+/// Puts `look`'s parameters on a node's `material` (or takes them off when the node has no TerrainMaterial,
+/// so the shader draws its plain colours).
+pub fn bind(look: Option<&mut Gd<TerrainMaterial>>, material: Option<&Gd<ShaderMaterial>>) {
+    let Some(m) = material else {
+        return;
+    };
+    match look {
+        Some(l) => l.bind_mut().apply_to(Some(m.clone())),
+        None => TerrainMaterial::clear_from(&mut m.clone()),
+    }
+}
+
+/// What the shader blends at terrain X/Z (x, z) of `data` with `look`: one weight per layer of the
+/// material (empty without one).
+pub fn weights_at(
+    look: Option<&Gd<TerrainMaterial>>,
+    data: &terrain_core::terrain_data::TerrainData,
+    x: f64,
+    z: f64,
+) -> PackedFloat32Array {
+    let Some(look) = look else {
+        return PackedFloat32Array::new();
+    };
+    let blending = look.bind().blending();
+    let mut out = vec![0.0f32; blending.layer_count];
+    if x.is_finite() && z.is_finite() && !out.is_empty() {
+        let (sx, sz) = (x / data.spacing() - 0.5, z / data.spacing() - 0.5);
+        let (corners, t) = data.control_corners(sx, sz);
+        // The height bands see the surface as drawn around the point (holes do not matter to them).
+        let h = data.patch_height(sx, sz);
+        for (layer, w) in blending.blend(corners, t, h) {
+            out[layer] += w;
+        }
+    }
+    PackedFloat32Array::from(out)
+}
