@@ -237,7 +237,13 @@ pub fn apply(
                     return c;
                 }
                 let cur = crate::material::Paint::decode(c).weight_of(slot);
-                crate::material::paint(c, slot, cur + (target - cur) * blend(w))
+                let mut next = cur + (target - cur) * blend(w);
+                // Weights are 8-bit: a step under half a unit would round back and stall short of the
+                // target, so every touched sample moves at least one unit.
+                if cur != target && ((next - cur) * 255.0).abs() < 0.5 {
+                    next = cur + (target - cur).signum() / 255.0;
+                }
+                crate::material::paint(c, slot, next)
             })
             .collect();
         if after == before {

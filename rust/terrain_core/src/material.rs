@@ -449,6 +449,7 @@ mod tests {
                     width: 10.0,
                 },
             ],
+            sharpness: 0.0,
         };
         let b = banded.blend([0; 4], [0.0, 0.0], 2.5);
         assert_eq!(b.len(), 2);

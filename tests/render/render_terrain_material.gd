@@ -1,0 +1,206 @@
+extends "res://wt_test.gd"
+## Terrain materials on the GPU: the colour drawn at a point is the blend of the layers that
+## get_layer_weights reports there (painted layers, height bands where nothing is painted), holes show the
+## background, and the shipped lit shader draws the layers' textures on both nodes.
+
+const MAGENTA := Color(1, 0, 1)
+const PROBE := "res://render/material_probe.gdshader"
+const WANDERING_PROBE := "res://render/wandering_material_probe.gdshader"
+const SIZE := 128
+## Layer colours (sRGB): sand, grass, snow (height bands), road, rock (painted).
+const COLORS := [Color8(230, 200, 90), Color8(40, 150, 40), Color8(250, 250, 250), Color8(60, 60, 70), Color8(150, 80, 30)]
+
+
+## Heights rise along X from 0 to ~38; a road painted across Z 50..62 (fading in over its edges), a rock
+## patch, and a square hole.
+func _data() -> TerrainData:
+	var t := TerrainData.new()
+	t.size = Vector2i(SIZE, SIZE)
+	var h := PackedFloat32Array()
+	for z in SIZE:
+		for x in SIZE:
+			h.append(x * 0.3 + sin(z * 0.2) * 1.5)
+	t.heights = h
+	var road := PackedFloat32Array()
+	for z in 12:
+		for x in SIZE:
+			road.append(clampf(minf(z, 11 - z) / 4.0, 0.0, 1.0))
+	check(t.set_layer_region(Rect2i(0, 50, SIZE, 12), 3, road), "road painted")
+	var rock := PackedFloat32Array()
+	for z in 20:
+		for x in 20:
+			rock.append(0.35 + 0.03 * x)
+	check(t.set_layer_region(Rect2i(90, 90, 20, 20), 4, rock), "rock painted")
+	var hole := PackedByteArray()
+	hole.resize(36)
+	hole.fill(1)
+	check(t.set_holes_region(Rect2i(20, 90, 6, 6), hole), "hole cut")
+	return t
+
+
+func _layer(i: int) -> TerrainLayer:
+	var l := TerrainLayer.new()
+	var img := Image.create_empty(16, 16, false, Image.FORMAT_RGBA8)
+	img.fill(COLORS[i])
+	l.albedo_texture = ImageTexture.create_from_image(img)
+	l.uv_scale = 0.25
+	return l
+
+
+func _material() -> TerrainMaterial:
+	var m := TerrainMaterial.new()
+	var layers: Array[TerrainLayer] = []
+	for i in COLORS.size():
+		layers.append(_layer(i))
+	layers[0].height_band = Vector2(0, 12)
+	layers[1].height_band = Vector2(16, 10)
+	layers[2].height_band = Vector2(36, 12)
+	m.layers = layers
+	m.texture_size = 64
+	return m
+
+
+## An unlit scene with an orthographic camera straight above the terrain's centre.
+func _scene() -> Array:
+	RenderingServer.set_default_clear_color(MAGENTA)
+	var root := Node3D.new()
+	tree.root.add_child(root)
+	var cam := Camera3D.new()
+	cam.projection = Camera3D.PROJECTION_ORTHOGONAL
+	cam.size = SIZE * 1.02
+	cam.far = 500.0
+	cam.position = Vector3(SIZE * 0.5, 200.0, SIZE * 0.5)
+	cam.rotation_degrees = Vector3(-90, 0, 0)
+	root.add_child(cam)
+	cam.make_current()
+	return [root, cam]
+
+
+## The blend of the layer colours with `weights`, as drawn: in linear light under Forward+/Mobile; the
+## Compatibility renderer blends the sRGB values themselves (measured: its unshaded output of sRGB texture
+## arrays matches that, single colours are exact on both).
+func _blend(weights: PackedFloat32Array) -> Color:
+	var linear := renderer != "opengl3"
+	var c := Color(0, 0, 0)
+	for i in weights.size():
+		var l: Color = COLORS[i].srgb_to_linear() if linear else COLORS[i]
+		c += Color(l.r, l.g, l.b) * weights[i]
+	c.a = 1.0
+	return c.linear_to_srgb() if linear else c
+
+
+## Compares every 3rd pixel with the blend get_layer_weights predicts at its point; returns the worst error.
+func _compare(img: Image, cam: Camera3D, weights_at: Callable, is_hole: Callable, what: String) -> void:
+	var worst := 0.0
+	var where := Vector2i()
+	var n := 0
+	var holes := 0
+	var seen := PackedInt32Array()
+	seen.resize(COLORS.size())
+	for py in range(1, img.get_height(), 3):
+		for px in range(1, img.get_width(), 3):
+			var o := cam.project_ray_origin(Vector2(px + 0.5, py + 0.5))
+			var p := Vector2(o.x, o.z)
+			if p.x < 1.0 or p.y < 1.0 or p.x > SIZE - 1.0 or p.y > SIZE - 1.0:
+				continue
+			# Points within half a pixel of a hole's edge may go either way.
+			var hole_here: bool = is_hole.call(p)
+			var edge := false
+			for d in [Vector2(0.3, 0), Vector2(-0.3, 0), Vector2(0, 0.3), Vector2(0, -0.3)]:
+				edge = edge or is_hole.call(p + d) != hole_here
+			if edge:
+				continue
+			var got := img.get_pixel(px, py)
+			var want := MAGENTA if hole_here else _blend(weights_at.call(p))
+			var err := maxf(maxf(absf(got.r - want.r), absf(got.g - want.g)), absf(got.b - want.b))
+			if err > worst:
+				worst = err
+				where = Vector2i(px, py)
+			n += 1
+			holes += int(hole_here)
+			if not hole_here:
+				var w: PackedFloat32Array = weights_at.call(p)
+				for i in w.size():
+					seen[i] += int(w[i] > 0.6)
+	print("material %s: %d pixels (%d in the hole), worst colour error %.4f at %s" % [what, n, holes, worst, where])
+	check(n > 1500 and holes > 4, "%s: pixels compared (%d, %d in the hole)" % [what, n, holes])
+	check(worst < 0.035, "%s: drawn colour = blend of get_layer_weights (worst %.4f at %s)" % [what, worst, where])
+	for i in seen.size():
+		check(seen[i] > 3, "%s: layer %d dominates somewhere (%d pixels)" % [what, i, seen[i]])
+
+
+func test_terrain_node_draws_the_blend_get_layer_weights_reports() -> void:
+	var s := _scene()
+	var root: Node3D = s[0]
+	var cam: Camera3D = s[1]
+	var t := _data()
+	var tn := TerrainNode.new()
+	var probe := ShaderMaterial.new()
+	probe.shader = load(PROBE)
+	tn.material = probe
+	tn.terrain_material = _material()
+	tn.terrain_data = t
+	root.add_child(tn)
+	tn.target = tn.get_path_to(cam)
+	await frames(4)
+	var img := screenshot("material_terrain_node")
+	_compare(img, cam, tn.get_layer_weights, t.is_hole, "TerrainNode")
+	# A new paint stroke reaches the GPU through the data windows.
+	var w := PackedFloat32Array()
+	w.resize(100)
+	w.fill(1.0)
+	t.set_layer_region(Rect2i(60, 20, 10, 10), 4, w)
+	await frames(3)
+	var c := cam.unproject_position(Vector3(65, 0, 25))
+	var got := tree.root.get_texture().get_image().get_pixel(int(c.x), int(c.y))
+	check(absf(got.r - COLORS[4].r) < 0.03 and absf(got.g - COLORS[4].g) < 0.03, "painted rock shows after an edit: %s" % got)
+	root.queue_free()
+	await frames(1)
+
+
+func test_wandering_terrain_draws_the_same_blend() -> void:
+	var s := _scene()
+	var root: Node3D = s[0]
+	var cam: Camera3D = s[1]
+	var t := _data()
+	var wt := WanderingTerrain.new()
+	var probe := ShaderMaterial.new()
+	probe.shader = load(WANDERING_PROBE)
+	wt.material = probe
+	var mesh := WanderingMesh.new()
+	mesh.start_size = 64.0
+	mesh.start_subdivision = 5
+	mesh.lods = PackedInt32Array([2, 2, 2, 2, 2, 2])
+	wt.mesh = mesh
+	wt.terrain_material = _material()
+	wt.terrain_data = t
+	# The mesh lies ahead of the camera it follows: a tracker south of the terrain looking north.
+	var tracker := Camera3D.new()
+	root.add_child(tracker)
+	tracker.look_at_from_position(Vector3(SIZE * 0.5, 60, SIZE + 20), Vector3(SIZE * 0.5, 60, 0))
+	root.add_child(wt)
+	wt.camera = wt.get_path_to(tracker)
+	await frames(4)
+	var img := screenshot("material_wandering_terrain")
+	_compare(img, cam, wt.get_layer_weights, t.is_hole, "WanderingTerrain")
+	root.queue_free()
+	await frames(1)
+
+
+func test_texture_arrays_hold_the_layers() -> void:
+	var m := TerrainMaterial.new()
+	var a := TerrainLayer.new()
+	var img := Image.create_empty(40, 20, false, Image.FORMAT_RGB8)
+	img.fill(Color8(200, 10, 10))
+	a.albedo_texture = ImageTexture.create_from_image(img)
+	m.texture_size = 64
+	m.layers = [a, TerrainLayer.new()] as Array[TerrainLayer]
+	var arr := m.get_albedo_array()
+	var red := arr.get_layer_data(0).get_pixel(5, 5)
+	check(red.r8 == 200 and red.g8 == 10, "layer 0 is its texture (resized): %s" % red)
+	check_eq(arr.get_layer_data(1).get_pixel(5, 5), Color(1, 1, 1), "layer without texture is white (tint only)")
+	var flat := m.get_normal_array().get_layer_data(1).get_pixel(3, 3)
+	check_eq(flat.to_rgba32(), Color8(128, 128, 255).to_rgba32(), "flat normal")
+	img.fill(Color8(10, 10, 200))
+	a.albedo_texture = ImageTexture.create_from_image(img)
+	check(m.get_albedo_array().get_layer_data(0).get_pixel(5, 5).b8 == 200, "rebuilt with the new texture")
