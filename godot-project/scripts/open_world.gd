@@ -1,6 +1,7 @@
 @tool
 extends Node3D
-## Open world on a TerrainNode (geometry clipmap): a 4096² terrain generated when the scene loads — in the
+## Open world on a TerrainNode (geometry clipmap), textured by a TerrainMaterial (sand, grass and snow by
+## height bands, rock on cliffs, a painted road, a pit with a hole): a 4096² terrain generated when the scene loads — in the
 ## editor too, so the real terrain shows there (it is not saved into the scene) — a fly camera, and a few
 ## fixed viewpoints for the demo renderer.
 
@@ -17,10 +18,17 @@ func _ready() -> void:
 	_data = TerrainData.new()
 	_data.size = terrain_size
 	_data.generate_noise(4096, 1.0 / 700.0, 8, 2.0, 0.5, height, sea_level, TerrainData.NOISE_PERLIN)
+	var c := Vector2(terrain_size) * 0.5
+	# A road winding past the centre and a pit with a cave entrance near it.
+	var road := PackedVector2Array()
+	for i in 61:
+		var t := i / 60.0
+		road.append(c + Vector2(lerpf(-700, 700, t), sin(t * 7.0) * 120.0 + 60.0))
+	TerrainFeatures.paint_road(_data, road, 8.0, 4.0, 4)
+	TerrainFeatures.dig_pit(_data, c + Vector2(-60, 160), 50.0, 40.0, 8.0)
 	terrain.terrain_data = _data
 	if Engine.is_editor_hint():
 		return
-	var c := Vector2(terrain_size) * 0.5
 	fly.position = Vector3(c.x, terrain.get_height(c) + 60.0, c.y)
 
 
@@ -28,7 +36,7 @@ func _ready() -> void:
 func demo_views() -> Array:
 	var views: Array = []
 	var c := Vector2(terrain_size) * 0.5
-	for v in [[Vector2(-300, 200), 6.0, -4.0, 30.0, "Ground"], [Vector2(400, -100), 140.0, -18.0, 200.0, "Overview"], [Vector2(0, 900), 900.0, -40.0, 0.0, "High"]]:
+	for v in [[Vector2(-300, 200), 6.0, -4.0, 30.0, "Ground"], [Vector2(400, -100), 140.0, -18.0, 200.0, "Overview"], [Vector2(0, 900), 900.0, -40.0, 0.0, "High"], [Vector2(-60, 250), 80.0, -28.0, 0.0, "RoadAndPit"]]:
 		var cam := Camera3D.new()
 		cam.name = v[4]
 		cam.far = 12000.0

@@ -44,6 +44,13 @@ func _ready() -> void:
 		distance_per_pitch.add_point(Vector2(1, 1))
 	data.size = terrain_size
 	data.generate_noise(2024, 1.0 / 48.0, 5, 2.0, 0.5, terrain_height, sea_level, TerrainData.NOISE_PERLIN)
+	# A painted road across the map and a pit with a cave entrance (the look: wandering_look.tres).
+	var road := PackedVector2Array()
+	for i in 41:
+		var t := i / 40.0
+		road.append(Vector2(lerpf(10, terrain_size.x - 10, t), terrain_size.y * 0.5 + sin(t * 9.0) * 30.0 + 20.0))
+	TerrainFeatures.paint_road(data, road, 2.5, 1.5, 4)
+	TerrainFeatures.dig_pit(data, Vector2(terrain_size) * 0.5 + Vector2(30, -25), 14.0, 10.0, 2.5)
 	for wt in [$ShoulderTerrain, $EagleTerrain, $MapTerrain]:
 		wt.terrain_data = data
 	target.position = Vector3(terrain_size.x / 2.0, 0, terrain_size.y / 2.0)

@@ -18,7 +18,7 @@
 //!
 //! **Blending at a point** (what the shader draws): the four samples around it, weighted bilinearly, give up
 //! to eight (slot, weight) pairs; the auto share is split over the two strongest height bands at the point's
-//! height; equal layers merge; the **four** strongest layers are kept and renormalised. So a pixel fetches at
+//! height and, on steep ground, a cliff layer; equal layers merge; the **four** strongest layers are kept and renormalised. So a pixel fetches at
 //! most four layers however many the material has: 8 texture reads (albedo + normal), 24 where triplanar.
 //!
 //! On the GPU the control rides in the alpha of the clipmap data texel (and of the wandering terrain's control
@@ -166,6 +166,14 @@ pub struct Blending {
     pub bands: Vec<Band>,
     /// 0..1: the kept weights are raised to the power 1 + 7 * sharpness and renormalised.
     pub sharpness: f32,
+    /// Auto-texturing's cliff layer and the normal y below which it covers the ground (`cliff_weight`).
+    pub cliff: Option<(usize, f32)>,
+}
+
+/// Share of auto ground that the cliff layer takes where the surface normal's y is `ny`: 0 above
+/// `slope + 0.05`, 1 below `slope - 0.05`, linear between (a short blend instead of a hard edge).
+pub fn cliff_weight(ny: f32, slope: f32) -> f32 {
+    ((slope + 0.05 - ny) / 0.1).clamp(0.0, 1.0)
 }
 
 /// The layers blended at a point and their weights (at most `BLEND_LAYERS`, summing to 1, strongest first).
@@ -173,8 +181,8 @@ pub type Blend = Vec<(usize, f32)>;
 
 impl Blending {
     /// The blend at a point from its four surrounding samples' control values (c00, c10, c01, c11), the
-    /// point's offsets (tx, tz) in [0, 1] from the first and its height.
-    pub fn blend(&self, corners: [u32; 4], t: [f32; 2], h: f32) -> Blend {
+    /// point's offsets (tx, tz) in [0, 1] from the first, its height and its normal's y.
+    pub fn blend(&self, corners: [u32; 4], t: [f32; 2], h: f32, ny: f32) -> Blend {
         let (tx, tz) = (t[0], t[1]);
         let cw = [
             (1.0 - tx) * (1.0 - tz),
@@ -204,8 +212,18 @@ impl Blending {
             }
         }
         if auto > 0.0 {
+            let cliff = match self.cliff {
+                Some((layer, slope)) if layer < self.layer_count => {
+                    Some((layer, cliff_weight(ny, slope)))
+                }
+                _ => None,
+            };
+            let rest = 1.0 - cliff.map_or(0.0, |c| c.1);
             for (layer, w) in self.auto_weights(h) {
-                add(layer, w * auto);
+                add(layer, w * auto * rest);
+            }
+            if let Some((layer, c)) = cliff {
+                add(layer, c * auto);
             }
         }
         // Strongest first; ties keep the order of first appearance (as the shader's selection does).
@@ -426,14 +444,14 @@ mod tests {
         // Eight different layers around the point: the four strongest survive.
         let corners = [(0, 1), (2, 3), (4, 5), (6, 7)]
             .map(|(a, b)| paint(paint(0, slot_of(a), 1.0), slot_of(b), 0.5));
-        let b = m.blend(corners, [0.3, 0.3], 0.0);
+        let b = m.blend(corners, [0.3, 0.3], 0.0, 1.0);
         assert_eq!(b.len(), 4);
         assert!(close(b.iter().map(|e| e.1).sum::<f32>(), 1.0));
         assert!(b.windows(2).all(|p| p[0].1 >= p[1].1));
         // Unpainted with no bands: layer 0; a layer beyond the material's count counts as auto.
-        assert_eq!(m.blend([0; 4], [0.5, 0.5], 3.0), vec![(0, 1.0)]);
+        assert_eq!(m.blend([0; 4], [0.5, 0.5], 3.0, 1.0), vec![(0, 1.0)]);
         let far = paint(0, slot_of(20), 1.0);
-        assert_eq!(m.blend([far; 4], [0.1, 0.9], 3.0), vec![(0, 1.0)]);
+        assert_eq!(m.blend([far; 4], [0.1, 0.9], 3.0, 1.0), vec![(0, 1.0)]);
         // Auto splits over the height bands.
         let banded = Blending {
             layer_count: 4,
@@ -450,10 +468,15 @@ mod tests {
                 },
             ],
             sharpness: 0.0,
+            cliff: Some((3, 0.7)),
         };
-        let b = banded.blend([0; 4], [0.0, 0.0], 2.5);
+        let b = banded.blend([0; 4], [0.0, 0.0], 2.5, 1.0);
         assert_eq!(b.len(), 2);
         assert!(close(b[0].1, 0.75) && b[0].0 == 1);
+        // Steep ground: the cliff layer takes the auto share below the slope limit, blending over ±0.05.
+        assert_eq!(banded.blend([0; 4], [0.0, 0.0], 2.5, 0.5), vec![(3, 1.0)]);
+        let half = banded.blend([0; 4], [0.0, 0.0], 2.5, 0.7);
+        assert!(close(half.iter().find(|e| e.0 == 3).unwrap().1, 0.5));
     }
 
     #[test]

@@ -17,6 +17,8 @@ pub const PARAMS: &[&str] = &[
     "auto_texturing",
     "triplanar_slope",
     "blend_sharpness",
+    "cliff_layer",
+    "cliff_slope",
 ];
 
 /// The look of a terrain: up to 63 `TerrainLayer`s, painted per sample (`TerrainData.set_layer_region`,
@@ -46,6 +48,15 @@ pub struct TerrainMaterial {
     #[export(range = (0.0, 1.0, 0.01))]
     #[var(set = set_blend_sharpness)]
     blend_sharpness: f64,
+    /// Auto-texturing puts this layer on steep ground (normal y below `cliff_slope`): rock on cliffs.
+    /// -1: none. [-1, 62].
+    #[export(range = (-1.0, 62.0, 1.0))]
+    #[var(set = set_cliff_layer)]
+    cliff_layer: i64,
+    /// Normal y below which `cliff_layer` covers unpainted ground (0.75 ≈ 41°), [0, 1].
+    #[export(range = (0.0, 1.0, 0.01))]
+    #[var(set = set_cliff_slope)]
+    cliff_slope: f64,
     /// Side of every layer's textures in the arrays (a power of two in [16, 4096]).
     #[export(enum = (S64 = 64, S128 = 128, S256 = 256, S512 = 512, S1024 = 1024, S2048 = 2048, S4096 = 4096))]
     #[var(set = set_texture_size)]
@@ -65,6 +76,8 @@ impl IResource for TerrainMaterial {
             auto_texturing: true,
             triplanar_slope: 0.7,
             blend_sharpness: 0.0,
+            cliff_layer: -1,
+            cliff_slope: 0.75,
             texture_size: 512,
             albedo_array: None,
             normal_array: None,
@@ -139,6 +152,33 @@ impl TerrainMaterial {
     }
 
     #[func]
+    fn set_cliff_layer(&mut self, v: i64) {
+        if !(-1..MAX_LAYERS as i64).contains(&v) {
+            godot_error!(
+                "TerrainMaterial.cliff_layer must be in [-1, {}], got {v}; keeping {}",
+                MAX_LAYERS - 1,
+                self.cliff_layer
+            );
+            return;
+        }
+        self.cliff_layer = v;
+        self.base_mut().emit_changed();
+    }
+
+    #[func]
+    fn set_cliff_slope(&mut self, v: f64) {
+        if !(0.0..=1.0).contains(&v) {
+            godot_error!(
+                "TerrainMaterial.cliff_slope must be in [0, 1], got {v}; keeping {}",
+                self.cliff_slope
+            );
+            return;
+        }
+        self.cliff_slope = v;
+        self.base_mut().emit_changed();
+    }
+
+    #[func]
     fn set_texture_size(&mut self, v: i64) {
         if !(16..=4096).contains(&v) || v.count_ones() != 1 {
             godot_error!(
@@ -182,6 +222,8 @@ impl TerrainMaterial {
             "blend_sharpness",
             &(self.blend_sharpness as f32).to_variant(),
         );
+        m.set_shader_parameter("cliff_layer", &(self.cliff_layer as i32).to_variant());
+        m.set_shader_parameter("cliff_slope", &(self.cliff_slope as f32).to_variant());
     }
 
     /// The layers' albedo textures as one array (one slice per layer); null without layers.
@@ -223,6 +265,8 @@ impl TerrainMaterial {
             layer_count,
             bands,
             sharpness: self.blend_sharpness as f32,
+            cliff: (self.auto_texturing && self.cliff_layer >= 0)
+                .then_some((self.cliff_layer as usize, self.cliff_slope as f32)),
         }
     }
 
@@ -343,12 +387,14 @@ pub fn bind(look: Option<&mut Gd<TerrainMaterial>>, material: Option<&Gd<ShaderM
 }
 
 /// What the shader blends at terrain X/Z (x, z) of `data` with `look`: one weight per layer of the
-/// material (empty without one).
+/// material (empty without one). `grad_scale` turns terrain slopes into world slopes (the node's
+/// vertical over horizontal scale per axis).
 pub fn weights_at(
     look: Option<&Gd<TerrainMaterial>>,
     data: &terrain_core::terrain_data::TerrainData,
     x: f64,
     z: f64,
+    grad_scale: [f32; 2],
 ) -> PackedFloat32Array {
     let Some(look) = look else {
         return PackedFloat32Array::new();
@@ -359,8 +405,11 @@ pub fn weights_at(
         let (sx, sz) = (x / data.spacing() - 0.5, z / data.spacing() - 0.5);
         let (corners, t) = data.control_corners(sx, sz);
         // The height bands see the surface as drawn around the point (holes do not matter to them).
-        let h = data.patch_height(sx, sz);
-        for (layer, w) in blending.blend(corners, t, h) {
+        let (h, du, dv) = data.patch_gradient(sx, sz);
+        let sp = data.spacing() as f32;
+        let (gx, gz) = (du / sp * grad_scale[0], dv / sp * grad_scale[1]);
+        let ny = 1.0 / (1.0 + gx * gx + gz * gz).sqrt();
+        for (layer, w) in blending.blend(corners, t, h, ny) {
             out[layer] += w;
         }
     }

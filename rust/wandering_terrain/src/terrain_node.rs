@@ -375,7 +375,13 @@ impl TerrainNode {
             return PackedFloat32Array::new();
         };
         let p = self.to_terrain_xz(pos);
-        terrain_material::weights_at(self.terrain_material.as_ref(), d.bind().core(), p.0, p.1)
+        terrain_material::weights_at(
+            self.terrain_material.as_ref(),
+            d.bind().core(),
+            p.0,
+            p.1,
+            self.grad_scale(),
+        )
     }
 
     #[func]
@@ -755,6 +761,12 @@ impl TerrainNode {
     }
 
     /// This node's frame for the core (terrain space -> world).
+    /// Terrain slopes → world slopes: vertical over horizontal scale per axis.
+    fn grad_scale(&self) -> [f32; 2] {
+        let (_, s) = self.frame();
+        [s.y / s.x, s.y / s.z]
+    }
+
     /// World X/Z → terrain X/Z (this node's position and scale taken off).
     fn to_terrain_xz(&self, pos: Vector2) -> (f64, f64) {
         let (o, s) = self.frame();

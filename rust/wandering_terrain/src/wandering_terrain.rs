@@ -426,7 +426,13 @@ impl WanderingTerrain {
             return PackedFloat32Array::new();
         };
         let p = self.to_terrain_xz(pos);
-        terrain_material::weights_at(self.terrain_material.as_ref(), d.bind().core(), p.0, p.1)
+        terrain_material::weights_at(
+            self.terrain_material.as_ref(),
+            d.bind().core(),
+            p.0,
+            p.1,
+            [1.0, 1.0],
+        )
     }
 
     /// Height of the terrain at world X/Z `pos` (what the shader draws there); NaN without terrain data.

@@ -5,6 +5,7 @@
 //! - `demo [--renderer R] [--png | --measure]` open the demo in Godot; without a display (or with `--png`)
 //!   render each demo view to PNG; `--measure` prints the terrain demos' frame times
 //! - `bench [--quick]`     criterion benches for terrain_core and the Godot-side bench scripts
+//! - `textures`            regenerate the demo's ground textures (committed PNGs in godot-project/textures)
 //! - `godot -- ARGS…`      run the provisioned Godot with ARGS (handy for debugging)
 
 #[cfg(test)]
@@ -14,6 +15,7 @@ mod fresh_project;
 mod godot;
 mod package;
 mod scan;
+mod textures;
 
 use godot::{Godot, Renderer};
 use std::io::{BufRead, BufReader};
@@ -40,13 +42,17 @@ fn main() -> ExitCode {
         Some("demo") => demo(&repo, &args[1..]),
         Some("bench") => bench(&repo, &args[1..]),
         Some("godot") => run_raw_godot(&repo, &args[1..]),
+        Some("textures") => textures::generate(&repo.join("godot-project/textures")).map(|files| {
+            files.iter().for_each(|f| println!("{f}"));
+            true
+        }),
         Some("package") => build(&repo, !args.iter().any(|a| a == "--debug")).and_then(|_| {
             let z = package::make(&repo)?;
             println!("{}", z.display());
             Ok(true)
         }),
         _ => {
-            eprintln!("usage: cargo xtask build [--release] | test [--no-render] [--filter TEXT] | demo [--renderer opengl3|vulkan] [--measure] | bench [--quick] [--godot-only] [--no-render] | package [--debug] | godot -- ARGS");
+            eprintln!("usage: cargo xtask build [--release] | test [--no-render] [--filter TEXT] | demo [--renderer opengl3|vulkan] [--measure] | bench [--quick] [--godot-only] [--no-render] | package [--debug] | textures | godot -- ARGS");
             return ExitCode::from(2);
         }
     };
