@@ -95,6 +95,8 @@ func _edit(object: Object) -> void:
 		_end()
 	_drop_cursor()
 	terrain = object as Node3D
+	if toolbar and terrain:
+		toolbar.set_layers(terrain.terrain_material)
 	if generate_panel and not generate_panel.running():
 		generate_panel.context = terrain
 	if import_panel:

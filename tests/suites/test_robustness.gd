@@ -175,7 +175,8 @@ func test_wandering_mesh_properties() -> void:
 func test_brush_properties_and_calls() -> void:
 	rng.seed = SEED + 4
 	var b := TerrainBrush.new()
-	_ints(b, "TerrainBrush", "tool", func(v): return v >= 0 and v <= 7)
+	_ints(b, "TerrainBrush", "tool", func(v): return v >= 0 and v <= 9)
+	_ints(b, "TerrainBrush", "layer", func(v): return v >= 0 and v <= 62)
 	_floats(b, "TerrainBrush", "size", 1e-300, 1e5, func(v): return v > 0.0)
 	_floats(b, "TerrainBrush", "strength", 0.0, 1e5)
 	_floats(b, "TerrainBrush", "hardness", 0.0, 1.0)
@@ -189,7 +190,8 @@ func test_brush_properties_and_calls() -> void:
 	b.height = 5.0
 	# Random dabs anywhere (inside, outside, hostile points and durations): never an unexpected error.
 	for i in 150:
-		b.tool = rng.randi_range(0, 7)
+		b.tool = rng.randi_range(0, 9)
+		b.layer = rng.randi_range(0, 62)
 		var c := Vector2(FLOATS[rng.randi() % FLOATS.size()], rng.randf_range(-10, 60)) if rng.randf() < 0.2 else Vector2(rng.randf_range(-10, 60), rng.randf_range(-10, 60))
 		var dt: float = FLOATS[rng.randi() % FLOATS.size()] if rng.randf() < 0.2 else rng.randf_range(0, 0.2)
 		var ok := is_finite(dt) and dt >= 0.0 and dt <= 10.0
@@ -207,6 +209,64 @@ func test_brush_properties_and_calls() -> void:
 		var d := Vector3(rng.randf_range(-1, 1), rng.randf_range(-1, 1), rng.randf_range(-1, 1))
 		var hit := t.raycast(o, d)
 		check(is_nan(hit.x) or absf(hit.y - t.get_height(Vector2(hit.x, hit.z))) < 1e-3, "raycast %s %s -> %s (get_height %s, hole %s)" % [o, d, hit, t.get_height(Vector2(hit.x, hit.z)), t.is_hole(Vector2(hit.x, hit.z))])
+
+
+func test_material_properties_and_paint_calls() -> void:
+	rng.seed = SEED + 6
+	var l := TerrainLayer.new()
+	_floats(l, "TerrainLayer", "uv_scale", 1e-4, 100.0)
+	_floats(l, "TerrainLayer", "roughness", 0.0, 1.0)
+	for i in PICKS:
+		var v := Vector2(_pick_float(-1e7, 1e7), _pick_float(0.0, 1e7))
+		_try(l, "TerrainLayer", "height_band", v, v.x >= -1e7 and v.x <= 1e7 and v.y >= 0.0 and v.y <= 1e7)
+	var m := TerrainMaterial.new()
+	_floats(m, "TerrainMaterial", "triplanar_slope", 0.0, 1.0)
+	_floats(m, "TerrainMaterial", "blend_sharpness", 0.0, 1.0)
+	_floats(m, "TerrainMaterial", "cliff_slope", 0.0, 1.0)
+	_ints(m, "TerrainMaterial", "cliff_layer", func(v): return v >= -1 and v <= 62)
+	_ints(m, "TerrainMaterial", "texture_size", func(v): return v >= 16 and v <= 4096 and (v & (v - 1)) == 0)
+	m.texture_size = 16
+	m.layers = [l] as Array[TerrainLayer]
+	check(m.get_albedo_array() != null, "material still builds after the fuzzing")
+	# Random paint: regions inside or not, layers in range or not, weights of any value and length.
+	var t := TerrainData.new()
+	t.size = Vector2i(30, 20)
+	for i in 200:
+		var r := Rect2i(rng.randi_range(-3, 32), rng.randi_range(-3, 22), rng.randi_range(-1, 8), rng.randi_range(-1, 8))
+		var inside := r.position.x >= 0 and r.position.y >= 0 and r.size.x >= 0 and r.size.y >= 0 and r.end.x <= 30 and r.end.y <= 20
+		var layer: int = INTS[rng.randi() % INTS.size()] if rng.randf() < 0.2 else rng.randi_range(0, 62)
+		var n := maxi(r.size.x * r.size.y, 0) + (1 if rng.randf() < 0.1 else 0)
+		var w := PackedFloat32Array()
+		w.resize(n)
+		var in_range := true
+		for k in n:
+			w[k] = FLOATS[rng.randi() % FLOATS.size()] if rng.randf() < 0.05 else rng.randf()
+			in_range = in_range and w[k] >= 0.0 and w[k] <= 1.0
+		var ok := inside and layer >= 0 and layer <= 62 and n == r.size.x * r.size.y and in_range
+		if not inside:
+			expect_error("must lie inside")
+		elif layer < 0 or layer > 62:
+			expect_error("layer must be in [0, 62]")
+		elif n != r.size.x * r.size.y:
+			expect_error("weights must hold")
+		elif not in_range:
+			expect_error("weights must be in [0, 1]")
+		var before := t.control
+		check_eq(t.set_layer_region(r, layer, w), ok, "set_layer_region(%s, %d) accepted = valid" % [r, layer])
+		if not ok:
+			check(t.control == before, "refused paint changed nothing")
+	for v in [Vector2(NAN, 1), Vector2(INF, -INF), Vector2(1e30, -1e30), Vector2(-5, -5)]:
+		var lw := t.get_layer_weights(v)
+		check(lw.size() == 63, "get_layer_weights(%s) has a value per layer" % v)
+	var sum := 0.0
+	for x in t.get_layer_weights(Vector2(15, 10)):
+		sum += x
+	check(sum <= 1.0001, "painted weights never exceed 1 (%s)" % sum)
+	# The painted state survives a round trip through a fresh object.
+	var fresh := TerrainData.new()
+	fresh.size = t.size
+	fresh.control = t.control
+	check(fresh.get_layer_weights(Vector2(12.3, 7.7)) == t.get_layer_weights(Vector2(12.3, 7.7)), "same as a fresh object")
 
 
 func _collision(obj: Object, cls: String) -> void:

@@ -8,7 +8,7 @@ const CHUNK := 32
 
 var data: TerrainData
 var tool: int
-## Vector2i chunk -> {rect, before, after} (heights, or hole marks for the hole tools).
+## Vector2i chunk -> {rect, before, after} (heights, or control values for the hole and paint tools).
 var chunks := {}
 
 
@@ -17,12 +17,13 @@ func _init(terrain_data: TerrainData, brush_tool: int) -> void:
 	tool = brush_tool
 
 
-func _holes() -> bool:
-	return tool == TerrainBrush.HOLE_ADD or tool == TerrainBrush.HOLE_REMOVE
+## Whether the tool edits the control map (holes, paint) rather than heights.
+func _control() -> bool:
+	return tool in [TerrainBrush.HOLE_ADD, TerrainBrush.HOLE_REMOVE, TerrainBrush.PAINT, TerrainBrush.ERASE]
 
 
 func _read(r: Rect2i) -> Variant:
-	return data.get_holes_region(r) if _holes() else data.get_heights_region(r)
+	return data.get_control_region(r) if _control() else data.get_heights_region(r)
 
 
 ## Saves the chunks a dab of `size` (terrain units) at terrain X/Z `center` can touch.
@@ -59,8 +60,8 @@ func is_empty() -> bool:
 ## Writes every chunk's "before" or "after" state (undo / redo).
 func apply(which: String) -> void:
 	for c in chunks.values():
-		if _holes():
-			data.set_holes_region(c["rect"], c[which])
+		if _control():
+			data.set_control_region(c["rect"], c[which])
 		else:
 			data.set_heights_region(c["rect"], c[which])
 
@@ -69,5 +70,5 @@ func apply(which: String) -> void:
 func byte_size() -> int:
 	var n := 0
 	for c in chunks.values():
-		n += (c["before"].size() + c["after"].size()) * (1 if _holes() else 4)
+		n += (c["before"].size() + c["after"].size()) * 4
 	return n

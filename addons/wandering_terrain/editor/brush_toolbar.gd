@@ -1,10 +1,11 @@
 @tool
 extends HBoxContainer
-## The terrain brush toolbar of the 3D editor: tool, size, strength, hardness.
+## The terrain brush toolbar of the 3D editor: tool, size, strength, hardness, and the layer to paint
+## (the TerrainMaterial's layers, with their albedo as a thumbnail).
 
 ## Tool names by TerrainBrush tool value; the first entry of the menu is "no tool" (the mouse selects).
 const NONE := 100
-const NAMES := ["Raise", "Lower", "Smooth", "Flatten", "Set height", "Slope", "Hole", "Fill hole"]
+const NAMES := ["Raise", "Lower", "Smooth", "Flatten", "Set height", "Slope", "Hole", "Fill hole", "Paint", "Erase paint"]
 const TIPS := [
 	"Raise the ground (Ctrl: lower, Shift: smooth)",
 	"Lower the ground (Ctrl: raise, Shift: smooth)",
@@ -14,6 +15,8 @@ const TIPS := [
 	"Slope: Alt+click its start, Alt+Ctrl+click its end, then paint",
 	"Cut holes: nothing drawn, nothing to stand on (Ctrl: fill)",
 	"Fill holes (Ctrl: cut)",
+	"Paint the selected layer (Ctrl: erase it back to auto-texturing)",
+	"Erase the selected layer back to auto-texturing (Ctrl: paint)",
 ]
 
 var brush: TerrainBrush
@@ -22,6 +25,7 @@ var _size: SpinBox
 var _strength: SpinBox
 var _hardness: SpinBox
 var _height: SpinBox
+var _layer: OptionButton
 
 
 func setup(b: TerrainBrush) -> void:
@@ -42,6 +46,10 @@ func setup(b: TerrainBrush) -> void:
 	_strength.value_changed.connect(func(v): brush.strength = v)
 	_hardness.value_changed.connect(func(v): brush.hardness = v)
 	_height.value_changed.connect(func(v): brush.height = v)
+	_layer = OptionButton.new()
+	_layer.tooltip_text = "Layer to paint (the terrain's TerrainMaterial layers)"
+	_layer.item_selected.connect(func(i): brush.layer = _layer.get_item_id(i))
+	add_child(_layer)
 	refresh()
 
 
@@ -65,12 +73,35 @@ func refresh() -> void:
 	_height.set_value_no_signal(brush.height)
 
 
-## The tool for a stroke: the selected one (NONE: no brush), Shift smooths, Ctrl inverts.
+## Lists `material`'s layers in the layer picker (name and albedo thumbnail), keeping the selection.
+func set_layers(material: TerrainMaterial) -> void:
+	_layer.clear()
+	if material == null or material.layers.is_empty():
+		_layer.add_item("No layers", 0)
+		_layer.set_item_tooltip(0, "Give the terrain a TerrainMaterial with layers to paint them")
+		return
+	for i in material.layers.size():
+		var l: TerrainLayer = material.layers[i]
+		var label := l.name if l.name != "" else "Layer %d" % i
+		_layer.add_item("%d: %s" % [i, label], i)
+		if l.albedo_texture:
+			var img := l.albedo_texture.get_image()
+			if img:
+				img = img.duplicate()
+				if img.is_compressed():
+					img.decompress()
+				img.resize(24, 24)
+				_layer.set_item_icon(i, ImageTexture.create_from_image(img))
+	_layer.select(clampi(brush.layer, 0, material.layers.size() - 1))
+	brush.layer = _layer.get_selected_id()
+
+
+## The tool for a stroke: the selected one (NONE: no brush), Shift smooths (sculpting tools), Ctrl inverts.
 func tool_for(ctrl: bool, shift: bool) -> int:
 	var t := _tool.get_selected_id()
 	if t == NONE:
 		return NONE
-	if shift:
+	if shift and t <= TerrainBrush.SLOPE:
 		return TerrainBrush.SMOOTH
 	if ctrl:
 		match t:
@@ -78,6 +109,8 @@ func tool_for(ctrl: bool, shift: bool) -> int:
 			TerrainBrush.LOWER: return TerrainBrush.RAISE
 			TerrainBrush.HOLE_ADD: return TerrainBrush.HOLE_REMOVE
 			TerrainBrush.HOLE_REMOVE: return TerrainBrush.HOLE_ADD
+			TerrainBrush.PAINT: return TerrainBrush.ERASE
+			TerrainBrush.ERASE: return TerrainBrush.PAINT
 	return t
 
 

@@ -51,6 +51,42 @@ impl TerrainData {
             .is_hole_at_sample(f64::from(pos.x) / s - 0.5, f64::from(pos.y) / s - 0.5)
     }
 
+    /// The control values of the samples in `region`, row-major (paint and hole bit; layout in the docs'
+    /// materials page). With `set_control_region`, what an undo system stores.
+    #[func]
+    fn get_control_region(&self, region: Rect2i) -> PackedInt32Array {
+        let Some(r) = self.region(region) else {
+            return PackedInt32Array::new();
+        };
+        let mut out = PackedInt32Array::new();
+        for z in r.z..r.z + r.d {
+            for x in r.x..r.x + r.w {
+                out.push(self.core.control(x as i64, z as i64) as i32);
+            }
+        }
+        out
+    }
+
+    /// Writes control values (from `get_control_region`) into `region`, exactly. Returns false and
+    /// changes nothing on bad input.
+    #[func]
+    fn set_control_region(&mut self, region: Rect2i, values: PackedInt32Array) -> bool {
+        let Some(r) = self.region(region) else {
+            return false;
+        };
+        if values.len() != r.w * r.d {
+            godot_error!(
+                "TerrainData.set_control_region: values must hold region.size.x * region.size.y = {} values, got {}; nothing changed",
+                r.w * r.d,
+                values.len()
+            );
+            return false;
+        }
+        let v = values.as_slice();
+        let dirty = self.core.update_control(r, |k, _| v[k] as u32);
+        self.control_edited("set_control_region", Ok(dirty))
+    }
+
     /// Paints `layer` (0 .. 62, an index into the `TerrainMaterial`'s layers) with `weights` (0..1, one per
     /// sample of `region`, row-major). A sample holds two layers and their blend: the painted layer gets
     /// its weight and the rest goes to the strongest other layer there (unpainted ground — auto-texturing by

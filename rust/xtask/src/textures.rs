@@ -29,7 +29,8 @@ fn value(u: f32, v: f32, p: i64, seed: u32) -> f32 {
     let s = |t: f32| t * t * (3.0 - 2.0 * t);
     let (sx, sy) = (s(fx), s(fy));
     let a = hash(ix, iy, p, seed) + (hash(ix + 1, iy, p, seed) - hash(ix, iy, p, seed)) * sx;
-    let b = hash(ix, iy + 1, p, seed) + (hash(ix + 1, iy + 1, p, seed) - hash(ix, iy + 1, p, seed)) * sx;
+    let b = hash(ix, iy + 1, p, seed)
+        + (hash(ix + 1, iy + 1, p, seed) - hash(ix, iy + 1, p, seed)) * sx;
     a + (b - a) * sy
 }
 
@@ -62,7 +63,8 @@ fn looks() -> Vec<Look> {
             name: "sand",
             height: |u, v| {
                 let warp = fbm(u, v, 4, 3, 11) * 6.0;
-                0.6 * (0.5 + 0.5 * ((u * 12.0 + warp) * std::f32::consts::TAU).sin()) + 0.4 * fbm(u, v, 32, 3, 12)
+                0.6 * (0.5 + 0.5 * ((u * 12.0 + warp) * std::f32::consts::TAU).sin())
+                    + 0.4 * fbm(u, v, 32, 3, 12)
             },
             dark: [0.70, 0.60, 0.40],
             light: [0.90, 0.82, 0.62],
@@ -78,7 +80,9 @@ fn looks() -> Vec<Look> {
         Look {
             name: "rock",
             height: |u, v| {
-                let strata = (0.5 + 0.5 * ((v * 10.0 + fbm(u, v, 4, 3, 31) * 3.0) * std::f32::consts::TAU).sin()).powf(3.0);
+                let strata = (0.5
+                    + 0.5 * ((v * 10.0 + fbm(u, v, 4, 3, 31) * 3.0) * std::f32::consts::TAU).sin())
+                .powf(3.0);
                 0.55 * fbm(u, v, 8, 5, 32) + 0.45 * strata
             },
             dark: [0.30, 0.27, 0.24],
@@ -122,7 +126,9 @@ pub fn generate(dir: &Path) -> Result<Vec<String>, String> {
                 (look.height)(x as f32 / SIZE as f32, y as f32 / SIZE as f32)
             })
             .collect();
-        let at = |x: i64, y: i64| h[(y.rem_euclid(SIZE as i64) * SIZE as i64 + x.rem_euclid(SIZE as i64)) as usize];
+        let at = |x: i64, y: i64| {
+            h[(y.rem_euclid(SIZE as i64) * SIZE as i64 + x.rem_euclid(SIZE as i64)) as usize]
+        };
         let mut albedo = Vec::with_capacity(SIZE * SIZE * 3);
         let mut normal = Vec::with_capacity(SIZE * SIZE * 3);
         for y in 0..SIZE as i64 {
