@@ -66,6 +66,7 @@ func _run() -> void:
 	await _test_click_is_one_core_dab(plugin, tn, cam)
 	await _test_stroke_undo_redo(plugin, tn, cam)
 	await _test_slope_from_two_clicks(plugin, tn, cam)
+	await _test_paint_layer_undo(plugin, tn, cam)
 	await _test_holes_and_save(plugin, tn, cam)
 	await _test_external_data_is_saved(plugin, tn, cam)
 	await _test_generate_off_the_main_thread(plugin, tn)
@@ -227,6 +228,56 @@ func _test_stroke_undo_redo(plugin, tn: TerrainNode, cam: Camera3D) -> void:
 	_end()
 
 
+func _test_paint_layer_undo(plugin, tn: TerrainNode, cam: Camera3D) -> void:
+	_begin("test_paint_layer_undo")
+	var data := tn.terrain_data
+	var look := TerrainMaterial.new()
+	var layers: Array[TerrainLayer] = []
+	for i in 3:
+		var l := TerrainLayer.new()
+		l.name = ["Grass", "Rock", "Road"][i]
+		layers.append(l)
+	look.layers = layers
+	tn.terrain_material = look
+	plugin._edit(tn)
+	check(plugin.toolbar._layer.item_count == 3, "the layer picker lists the material's layers")
+	plugin.toolbar._layer.select(2)
+	plugin.toolbar._layer.item_selected.emit(2)
+	check(plugin.brush.layer == 2, "picking a layer sets the brush's layer")
+	plugin.toolbar.select_tool(TerrainBrush.PAINT)
+	plugin.brush.size = 10.0
+	plugin.brush.strength = 20.0
+	var ur := _history(tn)
+	var before := data.control
+	var pos := cam.get_viewport().get_visible_rect().size * Vector2(0.6, 0.7)
+	var hit := tn.raycast(cam.project_ray_origin(pos), cam.project_ray_normal(pos))
+	_mouse(plugin, cam, pos, true)
+	_mouse(plugin, cam, pos, false)
+	var at := Vector2(hit.x, hit.z)
+	check(data.get_layer_weights(at)[2] > 0.5, "the layer is painted under the cursor (%s)" % data.get_layer_weights(at)[2])
+	check(tn.get_layer_weights(at)[2] > 0.5, "and the node blends it there")
+	var after := data.control
+	var outside := 0
+	for j in 128:
+		for i in 128:
+			var k := j * 128 + i
+			var old := before[k] if before.size() > 0 else 0
+			if after[k] != old and Vector2(i + 0.5, j + 0.5).distance_to(at) > 5.0 + 1.5:
+				outside += 1
+	check(outside == 0, "%d samples outside the dab changed" % outside)
+	ur.undo()
+	check(data.control == before, "one undo restores the paint bit for bit")
+	ur.redo()
+	check(data.control == after, "redo re-applies it")
+	# Ctrl inverts: the stroke erases the layer back toward auto-texturing.
+	_mouse(plugin, cam, pos, true, true)
+	_mouse(plugin, cam, pos, false, true)
+	check(data.get_layer_weights(at)[2] < 0.5, "Ctrl+paint erases")
+	ur.undo()
+	check(data.control == after, "and its undo brings the paint back")
+	_end()
+
+
 func _test_holes_and_save(plugin, tn: TerrainNode, cam: Camera3D) -> void:
 	_begin("test_holes_and_save")
 	var data := tn.terrain_data
@@ -250,6 +301,10 @@ func _test_holes_and_save(plugin, tn: TerrainNode, cam: Camera3D) -> void:
 	check(t2.control == control, "and the holes")
 	var mat: ShaderMaterial = inst.get_node("TerrainNode").material
 	check(mat == null or mat.get_shader_parameter("clipmap_data") == null, "runtime data is not saved with the material")
+	var text := FileAccess.get_file_as_string(SCENE)
+	check(not text.contains("shader_parameter/layer_albedo") and not text.contains("Texture2DArray"), "nor the layer texture arrays")
+	var look: TerrainMaterial = inst.get_node("TerrainNode").terrain_material
+	check(look != null and look.layers.size() == 3, "the TerrainMaterial is saved with the scene")
 	inst.free()
 	_end()
 
