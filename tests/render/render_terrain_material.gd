@@ -204,3 +204,133 @@ func test_texture_arrays_hold_the_layers() -> void:
 	img.fill(Color8(10, 10, 200))
 	a.albedo_texture = ImageTexture.create_from_image(img)
 	check(m.get_albedo_array().get_layer_data(0).get_pixel(5, 5).b8 == 200, "rebuilt with the new texture")
+
+
+## A checker texture: `cells` x `cells` squares, black and white.
+func _checker(cells: int) -> ImageTexture:
+	var img := Image.create_empty(64, 64, false, Image.FORMAT_RGBA8)
+	var s := 64 / cells
+	for y in 64:
+		for x in 64:
+			img.set_pixel(x, y, Color.WHITE if ((x / s) + (y / s)) % 2 == 0 else Color.BLACK)
+	return ImageTexture.create_from_image(img)
+
+
+## Light/dark changes along the middle column of the cliff face (the picture's rows lo..hi).
+func _transitions(img: Image, x: int, lo: int, hi: int) -> int:
+	var n := 0
+	var prev := -1
+	for y in range(lo, hi):
+		var v := img.get_pixel(x, y).get_luminance()
+		var cur := 1 if v > 0.6 else (0 if v < 0.4 else prev)
+		if prev >= 0 and cur != prev:
+			n += 1
+		prev = cur
+	return n
+
+
+func test_triplanar_keeps_cliffs_unstretched() -> void:
+	RenderingServer.set_default_clear_color(MAGENTA)
+	var root := Node3D.new()
+	tree.root.add_child(root)
+	# A cliff 60 high over 10 samples (normal y about 0.16) facing -X, flat ground around it.
+	var t := TerrainData.new()
+	t.size = Vector2i(SIZE, SIZE)
+	var h := PackedFloat32Array()
+	for z in SIZE:
+		for x in SIZE:
+			h.append(clampf((x - 60) / 10.0, 0.0, 1.0) * 60.0)
+	t.heights = h
+	var cam := Camera3D.new()
+	cam.far = 500.0
+	root.add_child(cam)
+	cam.look_at_from_position(Vector3(20, 30, 64), Vector3(65, 30, 64))
+	cam.make_current()
+	var tn := TerrainNode.new()
+	var probe := ShaderMaterial.new()
+	probe.shader = load(PROBE)
+	tn.material = probe
+	var layer := TerrainLayer.new()
+	layer.albedo_texture = _checker(2)
+	layer.uv_scale = 0.25
+	var look := TerrainMaterial.new()
+	look.texture_size = 64
+	look.layers = [layer] as Array[TerrainLayer]
+	tn.terrain_material = look
+	tn.terrain_data = t
+	root.add_child(tn)
+	tn.target = tn.get_path_to(cam)
+	# The cliff face spans these rows at the picture's middle column.
+	var top := cam.unproject_position(Vector3(65, 55, 64))
+	var bottom := cam.unproject_position(Vector3(65, 5, 64))
+	var col := int(top.x)
+	await frames(4)
+	var flat := _transitions(screenshot("material_cliff_planar"), col, int(top.y), int(bottom.y))
+	layer.triplanar = true
+	await frames(3)
+	var tri := _transitions(screenshot("material_cliff_triplanar"), col, int(top.y), int(bottom.y))
+	print("cliff: %d checker edges up the face projected from above, %d triplanar (rows %d..%d)" % [flat, tri, int(top.y), int(bottom.y)])
+	# 50 units of height at 4 units a checker period: ~25 edges when projected from the side; from above,
+	# the face's 8 units of X give ~4.
+	check(tri >= 18 and tri >= 3 * maxi(flat, 1), "triplanar shows the texture up the cliff (%d edges vs %d)" % [tri, flat])
+	root.queue_free()
+	await frames(1)
+
+
+## A normal map tilting every normal by 30° toward `dir` (x: +U, y: image up).
+func _tilt_map(dir: Vector2) -> ImageTexture:
+	var n := Vector3(dir.x * 0.5, dir.y * 0.5, 0.866)
+	var img := Image.create_empty(8, 8, false, Image.FORMAT_RGB8)
+	img.fill(Color(n.x * 0.5 + 0.5, n.y * 0.5 + 0.5, n.z * 0.5 + 0.5))
+	return ImageTexture.create_from_image(img)
+
+
+func test_normal_maps_light_the_ground_the_right_way() -> void:
+	RenderingServer.set_default_clear_color(MAGENTA)
+	var root := Node3D.new()
+	tree.root.add_child(root)
+	var env := Environment.new()
+	env.background_mode = Environment.BG_CLEAR_COLOR
+	env.ambient_light_source = Environment.AMBIENT_SOURCE_COLOR
+	env.ambient_light_color = Color(0.1, 0.1, 0.1)
+	var we := WorldEnvironment.new()
+	we.environment = env
+	root.add_child(we)
+	var sun := DirectionalLight3D.new()
+	root.add_child(sun)
+	var cam := Camera3D.new()
+	cam.projection = Camera3D.PROJECTION_ORTHOGONAL
+	cam.size = 40.0
+	cam.far = 500.0
+	cam.position = Vector3(64, 100, 64)
+	cam.rotation_degrees = Vector3(-90, 0, 0)
+	root.add_child(cam)
+	cam.make_current()
+	var t := TerrainData.new()
+	t.size = Vector2i(SIZE, SIZE)
+	var tn := TerrainNode.new()
+	var layer := TerrainLayer.new()
+	var look := TerrainMaterial.new()
+	look.texture_size = 16
+	look.layers = [layer] as Array[TerrainLayer]
+	tn.terrain_material = look
+	tn.terrain_data = t
+	root.add_child(tn)
+	tn.target = tn.get_path_to(cam)
+	var centre := cam.unproject_position(Vector3(64, 0, 64))
+	# Sun low in +X (shining toward -X), then in +Z; the ground brightness for maps tilted toward +U, -U,
+	# the image's up and down.
+	var results := {}
+	for sun_dir in ["+X", "+Z"]:
+		sun.rotation_degrees = Vector3(-30, 90, 0) if sun_dir == "+X" else Vector3(-30, 0, 0)
+		for tilt in [Vector2(1, 0), Vector2(-1, 0), Vector2(0, 1), Vector2(0, -1)]:
+			layer.normal_texture = _tilt_map(tilt)
+			await frames(3)
+			var img := tree.root.get_texture().get_image()
+			results["%s %s" % [sun_dir, tilt]] = img.get_pixelv(Vector2i(centre)).get_luminance()
+	print("normal map lighting: ", results)
+	# Godot's convention: +U is +X, the image's up (green) is -Z.
+	check(results["+X (1.0, 0.0)"] > results["+X (-1.0, 0.0)"] + 0.1, "a map tilted toward +U is lit by a sun in +X")
+	check(results["+Z (0.0, -1.0)"] > results["+Z (0.0, 1.0)"] + 0.1, "a map tilted toward the image's down (+Z) is lit by a sun in +Z")
+	root.queue_free()
+	await frames(1)
