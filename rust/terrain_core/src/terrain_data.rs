@@ -181,6 +181,9 @@ pub struct TerrainData {
     range: (f32, f32),
     /// Control data per sample (bit `HOLE` marks a hole); empty while nothing is painted (all zero).
     control: Vec<u32>,
+    /// Non-zero values in `control`, kept by edits: an edit that clears the last one drops the map without
+    /// scanning it.
+    nonzero: usize,
 }
 
 /// Control bit of a hole sample. Holes follow the physics engines' heightmaps, which drop every triangle
@@ -237,6 +240,7 @@ impl TerrainData {
             heights,
             range,
             control: Vec::new(),
+            nonzero: 0,
         })
     }
 
@@ -348,6 +352,10 @@ impl TerrainData {
                 t.control[z * width..z * width + n]
                     .copy_from_slice(&self.control[z * self.width..z * self.width + n]);
             }
+            t.nonzero = t.control.iter().filter(|&&c| c != 0).count();
+            if t.nonzero == 0 {
+                t.control = Vec::new();
+            }
         }
         t
     }
@@ -378,7 +386,12 @@ impl TerrainData {
                 want: self.width * self.depth,
             });
         }
-        self.control = control;
+        self.nonzero = control.iter().filter(|&&c| c != 0).count();
+        self.control = if self.nonzero == 0 {
+            Vec::new()
+        } else {
+            control
+        };
         Ok(())
     }
 
@@ -448,11 +461,13 @@ impl TerrainData {
         for (row, z) in (r.z..r.z + r.d).enumerate() {
             let dst = &mut self.control[z * self.width + r.x..z * self.width + r.x + r.w];
             for (i, c) in dst.iter_mut().enumerate() {
-                *c = f(row * r.w + i, *c);
+                let new = f(row * r.w + i, *c);
+                self.nonzero = self.nonzero + usize::from(new != 0) - usize::from(*c != 0);
+                *c = new;
             }
         }
         // Nothing left in the control map: back to no map (nothing stored, nothing saved).
-        if self.control.iter().all(|&c| c == 0) {
+        if self.nonzero == 0 {
             self.control = Vec::new();
         }
         self.grow(r)
