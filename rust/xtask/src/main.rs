@@ -11,6 +11,7 @@
 #[cfg(test)]
 mod doc_check;
 mod editor_open;
+mod editor_shot;
 mod fresh_project;
 mod godot;
 mod package;
@@ -570,13 +571,18 @@ fn demo(repo: &Path, args: &[String]) -> Result<bool, String> {
     for p in &pngs {
         println!("{p}");
     }
+    let shot = editor_shot::shoot(&g, repo, &env, renderer);
+    match &shot {
+        Ok(p) => println!("{}", p.display()),
+        Err(e) => eprintln!("  {e}"),
+    }
     if pngs.is_empty() {
         return Err(format!(
             "the demo wrote no picture (log: {})",
             log.display()
         ));
     }
-    Ok(errors.is_empty())
+    Ok(errors.is_empty() && shot.is_ok())
 }
 
 fn bench(repo: &Path, args: &[String]) -> Result<bool, String> {

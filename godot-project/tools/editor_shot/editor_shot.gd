@@ -1,0 +1,53 @@
+@tool
+extends EditorPlugin
+## Renders the editor with the open world selected, the terrain toolbar and the brush ring over the ground,
+## for the docs. Runs only when the editor is started with `-- --editor-screenshot PATH` (cargo xtask demo
+## does, under Xvfb); prints `::png PATH` and quits.
+
+const SCENE := "res://scenes/open_world.tscn"
+
+
+func _enter_tree() -> void:
+	var args := OS.get_cmdline_user_args()
+	var i := args.find("--editor-screenshot")
+	if i >= 0 and i + 1 < args.size():
+		_shoot.call_deferred(args[i + 1])
+
+
+func _frames(n: int) -> void:
+	for k in n:
+		await get_tree().process_frame
+
+
+func _shoot(path: String) -> void:
+	await _frames(10)
+	EditorInterface.open_scene_from_path(SCENE)
+	EditorInterface.set_main_screen_editor("3D")
+	await _frames(20)
+	var root := EditorInterface.get_edited_scene_root()
+	var tn: TerrainNode = root.get_node_or_null("TerrainNode") if root else null
+	var plugin = Engine.get_meta("wandering_terrain_plugin", null)
+	if tn == null or plugin == null or tn.terrain_data == null:
+		push_error("editor screenshot: the open world or the terrain plugin is missing")
+		get_tree().quit(1)
+		return
+	EditorInterface.edit_node(tn)
+	await _frames(5)
+	# The editor's camera over the road and the pit (the demo's RoadAndPit view).
+	var vp := EditorInterface.get_editor_viewport_3d(0)
+	var cam := vp.get_camera_3d()
+	var c := Vector2(tn.terrain_data.size) * 0.5 + Vector2(-60, 250)
+	cam.global_position = Vector3(c.x, tn.get_height(c) + 80.0, c.y)
+	cam.global_rotation_degrees = Vector3(-28, 0, 0)
+	await _frames(5)
+	plugin.toolbar.select_tool(TerrainBrush.PAINT)
+	plugin.brush.size = 24.0
+	var e := InputEventMouseMotion.new()
+	e.position = Vector2(vp.size) * Vector2(0.42, 0.42)
+	plugin._forward_3d_gui_input(cam, e)
+	await _frames(30)
+	await RenderingServer.frame_post_draw
+	var img := get_tree().root.get_texture().get_image()
+	img.save_png(path)
+	print("::png ", path)
+	get_tree().quit(0)
