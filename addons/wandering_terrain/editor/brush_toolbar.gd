@@ -90,6 +90,7 @@ func set_layers(material: TerrainMaterial) -> void:
 				img = img.duplicate()
 				if img.is_compressed():
 					img.decompress()
+				img.convert(Image.FORMAT_RGBA8)
 				img.resize(24, 24)
 				_layer.set_item_icon(i, ImageTexture.create_from_image(img))
 	_layer.select(clampi(brush.layer, 0, material.layers.size() - 1))

@@ -20,6 +20,11 @@ func _frames(n: int) -> void:
 
 
 func _shoot(path: String) -> void:
+	# The editor only draws when something changes; keep it drawing while the picture is made.
+	var settings := EditorInterface.get_editor_settings()
+	var was: bool = settings.get_setting("interface/editor/update_continuously")
+	settings.set_setting("interface/editor/update_continuously", true)
+	OS.low_processor_usage_mode = false
 	await _frames(10)
 	EditorInterface.open_scene_from_path(SCENE)
 	EditorInterface.set_main_screen_editor("3D")
@@ -41,13 +46,18 @@ func _shoot(path: String) -> void:
 	cam.global_rotation_degrees = Vector3(-28, 0, 0)
 	await _frames(5)
 	plugin.toolbar.select_tool(TerrainBrush.PAINT)
-	plugin.brush.size = 24.0
+	plugin.brush.size = 40.0
+	plugin.toolbar.refresh()
+	# The road layer in the layer picker.
+	plugin.toolbar._layer.select(4)
+	plugin.toolbar._layer.item_selected.emit(4)
 	var e := InputEventMouseMotion.new()
-	e.position = Vector2(vp.size) * Vector2(0.42, 0.42)
+	e.position = Vector2(vp.size) * Vector2(0.62, 0.45)
 	plugin._forward_3d_gui_input(cam, e)
 	await _frames(30)
 	await RenderingServer.frame_post_draw
 	var img := get_tree().root.get_texture().get_image()
 	img.save_png(path)
 	print("::png ", path)
+	settings.set_setting("interface/editor/update_continuously", was)
 	get_tree().quit(0)
