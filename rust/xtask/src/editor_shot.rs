@@ -47,7 +47,10 @@ pub fn shoot(
         return Err(format!("editor screenshot: {e} (log {})", log.display()));
     }
     if !run.log.contains("::png ") {
-        return Err(format!("editor screenshot: no picture (log {})", log.display()));
+        return Err(format!(
+            "editor screenshot: no picture (log {})",
+            log.display()
+        ));
     }
     Ok(png)
 }
