@@ -8,12 +8,14 @@ extends EditorPlugin
 ## terrain it touched. The work is done by the runtime API games use too (TerrainData.apply_brush,
 ## TerrainNode.raycast); this script only turns mouse events into dabs. "Generate…" (editor/generate_panel.gd)
 ## fills the terrain off the main thread through TerrainData.generate_async; "Import…" (editor/import_panel.gd)
-## loads a heightmap file.
+## loads a heightmap file; "Save data as .res…" (editor/external_data.gd) moves large embedded data to its own
+## file.
 
 const Toolbar := preload("res://addons/wandering_terrain/editor/brush_toolbar.gd")
 const Stroke := preload("res://addons/wandering_terrain/editor/brush_stroke.gd")
 const GeneratePanel := preload("res://addons/wandering_terrain/editor/generate_panel.gd")
 const ImportPanel := preload("res://addons/wandering_terrain/editor/import_panel.gd")
+const ExternalData := preload("res://addons/wandering_terrain/editor/external_data.gd")
 
 ## Distance between dabs along the mouse path, as a share of the brush size.
 const DAB_SPACING := 0.25
@@ -22,6 +24,7 @@ var brush := TerrainBrush.new()
 var toolbar: Toolbar
 var generate_panel: GeneratePanel
 var import_panel: ImportPanel
+var external_data: ExternalData
 var terrain: Node3D
 var cursor: MeshInstance3D
 var stroke: Stroke
@@ -46,6 +49,8 @@ func _enter_tree() -> void:
 	import_panel.undo_redo = get_undo_redo()
 	toolbar.add_child(import_panel)
 	import_panel.imported.connect(_mark_touched)
+	external_data = ExternalData.new()
+	toolbar.add_child(external_data)
 	add_control_to_container(CONTAINER_SPATIAL_EDITOR_MENU, toolbar)
 	toolbar.hide()
 
@@ -101,6 +106,8 @@ func _edit(object: Object) -> void:
 		generate_panel.context = terrain
 	if import_panel:
 		import_panel.context = terrain
+	if external_data:
+		external_data.context = terrain
 
 
 func _make_visible(visible: bool) -> void:

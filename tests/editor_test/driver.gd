@@ -68,6 +68,7 @@ func _run() -> void:
 	await _test_slope_from_two_clicks(plugin, tn, cam)
 	await _test_paint_layer_undo(plugin, tn, cam)
 	await _test_holes_and_save(plugin, tn, cam)
+	await _test_large_data_is_offered_a_file(plugin, tn)
 	await _test_external_data_is_saved(plugin, tn, cam)
 	await _test_generate_off_the_main_thread(plugin, tn)
 	await _test_import_heightmap(plugin, tn)
@@ -123,6 +124,32 @@ func _test_no_tool_leaves_the_mouse_alone(plugin, tn: TerrainNode, cam: Camera3D
 	check(_mouse(plugin, cam, pos, true) == EditorPlugin.AFTER_GUI_INPUT_PASS, "clicks go to the editor (selection, gizmos)")
 	_mouse(plugin, cam, pos, false)
 	check(tn.terrain_data.heights == before, "and change nothing")
+	_end()
+
+
+func _test_large_data_is_offered_a_file(plugin, tn: TerrainNode) -> void:
+	_begin("test_large_data_is_offered_a_file")
+	var panel = plugin.external_data
+	var d := tn.terrain_data
+	check(panel.is_embedded(), "the test scene's data is embedded")
+	check(not panel._button.visible, "small embedded data (128²) is not offered a file")
+	panel.min_samples = 128 * 128
+	panel.refresh()
+	check(panel._button.visible, "large embedded data is offered a file")
+	var path := "res://editor_test/offered_data.res"
+	check(panel.save_to(path) == OK, "saved to its own file")
+	check(d.resource_path == path and not panel.is_embedded(), "the data now lives in that file")
+	check(not panel._button.visible, "and is not offered again")
+	print('::expect-error Parameter "t" is null')
+	EditorInterface.save_scene()
+	await _frames(2)
+	var text := FileAccess.get_file_as_string(SCENE)
+	check(text.contains('path="%s"' % path), "the saved scene references the file")
+	var back: TerrainData = ResourceLoader.load(path, "", ResourceLoader.CACHE_MODE_IGNORE)
+	check(back.heights == d.heights and back.control == d.control, "the file holds the data")
+	print("::expect-error Terrain data: save to a .res file")
+	check(panel.save_to("res://editor_test/x.tres") != OK, "only .res is accepted")
+	panel.min_samples = 512 * 512
 	_end()
 
 
@@ -275,6 +302,14 @@ func _test_paint_layer_undo(plugin, tn: TerrainNode, cam: Camera3D) -> void:
 	check(data.get_layer_weights(at)[2] < 0.5, "Ctrl+paint erases")
 	ur.undo()
 	check(data.control == after, "and its undo brings the paint back")
+	# A brush image from a file stamps the dab; × brings the round brush back.
+	var stamp := Image.create_empty(4, 4, false, Image.FORMAT_L8)
+	stamp.fill(Color.WHITE)
+	stamp.save_png("user://editor_stamp.png")
+	plugin.toolbar.set_image_file(ProjectSettings.globalize_path("user://editor_stamp.png"))
+	check(plugin.brush.image != null and plugin.toolbar._image_clear.visible, "the toolbar loads a brush image")
+	plugin.toolbar.set_image_file("")
+	check(plugin.brush.image == null and not plugin.toolbar._image_clear.visible, "and clears it")
 	_end()
 
 
@@ -353,10 +388,22 @@ func _test_generate_off_the_main_thread(plugin, tn: TerrainNode) -> void:
 	var before := data.heights
 	check(panel.context == tn, "the panel generates into the selected terrain")
 	# The dialog shows the generator's settings in an inspector; Generate starts with them.
+	panel.generator.seed = 5
+	panel.generator.height = 12.0
 	panel._open()
 	await _frames(1)
 	check(panel._dialog.visible, "the Generate dialog opens")
-	check(panel._dialog.get_child(0).get_edited_object() == panel.generator, "its inspector edits the panel's generator")
+	check(panel._dialog.get_child(0).get_child(0).get_edited_object() == panel.generator, "its inspector edits the panel's generator")
+	# The preview: the whole terrain (128², so at full resolution here) as grey levels of the same heights.
+	var shown: Texture2D = panel._preview.texture
+	check(shown != null and shown.get_size() == Vector2(128, 128), "the dialog shows a preview of the terrain")
+	var r := ref.get_height_range()
+	var want := PackedByteArray()
+	for v in ref.heights:
+		want.append(clampi(roundi((v - r.x) / (r.y - r.x) * 255.0), 0, 255))
+	check(panel.update_preview().get_data() == want, "the preview shows the heights Generate will make")
+	panel.generator.seed = 6
+	check(panel.update_preview().get_data() != want, "and follows the settings")
 	panel._dialog.hide()
 	check(panel.start(g), "generation started")
 	check(not panel.start(g), "a second start is refused while one runs")

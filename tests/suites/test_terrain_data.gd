@@ -526,3 +526,35 @@ func test_generate_async_matches_generate() -> void:
 	big.cancel_generation()
 	# Dropping a terrain mid-generation stops its worker (no hang at exit).
 	big = null
+
+
+func test_brush_image_shapes_the_dab() -> void:
+	var t := TerrainData.new()
+	t.size = Vector2i(32, 32)
+	var b := TerrainBrush.new()
+	b.size = 10.0
+	b.hardness = 1.0
+	b.strength = 2.0
+	# No alpha: brightness is the stamp. Left half white, right half black.
+	var img := Image.create_empty(2, 1, false, Image.FORMAT_RGB8)
+	img.set_pixel(0, 0, Color.WHITE)
+	img.set_pixel(1, 0, Color.BLACK)
+	b.image = img
+	t.apply_brush(b, Vector2(16, 16), 0.5)
+	check(t.get_height(Vector2(12.5, 16.5)) > 0.9, "the white half raises")
+	check_eq(t.get_heights_region(Rect2i(19, 14, 3, 5)).count(0.0), 15, "the black half does not")
+	# With alpha, the alpha is the stamp.
+	var a := Image.create_empty(1, 2, false, Image.FORMAT_RGBA8)
+	a.set_pixel(0, 0, Color(0, 0, 0, 0))
+	a.set_pixel(0, 1, Color(0, 0, 0, 1))
+	b.image = a
+	var before := t.get_heights_region(Rect2i(14, 11, 5, 3))
+	t.apply_brush(b, Vector2(16, 16), 0.5)
+	check(t.get_heights_region(Rect2i(14, 11, 5, 3)) == before, "transparent top half untouched")
+	check(t.get_height(Vector2(16.5, 20.5)) > 0.9, "opaque bottom half raised")
+	expect_error("TerrainBrush.image must be 1 x 1 to 2048 x 2048 texels, got 4096 x 1; keeping the previous image")
+	b.image = Image.create_empty(4096, 1, false, Image.FORMAT_L8)
+	check(b.image == a, "image kept")
+	b.image = null
+	t.apply_brush(b, Vector2(8, 8), 0.5)
+	check(t.get_height(Vector2(10.5, 8.5)) > 0.9, "no image: a round dab again")

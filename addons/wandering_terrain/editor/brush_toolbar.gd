@@ -26,6 +26,9 @@ var _strength: SpinBox
 var _hardness: SpinBox
 var _height: SpinBox
 var _layer: OptionButton
+var _image: Button
+var _image_clear: Button
+var _image_dialog: EditorFileDialog
 
 
 func setup(b: TerrainBrush) -> void:
@@ -50,6 +53,17 @@ func setup(b: TerrainBrush) -> void:
 	_layer.tooltip_text = "Layer to paint (the terrain's TerrainMaterial layers)"
 	_layer.item_selected.connect(func(i): brush.layer = _layer.get_item_id(i))
 	add_child(_layer)
+	_image = Button.new()
+	_image.text = "Image…"
+	_image.tooltip_text = "Stamp the brush through an image (its alpha, or its brightness without alpha)"
+	_image.pressed.connect(_pick_image)
+	add_child(_image)
+	_image_clear = Button.new()
+	_image_clear.text = "×"
+	_image_clear.tooltip_text = "Back to a round brush"
+	_image_clear.pressed.connect(func(): set_image_file(""))
+	_image_clear.hide()
+	add_child(_image_clear)
 	refresh()
 
 
@@ -71,6 +85,32 @@ func refresh() -> void:
 	_strength.set_value_no_signal(brush.strength)
 	_hardness.set_value_no_signal(brush.hardness)
 	_height.set_value_no_signal(brush.height)
+
+
+func _pick_image() -> void:
+	if _image_dialog == null:
+		_image_dialog = EditorFileDialog.new()
+		_image_dialog.file_mode = EditorFileDialog.FILE_MODE_OPEN_FILE
+		_image_dialog.access = EditorFileDialog.ACCESS_FILESYSTEM
+		for f in ["*.png", "*.jpg", "*.jpeg", "*.webp", "*.exr"]:
+			_image_dialog.add_filter(f)
+		_image_dialog.file_selected.connect(set_image_file)
+		add_child(_image_dialog)
+	_image_dialog.popup_file_dialog()
+
+
+## Uses the image at `path` as the brush's stamp ("" clears it; also for scripts and tests).
+func set_image_file(path: String) -> void:
+	if path == "":
+		brush.image = null
+	else:
+		var img := Image.load_from_file(path)
+		if img == null:
+			push_error("Terrain brush: cannot load the image %s" % path)
+			return
+		brush.image = img
+	_image.text = path.get_file() if brush.image else "Image…"
+	_image_clear.visible = brush.image != null
 
 
 ## Lists `material`'s layers in the layer picker (name and albedo thumbnail), keeping the selection.

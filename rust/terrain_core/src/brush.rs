@@ -100,7 +100,52 @@ impl fmt::Display for BrushError {
     }
 }
 
-/// A validated brush: tool, diameter (world units), strength per second, falloff, target height.
+/// A brush image's alpha (0..1, row-major), stretched over the dab's square: it multiplies the falloff, so
+/// with hardness 1 the dab is the image within its circle. Shared, not copied, between dabs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mask {
+    width: usize,
+    height: usize,
+    alpha: std::sync::Arc<Vec<f32>>,
+}
+
+impl Mask {
+    /// Largest side accepted (a brush image is a stamp, not a heightmap).
+    pub const MAX_SIDE: usize = 2048;
+
+    /// `None` unless `alpha` holds `width * height` finite values and both sides are in 1..=MAX_SIDE.
+    pub fn new(width: usize, height: usize, alpha: Vec<f32>) -> Option<Self> {
+        let ok = (1..=Self::MAX_SIDE).contains(&width)
+            && (1..=Self::MAX_SIDE).contains(&height)
+            && alpha.len() == width * height
+            && alpha.iter().all(|a| a.is_finite());
+        ok.then(|| Self {
+            width,
+            height,
+            alpha: std::sync::Arc::new(alpha.iter().map(|a| a.clamp(0.0, 1.0)).collect()),
+        })
+    }
+
+    /// Bilinear alpha at (u, v) in [0, 1]² of the dab's square (texel centres at (i + 0.5) / width); 0
+    /// outside.
+    pub fn sample(&self, u: f32, v: f32) -> f32 {
+        if !((0.0..=1.0).contains(&u) && (0.0..=1.0).contains(&v)) {
+            return 0.0;
+        }
+        let x = (u * self.width as f32 - 0.5).clamp(0.0, (self.width - 1) as f32);
+        let y = (v * self.height as f32 - 0.5).clamp(0.0, (self.height - 1) as f32);
+        let (x0, y0) = (x as usize, y as usize);
+        let (x1, y1) = ((x0 + 1).min(self.width - 1), (y0 + 1).min(self.height - 1));
+        let (tx, ty) = (x - x0 as f32, y - y0 as f32);
+        let a = |x: usize, y: usize| self.alpha[y * self.width + x];
+        let top = a(x0, y0) + (a(x1, y0) - a(x0, y0)) * tx;
+        let bottom = a(x0, y1) + (a(x1, y1) - a(x0, y1)) * tx;
+        top + (bottom - top) * ty
+    }
+}
+
+/// A validated brush: tool, diameter (world units), strength per second, falloff, target height, and an
+/// optional image mask.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Brush {
     pub tool: Tool,
@@ -108,6 +153,7 @@ pub struct Brush {
     strength: f64,
     pub falloff: Falloff,
     height: f64,
+    pub mask: Option<Mask>,
 }
 
 impl Brush {
@@ -138,7 +184,13 @@ impl Brush {
             strength,
             falloff,
             height,
+            mask: None,
         })
+    }
+
+    /// The same brush stamped through an image's alpha.
+    pub fn with_mask(self, mask: Option<Mask>) -> Self {
+        Self { mask, ..self }
     }
     pub fn size(&self) -> f64 {
         self.size
@@ -193,7 +245,15 @@ pub fn apply(
     let weight = |x: usize, z: usize| -> f32 {
         let (px, pz) = ((x as f64 + 0.5) * sp, (z as f64 + 0.5) * sp);
         let d = ((px - center[0]).powi(2) + (pz - center[1]).powi(2)).sqrt() / radius;
-        b.falloff.weight(d as f32)
+        let w = b.falloff.weight(d as f32);
+        match &b.mask {
+            Some(m) if w > 0.0 => {
+                let u = (px - center[0]) / b.size + 0.5;
+                let v = (pz - center[1]) / b.size + 0.5;
+                w * m.sample(u as f32, v as f32)
+            }
+            _ => w,
+        }
     };
     if matches!(b.tool, Tool::HoleAdd | Tool::HoleRemove) {
         let add = b.tool == Tool::HoleAdd;
@@ -375,6 +435,26 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn an_image_mask_shapes_the_dab() {
+        // Left half opaque, right half clear: only samples left of the centre rise.
+        let mask = Mask::new(2, 1, vec![1.0, 0.0]).unwrap();
+        let b = brush(Tool::Raise, 10.0, 1.0).with_mask(Some(mask.clone()));
+        let mut t = TerrainData::flat(32, 32, 1.0);
+        apply(&mut t, &b, [16.0, 16.0], 0.5).unwrap().unwrap();
+        let h = |x: i64| t.texel(x, 16)[0];
+        assert!(
+            h(12) > 0.9 && h(14) > 0.5,
+            "left side raised: {} {}",
+            h(12),
+            h(14)
+        );
+        assert_eq!(h(19), 0.0, "right side untouched");
+        assert!(h(15) > h(16) && h(16) > h(17), "bilinear in between");
+        assert_eq!(mask.sample(1.5, 0.5), 0.0);
+        assert!(Mask::new(0, 1, vec![]).is_none() && Mask::new(1, 1, vec![f32::NAN]).is_none());
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! `TerrainBrush`: a brush as a resource, for games and the editor (maths in `terrain_core::brush`).
 
-use godot::classes::Curve;
+use godot::classes::image::{AlphaMode, Format};
+use godot::classes::{Curve, Image};
 use godot::prelude::*;
-use terrain_core::brush::{Brush, Falloff, Tool};
+use terrain_core::brush::{Brush, Falloff, Mask, Tool};
 
 /// What `TerrainData.apply_brush` does at a point: raise, lower, smooth, flatten, set height, slope, add and
 /// remove holes, or paint and erase a texture layer, over a round dab of `size` world units whose effect fades from the centre to the rim
@@ -44,6 +45,13 @@ pub struct TerrainBrush {
     #[export]
     #[var(set = set_height)]
     height: f64,
+    /// Optional stamp: the image's alpha (its brightness when it has no alpha) stretched over the dab's
+    /// square multiplies the falloff (hardness 1: the image alone within the circle). At most 2048² texels.
+    #[export]
+    #[var(set = set_image)]
+    image: Option<Gd<Image>>,
+    /// The image's alpha, converted once when it is set.
+    mask: Option<Mask>,
     /// PAINT / ERASE: the layer (index into the TerrainMaterial's layers), [0, 62].
     #[export(range = (0.0, 62.0, 1.0))]
     #[var(set = set_layer)]
@@ -135,6 +143,43 @@ impl TerrainBrush {
         self.hardness = v;
     }
     #[func]
+    fn set_image(&mut self, v: Option<Gd<Image>>) {
+        let Some(img) = v else {
+            self.image = None;
+            self.mask = None;
+            return;
+        };
+        let (w, h) = (img.get_width(), img.get_height());
+        let max = Mask::MAX_SIDE as i32;
+        if !(1..=max).contains(&w) || !(1..=max).contains(&h) {
+            godot_error!(
+                "TerrainBrush.image must be 1 x 1 to {max} x {max} texels, got {w} x {h}; keeping the previous image"
+            );
+            return;
+        }
+        let mut copy = img.duplicate_resource();
+        if copy.is_compressed() {
+            copy.decompress();
+        }
+        let use_alpha = copy.detect_alpha() != AlphaMode::NONE;
+        copy.convert(Format::RGBA8);
+        let data = copy.get_data();
+        let alpha: Vec<f32> = data
+            .as_slice()
+            .chunks_exact(4)
+            .map(|p| {
+                let v = if use_alpha {
+                    p[3] as f32
+                } else {
+                    (p[0] as f32 + p[1] as f32 + p[2] as f32) / 3.0
+                };
+                v / 255.0
+            })
+            .collect();
+        self.mask = Mask::new(w as usize, h as usize, alpha);
+        self.image = Some(img);
+    }
+    #[func]
     fn set_layer(&mut self, v: i64) {
         let max = terrain_core::material::MAX_LAYERS as i64 - 1;
         if !(0..=max).contains(&v) {
@@ -183,5 +228,6 @@ impl TerrainBrush {
         };
         Brush::new(tool, self.size, self.strength, falloff, self.height)
             .expect("properties are validated")
+            .with_mask(self.mask.clone())
     }
 }
