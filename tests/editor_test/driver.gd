@@ -130,6 +130,9 @@ func _test_no_tool_leaves_the_mouse_alone(plugin, tn: TerrainNode, cam: Camera3D
 func _test_large_data_is_offered_a_file(plugin, tn: TerrainNode) -> void:
 	_begin("test_large_data_is_offered_a_file")
 	var panel = plugin.external_data
+	# A copy has no file: embedded in the scene (whatever an earlier run left the scene referencing).
+	tn.terrain_data = tn.terrain_data.duplicate()
+	panel.context = tn
 	var d := tn.terrain_data
 	check(panel.is_embedded(), "the test scene's data is embedded")
 	check(not panel._button.visible, "small embedded data (128²) is not offered a file")
