@@ -8,7 +8,7 @@ extends EditorPlugin
 ## terrain it touched. The work is done by the runtime API games use too (TerrainData.apply_brush,
 ## TerrainNode.raycast); this script only turns mouse events into dabs. "Generate…" (editor/generate_panel.gd)
 ## fills the terrain off the main thread through TerrainData.generate_async; "Import…" (editor/import_panel.gd)
-## loads a heightmap file; "Save data as .res…" (editor/external_data.gd) moves large embedded data to its own
+## loads a heightmap file; "New…" (editor/new_terrain_panel.gd) gives the node new flat data; "Save data as .res…" (editor/external_data.gd) moves large embedded data to its own
 ## file.
 
 const Toolbar := preload("res://addons/wandering_terrain/editor/brush_toolbar.gd")
@@ -16,6 +16,7 @@ const Stroke := preload("res://addons/wandering_terrain/editor/brush_stroke.gd")
 const GeneratePanel := preload("res://addons/wandering_terrain/editor/generate_panel.gd")
 const ImportPanel := preload("res://addons/wandering_terrain/editor/import_panel.gd")
 const ExternalData := preload("res://addons/wandering_terrain/editor/external_data.gd")
+const NewTerrainPanel := preload("res://addons/wandering_terrain/editor/new_terrain_panel.gd")
 
 ## Distance between dabs along the mouse path, as a share of the brush size.
 const DAB_SPACING := 0.25
@@ -25,6 +26,7 @@ var toolbar: Toolbar
 var generate_panel: GeneratePanel
 var import_panel: ImportPanel
 var external_data: ExternalData
+var new_terrain_panel: NewTerrainPanel
 var terrain: Node3D
 var cursor: MeshInstance3D
 var stroke: Stroke
@@ -41,6 +43,10 @@ func _enter_tree() -> void:
 	Engine.set_meta("wandering_terrain_plugin", self)
 	toolbar = Toolbar.new()
 	toolbar.setup(brush)
+	new_terrain_panel = NewTerrainPanel.new()
+	new_terrain_panel.undo_redo = get_undo_redo()
+	toolbar.add_child(new_terrain_panel)
+	new_terrain_panel.created.connect(func(_d): _edit(terrain))
 	generate_panel = GeneratePanel.new()
 	generate_panel.undo_redo = get_undo_redo()
 	toolbar.add_child(generate_panel)
@@ -108,6 +114,8 @@ func _edit(object: Object) -> void:
 		import_panel.context = terrain
 	if external_data:
 		external_data.context = terrain
+	if new_terrain_panel:
+		new_terrain_panel.context = terrain
 
 
 func _make_visible(visible: bool) -> void:

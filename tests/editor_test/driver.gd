@@ -41,6 +41,8 @@ func _run() -> void:
 	await _frames(5)
 	_make_scene()
 	EditorInterface.open_scene_from_path(SCENE)
+	# The editor may have reopened the scene from its last session: take the file just written.
+	EditorInterface.reload_scene_from_path(SCENE)
 	await _frames(5)
 	var plugin = Engine.get_meta("wandering_terrain_plugin", null)
 	var root := EditorInterface.get_edited_scene_root()
@@ -72,6 +74,7 @@ func _run() -> void:
 	await _test_external_data_is_saved(plugin, tn, cam)
 	await _test_generate_off_the_main_thread(plugin, tn)
 	await _test_import_heightmap(plugin, tn)
+	await _test_new_terrain_data(plugin, tn)
 	cam.free()
 	print("::summary")
 	get_tree().quit(0)
@@ -447,7 +450,13 @@ func _test_import_heightmap(plugin, tn: TerrainNode) -> void:
 	var size_before := data.size
 	var before := data.heights
 	check(panel.context == tn, "the panel imports into the selected terrain")
-	check(panel.import_file(file, 0.0, 0.0, 96), "imported")
+	check(panel.import_file(file, 0.0, 0.0, 96), "import started")
+	check(not panel.import_file(file, 0.0, 0.0, 96), "a second import is refused while one runs")
+	var waited := 0
+	while panel.running() and waited < 600:
+		await _frames(1)
+		waited += 1
+	check(not panel.running(), "the import finished off the main thread")
 	check(data.size == Vector2i(96, 64), "size became the file's, got %s" % data.size)
 	check(data.heights == src.heights, "float heights imported as they are")
 	ur.undo()
@@ -459,8 +468,48 @@ func _test_import_heightmap(plugin, tn: TerrainNode) -> void:
 	print("::expect-error nope.r32")
 	check(not panel.import_file("user://nope.r32", 0.0, 0.0, 96), "a missing file is refused")
 	check(data.heights == before and ur.get_version() == version, "a refused file changes nothing, no undo step")
+	# A file that fails while decoding (wrong row width): an error naming it, nothing changes, no undo step.
+	print("::expect-error editor_import_test.r32")
+	check(panel.import_file(file, 0.0, 0.0, 97), "import of a mis-described file started")
+	waited = 0
+	while panel.running() and waited < 600:
+		await _frames(1)
+		waited += 1
+	check(data.heights == before and ur.get_version() == version, "a failed import changes nothing, no undo step")
+	# Cancel: nothing changes.
+	check(panel.import_file(file, 0.0, 0.0, 96), "third import started")
+	panel.cancel()
+	waited = 0
+	while panel.running() and waited < 600:
+		await _frames(1)
+		waited += 1
+	check(data.heights == before and ur.get_version() == version, "a cancelled import changes nothing, no undo step")
 	panel._open()
 	await _frames(1)
 	check(panel._files.visible, "Import… opens a file dialog")
 	panel._files.hide()
+	_end()
+
+
+func _test_new_terrain_data(plugin, tn: TerrainNode) -> void:
+	_begin("test_new_terrain_data")
+	var panel = plugin.new_terrain_panel
+	var ur := _history(tn)
+	var old := tn.terrain_data
+	check(panel.context == tn, "the panel gives data to the selected terrain")
+	var d: TerrainData = panel.create(Vector2i(200, 100), 2.0)
+	check(d != null and tn.terrain_data == d, "the node has the new data")
+	check(d != null and d.size == Vector2i(200, 100) and d.spacing == 2.0 and d.get_height_range() == Vector2(0, 0), "flat, of the chosen size and spacing")
+	ur.undo()
+	check(tn.terrain_data == old, "one undo gives the old data back")
+	ur.redo()
+	check(tn.terrain_data == d, "redo the new one")
+	print("::expect-error TerrainData.size must be")
+	check(panel.create(Vector2i(0, 5), 1.0) == null, "a refused size creates nothing")
+	check(tn.terrain_data == d, "and keeps the data")
+	panel._open()
+	await _frames(1)
+	check(panel._dialog.visible, "New… opens its dialog")
+	panel._dialog.hide()
+	ur.undo()
 	_end()

@@ -558,3 +558,40 @@ func test_brush_image_shapes_the_dab() -> void:
 	b.image = null
 	t.apply_brush(b, Vector2(8, 8), 0.5)
 	check(t.get_height(Vector2(10.5, 8.5)) > 0.9, "no image: a round dab again")
+
+
+func test_import_heightmap_async_matches_import() -> void:
+	var src := TerrainData.new()
+	src.size = Vector2i(80, 50)
+	src.generate_noise(4, 0.05, 3, 2.0, 0.5, 20.0, -1e9, 0)
+	var file := OS.get_user_data_dir().path_join("async_import.r16")
+	check_eq(src.export_heightmap(file, -5.0, 25.0, 16), OK, "export")
+	var sync := TerrainData.new()
+	check_eq(sync.import_heightmap(file, -5.0, 25.0, 80), OK, "sync import")
+	var t := TerrainData.new()
+	check_eq(t.get_import_progress(), -1.0, "no import yet")
+	check(t.import_heightmap_async(file, -5.0, 25.0, 80), "async import started")
+	expect_error("TerrainData.import_heightmap_async: an import is running; finish or cancel it first")
+	check(not t.import_heightmap_async(file, -5.0, 25.0, 80), "a second one is refused")
+	check(t.get_import_progress() >= 0.0, "progress while it runs")
+	var n := 0
+	while not t.finish_import() and n < 5000:
+		OS.delay_msec(1)
+		n += 1
+	check_eq(t.size, Vector2i(80, 50), "size from the file")
+	check(t.heights == sync.heights, "the same heights as import_heightmap")
+	check_eq(t.get_import_progress(), -1.0, "done")
+	# Cancelled: nothing changes.
+	var other := TerrainData.new()
+	check(other.import_heightmap_async(file, -5.0, 25.0, 80), "started again")
+	other.cancel_import()
+	while not other.finish_import():
+		OS.delay_msec(1)
+	check_eq(other.size, Vector2i(64, 64), "a cancelled import keeps the old size")
+	expect_error("TerrainData.import_heightmap_async: no file at")
+	check(not other.import_heightmap_async("user://missing.r16", 0.0, 1.0, 8), "a missing file is refused at once")
+	expect_error("is not a whole number of rows")
+	check(other.import_heightmap_async(file, -5.0, 25.0, 81), "a mis-described raw file starts")
+	while not other.finish_import():
+		OS.delay_msec(1)
+	check_eq(other.size, Vector2i(64, 64), "and fails without changing anything")

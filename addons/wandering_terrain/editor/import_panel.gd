@@ -1,8 +1,9 @@
 @tool
 extends HBoxContainer
 ## "Import…" in the terrain toolbar: pick a heightmap file (.png, .r16, .r32, .raw, .exr), say how its values
-## map to heights, and it replaces the selected terrain's data (TerrainData.import_heightmap; the size becomes
-## the file's). One undo step restores the old size and heights.
+## map to heights, and it replaces the selected terrain's data (TerrainData.import_heightmap_async: read and
+## decoded off the main thread, with a busy bar and Cancel; the size becomes the file's). One undo step
+## restores the old size and heights.
 
 ## Emitted when heights were imported (the plugin saves external data files with the scene).
 signal imported(data: TerrainData)
@@ -18,14 +19,32 @@ var _path := ""
 var _min: SpinBox
 var _max: SpinBox
 var _width: SpinBox
+var _button: Button
+var _bar: ProgressBar
+var _cancel: Button
+## The import under way: its data, file and the state before it (for the undo step).
+var _data: TerrainData
+var _file := ""
+var _size_before := Vector2i.ZERO
+var _before := PackedFloat32Array()
 
 
 func _ready() -> void:
-	var b := Button.new()
-	b.text = "Import…"
-	b.tooltip_text = "Replace the terrain's heights with a heightmap file (one undo step)"
-	b.pressed.connect(_open)
-	add_child(b)
+	_button = Button.new()
+	_button.text = "Import…"
+	_button.tooltip_text = "Replace the terrain's heights with a heightmap file (off the main thread; one undo step)"
+	_button.pressed.connect(_open)
+	add_child(_button)
+	_bar = ProgressBar.new()
+	_bar.custom_minimum_size.x = 120
+	_bar.indeterminate = true
+	_bar.hide()
+	add_child(_bar)
+	_cancel = Button.new()
+	_cancel.text = "Cancel"
+	_cancel.pressed.connect(cancel)
+	_cancel.hide()
+	add_child(_cancel)
 
 
 func _open() -> void:
@@ -70,24 +89,61 @@ func _ask_options(path: String) -> void:
 	_options.popup_centered()
 
 
-## Imports `path` into the selected terrain's data (also for scripts and tests). On a bad file the error names
-## it and nothing changes.
+## Starts importing `path` into the selected terrain's data (also for scripts and tests); the result lands
+## in a later frame (`running()` turns false). On a bad file the error names it and nothing changes.
 func import_file(path: String, min_height: float, max_height: float, raw_width: int) -> bool:
+	if running():
+		return false
 	var data: TerrainData = context.terrain_data if context and is_instance_valid(context) else null
 	if data == null:
 		push_warning("Terrain import: the selected node has no terrain_data; give it a TerrainData first.")
 		return false
-	var size_before := data.size
-	var before := data.heights
-	if data.import_heightmap(path, min_height, max_height, raw_width) != OK:
+	_size_before = data.size
+	_before = data.heights
+	if not data.import_heightmap_async(path, min_height, max_height, raw_width):
+		_before = PackedFloat32Array()
 		return false
-	if undo_redo:
+	_data = data
+	_file = path
+	_bar.show()
+	_cancel.show()
+	_button.disabled = true
+	return true
+
+
+func running() -> bool:
+	return _data != null
+
+
+func cancel() -> void:
+	if running():
+		_data.cancel_import()
+
+
+func _exit_tree() -> void:
+	if running():
+		_data.cancel_import()
+		while not _data.finish_import():
+			OS.delay_msec(1)
+
+
+func _process(_delta: float) -> void:
+	if not running() or not _data.finish_import():
+		return
+	var data := _data
+	_data = null
+	_bar.hide()
+	_cancel.hide()
+	_button.disabled = false
+	var changed := data.size != _size_before or data.heights != _before
+	if changed and undo_redo:
 		# Already imported: the step records both states. The size goes first so the heights fit it.
-		undo_redo.create_action("Terrain: import %s" % path.get_file(), UndoRedo.MERGE_DISABLE, context)
+		undo_redo.create_action("Terrain: import %s" % _file.get_file(), UndoRedo.MERGE_DISABLE, context)
 		undo_redo.add_do_property(data, "size", data.size)
 		undo_redo.add_do_property(data, "heights", data.heights)
-		undo_redo.add_undo_property(data, "size", size_before)
-		undo_redo.add_undo_property(data, "heights", before)
+		undo_redo.add_undo_property(data, "size", _size_before)
+		undo_redo.add_undo_property(data, "heights", _before)
 		undo_redo.commit_action(false)
-	imported.emit(data)
-	return true
+	_before = PackedFloat32Array()
+	if changed:
+		imported.emit(data)

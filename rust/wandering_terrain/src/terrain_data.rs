@@ -17,6 +17,8 @@ use terrain_core::terrain_data::{self as core, Region, DEFAULT_SAMPLE_BUDGET};
 
 #[path = "terrain_data_control.rs"]
 mod control;
+#[path = "terrain_data_import.rs"]
+mod import;
 
 // Packed Vector2 data is read as `[f32; 2]` pairs (gdext's Vector2 is `repr(C)` of two f32).
 const _: () = assert!(std::mem::size_of::<Vector2>() == 8);
@@ -74,6 +76,8 @@ pub struct TerrainData {
     control_texture: Option<Gd<ImageTexture>>,
     /// A generation running on worker threads (`generate_async`).
     job: Option<GenerationJob>,
+    /// A heightmap file being decoded on a worker thread (`import_heightmap_async`).
+    import_job: Option<import::ImportJob>,
     base: Base<Resource>,
 }
 
@@ -91,6 +95,7 @@ impl IResource for TerrainData {
             texture: None,
             control_texture: None,
             job: None,
+            import_job: None,
             base,
         }
     }
@@ -714,6 +719,7 @@ impl Drop for TerrainData {
         if let Some(j) = &self.job {
             j.progress.cancel.store(true, Ordering::Relaxed);
         }
+        self.cancel_import();
     }
 }
 

@@ -1,0 +1,135 @@
+//! `TerrainData.import_heightmap_async`: decoding a heightmap file on a worker thread (formats in
+//! `terrain_core::heightmap_io`), so a big file does not stop the editor or the game.
+
+use super::{budget_of, TerrainData};
+use godot::classes::{FileAccess, ProjectSettings};
+use godot::global::Error;
+use godot::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use terrain_core::heightmap_io::{FileFormat, Heightmap};
+
+/// A heightmap being decoded on a worker thread.
+pub(super) struct ImportJob {
+    cancel: Arc<AtomicBool>,
+    handle: std::thread::JoinHandle<Result<Heightmap, String>>,
+    what: String,
+}
+
+#[godot_api(secondary)]
+impl TerrainData {
+    /// Starts `import_heightmap` on a worker thread (same arguments and formats): the file is read and
+    /// decoded off the main thread; `finish_import()` installs the result (size and heights) once it is
+    /// done. EXR files go through Godot's image loader and are imported at once. Returns false and changes
+    /// nothing on bad arguments, a missing file or while another import runs.
+    #[func]
+    fn import_heightmap_async(
+        &mut self,
+        path: GString,
+        min_height: f64,
+        max_height: f64,
+        raw_width: i64,
+    ) -> bool {
+        if self.import_job.is_some() {
+            godot_error!("TerrainData.import_heightmap_async: an import is running; finish or cancel it first");
+            return false;
+        }
+        let p = path.to_string();
+        let format = match FileFormat::from_path(&p) {
+            Ok(f) => f,
+            Err(e) => {
+                godot_error!("TerrainData.import_heightmap_async: {e}");
+                return false;
+            }
+        };
+        if format == FileFormat::Exr {
+            return self.import_heightmap(path, min_height, max_height, raw_width) == Error::OK;
+        }
+        if !FileAccess::file_exists(&path) {
+            godot_error!("TerrainData.import_heightmap_async: no file at {p}");
+            return false;
+        }
+        // A file on disk is read by the worker too; one inside a pack is read here (Godot's file API).
+        let disk = ProjectSettings::singleton()
+            .globalize_path(&path)
+            .to_string();
+        let bytes = if std::path::Path::new(&disk).is_file() {
+            None
+        } else {
+            Some(FileAccess::get_file_as_bytes(&path).to_vec())
+        };
+        let budget = budget_of(self.sample_budget);
+        let cancel = Arc::new(AtomicBool::new(false));
+        let stop = cancel.clone();
+        let what = format!("import_heightmap_async({p})");
+        let handle = std::thread::spawn(move || {
+            let bytes = match bytes {
+                Some(b) => b,
+                None => std::fs::read(&disk).map_err(|e| format!("cannot read {disk}: {e}"))?,
+            };
+            if stop.load(Ordering::Relaxed) {
+                return Err("cancelled".into());
+            }
+            let w = raw_width.max(0) as usize;
+            format
+                .decode(&bytes, min_height, max_height, w, budget)
+                .map_err(|e| e.to_string())
+        });
+        self.import_job = Some(ImportJob {
+            cancel,
+            handle,
+            what,
+        });
+        true
+    }
+
+    /// -1 when no import runs, 0 while the file is read and decoded, 1 when it is ready for
+    /// `finish_import()`.
+    #[func]
+    fn get_import_progress(&self) -> f64 {
+        match &self.import_job {
+            None => -1.0,
+            Some(j) if j.handle.is_finished() => 1.0,
+            Some(_) => 0.0,
+        }
+    }
+
+    /// Asks the running import to stop; `finish_import()` then changes nothing.
+    #[func]
+    pub(super) fn cancel_import(&mut self) {
+        if let Some(j) = &self.import_job {
+            j.cancel.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Installs a finished import (size and heights; `changed` and `region_changed` are emitted) and returns
+    /// true; false while it still runs; true with nothing to do when none runs. A cancelled or failed import
+    /// changes nothing (a failure logs an error naming the file).
+    #[func]
+    fn finish_import(&mut self) -> bool {
+        if self
+            .import_job
+            .as_ref()
+            .is_some_and(|j| !j.handle.is_finished())
+        {
+            return false;
+        }
+        let Some(job) = self.import_job.take() else {
+            return true;
+        };
+        let cancelled = job.cancel.load(Ordering::Relaxed);
+        match job.handle.join() {
+            Ok(Ok(_)) if cancelled => {}
+            Ok(Ok(h)) => {
+                self.install(h, &job.what);
+            }
+            Ok(Err(_)) if cancelled => {}
+            Ok(Err(e)) => godot_error!("TerrainData.{}: {e}; nothing changed", job.what),
+            Err(_) => godot_error!(
+                "TerrainData.{}: the import failed; nothing changed",
+                job.what
+            ),
+        }
+        true
+    }
+}
