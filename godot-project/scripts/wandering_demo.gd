@@ -1,5 +1,7 @@
+@tool
 extends Node3D
-## The wandering terrain demo: a capsule walks over a generated terrain (its height from TerrainData.get_height),
+## The wandering terrain demo (a tool script: in the editor it generates the terrain too, so the scene shows
+## it, and keeps it out of the saved scene; only the game moves the capsule and the cameras): a capsule walks over a generated terrain (its height from TerrainData.get_height),
 ## an orbiting camera whose distance follows a Curve of its inclination, and one WanderingTerrain per view
 ## (shoulder cam, eagle view, global map), each with a WanderingMesh suited to it and drawn only by its
 ## camera (render layers 2, 3, 4).
@@ -53,6 +55,9 @@ func _ready() -> void:
 	TerrainFeatures.dig_pit(data, Vector2(terrain_size) * 0.5 + Vector2(30, -25), 14.0, 10.0, 2.5)
 	for wt in [$ShoulderTerrain, $EagleTerrain, $MapTerrain]:
 		wt.terrain_data = data
+	if Engine.is_editor_hint():
+		_editor_view(true)
+		return
 	target.position = Vector3(terrain_size.x / 2.0, 0, terrain_size.y / 2.0)
 	_walk(Vector2.ZERO, Vector2.ZERO, 0.0)
 	# The map camera looks straight down on the whole terrain.
@@ -61,6 +66,8 @@ func _ready() -> void:
 
 
 func _process(delta: float) -> void:
+	if Engine.is_editor_hint():
+		return
 	var left := Vector2(Input.get_axis("player_left", "player_right"), Input.get_axis("player_forward", "player_backward"))
 	var right := Vector2(Input.get_axis("camera_left", "camera_right"), Input.get_axis("camera_zoom_in", "camera_zoom_out"))
 	_walk(left, right, delta)
@@ -95,3 +102,25 @@ func demo_views() -> Array:
 func prepare_view(cam: Camera3D) -> void:
 	if cam:
 		cam.make_current()
+
+
+## In the editor one terrain (the eagle view's mesh) follows the editor's camera and the other two hide; the
+## game's set-up comes back for saving.
+func _editor_view(on: bool) -> void:
+	var terrains := [$ShoulderTerrain, $EagleTerrain, $MapTerrain]
+	var cams := [NodePath("../ShoulderCam"), NodePath("../EagleCam"), NodePath("../MapCam")]
+	for i in 3:
+		terrains[i].camera = NodePath() if on else cams[i]
+		terrains[i].visible = i == 1 or not on
+		terrains[i].terrain_data = data if on else null
+
+
+## Generated data and the editor's view set-up are not saved with the scene: they are made again when the
+## scene loads.
+func _notification(what: int) -> void:
+	if not Engine.is_editor_hint() or not is_node_ready():
+		return
+	if what == NOTIFICATION_EDITOR_PRE_SAVE:
+		_editor_view(false)
+	elif what == NOTIFICATION_EDITOR_POST_SAVE:
+		_editor_view(true)

@@ -1,7 +1,7 @@
 @tool
 extends EditorPlugin
 ## Renders the editor with the open world selected, the terrain toolbar and the brush ring over the ground,
-## for the docs. Runs only when the editor is started with `-- --editor-screenshot PATH` (cargo xtask demo
+## and the wandering terrain demo as the editor shows it (`<PATH>_wandering.png`), for the docs. Runs only when the editor is started with `-- --editor-screenshot PATH` (cargo xtask demo
 ## does, under Xvfb); prints `::png PATH` and quits.
 
 const SCENE := "res://scenes/open_world.tscn"
@@ -59,5 +59,22 @@ func _shoot(path: String) -> void:
 	var img := get_tree().root.get_texture().get_image()
 	img.save_png(path)
 	print("::png ", path)
+	# The wandering terrain demo as the editor shows it (its tool script generates the terrain there too).
+	var second := path.get_basename() + "_wandering.png"
+	EditorInterface.open_scene_from_path("res://scenes/wandering_terrain.tscn")
+	await _frames(20)
+	var wroot := EditorInterface.get_edited_scene_root()
+	var wt: WanderingTerrain = wroot.get_node_or_null("EagleTerrain") if wroot else null
+	if wt == null or wt.terrain_data == null:
+		push_error("editor screenshot: the wandering terrain demo shows no terrain in the editor")
+		get_tree().quit(1)
+		return
+	EditorInterface.edit_node(wt)
+	cam = EditorInterface.get_editor_viewport_3d(0).get_camera_3d()
+	cam.look_at_from_position(Vector3(150, 45, 190), Vector3(128, 0, 128))
+	await _frames(30)
+	await RenderingServer.frame_post_draw
+	get_tree().root.get_texture().get_image().save_png(second)
+	print("::png ", second)
 	settings.set_setting("interface/editor/update_continuously", was)
 	get_tree().quit(0)

@@ -1,5 +1,6 @@
 //! The demo's editor screenshot: the real editor under Xvfb with the open world selected, the terrain
-//! toolbar and the brush ring, written to `docs/editor.png` (driven by
+//! toolbar and the brush ring, written to `docs/editor.png`, and the wandering terrain demo as the editor
+//! shows it, `docs/editor_wandering.png` (driven by
 //! `godot-project/tools/editor_shot/editor_shot.gd`).
 
 use crate::godot::{Godot, Renderer};
@@ -42,11 +43,14 @@ pub fn shoot(
     )?;
     // The editor may abort at exit after the picture (Godot's extension-docs race, upstream #111048):
     // what counts is the picture and no error line before it.
-    let before_exit = run.log.split("::png ").next().unwrap_or("");
+    let before_exit = run
+        .log
+        .rsplit_once("::png ")
+        .map_or(run.log.as_str(), |(a, _)| a);
     if let Some(e) = before_exit.lines().find(|l| scan::is_error_line(l)) {
         return Err(format!("editor screenshot: {e} (log {})", log.display()));
     }
-    if !run.log.contains("::png ") {
+    if run.log.matches("::png ").count() < 2 {
         return Err(format!(
             "editor screenshot: no picture (log {})",
             log.display()
