@@ -26,6 +26,13 @@ func run(quick: bool) -> void:
 		plane.subdivide_depth = side - 2
 		var reps := 3 if quick else (7 if n > 100000 else 31)
 		var ours := _time_mesh(m, reps)
+		# Our share measured inside the extension, per build (median of the same number of builds).
+		var share: Array[float] = []
+		for i in reps:
+			m.request_update()
+			m.get_mesh_arrays()
+			share.append(m.get_last_build_usec() / 1000.0)
+		share.sort()
 		var ref := _time_mesh(plane, reps)
 		# The engine's own share of get_mesh_arrays(): packing the same arrays into a RenderingServer surface
 		# and reading them back, with no generator at all.
@@ -34,5 +41,5 @@ func run(quick: bool) -> void:
 			var am := ArrayMesh.new()
 			am.add_surface_from_arrays(Mesh.PRIMITIVE_TRIANGLES, arrays)
 			am.surface_get_arrays(0), reps)
-		print("bench wandering_mesh %d %s: %d vertices, get_mesh_arrays median %.2f ms (engine hand-over alone %.2f ms, generator share %.2f ms); PlaneMesh %d² vertices %.2f ms (ratio ours/PlaneMesh %.2f); document 000 GDScript %.0f ms -> %.0fx faster" % [
-			c[0], str(c[1]), n, ours / 1000.0, floor / 1000.0, (ours - floor) / 1000.0, side, ref / 1000.0, ours / ref, c[2], c[2] * 1000.0 / ours])
+		print("bench wandering_mesh %d %s: %d vertices, get_mesh_arrays median %.2f ms (engine hand-over alone %.2f ms; our share measured inside the extension %.2f ms, goal <= 15 ms for the big mesh); PlaneMesh %d² vertices %.2f ms (ratio ours/PlaneMesh %.2f); document 000 GDScript %.0f ms -> %.0fx faster" % [
+			c[0], str(c[1]), n, ours / 1000.0, floor / 1000.0, share[share.size() / 2], side, ref / 1000.0, ours / ref, c[2], c[2] * 1000.0 / ours])

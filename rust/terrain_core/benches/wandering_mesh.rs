@@ -13,9 +13,11 @@ fn bench(c: &mut Criterion) {
         g.bench_with_input(BenchmarkId::new("generate", name), &cfg, |b, cfg| {
             b.iter(|| {
                 let p = prepare(cfg);
+                let mut pos = vec![[0.0f32; 3]; p.vertex_count()];
+                p.write_vertices(&mut pos, |x, z| [x, 0.0, z]);
                 let mut idx = vec![0i32; p.index_count()];
                 p.write_indices(&mut idx);
-                (p.vertex_count(), idx)
+                (pos, idx)
             })
         });
     }
