@@ -32,6 +32,8 @@ pub const PARAMS: &[&str] = &[
 #[class(tool, base=Resource)]
 pub struct TerrainMaterial {
     /// The layers; their index is what painting uses (`TerrainBrush.layer`, `set_layer_region`). At most 63.
+    /// Assign a new array to change the list (appending to the array you read does not reach the material);
+    /// edits of a layer's own properties are followed.
     #[export]
     #[var(set = set_layers)]
     layers: Array<Gd<TerrainLayer>>,
