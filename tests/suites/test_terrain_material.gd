@@ -148,6 +148,14 @@ func test_material_builds_texture_arrays() -> void:
 	expect_error("TerrainMaterial.layers must hold at most 63 layers, got 64; keeping the previous layers")
 	m.layers = many
 	check_eq(m.layers.size(), 2, "layers kept")
+	# Texture memory has a budget: 1 GiB per array.
+	many.resize(63)
+	m.texture_size = 1024
+	m.layers = many
+	check_eq(m.layers.size(), 63, "63 layers of 1024² fit")
+	expect_error("TerrainMaterial.texture_size 2048 with 63 layers would need 1344 MB per texture array, over the 1024 MB budget; keeping 1024")
+	m.texture_size = 2048
+	check_eq(m.texture_size, 1024, "texture_size kept")
 
 
 func test_node_weights_follow_height_bands_and_paint() -> void:

@@ -7,6 +7,15 @@ use godot::classes::{IResource, Image, Resource, Shader, ShaderMaterial, Texture
 use godot::prelude::*;
 use terrain_core::material::{Band, Blending, MAX_LAYERS};
 
+/// Largest size of one layer texture array (all layers, RGBA8 with mipmaps): 1 GiB. `layers` and
+/// `texture_size` together must fit (63 layers of 1024², 16 of 2048² or 4 of 4096² do).
+pub const MAX_ARRAY_BYTES: u64 = 1 << 30;
+
+/// Bytes of one texture array of `layers` layers of `size`² RGBA8 texels with mipmaps.
+fn array_bytes(layers: usize, size: i64) -> u64 {
+    layers as u64 * (size * size) as u64 * 4 * 4 / 3
+}
+
 /// Shader parameters this resource sets (runtime state: taken out of a material while a scene is saved).
 pub const PARAMS: &[&str] = &[
     "layer_albedo",
@@ -59,7 +68,8 @@ pub struct TerrainMaterial {
     #[export(range = (0.0, 1.0, 0.01))]
     #[var(set = set_cliff_slope)]
     cliff_slope: f64,
-    /// Side of every layer's textures in the arrays (a power of two in [16, 4096]).
+    /// Side of every layer's textures in the arrays (a power of two in [16, 4096]); with the layer count it
+    /// must fit 1 GiB per array (63 layers of 1024², 16 of 2048², 4 of 4096²).
     #[export(enum = (S64 = 64, S128 = 128, S256 = 256, S512 = 512, S1024 = 1024, S2048 = 2048, S4096 = 4096))]
     #[var(set = set_texture_size)]
     texture_size: i64,
@@ -97,6 +107,15 @@ impl TerrainMaterial {
             godot_error!(
                 "TerrainMaterial.layers must hold at most {MAX_LAYERS} layers, got {}; keeping the previous layers",
                 v.len()
+            );
+            return;
+        }
+        if array_bytes(v.len(), self.texture_size) > MAX_ARRAY_BYTES {
+            godot_error!(
+                "TerrainMaterial.layers: {} layers of {}² would need {} MB per texture array, over the 1024 MB budget; lower texture_size first; keeping the previous layers",
+                v.len(),
+                self.texture_size,
+                array_bytes(v.len(), self.texture_size) >> 20
             );
             return;
         }
@@ -185,6 +204,15 @@ impl TerrainMaterial {
         if !(16..=4096).contains(&v) || v.count_ones() != 1 {
             godot_error!(
                 "TerrainMaterial.texture_size must be a power of two in [16, 4096], got {v}; keeping {}",
+                self.texture_size
+            );
+            return;
+        }
+        if array_bytes(self.layers.len(), v) > MAX_ARRAY_BYTES {
+            godot_error!(
+                "TerrainMaterial.texture_size {v} with {} layers would need {} MB per texture array, over the 1024 MB budget; keeping {}",
+                self.layers.len(),
+                array_bytes(self.layers.len(), v) >> 20,
                 self.texture_size
             );
             return;
