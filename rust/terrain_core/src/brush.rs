@@ -30,6 +30,13 @@ pub enum Tool {
     Paint { layer: usize, erase: bool },
 }
 
+impl Tool {
+    /// Whether the tool edits the control map (holes, paint) rather than heights.
+    pub fn edits_control(&self) -> bool {
+        matches!(self, Self::HoleAdd | Self::HoleRemove | Self::Paint { .. })
+    }
+}
+
 /// How a dab's effect fades from its centre (1) to its rim (0).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Falloff {

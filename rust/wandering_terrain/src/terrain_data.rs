@@ -10,7 +10,6 @@ use godot::global::Error;
 use godot::prelude::*;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use terrain_core::brush::Tool;
 use terrain_core::generation::{self, NoiseKind, NoiseParams};
 use terrain_core::heightmap_io::{self, FileFormat, Heightmap};
 use terrain_core::terrain_data::{self as core, Region, DEFAULT_SAMPLE_BUDGET};
@@ -254,14 +253,13 @@ impl TerrainData {
         let b = b.bind().core();
         let c = [f64::from(center.x), f64::from(center.y)];
         match terrain_core::brush::apply(&mut self.core, &b, c, delta) {
+            // Holes and paint leave the heights (and the data texture) alone: only the control map changed.
+            Ok(Some(dirty)) if b.tool.edits_control() => {
+                self.control_edited("apply_brush", Ok(dirty));
+                rect_of(dirty)
+            }
             Ok(Some(dirty)) => {
                 self.update_texture_region(dirty);
-                if matches!(
-                    b.tool,
-                    Tool::HoleAdd | Tool::HoleRemove | Tool::Paint { .. }
-                ) {
-                    self.update_control_texture();
-                }
                 self.base_mut().emit_changed();
                 self.signals().region_changed().emit(rect_of(dirty));
                 rect_of(dirty)

@@ -184,7 +184,7 @@ impl TerrainData {
 
 impl TerrainData {
     /// After a control edit: refresh the control texture, tell the nodes, or report the error.
-    fn control_edited(
+    pub(super) fn control_edited(
         &mut self,
         what: &str,
         result: Result<Region, terrain_core::terrain_data::TerrainDataError>,
