@@ -133,6 +133,12 @@ func test_material_builds_texture_arrays() -> void:
 	check(m.get_albedo_array() != arr, "a new array after the change")
 	var again := m.get_albedo_array()
 	check(m.get_albedo_array() == again, "no rebuild without a change")
+	# A layer's parameters are re-sent, not rebuilt into new arrays.
+	var before: int = emitted[0]
+	a.roughness = 0.3
+	a.albedo_color = Color(0.5, 0.8, 0.5)
+	check(emitted[0] > before, "the material follows a layer's parameters")
+	check(m.get_albedo_array() == again, "and keeps its texture arrays")
 	# Refused values.
 	expect_error("TerrainMaterial.texture_size must be a power of two in [16, 4096], got 100; keeping 64")
 	m.texture_size = 100

@@ -8,7 +8,8 @@ use godot::prelude::*;
 /// (height-band texturing: weight `clamp(1 - |h - centre| / width, 0, 1)`, normalised over the layers).
 ///
 /// Every property refuses values outside its range with an error naming it and keeps the previous value;
-/// any change emits `changed`, and the material rebuilds its texture arrays.
+/// any change emits `changed` (the material re-sends its parameters); a new texture also emits
+/// `textures_changed` (the material rebuilds its texture arrays — only then).
 #[derive(GodotClass)]
 #[class(tool, init, base=Resource)]
 pub struct TerrainLayer {
@@ -54,6 +55,10 @@ pub struct TerrainLayer {
 
 #[godot_api]
 impl TerrainLayer {
+    /// Emitted (before `changed`) when `albedo_texture` or `normal_texture` is replaced.
+    #[signal]
+    fn textures_changed();
+
     #[func]
     fn set_name(&mut self, v: GString) {
         self.name = v;
@@ -62,11 +67,13 @@ impl TerrainLayer {
     #[func]
     fn set_albedo_texture(&mut self, v: Option<Gd<Texture2D>>) {
         self.albedo_texture = v;
+        self.signals().textures_changed().emit();
         self.base_mut().emit_changed();
     }
     #[func]
     fn set_normal_texture(&mut self, v: Option<Gd<Texture2D>>) {
         self.normal_texture = v;
+        self.signals().textures_changed().emit();
         self.base_mut().emit_changed();
     }
     #[func]

@@ -119,25 +119,37 @@ impl TerrainMaterial {
             );
             return;
         }
-        let callable = self.base().callable("_on_layer_changed");
-        for mut l in self.layers.iter_shared() {
-            if l.is_connected("changed", &callable) {
-                l.disconnect("changed", &callable);
+        // A layer's parameters only need re-sending; its textures need the arrays rebuilt.
+        for (signal, method) in [
+            ("changed", "_on_layer_changed"),
+            ("textures_changed", "_on_layer_textures_changed"),
+        ] {
+            let callable = self.base().callable(method);
+            for mut l in self.layers.iter_shared() {
+                if l.is_connected(signal, &callable) {
+                    l.disconnect(signal, &callable);
+                }
             }
-        }
-        for mut l in v.iter_shared() {
-            if !l.is_connected("changed", &callable) {
-                l.connect("changed", &callable);
+            for mut l in v.iter_shared() {
+                if !l.is_connected(signal, &callable) {
+                    l.connect(signal, &callable);
+                }
             }
         }
         self.layers = v;
-        self.layer_changed();
+        self.dirty = true;
+        self.base_mut().emit_changed();
     }
 
     #[func(rename = _on_layer_changed)]
     fn layer_changed(&mut self) {
-        self.dirty = true;
         self.base_mut().emit_changed();
+    }
+
+    /// The layer's `changed` follows and re-sends everything.
+    #[func(rename = _on_layer_textures_changed)]
+    fn layer_textures_changed(&mut self) {
+        self.dirty = true;
     }
 
     #[func]
@@ -218,7 +230,8 @@ impl TerrainMaterial {
             return;
         }
         self.texture_size = v;
-        self.layer_changed();
+        self.dirty = true;
+        self.base_mut().emit_changed();
     }
 
     /// Sets every parameter of the look on `material` (a ShaderMaterial whose shader includes
