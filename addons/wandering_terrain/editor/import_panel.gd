@@ -128,14 +128,20 @@ func _exit_tree() -> void:
 
 
 func _process(_delta: float) -> void:
-	if not running() or not _data.finish_import():
+	if not running() or _data.get_import_progress() < 1.0:
 		return
+	# finish_import installs the result and emits `changed`, or changes nothing (cancelled or failed).
 	var data := _data
+	var installed := [false]
+	var mark := func(): installed[0] = true
+	data.changed.connect(mark)
+	data.finish_import()
+	data.changed.disconnect(mark)
 	_data = null
 	_bar.hide()
 	_cancel.hide()
 	_button.disabled = false
-	var changed := data.size != _size_before or data.heights != _before
+	var changed: bool = installed[0]
 	if changed and undo_redo:
 		# Already imported: the step records both states. The size goes first so the heights fit it.
 		undo_redo.create_action("Terrain: import %s" % _file.get_file(), UndoRedo.MERGE_DISABLE, context)
