@@ -183,6 +183,18 @@ func test_wandering_terrain_draws_the_same_blend() -> void:
 	await frames(4)
 	var img := screenshot("material_wandering_terrain")
 	_compare(img, cam, wt.get_layer_weights, t.is_hole, "WanderingTerrain")
+	# A paint brush reaches the wandering terrain's control texture.
+	var b := TerrainBrush.new()
+	b.tool = TerrainBrush.PAINT
+	b.layer = 4
+	b.size = 10.0
+	b.hardness = 1.0
+	b.strength = 50.0
+	t.apply_brush(b, Vector2(65, 25), 1.0)
+	await frames(3)
+	var c := cam.unproject_position(Vector3(65, 0, 25))
+	var got := tree.root.get_texture().get_image().get_pixel(int(c.x), int(c.y))
+	check(absf(got.r - COLORS[4].r) < 0.03 and absf(got.g - COLORS[4].g) < 0.03, "brush-painted rock shows on the wandering terrain: %s" % got)
 	root.queue_free()
 	await frames(1)
 

@@ -165,3 +165,11 @@ func test_renders_into_an_array_mesh() -> void:
 	am.add_surface_from_arrays(Mesh.PRIMITIVE_TRIANGLES, m.get_mesh_arrays())
 	check_eq(am.get_surface_count(), 1, "surface accepted by Godot")
 	check_eq(m.get_faces().size(), (m.get_mesh_arrays()[Mesh.ARRAY_INDEX] as PackedInt32Array).size(), "faces")
+
+
+func test_build_time_is_reported() -> void:
+	var m := WanderingMesh.new()
+	m.start_subdivision = 6
+	m.lods = PackedInt32Array([2, 2])
+	m.get_mesh_arrays()
+	check(m.get_last_build_usec() > 0, "the last build's time in the extension is reported (%d us)" % m.get_last_build_usec())
