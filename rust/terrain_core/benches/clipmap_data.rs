@@ -1,9 +1,10 @@
 //! Clipmap data windows: the CPU work of a 256² edit on a 4096² terrain around the target (every level's
-//! window touched), of one step of a target moving at 100 m/s, and of filling every window from scratch.
+//! window touched), of one step of a target moving at 100 m/s, and of filling every window from scratch;
+//! the same for an endless generated world (300 m/s).
 use criterion::{criterion_group, criterion_main, Criterion};
 use terrain_core::clipmap::ClipmapConfig;
 use terrain_core::clipmap_data::{ClipmapData, Frame};
-use terrain_core::generation::{generate, NoiseParams};
+use terrain_core::generation::{generate, Generated, NoiseParams};
 use terrain_core::terrain_data::TerrainData;
 
 fn bench(c: &mut Criterion) {
@@ -45,6 +46,24 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             cd.invalidate();
             cd.follow(&t, &frame, [2048.0, 2048.0])
+        })
+    });
+    // The endless generator: the same fractal computed per sample instead of read.
+    let gen = Generated::new(&p, 1.0).unwrap();
+    let mut ge = ClipmapData::new(&cfg);
+    ge.follow(&gen, &frame, [0.0, 0.0]);
+    let mut gx = 0.0;
+    g.bench_function("generated_follow_step_300m_per_s", |b| {
+        b.iter(|| {
+            gx += 300.0 / 60.0;
+            ge.follow(&gen, &frame, [gx, 0.0])
+        })
+    });
+    g.sample_size(10);
+    g.bench_function("generated_fill_all_windows", |b| {
+        b.iter(|| {
+            ge.invalidate();
+            ge.follow(&gen, &frame, [0.0, 0.0])
         })
     });
     g.finish();

@@ -31,6 +31,7 @@ pub type Texel = [f32; 4];
 
 use crate::clipmap::ClipmapConfig;
 use crate::material::gpu_control;
+use crate::samples::Samples;
 use crate::terrain_data::{Region, TerrainData, HOLE};
 use std::ops::Range;
 
@@ -114,10 +115,10 @@ impl ClipmapData {
     }
 
     /// Where each layer's window should start for a target at world X/Z `target`.
-    fn wanted_origin(
+    fn wanted_origin<S: Samples + ?Sized>(
         &self,
         layer: usize,
-        terrain: &TerrainData,
+        terrain: &S,
         frame: &Frame,
         target: [f64; 2],
     ) -> [i64; 2] {
@@ -145,7 +146,12 @@ impl ClipmapData {
     }
 
     /// Moves every window to the target; returns the mask of layers whose texels changed (bit i = layer i).
-    pub fn follow(&mut self, terrain: &TerrainData, frame: &Frame, target: [f64; 2]) -> u64 {
+    pub fn follow<S: Samples + ?Sized>(
+        &mut self,
+        terrain: &S,
+        frame: &Frame,
+        target: [f64; 2],
+    ) -> u64 {
         let w = self.window as i64;
         let mut changed = 0u64;
         for layer in 0..self.layers.len() {
@@ -218,10 +224,10 @@ impl ClipmapData {
     /// (already current: levels are updated finest first) holds it, the texel is copied from there with its
     /// slopes doubled (the lattice step doubles) — the same bits a direct computation gives, as 2g·u and
     /// g·2u are the same product and scaling by 2 is exact.
-    fn fill(
+    fn fill<S: Samples + ?Sized>(
         &mut self,
         layer: usize,
-        terrain: &TerrainData,
+        terrain: &S,
         frame: &Frame,
         xs: Range<i64>,
         zs: Range<i64>,

@@ -5,6 +5,9 @@
 //! level is a fraction of `height`, and a negative `height` turns it into a ceiling), our `sea_level` is a
 //! height in world units: the terrain never goes below it.
 
+use crate::bezier_patch::Texel;
+use crate::samples::Samples;
+use crate::terrain_data::slope;
 use noise::{Fbm, MultiFractal, NoiseFn, OpenSimplex, Perlin, SuperSimplex, Value};
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -176,6 +179,133 @@ pub fn generate_watched(
     Ok(!progress.cancel.load(Ordering::Relaxed))
 }
 
+/// The fractal of a `NoiseParams`, built once (its permutation tables) and evaluated anywhere.
+#[derive(Clone, Debug)]
+enum Fractal {
+    Perlin(Fbm<Perlin>),
+    OpenSimplex(Fbm<OpenSimplex>),
+    SuperSimplex(Fbm<SuperSimplex>),
+    Value(Fbm<Value>),
+}
+
+impl Fractal {
+    #[inline(always)]
+    fn get(&self, p: [f64; 2]) -> f64 {
+        match self {
+            Self::Perlin(n) => n.get(p),
+            Self::OpenSimplex(n) => n.get(p),
+            Self::SuperSimplex(n) => n.get(p),
+            Self::Value(n) => n.get(p),
+        }
+    }
+}
+
+/// An endless generated terrain: the sample grid of `NoiseParams` over every index, computed where it is
+/// needed (no storage). Sample (x, z) is what `generate` writes at (x, z), so a `TerrainData` generated with
+/// the same parameters holds exactly these samples over its extent.
+#[derive(Clone, Debug)]
+pub struct Generated {
+    params: NoiseParams,
+    spacing: f64,
+    fractal: Fractal,
+}
+
+impl Generated {
+    pub fn new(params: &NoiseParams, spacing: f64) -> Result<Self, NoiseParamsError> {
+        params.validate()?;
+        if !(spacing.is_finite() && (1e-3..=1e3).contains(&spacing)) {
+            return Err(NoiseParamsError(format!(
+                "spacing must be in [0.001, 1000], got {spacing}"
+            )));
+        }
+        let fractal = match params.kind {
+            NoiseKind::Perlin => Fractal::Perlin(fbm(params)),
+            NoiseKind::OpenSimplex => Fractal::OpenSimplex(fbm(params)),
+            NoiseKind::SuperSimplex => Fractal::SuperSimplex(fbm(params)),
+            NoiseKind::Value => Fractal::Value(fbm(params)),
+        };
+        Ok(Self {
+            params: *params,
+            spacing,
+            fractal,
+        })
+    }
+
+    pub fn params(&self) -> &NoiseParams {
+        &self.params
+    }
+
+    /// Height of sample (x, z): `fill`'s formula.
+    #[inline(always)]
+    pub fn height(&self, x: i64, z: i64) -> f32 {
+        let f = self.params.frequency;
+        let v = self.fractal.get([x as f64 * f, z as f64 * f]) * self.params.height;
+        v.max(self.params.sea_level) as f32
+    }
+
+    /// Lowest and highest height any sample can have (fractal values stay within about ±1; a margin is
+    /// added for the base noises that overshoot a little).
+    pub fn height_bounds(&self) -> (f32, f32) {
+        let a = self.params.height.abs() * 1.25;
+        let lo = (-a).max(self.params.sea_level);
+        let hi = a.max(self.params.sea_level);
+        (lo as f32, hi as f32)
+    }
+
+    /// The four corner texels of the patch at sample-space (sx, sz) and its parameters: the 12 samples
+    /// around the patch are computed once each (the same arithmetic as `TerrainData`'s patch).
+    #[inline]
+    fn patch(&self, sx: f64, sz: f64) -> ([Texel; 4], f32, f32) {
+        let ([ix, iz], tu, tv) = crate::bezier_patch::locate(sx, sz);
+        let h = |dx: i64, dz: i64| self.height(ix.saturating_add(dx), iz.saturating_add(dz));
+        let (a0, a1) = (h(0, -1), h(1, -1));
+        let (b0, b1, b2, b3) = (h(-1, 0), h(0, 0), h(1, 0), h(2, 0));
+        let (c0, c1, c2, c3) = (h(-1, 1), h(0, 1), h(1, 1), h(2, 1));
+        let (d0, d1) = (h(0, 2), h(1, 2));
+        let t = slope;
+        (
+            [
+                [b1, t(b0, b2), t(a0, c1)],
+                [b2, t(b1, b3), t(a1, c2)],
+                [c1, t(c0, c2), t(b1, d0)],
+                [c2, t(c1, c3), t(b2, d1)],
+            ],
+            tu,
+            tv,
+        )
+    }
+}
+
+impl Samples for Generated {
+    fn spacing(&self) -> f64 {
+        self.spacing
+    }
+    #[inline]
+    fn texel(&self, x: i64, z: i64) -> Texel {
+        let h = |dx: i64, dz: i64| self.height(x.saturating_add(dx), z.saturating_add(dz));
+        [h(0, 0), slope(h(-1, 0), h(1, 0)), slope(h(0, -1), h(0, 1))]
+    }
+    fn control(&self, _x: i64, _z: i64) -> u32 {
+        0
+    }
+    #[inline]
+    fn patch_gradient(&self, sx: f64, sz: f64) -> (f32, f32, f32) {
+        let (c, tu, tv) = self.patch(sx, sz);
+        crate::bezier_patch::gradient_in_patch(&c, tu, tv)
+    }
+    #[inline]
+    fn patch_height(&self, sx: f64, sz: f64) -> f32 {
+        let (c, tu, tv) = self.patch(sx, sz);
+        crate::bezier_patch::height_in_patch(&c, tu, tv)
+    }
+    fn is_hole_at_sample(&self, _sx: f64, _sz: f64) -> bool {
+        false
+    }
+    fn size(&self) -> Option<[usize; 2]> {
+        None
+    }
+}
+
 /// The same fractal evaluated once, single-threaded: the reference cost per sample for benchmarks.
 pub fn sample_once(p: &NoiseParams, x: f64, z: f64) -> f64 {
     fbm::<Perlin>(p).get([x * p.frequency, z * p.frequency])
@@ -216,6 +346,47 @@ mod tests {
         let mut b = vec![0.0; 32 * 20];
         assert!(!generate_watched(&p, 32, &mut b, &pr).unwrap(), "cancelled");
         assert_eq!(pr.rows.load(Ordering::Relaxed), 0);
+    }
+
+    #[test]
+    fn endless_samples_equal_a_generated_terrain_inside_it() {
+        use crate::samples::{height_at, normal_at};
+        use crate::terrain_data::TerrainData;
+        let p = NoiseParams {
+            seed: 9,
+            frequency: 0.05,
+            height: 30.0,
+            ..Default::default()
+        };
+        let (w, d) = (48, 40);
+        let mut h = vec![0.0; w * d];
+        generate(&p, w, &mut h).unwrap();
+        let t = TerrainData::from_heights(w, d, 2.0, h).unwrap();
+        let g = Generated::new(&p, 2.0).unwrap();
+        for z in 1..d as i64 - 1 {
+            for x in 1..w as i64 - 1 {
+                assert_eq!(Samples::texel(&g, x, z), t.texel(x, z), "texel ({x}, {z})");
+            }
+        }
+        // Away from the edges (where the finite terrain clamps) the surfaces are the same bits.
+        for i in 0..500 {
+            let (x, z) = (
+                6.0 + (i as f64 * 0.731) % 80.0,
+                6.0 + (i as f64 * 0.377) % 64.0,
+            );
+            assert_eq!(height_at(&g, x, z).to_bits(), t.height_at(x, z).to_bits());
+            assert_eq!(normal_at(&g, x, z), t.normal_at(x, z));
+            let (sx, sz) = (x / 2.0 - 0.5, z / 2.0 - 0.5);
+            assert_eq!(g.patch_gradient(sx, sz), t.patch_gradient(sx, sz));
+        }
+        // Endless: far away and at negative indices it is still terrain, within its bounds.
+        let (lo, hi) = g.height_bounds();
+        for &(x, z) in &[(-1.0e5, 3.0), (7.5e6, -2.5e6), (1e12, 1e12)] {
+            let v = height_at(&g, x, z);
+            assert!(v.is_finite() && v >= lo && v <= hi, "{v} at ({x}, {z})");
+        }
+        assert!(height_at(&g, f64::NAN, 0.0).is_nan());
+        assert!(Generated::new(&p, 0.0).unwrap_err().0.contains("spacing"));
     }
 
     #[test]

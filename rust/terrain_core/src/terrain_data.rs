@@ -195,7 +195,7 @@ pub const HOLE: u32 = 1 << 31;
 /// The slope of a sample from its neighbours below and above: the central difference scaled to a third of
 /// a sample. Every path (texel, patch corners, slope pass) uses this one function, so they agree bit for bit.
 #[inline(always)]
-fn slope(lo: f32, hi: f32) -> f32 {
+pub(crate) fn slope(lo: f32, hi: f32) -> f32 {
     (hi - lo) * (1.0 / 6.0)
 }
 

@@ -1,17 +1,25 @@
 //! The GPU side of the clipmap data windows (`terrain_core::clipmap_data`): all layers in one
 //! `Texture2DArray` (works in both renderers); a layer is re-sent only when its texels changed, which costs a
-//! few hundred microseconds instead of re-sending a whole-terrain texture.
+//! few hundred microseconds instead of re-sending a whole-terrain texture. Windows of an endless generator
+//! are computed on a worker thread and shown when complete.
 
 use godot::classes::image::Format;
 use godot::classes::{Image, Texture2DArray};
 use godot::prelude::*;
 use terrain_core::clipmap::ClipmapConfig;
-use terrain_core::clipmap_data::{ClipmapData, Frame, Texel};
+use terrain_core::clipmap_data::{window_size, ClipmapData, Frame, Texel};
+use terrain_core::clipmap_stream::{ClipmapStream, SharedSamples};
 use terrain_core::terrain_data::{Region, TerrainData};
 
 /// The data windows of one TerrainNode and their texture.
 pub struct ClipmapTexture {
-    data: ClipmapData,
+    windows: Windows,
+    window: usize,
+    layer_count: usize,
+    /// The fine window's corner as last sent.
+    fine_origin: Vector2,
+    /// Target of the running or last streamed job.
+    requested: Option<[f64; 2]>,
     texture: Option<Gd<Texture2DArray>>,
     /// Kept upload buffer: one layer of RGBAF texels.
     bytes: PackedByteArray,
@@ -40,29 +48,53 @@ fn write_layer(layer: &[Texel], out: &mut [u8]) {
     }
 }
 
+/// Where the windows are computed: on the main thread from a `TerrainData` (cheap texels, edits), or on a
+/// worker thread from an endless generator (`terrain_core::clipmap_stream`).
+enum Windows {
+    Direct(ClipmapData),
+    Streamed(ClipmapStream),
+}
+
+/// What a streamed update did: whether the texture was created, and the target of newly shown windows
+/// (the clipmap is laid out around it).
+pub struct StreamStep {
+    pub created: bool,
+    pub shown: Option<[f64; 2]>,
+}
+
 impl ClipmapTexture {
-    pub fn new(cfg: &ClipmapConfig) -> Self {
+    pub fn new(cfg: &ClipmapConfig, streamed: bool) -> Self {
         Self {
-            data: ClipmapData::new(cfg),
+            windows: if streamed {
+                Windows::Streamed(ClipmapStream::new(cfg))
+            } else {
+                Windows::Direct(ClipmapData::new(cfg))
+            },
+            window: window_size(cfg),
+            layer_count: cfg.levels() as usize + 1,
             texture: None,
             bytes: PackedByteArray::new(),
             uploaded: 0,
+            fine_origin: Vector2::ZERO,
+            requested: None,
         }
     }
 
+    pub fn is_streamed(&self) -> bool {
+        matches!(self.windows, Windows::Streamed(_))
+    }
     pub fn texture(&self) -> Option<Gd<Texture2DArray>> {
         self.texture.clone()
     }
     pub fn window(&self) -> usize {
-        self.data.window()
+        self.window
     }
     pub fn fine_layer(&self) -> usize {
-        self.data.fine_layer()
+        self.layer_count - 1
     }
     /// Sample index of the fine window's corner (for the shader's coverage test).
     pub fn fine_origin(&self) -> Vector2 {
-        let o = self.data.origin(self.data.fine_layer()).unwrap_or([0, 0]);
-        Vector2::new(o[0] as f32, o[1] as f32)
+        self.fine_origin
     }
     /// Bytes uploaded since the last call.
     pub fn take_uploaded(&mut self) -> u64 {
@@ -71,7 +103,20 @@ impl ClipmapTexture {
 
     /// Everything is recomputed on the next update (new terrain, spacing or frame).
     pub fn invalidate(&mut self) {
-        self.data.invalidate();
+        match &mut self.windows {
+            Windows::Direct(d) => d.invalidate(),
+            Windows::Streamed(s) => s.invalidate(),
+        }
+        self.requested = None;
+    }
+
+    /// Whether the shown windows were computed for `target` and no job is running (streamed), or always
+    /// (direct: updates are immediate).
+    pub fn is_current(&self, target: [f64; 2]) -> bool {
+        match &self.windows {
+            Windows::Direct(_) => true,
+            Windows::Streamed(s) => !s.busy() && s.shown_target() == Some(target),
+        }
     }
 
     /// Moves the windows to `target`, recomputes what `dirty` touched and re-sends the changed layers.
@@ -83,17 +128,69 @@ impl ClipmapTexture {
         target: [f64; 2],
         dirty: Option<Region>,
     ) -> bool {
+        let Windows::Direct(data) = &mut self.windows else {
+            return false;
+        };
         // Edits first: texels that `follow` computes afresh are already current.
         let mut changed = match dirty {
-            Some(r) => self.data.refresh(terrain, frame, r),
+            Some(r) => data.refresh(terrain, frame, r),
             None => 0,
         };
-        changed |= self.data.follow(terrain, frame, target);
+        changed |= data.follow(terrain, frame, target);
+        self.apply(changed)
+    }
+
+    /// Streamed windows: shows a finished job's windows (uploading its changed layers) and starts the
+    /// next job towards `target` when the last one is done. Never waits.
+    pub fn update_streamed(
+        &mut self,
+        source: &SharedSamples,
+        frame: &Frame,
+        target: [f64; 2],
+    ) -> StreamStep {
+        let Windows::Streamed(stream) = &mut self.windows else {
+            return StreamStep {
+                created: false,
+                shown: None,
+            };
+        };
+        let mut step = StreamStep {
+            created: false,
+            shown: None,
+        };
+        if let Some(done) = stream.poll() {
+            if stream.shown_target() == Some(done.target) {
+                step.created = self.apply(done.changed);
+                step.shown = Some(done.target);
+            }
+        }
+        let Windows::Streamed(stream) = &mut self.windows else {
+            unreachable!("checked above")
+        };
+        if self.requested != Some(target) && stream.request(source.clone(), *frame, target) {
+            self.requested = Some(target);
+        }
+        step
+    }
+
+    fn data(&self) -> Option<&ClipmapData> {
+        match &self.windows {
+            Windows::Direct(d) => Some(d),
+            Windows::Streamed(s) => s.data(),
+        }
+    }
+
+    /// Sends the layers in `changed` (all of them into a new texture the first time); true when the
+    /// texture was created.
+    fn apply(&mut self, changed: u64) -> bool {
+        if let Some(o) = self.data().and_then(|d| d.origin(d.fine_layer())) {
+            self.fine_origin = Vector2::new(o[0] as f32, o[1] as f32);
+        }
         if self.texture.is_none() {
             self.create_texture();
             return true;
         }
-        for layer in 0..self.data.layer_count() {
+        for layer in 0..self.layer_count {
             if changed & (1 << layer) != 0 {
                 self.upload(layer);
             }
@@ -102,9 +199,15 @@ impl ClipmapTexture {
     }
 
     fn layer_image(&mut self, layer: usize) -> Gd<Image> {
-        let w = self.data.window();
+        let w = self.window;
         self.bytes.resize(w * w * TEXEL_BYTES);
-        write_layer(self.data.layer(layer), self.bytes.as_mut_slice());
+        let Some(data) = (match &self.windows {
+            Windows::Direct(d) => Some(d),
+            Windows::Streamed(s) => s.data(),
+        }) else {
+            unreachable!("layers are sent only while the windows are here")
+        };
+        write_layer(data.layer(layer), self.bytes.as_mut_slice());
         self.uploaded += self.bytes.len() as u64;
         Image::create_from_data(w as i32, w as i32, false, Format::RGBAF, &self.bytes)
             .expect("layer image")
@@ -119,7 +222,7 @@ impl ClipmapTexture {
 
     fn create_texture(&mut self) {
         let mut images = Array::new();
-        for layer in 0..self.data.layer_count() {
+        for layer in 0..self.layer_count {
             images.push(&self.layer_image(layer));
         }
         let mut tex = Texture2DArray::new_gd();

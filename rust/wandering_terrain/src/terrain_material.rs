@@ -432,9 +432,9 @@ pub fn bind(look: Option<&mut Gd<TerrainMaterial>>, material: Option<&Gd<ShaderM
 /// What the shader blends at terrain X/Z (x, z) of `data` with `look`: one weight per layer of the
 /// material (empty without one). `grad_scale` turns terrain slopes into world slopes (the node's
 /// vertical over horizontal scale per axis).
-pub fn weights_at(
+pub fn weights_at<S: terrain_core::samples::Samples + ?Sized>(
     look: Option<&Gd<TerrainMaterial>>,
-    data: &terrain_core::terrain_data::TerrainData,
+    data: &S,
     x: f64,
     z: f64,
     grad_scale: [f32; 2],

@@ -4,6 +4,7 @@ use crate::clipmap_data::ClipmapTexture;
 use crate::collision::{TerrainCollision, MODE_DISABLED, MODE_DYNAMIC, MODE_FULL};
 use crate::follow::{active_camera, relink, relink_changed};
 use crate::terrain_data::TerrainData;
+use crate::terrain_generator::TerrainGenerator;
 use crate::terrain_material::{self, TerrainMaterial};
 use godot::classes::mesh::{ArrayType, PrimitiveType};
 use godot::classes::rendering_server::ShadowCastingSetting;
@@ -11,10 +12,14 @@ use godot::classes::{
     ArrayMesh, INode3D, Node, Node3D, PhysicsMaterial, RenderingServer, ShaderMaterial,
 };
 use godot::prelude::*;
+use std::sync::Arc;
 use terrain_core::clipmap::{
     build_meshes, layout, ClipmapConfig, PieceKind, PieceMesh, PlacedPiece,
 };
 use terrain_core::clipmap_data::Frame;
+use terrain_core::clipmap_stream::SharedSamples;
+use terrain_core::generation::Generated;
+use terrain_core::samples::{self, Samples};
 use terrain_core::terrain_data::Region;
 
 const DEFAULT_SHADER: &str = "res://addons/wandering_terrain/shaders/terrain_node.gdshader";
@@ -56,6 +61,13 @@ pub struct TerrainNode {
     #[export_group(name = "Terrain")]
     #[var(set = set_terrain_data)]
     terrain_data: Option<Gd<TerrainData>>,
+    /// An endless generated world, drawn when `terrain_data` is empty: the generator's samples one unit
+    /// apart in this node's space (scale the node for another spacing), computed around the target on
+    /// worker threads. `get_height`, `get_normal`, `raycast`, materials and DYNAMIC collision work
+    /// everywhere on it.
+    #[export]
+    #[var(set = set_terrain_generator)]
+    terrain_generator: Option<Gd<TerrainGenerator>>,
     /// Textures and their blending (layers painted per sample, height bands where nothing is painted). None:
     /// the shader's plain colours.
     #[export]
@@ -133,6 +145,8 @@ pub struct TerrainNode {
     collision_subdivision: i64,
 
     config: ClipmapConfig,
+    /// The generator's world, while `terrain_generator` is the source.
+    generated: Option<Arc<Generated>>,
     collision: TerrainCollision,
     meshes: Vec<Gd<ArrayMesh>>,
     instances: Vec<Rid>,
@@ -193,6 +207,8 @@ impl INode3D for TerrainNode {
         let config = ClipmapConfig::new(32, 7, 1.0).expect("defaults are valid");
         Self {
             terrain_data: None,
+            terrain_generator: None,
+            generated: None,
             terrain_material: None,
             material: None,
             target: NodePath::default(),
@@ -214,7 +230,7 @@ impl INode3D for TerrainNode {
             instances: Vec::new(),
             placed: Vec::new(),
             shown: Vec::new(),
-            gpu: ClipmapTexture::new(&config),
+            gpu: ClipmapTexture::new(&config, false),
             pending: None,
             data_key: None,
             sent_fine_origin: None,
@@ -304,8 +320,10 @@ impl TerrainNode {
     #[func]
     fn check_setup(&self) -> PackedStringArray {
         let mut w = PackedStringArray::new();
-        if self.terrain_data.is_none() {
-            w.push("No terrain_data: nothing is drawn and nothing collides. Assign a TerrainData (new, imported from a heightmap, or generated with a TerrainGenerator).");
+        if self.terrain_data.is_none() && self.terrain_generator.is_none() {
+            w.push("No terrain_data or terrain_generator: nothing is drawn and nothing collides. Assign a TerrainData (new, imported from a heightmap, or generated with a TerrainGenerator), or a TerrainGenerator for an endless world.");
+        } else if self.terrain_data.is_some() && self.terrain_generator.is_some() {
+            w.push("Both terrain_data and terrain_generator are set: terrain_data is drawn; the generator is unused.");
         }
         w
     }
@@ -323,12 +341,38 @@ impl TerrainNode {
             false,
         );
         self.terrain_data = data;
-        self.data_key = None;
-        self.pending = None;
-        self.collision.invalidate();
-        self.set_drawable(false);
-        self.base_mut().update_configuration_warnings();
-        self.on_data_changed();
+        self.source_changed();
+    }
+
+    #[func]
+    fn set_terrain_generator(&mut self, generator: Option<Gd<TerrainGenerator>>) {
+        let callable = self.base().callable("_on_generator_changed");
+        relink_changed(
+            self.terrain_generator.clone(),
+            generator.clone(),
+            &callable,
+            false,
+        );
+        self.terrain_generator = generator;
+        self.source_changed();
+    }
+
+    /// `changed` of the TerrainGenerator: the world is generated anew.
+    #[func(rename = _on_generator_changed)]
+    fn on_generator_changed(&mut self) {
+        self.source_changed();
+    }
+
+    /// Whether what is drawn was computed for the current target: false while the windows of an endless
+    /// world are still being computed (always true for terrain data, which is updated at once). Wait for
+    /// it after a teleport before reading the screen, or to show a loading screen.
+    #[func]
+    fn is_up_to_date(&self) -> bool {
+        let Some(p) = self.target_position() else {
+            return true;
+        };
+        let t = [f64::from(p.x), f64::from(p.z)].map(|t| if t.is_finite() { t } else { 0.0 });
+        self.drawable && self.gpu.is_current(t)
     }
 
     #[func]
@@ -371,17 +415,17 @@ impl TerrainNode {
     /// a TerrainMaterial or terrain data.
     #[func]
     fn get_layer_weights(&self, pos: Vector2) -> PackedFloat32Array {
-        let Some(d) = self.terrain_data.as_ref() else {
-            return PackedFloat32Array::new();
-        };
         let p = self.to_terrain_xz(pos);
-        terrain_material::weights_at(
-            self.terrain_material.as_ref(),
-            d.bind().core(),
-            p.0,
-            p.1,
-            self.grad_scale(),
-        )
+        let look = self.terrain_material.as_ref();
+        match (&self.terrain_data, &self.generated) {
+            (Some(d), _) => {
+                terrain_material::weights_at(look, d.bind().core(), p.0, p.1, self.grad_scale())
+            }
+            (None, Some(g)) => {
+                terrain_material::weights_at(look, &**g, p.0, p.1, self.grad_scale())
+            }
+            _ => PackedFloat32Array::new(),
+        }
     }
 
     #[func]
@@ -440,7 +484,13 @@ impl TerrainNode {
                     * s.y
                     + o.y
             }
-            None => f32::NAN,
+            None => match &self.generated {
+                Some(g) => {
+                    let (x, z) = self.to_terrain_xz(pos);
+                    samples::height_at(&**g, x, z) * s.y + o.y
+                }
+                None => f32::NAN,
+            },
         }
     }
 
@@ -455,7 +505,14 @@ impl TerrainNode {
                     .get_normal(Vector2::new((pos.x - o.x) / s.x, (pos.y - o.z) / s.z));
                 Vector3::new(n.x / s.x, n.y / s.y, n.z / s.z).normalized()
             }
-            None => Vector3::UP,
+            None => {
+                let Some(g) = &self.generated else {
+                    return Vector3::UP;
+                };
+                let (x, z) = self.to_terrain_xz(pos);
+                let n = samples::normal_at(&**g, x, z);
+                Vector3::new(n[0] / s.x, n[1] / s.y, n[2] / s.z).normalized()
+            }
         }
     }
 
@@ -517,6 +574,9 @@ impl TerrainNode {
         let Some(p) = self.target_position() else {
             return false;
         };
+        if self.terrain_data.is_none() && self.generated.is_some() {
+            return self.update_endless(p);
+        }
         let data_stale = self.terrain_data.is_some() && self.data_key.is_none();
         if Some(p) == self.last_pos && self.pending.is_none() && !data_stale {
             return false;
@@ -549,12 +609,16 @@ impl TerrainNode {
     /// Cheap for edits: the culling boxes follow only a new height range.
     #[func(rename = _on_data_changed)]
     fn on_data_changed(&mut self) {
-        let (range, size, spacing) = match &self.terrain_data {
-            Some(d) => {
+        let (range, size, spacing) = match (&self.terrain_data, &self.generated) {
+            (Some(d), _) => {
                 let d = d.bind();
                 (d.get_height_range(), d.get_size(), d.get_spacing())
             }
-            None => (Vector2::ZERO, Vector2i::ZERO, 1.0),
+            (None, Some(g)) => {
+                let (lo, hi) = g.height_bounds();
+                (Vector2::new(lo, hi), Vector2i::new(-1, -1), g.spacing())
+            }
+            _ => (Vector2::ZERO, Vector2i::ZERO, 1.0),
         };
         if range != self.height_range {
             self.height_range = range;
@@ -710,27 +774,12 @@ impl TerrainNode {
             self.pending = None;
             return;
         };
-        let frame = self.terrain_frame();
-        // A node scaled to (almost) nothing on X/Z has no terrain to draw: nothing non-finite reaches
-        // the texels or the shader.
-        let usable = frame.scale[0].abs() >= 1e-6
-            && frame.scale[2].abs() >= 1e-6
-            && frame
-                .origin
-                .iter()
-                .chain(&frame.scale)
-                .all(|v| v.is_finite());
-        if !usable {
+        let Some(flat) = self.flat_frame() else {
             self.set_drawable(false);
             return;
-        }
+        };
         let d = data.bind();
         let core = d.core();
-        // Texels depend on the frame's X/Z only (heights are scaled and lifted in the shader).
-        let flat = Frame {
-            origin: [frame.origin[0], 0.0, frame.origin[2]],
-            scale: [frame.scale[0], 1.0, frame.scale[2]],
-        };
         let key = (flat, core.spacing(), (core.width(), core.depth()));
         if self.data_key != Some(key) {
             self.gpu.invalidate();
@@ -751,6 +800,91 @@ impl TerrainNode {
             self.sent_fine_origin = Some(fo);
         }
         self.set_drawable(true);
+    }
+
+    /// The frame the texels depend on: X/Z only (heights are scaled and lifted in the shader). None for a
+    /// node scaled to (almost) nothing on X/Z, which has no terrain to draw: nothing non-finite reaches the
+    /// texels or the shader.
+    fn flat_frame(&self) -> Option<Frame> {
+        let frame = self.terrain_frame();
+        let usable = frame.scale[0].abs() >= 1e-6
+            && frame.scale[2].abs() >= 1e-6
+            && frame
+                .origin
+                .iter()
+                .chain(&frame.scale)
+                .all(|v| v.is_finite());
+        usable.then_some(Frame {
+            origin: [frame.origin[0], 0.0, frame.origin[2]],
+            scale: [frame.scale[0], 1.0, frame.scale[2]],
+        })
+    }
+
+    /// A new data source (terrain data or generator, set or changed): the windows, collision and culling
+    /// boxes start over.
+    fn source_changed(&mut self) {
+        self.generated = match (&self.terrain_data, &self.terrain_generator) {
+            (None, Some(g)) => match Generated::new(&g.bind().params(), 1.0) {
+                Ok(g) => Some(Arc::new(g)),
+                Err(e) => {
+                    godot_error!("TerrainNode.terrain_generator: {e}");
+                    None
+                }
+            },
+            _ => None,
+        };
+        let streamed = self.generated.is_some();
+        if self.gpu.is_streamed() != streamed {
+            self.gpu = ClipmapTexture::new(&self.config, streamed);
+            self.update_material();
+        }
+        self.data_key = None;
+        self.pending = None;
+        self.collision.invalidate();
+        self.set_drawable(false);
+        self.base_mut().update_configuration_warnings();
+        self.on_data_changed();
+    }
+
+    /// An endless world's frame: shows the windows a worker finished (the rings are laid out around the
+    /// target they were computed for) and asks for the next ones. Never waits for the worker.
+    fn update_endless(&mut self, pos: Vector3) -> bool {
+        let Some(g) = self.generated.clone() else {
+            return false;
+        };
+        if self.instances.is_empty() {
+            return false;
+        }
+        let Some(flat) = self.flat_frame() else {
+            self.set_drawable(false);
+            return false;
+        };
+        let key = (flat, g.spacing(), (usize::MAX, usize::MAX));
+        if self.data_key != Some(key) {
+            self.gpu.invalidate();
+            self.data_key = Some(key);
+        }
+        let target =
+            [f64::from(pos.x), f64::from(pos.z)].map(|t| if t.is_finite() { t } else { 0.0 });
+        let source: SharedSamples = g;
+        let step = self.gpu.update_streamed(&source, &flat, target);
+        if step.created {
+            self.update_material();
+        }
+        let Some(t) = step.shown else {
+            return false;
+        };
+        self.layout_pieces(Vector3::new(t[0] as f32, 0.0, t[1] as f32));
+        self.last_pos = Some(pos);
+        let fo = self.gpu.fine_origin();
+        if Some(fo) != self.sent_fine_origin {
+            if let Some(mat) = self.material.as_mut() {
+                mat.set_shader_parameter(&self.param_fine_origin, &fo.to_variant());
+            }
+            self.sent_fine_origin = Some(fo);
+        }
+        self.set_drawable(true);
+        true
     }
 
     fn set_drawable(&mut self, drawable: bool) {
@@ -802,7 +936,7 @@ impl TerrainNode {
                 self.vertex_spacing = spacing;
                 self.morph_width = self.morph_width.min(n as f64);
                 self.config = cfg;
-                self.gpu = ClipmapTexture::new(&cfg);
+                self.gpu = ClipmapTexture::new(&cfg, self.generated.is_some());
                 self.data_key = None;
                 if !self.instances.is_empty() {
                     self.rebuild();
@@ -883,7 +1017,7 @@ impl TerrainNode {
         // Without data (or before its texture exists) there is nothing to draw.
         let visible = self.base().is_inside_tree()
             && self.base().is_visible_in_tree()
-            && self.terrain_data.is_some()
+            && (self.terrain_data.is_some() || self.generated.is_some())
             && self.drawable;
         for &i in &self.instances {
             rs.instance_set_layer_mask(i, self.layers);
@@ -894,12 +1028,14 @@ impl TerrainNode {
 
     fn update_material(&mut self) {
         let (o, s) = self.frame();
-        let (size, spacing) = match self.terrain_data.as_ref() {
-            Some(d) => {
+        // An endless world has no edges: a negative size tells the shader so.
+        let (size, spacing) = match (self.terrain_data.as_ref(), &self.generated) {
+            (Some(d), _) => {
                 let d = d.bind();
                 (d.get_size(), d.get_spacing())
             }
-            None => (Vector2i::ZERO, 1.0),
+            (None, Some(g)) => (Vector2i::new(-1, -1), g.spacing()),
+            _ => (Vector2i::ZERO, 1.0),
         };
         let tex = self.gpu.texture();
         let (window, fine, fine_origin) = (

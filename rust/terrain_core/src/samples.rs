@@ -1,0 +1,104 @@
+//! The sample grid a clipmap's data windows are computed from: heights on a grid of `spacing`, their
+//! slopes, paint and holes. A `TerrainData` is a finite grid (indices clamp at its edges); a generator
+//! (`generation::Generated`) is an endless one whose samples are computed where they are needed. Both give
+//! the surface through the same Bézier patch maths, so whatever the source, `get_height` is what is drawn.
+
+use crate::bezier_patch::{self, Texel};
+use crate::terrain_data::TerrainData;
+
+/// A grid of samples, readable from any thread.
+pub trait Samples: Sync {
+    /// Distance between samples, in terrain units.
+    fn spacing(&self) -> f64;
+    /// (height, slope x, slope z) of sample (x, z) (`terrain_data::slope` from its neighbours).
+    fn texel(&self, x: i64, z: i64) -> Texel;
+    /// Control value (`material`'s paint and hole bit) of sample (x, z); 0 = unpainted.
+    fn control(&self, x: i64, z: i64) -> u32;
+    /// Height and its derivatives per sample unit at sample-space point (sx, sz) (holes ignored).
+    fn patch_gradient(&self, sx: f64, sz: f64) -> (f32, f32, f32);
+    /// Height at sample-space point (sx, sz) (holes ignored).
+    fn patch_height(&self, sx: f64, sz: f64) -> f32 {
+        self.patch_gradient(sx, sz).0
+    }
+    /// Whether sample-space point (sx, sz) lies in a hole triangle.
+    fn is_hole_at_sample(&self, sx: f64, sz: f64) -> bool;
+    /// Samples per side (X, Z) of a finite grid; None for an endless one.
+    fn size(&self) -> Option<[usize; 2]>;
+
+    /// The control values of the four samples around sample-space point (sx, sz) and the point's offsets
+    /// from the first: what a pixel's layer blend is made of.
+    fn control_corners(&self, sx: f64, sz: f64) -> ([u32; 4], [f32; 2]) {
+        let ([ix, iz], tu, tv) = bezier_patch::locate(sx, sz);
+        let (ix1, iz1) = (ix.saturating_add(1), iz.saturating_add(1));
+        let c = [
+            self.control(ix, iz),
+            self.control(ix1, iz),
+            self.control(ix, iz1),
+            self.control(ix1, iz1),
+        ];
+        (c, [tu, tv])
+    }
+}
+
+impl Samples for TerrainData {
+    #[inline(always)]
+    fn spacing(&self) -> f64 {
+        TerrainData::spacing(self)
+    }
+    #[inline(always)]
+    fn texel(&self, x: i64, z: i64) -> Texel {
+        TerrainData::texel(self, x, z)
+    }
+    #[inline(always)]
+    fn control(&self, x: i64, z: i64) -> u32 {
+        TerrainData::control(self, x, z)
+    }
+    #[inline(always)]
+    fn patch_gradient(&self, sx: f64, sz: f64) -> (f32, f32, f32) {
+        TerrainData::patch_gradient(self, sx, sz)
+    }
+    #[inline(always)]
+    fn patch_height(&self, sx: f64, sz: f64) -> f32 {
+        TerrainData::patch_height(self, sx, sz)
+    }
+    #[inline(always)]
+    fn is_hole_at_sample(&self, sx: f64, sz: f64) -> bool {
+        TerrainData::is_hole_at_sample(self, sx, sz)
+    }
+    fn size(&self) -> Option<[usize; 2]> {
+        Some([self.width(), self.depth()])
+    }
+}
+
+/// Height at terrain position (x, z) of any grid: the patch, NaN in a hole or for a non-finite position
+/// (`TerrainData::height_at`'s rule).
+pub fn height_at<S: Samples + ?Sized>(s: &S, x: f64, z: f64) -> f32 {
+    if !(x.is_finite() && z.is_finite()) {
+        return f32::NAN;
+    }
+    let sp = s.spacing();
+    let (sx, sz) = (x / sp - 0.5, z / sp - 0.5);
+    if s.is_hole_at_sample(sx, sz) {
+        return f32::NAN;
+    }
+    s.patch_height(sx, sz)
+}
+
+/// Height and its derivatives per terrain unit at terrain position (x, z); NaN for a non-finite position.
+pub fn height_and_gradient_at<S: Samples + ?Sized>(s: &S, x: f64, z: f64) -> (f32, f32, f32) {
+    if !(x.is_finite() && z.is_finite()) {
+        return (f32::NAN, f32::NAN, f32::NAN);
+    }
+    let sp = s.spacing();
+    let (h, hu, hv) = s.patch_gradient(x / sp - 0.5, z / sp - 0.5);
+    (h, hu / sp as f32, hv / sp as f32)
+}
+
+/// Unit normal at terrain position (x, z).
+pub fn normal_at<S: Samples + ?Sized>(s: &S, x: f64, z: f64) -> [f32; 3] {
+    if !(x.is_finite() && z.is_finite()) {
+        return [f32::NAN; 3];
+    }
+    let (_, gx, gz) = height_and_gradient_at(s, x, z);
+    bezier_patch::normal_from_gradient(gx, gz)
+}

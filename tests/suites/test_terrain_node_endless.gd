@@ -1,0 +1,142 @@
+extends "res://wt_test.gd"
+## TerrainNode over an endless generated world (terrain_generator): heights anywhere equal a generated
+## TerrainData's over its extent, the data windows are computed on worker threads and shown when complete,
+## the look and settings follow the generator.
+
+
+func _generator(seed := 5) -> TerrainGenerator:
+	var g := TerrainGenerator.new()
+	g.seed = seed
+	g.frequency = 0.03
+	g.octaves = 5
+	g.height = 25.0
+	return g
+
+
+## A TerrainNode on generator `g` following a fresh Node3D target; [node, target, camera].
+func _endless(g: TerrainGenerator) -> Array:
+	var target := Node3D.new()
+	tree.root.add_child(target)
+	var tn := TerrainNode.new()
+	tn.tile_resolution = 16
+	tn.levels = 5
+	tn.terrain_generator = g
+	tree.root.add_child(tn)
+	tn.target = tn.get_path_to(target)
+	return [tn, target]
+
+
+## Frames until the node shows windows computed for its target (at most `limit`); the frames waited.
+func _settle(tn: TerrainNode, limit := 600) -> int:
+	for i in limit:
+		tn.update_now()
+		if tn.is_up_to_date():
+			return i
+		await tree.process_frame
+	return -1
+
+
+func test_endless_heights_equal_a_generated_terrain_and_go_on_forever() -> void:
+	var g := _generator()
+	var t := TerrainData.new()
+	t.size = Vector2i(96, 80)
+	check(t.generate(g), "generated")
+	var tn := TerrainNode.new()
+	tn.terrain_generator = g
+	var worst := 0.0
+	for i in 400:
+		# Away from the finite terrain's edges, where it clamps its samples.
+		var p := Vector2(4.0 + fmod(i * 0.731, 88.0), 4.0 + fmod(i * 0.377, 72.0))
+		worst = maxf(worst, absf(tn.get_height(p) - t.get_height(p)))
+		if i % 40 == 0:
+			check(tn.get_normal(p).is_equal_approx(t.get_normal(p)), "normal at %s" % p)
+	check_eq(worst, 0.0, "same surface as TerrainData.generate (worst difference)")
+	for p in [Vector2(-3.0e4, 17.0), Vector2(1.0e6, -2.5e5), Vector2(-7.0e7, 7.0e7)]:
+		var h := tn.get_height(p)
+		check(is_finite(h) and absf(h) <= 25.0 * 1.25, "terrain at %s: %s" % [p, h])
+	check(is_nan(tn.get_height(Vector2(NAN, 0))), "NaN position")
+	# A moved and scaled node: samples one unit apart in the node's space.
+	tn.position = Vector3(1000, 5, -40)
+	tn.scale = Vector3(2, 3, 2)
+	var q := Vector2(1021.0, -17.0)
+	check_near(tn.get_height(q), t.get_height(Vector2(10.5, 11.5)) * 3 + 5, 1e-4, "moved and scaled")
+	# A new generator setting regenerates the world.
+	var before := tn.get_height(q)
+	g.seed = 6
+	check(tn.get_height(q) != before, "generator changes reach the node")
+	tn.free()
+
+
+func test_endless_windows_stream_in_on_worker_threads() -> void:
+	var s := _endless(_generator())
+	var tn: TerrainNode = s[0]
+	var target: Node3D = s[1]
+	var waited := await _settle(tn)
+	check(waited >= 0, "the first windows arrive")
+	var tex = tn.material.get_shader_parameter("clipmap_data")
+	check(tex is Texture2DArray and tex.get_layers() == 6, "5 levels + the fine layer bound")
+	check_eq(tn.material.get_shader_parameter("terrain_size"), Vector2(-1, -1), "endless: no edges")
+	# A jump far away: the node keeps showing the old, complete windows until the new ones are done.
+	target.position = Vector3(25000, 0, -12000)
+	tn.update_now()
+	var during := tn.is_up_to_date()
+	waited = await _settle(tn)
+	check(waited >= 0, "windows for the new place arrive")
+	check(not during or waited == 0, "not up to date while the job runs")
+	check(tn.take_uploaded_bytes() > 0, "layers were sent")
+	# Standing still sends nothing.
+	for i in 5:
+		tn.update_now()
+		await tree.process_frame
+	check_eq(tn.take_uploaded_bytes(), 0, "still target: nothing sent")
+	check(tn.check_setup().is_empty(), "no warnings with a generator: %s" % tn.check_setup())
+	tn.terrain_data = TerrainData.new()
+	check(tn.check_setup().size() == 1 and tn.check_setup()[0].contains("Both"), "both set is reported")
+	tn.terrain_data = null
+	tn.queue_free()
+	target.queue_free()
+
+
+func test_endless_flight_keeps_up_and_main_thread_stays_light() -> void:
+	var s := _endless(_generator())
+	var tn: TerrainNode = s[0]
+	var target: Node3D = s[1]
+	await _settle(tn)
+	# 300 m/s at 60 frames a second, for 4 s of frames: the main thread only polls, uploads and lays out.
+	var costs: Array[int] = []
+	var x := 0.0
+	for f in 240:
+		x += 5.0
+		target.position = Vector3(x, 0, 0.3 * x)
+		var t0 := Time.get_ticks_usec()
+		tn.update_now()
+		costs.append(Time.get_ticks_usec() - t0)
+		await tree.process_frame
+	costs.sort()
+	var waited := await _settle(tn)
+	check(waited >= 0, "catches up after the flight")
+	var p := Vector2(x + 3.3, 0.3 * x - 2.1)
+	check(is_finite(tn.get_height(p)), "height where it landed")
+	print("endless flight (headless, 240 frames at 5 m/frame): update_now median %d us, worst %d us; caught up in %d frames" % [costs[costs.size() / 2], costs[-1], waited])
+	tn.queue_free()
+	target.queue_free()
+
+
+func test_endless_layer_weights() -> void:
+	var g := _generator()
+	var tn := TerrainNode.new()
+	tn.terrain_generator = g
+	check(tn.get_layer_weights(Vector2(3, 4)).is_empty(), "no TerrainMaterial: empty")
+	var look := TerrainMaterial.new()
+	var low := TerrainLayer.new()
+	low.height_band = Vector2(-30, 30)
+	var high := TerrainLayer.new()
+	high.height_band = Vector2(10, 30)
+	look.layers = [low, high] as Array[TerrainLayer]
+	tn.terrain_material = look
+	var sums := 0
+	for i in 50:
+		var w := tn.get_layer_weights(Vector2(i * 37.0 - 900.0, i * 11.0))
+		sums += int(w.size() == 2 and absf(w[0] + w[1] - 1.0) < 1e-4)
+	check_eq(sums, 50, "weights sum to 1 everywhere")
+	tn.free()
