@@ -1,7 +1,7 @@
 extends SceneTree
 ## Renders every demo scene in res://scenes/ to PNG: `-s res://tools/render_demo.gd -- --out DIR`.
 ## A scene root may offer `demo_views() -> Array[Camera3D]` to be shot once per view; otherwise its current
-## camera is used. Prints `::png PATH` per picture (read by `cargo xtask demo`).
+## camera is used; one offering `view_ready() -> bool` is waited for. Prints `::png PATH` per picture (read by `cargo xtask demo`).
 
 
 func _initialize() -> void:
@@ -32,6 +32,13 @@ func _run() -> void:
 				view_name += "_" + String(cam.name).to_snake_case()
 			if scene.has_method("prepare_view"):
 				scene.call("prepare_view", cam)
+			# A scene whose terrain streams in says when its view is complete.
+			var waited := 0
+			while scene.has_method("view_ready") and waited < 3000:
+				await process_frame
+				waited += 1
+				if scene.call("view_ready"):
+					break
 			for n in 6:
 				await process_frame
 			await RenderingServer.frame_post_draw

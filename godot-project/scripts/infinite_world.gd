@@ -1,0 +1,50 @@
+@tool
+extends Node3D
+## An endless world: a TerrainNode drawing a TerrainGenerator's terrain wherever the camera goes (no
+## TerrainData, nothing stored), textured by the open world's TerrainMaterial. Fly with WASD, Q/E down/up,
+## Shift to go fast (right mouse button to look). The HUD shows where you are and whether the terrain around
+## you is complete.
+
+@onready var terrain: TerrainNode = $TerrainNode
+@onready var fly: Camera3D = $FlyCamera
+@onready var hud: Label = $HUD/Label
+
+
+func _ready() -> void:
+	if Engine.is_editor_hint():
+		return
+	fly.position = Vector3(0, terrain.get_height(Vector2.ZERO) + 60.0, 0)
+
+
+func _process(_delta: float) -> void:
+	if Engine.is_editor_hint() or hud == null:
+		return
+	var cam := get_viewport().get_camera_3d()
+	var p := cam.global_position if cam else fly.position
+	hud.text = "x %.0f  z %.0f  (%.1f km out)%s" % [p.x, p.z, Vector2(p.x, p.z).length() / 1000.0, "" if terrain.is_up_to_date() else "  streaming…"]
+
+
+## Viewpoints for the demo renderer: near the origin, 40 km out and 270 km out — the same
+## generator everywhere.
+func demo_views() -> Array:
+	var views: Array = []
+	for v in [[Vector2(0, 0), 40.0, -12.0, 20.0, "Start"], [Vector2(40000, -15000), 180.0, -16.0, 200.0, "FortyKm"], [Vector2(-2.5e5, 1.0e5), 600.0, -30.0, 60.0, "Far"]]:
+		var cam := Camera3D.new()
+		cam.name = v[4]
+		cam.far = 12000.0
+		add_child(cam)
+		var p: Vector2 = v[0]
+		cam.position = Vector3(p.x, terrain.get_height(p) + v[1], p.y)
+		cam.rotation_degrees = Vector3(v[2], v[3], 0)
+		views.append(cam)
+	return views
+
+
+func prepare_view(cam: Camera3D) -> void:
+	if cam:
+		cam.make_current()
+
+
+## Whether the terrain around the current view is complete (the demo renderer waits for it).
+func view_ready() -> bool:
+	return terrain.is_up_to_date()
