@@ -230,10 +230,11 @@ func _case_no_popping_when_levels_snap() -> void:
 
 
 ## Vertex heights (debug mode 2) at lattice points `step` apart in a top-down view centred on `centre`
-## (5 pixels per unit, shifted so pixel centres fall on whole units): [compared, worst, bad].
-func _vertex_check(t: TerrainData, centre: Vector2, step: int, r: Vector2, label: String) -> Array:
+## (`view` units high: 5 pixels per unit by default, shifted so pixel centres fall on whole units):
+## [compared, worst, bad].
+func _vertex_check(t: TerrainData, centre: Vector2, step: int, r: Vector2, label: String, view := 48.0) -> Array:
 	var img := screenshot(label)
-	var ppu := img.get_height() / 48.0
+	var ppu := img.get_height() / view
 	var tol := 1e-3 * (r.y - r.x)
 	var worst := 0.0
 	var n := 0

@@ -62,3 +62,38 @@ func test_endless_no_popping_when_levels_snap() -> void:
 
 func test_endless_coarse_level_vertices_equal_get_height() -> void:
 	await _case_coarse_level_vertices_equal_get_height()
+
+
+## A target flying at 300 m/s (5 units per 60th of a second) over the endless world; at every 30th frame,
+## once the windows for it are shown, the finest level's drawn vertex heights equal get_height.
+func test_endless_flight_gpu_equals_cpu_every_30th_frame() -> void:
+	var t := _data()
+	var s := _debug_scene(t, 2, 4.0)
+	var cam: Camera3D = s[1]
+	var target: Node3D = s[2]
+	var r: Vector2 = s[4]
+	# 10 pixels per unit: a 32 x 24 view around the target, inside level 0 and clear of its morph band.
+	cam.size = 24.0
+	var checks := 0
+	var worst := 0.0
+	var bad := 0
+	var n := 0
+	for f in 151:
+		var p := Vector2(256 + f * 5.0, 256 + f * 1.5)
+		target.position = Vector3(p.x, 0, p.y)
+		var centre := Vector2(roundf(p.x) + 0.05, roundf(p.y) + 0.05)
+		cam.position = Vector3(centre.x, 300, centre.y)
+		if f % 30 != 0:
+			await tree.process_frame
+			continue
+		await frames(2)
+		var res := _vertex_check(t, centre, 1, r, "endless_flight_%d_%s" % [f, renderer], cam.size)
+		check(res[0] >= 500, "frame %d: only %d vertex pixels" % [f, res[0]])
+		n += res[0]
+		worst = maxf(worst, res[1])
+		bad += res[2]
+		checks += 1
+	s[0].queue_free()
+	check_eq(checks, 6, "checks made")
+	check_eq(bad, 0, "vertices off by more than %s during the flight (worst %s)" % [1e-3 * (r.y - r.x), worst])
+	print("endless flight: %d checks, %d vertex pixels, worst |GPU - CPU| %s" % [checks, n, worst])

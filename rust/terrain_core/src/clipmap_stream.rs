@@ -11,7 +11,21 @@ use crate::clipmap::ClipmapConfig;
 use crate::clipmap_data::{ClipmapData, Frame};
 use crate::samples::Samples;
 use std::sync::mpsc::{channel, Receiver, Sender};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+
+/// The pool jobs run on: one thread fewer than the machine has cores (at least one), so the main thread
+/// keeps a core to itself and its frames do not wait for a busy scheduler.
+fn workers() -> &'static rayon::ThreadPool {
+    static POOL: OnceLock<rayon::ThreadPool> = OnceLock::new();
+    POOL.get_or_init(|| {
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(cores.saturating_sub(1).max(1))
+            .thread_name(|i| format!("terrain-stream-{i}"))
+            .build()
+            .expect("a thread pool for clipmap streaming")
+    })
+}
 
 /// A source that can be read on the worker pool.
 pub type SharedSamples = Arc<dyn Samples + Send>;
@@ -85,7 +99,7 @@ impl ClipmapStream {
             return false;
         };
         let (tx, epoch) = (self.tx.clone(), self.epoch);
-        rayon::spawn(move || {
+        workers().spawn(move || {
             let changed = data.follow(&*source, &frame, target);
             // The receiver is gone only when the stream was dropped: nothing to deliver to.
             let _ = tx.send(Done {
