@@ -341,3 +341,54 @@ func test_collision_follows_the_node_and_its_data() -> void:
 	check(_ray_down(p.x, p.y).is_empty(), "disabled: no collision")
 	check_eq(tn.get_collision_tile_count(), 0, "no tiles")
 	tn.queue_free()
+
+
+## An endless generated world (terrain_generator): DYNAMIC collision follows a target flying far from the
+## origin, rays at the target hit the drawn surface (get_height) within the subdivision's bound, and FULL
+## behaves as DYNAMIC there (an endless world has no "every tile").
+func test_endless_world_collides_around_a_flying_target() -> void:
+	var g := TerrainGenerator.new()
+	g.seed = 5
+	g.frequency = 1.0 / 48.0
+	g.height = 20.0
+	var target := Node3D.new()
+	tree.root.add_child(target)
+	var tn := TerrainNode.new()
+	tn.tile_resolution = 8
+	tn.levels = 3
+	tn.terrain_generator = g
+	tn.collision_mode = TerrainNode.COLLISION_DYNAMIC
+	tn.collision_radius = 20.0
+	tree.root.add_child(tn)
+	tn.target = tn.get_path_to(target)
+	var rng := RandomNumberGenerator.new()
+	rng.seed = 11
+	var misses := 0
+	var worst := 0.0
+	var most := 0
+	for i in 60:
+		# 300 m/s at 60 physics frames a second, 40 km out.
+		var p := Vector2(40000.0 + i * 5.0, -25000.0 + i * 1.5)
+		target.position = Vector3(p.x, 0, p.y)
+		await tree.physics_frame
+		await tree.physics_frame
+		for k in 5:
+			var q := p + Vector2(rng.randf_range(-8, 8), rng.randf_range(-8, 8))
+			var hit := _ray_down(q.x, q.y)
+			if hit.is_empty() or hit["collider"] != tn:
+				misses += 1
+				continue
+			worst = maxf(worst, absf(hit["position"].y - tn.get_height(q)))
+		most = maxi(most, tn.get_collision_tile_count())
+	check_eq(misses, 0, "rays near the target hit the terrain")
+	# Subdivision 4 (the default) follows the drawn surface within a few centimetres on hilly ground.
+	check(worst < 0.05, "worst |hit - get_height| %s m" % worst)
+	check(most <= 81, "only the tiles around the target (%d at most)" % most)
+	tn.collision_mode = TerrainNode.COLLISION_FULL
+	await tree.physics_frame
+	await tree.physics_frame
+	check(tn.get_collision_tile_count() <= 81, "FULL follows the target on an endless world (%d tiles)" % tn.get_collision_tile_count())
+	check(not _ray_down(target.position.x + 0.3, target.position.z).is_empty(), "and collides there")
+	print("endless collision (%s): 300 rays 40 km out, worst |hit - get_height| %s m, at most %d tiles" % [_engine(), worst, most])
+	tn.queue_free()
+	target.queue_free()

@@ -15,7 +15,8 @@
 //! only for square maps); points of the last tiles beyond the terrain are NaN, which both engines treat as
 //! holes.
 
-use crate::terrain_data::{Region, TerrainData};
+use crate::samples::Samples;
+use crate::terrain_data::Region;
 use std::fmt;
 
 /// Grid points per tile side of `Tiling::new` (a power of two plus one: Jolt builds square height fields in
@@ -66,6 +67,9 @@ pub type TileId = [usize; 2];
 pub struct Tiling {
     /// Sample cells of the terrain per axis (size - 1).
     cells: [usize; 2],
+    /// Sample index where tile (0, 0) starts: 0 for a terrain; far below zero for an endless world, whose
+    /// tiles then cover `ENDLESS_CELLS` samples a side around the origin.
+    origin: [i64; 2],
     pub subdivision: u32,
     /// Sample cells per tile side.
     tile_cells: usize,
@@ -87,19 +91,27 @@ pub struct TileGrid {
     pub max_height: f32,
 }
 
+/// Sample cells a side that an endless world's tiling covers, centred on the origin (2^31: ±1e9 samples).
+pub const ENDLESS_CELLS: usize = 1 << 31;
+
 impl Tiling {
-    pub fn new(terrain: &TerrainData, subdivision: u32) -> Self {
+    pub fn new<S: Samples + ?Sized>(terrain: &S, subdivision: u32) -> Self {
         Self::with_points(terrain, subdivision, TILE_POINTS)
     }
 
     /// Tiles of `points` grid points a side (a power of two plus one, at least 5).
-    pub fn with_points(terrain: &TerrainData, subdivision: u32, points: usize) -> Self {
+    pub fn with_points<S: Samples + ?Sized>(terrain: &S, subdivision: u32, points: usize) -> Self {
         let points = (points.max(5) - 1).next_power_of_two() + 1;
+        let (cells, origin) = match terrain.size() {
+            Some([w, d]) => ([w.saturating_sub(1), d.saturating_sub(1)], [0, 0]),
+            None => {
+                let half = (ENDLESS_CELLS / 2) as i64;
+                ([ENDLESS_CELLS; 2], [-half, -half])
+            }
+        };
         Self {
-            cells: [
-                terrain.width().saturating_sub(1),
-                terrain.depth().saturating_sub(1),
-            ],
+            cells,
+            origin,
             subdivision,
             tile_cells: ((points - 1) / subdivision as usize).max(1),
             points,
@@ -107,7 +119,7 @@ impl Tiling {
     }
 
     /// The smallest tiles (from `TILE_POINTS`) that cover the terrain in at most `max_tiles` tiles.
-    pub fn for_count(terrain: &TerrainData, subdivision: u32, max_tiles: usize) -> Self {
+    pub fn for_count<S: Samples + ?Sized>(terrain: &S, subdivision: u32, max_tiles: usize) -> Self {
         let mut t = Self::new(terrain, subdivision);
         while t.tile_count() > max_tiles && t.points < (1 << 14) {
             t = Self::with_points(terrain, subdivision, 2 * t.points - 1);
@@ -161,6 +173,10 @@ impl Tiling {
     ) -> impl Iterator<Item = TileId> + use<> {
         let [tx, tz] = self.tiles();
         let tile = self.tile_cells as f64 * spacing;
+        let p = [
+            p[0] - self.origin[0] as f64 * spacing,
+            p[1] - self.origin[1] as f64 * spacing,
+        ];
         let range = |c: f64, tiles: usize| {
             // Tile k spans terrain [(0.5 + k * tile_cells) * spacing, + tile].
             let lo = ((c - radius - 0.5 * spacing) / tile).floor();
@@ -181,14 +197,14 @@ impl Tiling {
         let tc = self.tile_cells;
         let half = tc as f64 * 0.5;
         let centre = [
-            (0.5 + (id[0] * tc) as f64 + half) * spacing,
-            (0.5 + (id[1] * tc) as f64 + half) * spacing,
+            (0.5 + (self.origin[0] + (id[0] * tc) as i64) as f64 + half) * spacing,
+            (0.5 + (self.origin[1] + (id[1] * tc) as i64) as f64 + half) * spacing,
         ];
         (centre, spacing / f64::from(self.subdivision))
     }
 
     /// The height grid of a tile (into `out`, reusing its buffer).
-    pub fn grid(&self, terrain: &TerrainData, id: TileId, out: &mut TileGrid) {
+    pub fn grid<S: Samples + ?Sized>(&self, terrain: &S, id: TileId, out: &mut TileGrid) {
         let sub = self.subdivision as usize;
         let n = self.points;
         let tc = self.tile_cells;
@@ -207,16 +223,18 @@ impl Tiling {
                 continue;
             }
             let inside = (last[0] + 1).saturating_sub(x0 * sub).min(n);
-            if sub == 1 && terrain.control_map().is_empty() {
+            let row = match sub {
+                1 => terrain.sample_row(x0, gz, inside),
+                _ => None,
+            };
+            if let Some(row) = row {
                 // The samples themselves.
-                let row = gz * terrain.width() + x0;
-                out.heights
-                    .extend_from_slice(&terrain.heights()[row..row + inside]);
+                out.heights.extend_from_slice(row);
             } else {
                 // The patch between them (sample-space point k / sub); NaN in holes.
-                let sz = gz as f64 / sub as f64;
+                let sz = gz as f64 / sub as f64 + self.origin[1] as f64;
                 for i in 0..inside {
-                    let sx = (x0 * sub + i) as f64 / sub as f64;
+                    let sx = (x0 * sub + i) as f64 / sub as f64 + self.origin[0] as f64;
                     out.heights.push(if terrain.is_hole_all_around(sx, sz) {
                         f32::NAN
                     } else {
@@ -243,7 +261,7 @@ impl Tiling {
 
 impl Tiling {
     /// The grids of many tiles, computed in parallel (into `out`, one per id, reusing its buffers).
-    pub fn grids(&self, terrain: &TerrainData, ids: &[TileId], out: &mut Vec<TileGrid>) {
+    pub fn grids<S: Samples + ?Sized>(&self, terrain: &S, ids: &[TileId], out: &mut Vec<TileGrid>) {
         use rayon::prelude::*;
         out.resize_with(ids.len(), TileGrid::default);
         out.par_iter_mut()
@@ -255,6 +273,38 @@ impl Tiling {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::terrain_data::TerrainData;
+
+    #[test]
+    fn an_endless_world_has_tiles_everywhere_and_grids_on_its_surface() {
+        use crate::generation::{Generated, NoiseParams};
+        let g = Generated::new(&NoiseParams::default(), 1.0).unwrap();
+        let tiling = Tiling::with_points(&g, 2, 65);
+        for p in [[0.0, 0.0], [-12345.5, 777.25], [3.0e6, -4.0e6]] {
+            let ids: Vec<TileId> = tiling.tiles_near(1.0, p, 10.0).collect();
+            assert!(!ids.is_empty() && ids.len() <= 4, "{p:?}: {ids:?}");
+            let mut grid = TileGrid::default();
+            for &id in &ids {
+                tiling.grid(&g, id, &mut grid);
+                let (c, step) = tiling.placement(1.0, id);
+                // Grid point (i, j) is the surface at its terrain position.
+                let half = (grid.width - 1) as f64 * 0.5;
+                for &(i, j) in &[(0usize, 0usize), (7, 30), (64, 64)] {
+                    let x = c[0] + (i as f64 - half) * step;
+                    let z = c[1] + (j as f64 - half) * step;
+                    let want = crate::samples::height_at(&g, x, z);
+                    assert_eq!(grid.heights[j * grid.width + i], want, "{id:?} ({i}, {j})");
+                }
+            }
+            // The tiles around p cover it.
+            let inside = ids.iter().any(|&id| {
+                let (c, _) = tiling.placement(1.0, id);
+                let h = tiling.tile_cells() as f64 * 0.5;
+                (p[0] - c[0]).abs() <= h && (p[1] - c[1]).abs() <= h
+            });
+            assert!(inside, "{p:?}");
+        }
+    }
 
     fn rough(w: usize, d: usize) -> TerrainData {
         let h = (0..w * d)

@@ -25,6 +25,33 @@ pub trait Samples: Sync {
     /// Samples per side (X, Z) of a finite grid; None for an endless one.
     fn size(&self) -> Option<[usize; 2]>;
 
+    /// Heights of samples `x0 .. x0 + len` of row `z`, when they are stored and there is no hole (a
+    /// collision grid copies them); None to compute them through the patch instead.
+    fn sample_row(&self, _x0: usize, _z: usize, _len: usize) -> Option<&[f32]> {
+        None
+    }
+
+    /// Whether every triangle touching sample-space point (sx, sz) is a hole: the points a collision grid
+    /// may set to NaN without opening ground that is drawn (probes just around the point reach each
+    /// triangle that touches it).
+    fn is_hole_all_around(&self, sx: f64, sz: f64) -> bool {
+        const E: f64 = 1e-6;
+        const PROBES: [(f64, f64); 8] = [
+            (2.0, 1.0),
+            (1.0, 2.0),
+            (-1.0, 2.0),
+            (-2.0, 1.0),
+            (-2.0, -1.0),
+            (-1.0, -2.0),
+            (1.0, -2.0),
+            (2.0, -1.0),
+        ];
+        self.is_hole_at_sample(sx, sz)
+            && PROBES
+                .iter()
+                .all(|&(dx, dz)| self.is_hole_at_sample(sx + dx * E, sz + dz * E))
+    }
+
     /// The control values of the four samples around sample-space point (sx, sz) and the point's offsets
     /// from the first: what a pixel's layer blend is made of.
     fn control_corners(&self, sx: f64, sz: f64) -> ([u32; 4], [f32; 2]) {
@@ -67,6 +94,13 @@ impl Samples for TerrainData {
     }
     fn size(&self) -> Option<[usize; 2]> {
         Some([self.width(), self.depth()])
+    }
+    fn sample_row(&self, x0: usize, z: usize, len: usize) -> Option<&[f32]> {
+        if !self.control_map().is_empty() {
+            return None;
+        }
+        let row = z * self.width() + x0;
+        self.heights().get(row..row + len)
     }
 }
 

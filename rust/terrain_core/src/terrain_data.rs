@@ -552,21 +552,7 @@ impl TerrainData {
     /// may set to NaN without opening ground that is drawn (probes just around the point reach each
     /// triangle that touches it).
     pub fn is_hole_all_around(&self, sx: f64, sz: f64) -> bool {
-        const E: f64 = 1e-6;
-        const PROBES: [(f64, f64); 8] = [
-            (2.0, 1.0),
-            (1.0, 2.0),
-            (-1.0, 2.0),
-            (-2.0, 1.0),
-            (-2.0, -1.0),
-            (-1.0, -2.0),
-            (1.0, -2.0),
-            (2.0, -1.0),
-        ];
-        self.is_hole_at_sample(sx, sz)
-            && PROBES
-                .iter()
-                .all(|&(dx, dz)| self.is_hole_at_sample(sx + dx * E, sz + dz * E))
+        crate::samples::Samples::is_hole_all_around(self, sx, sz)
     }
 
     /// Validates a region given as signed numbers (from a user).

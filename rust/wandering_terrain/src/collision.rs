@@ -10,7 +10,8 @@ use godot::prelude::*;
 use std::collections::HashMap;
 use terrain_core::clipmap_data::Frame;
 use terrain_core::collision::{check_radius, check_subdivision, TileGrid, TileId, Tiling};
-use terrain_core::terrain_data::{Region, TerrainData};
+use terrain_core::samples::Samples;
+use terrain_core::terrain_data::Region;
 
 /// `collision_mode` values.
 pub const MODE_DISABLED: i64 = 0;
@@ -43,7 +44,7 @@ impl Default for CollisionSettings {
 }
 
 /// What the grids depend on: spacing, size, subdivision (the node's frame only moves them).
-type Key = (f64, (usize, usize), u32);
+type Key = (f64, Option<[usize; 2]>, u32);
 
 /// The body, its shape slots and which tile each holds.
 #[derive(Default)]
@@ -215,9 +216,9 @@ impl TerrainCollision {
 
     /// Brings the tiles up to date (each physics frame): drops and adds tiles for the mode and the target
     /// (terrain-space X/Z), rewrites the tiles that pending edits touched. Returns the tiles written.
-    pub fn update(
+    pub fn update<S: Samples + ?Sized>(
         &mut self,
-        terrain: Option<&TerrainData>,
+        terrain: Option<&S>,
         frame: &Frame,
         target: Option<[f64; 2]>,
     ) -> usize {
@@ -229,11 +230,7 @@ impl TerrainCollision {
             self.clear();
             return 0;
         }
-        let key = (
-            t.spacing(),
-            (t.width(), t.depth()),
-            self.settings.subdivision,
-        );
+        let key = (t.spacing(), t.size(), self.settings.subdivision);
         if self.key != Some(key) {
             self.clear();
             self.key = Some(key);
@@ -241,7 +238,9 @@ impl TerrainCollision {
         }
         // DYNAMIC: small tiles, quick to build while the target moves; FULL: the smallest tiles that keep
         // the whole terrain within a body budget.
-        let tiling = if self.settings.mode == MODE_FULL {
+        // An endless world has no "every tile": FULL follows the target like DYNAMIC there.
+        let full = self.settings.mode == MODE_FULL && t.size().is_some();
+        let tiling = if full {
             Tiling::for_count(t, self.settings.subdivision, MAX_FULL_TILES)
         } else {
             Tiling::with_points(t, self.settings.subdivision, DYNAMIC_TILE_POINTS)
@@ -268,7 +267,7 @@ impl TerrainCollision {
                 }
             }
         }
-        let ranges = self.ranges(&tiling, t, frame, target);
+        let ranges = self.ranges(&tiling, t, full, frame, target);
         if Some(ranges) != self.wanted || !self.complete {
             self.wanted = Some(ranges);
             let [must, want, keep] = ranges;
@@ -321,15 +320,16 @@ impl TerrainCollision {
     }
 
     /// Tile ranges (columns, rows) the target needs now, the ring to prepare, and what to keep.
-    fn ranges(
+    fn ranges<S: Samples + ?Sized>(
         &self,
         tiling: &Tiling,
-        t: &TerrainData,
+        t: &S,
+        full: bool,
         frame: &Frame,
         target: Option<[f64; 2]>,
     ) -> [Range2; 3] {
         let [tx, tz] = tiling.tiles();
-        if self.settings.mode == MODE_FULL {
+        if full {
             let all = ([0, tx], [0, tz]);
             return [all; 3];
         }

@@ -722,6 +722,10 @@ impl TerrainNode {
             ]
         });
         let data = self.terrain_data.clone();
+        if data.is_none() {
+            let g = self.generated.clone();
+            return self.collision.update(g.as_deref(), &frame, target) as i64;
+        }
         let d = data.as_ref().map(|d| d.bind());
         self.collision
             .update(d.as_ref().map(|d| d.core()), &frame, target) as i64
