@@ -60,6 +60,9 @@ func test_endless_heights_equal_a_generated_terrain_and_go_on_forever() -> void:
 	tn.scale = Vector3(2, 3, 2)
 	var q := Vector2(1021.0, -17.0)
 	check_near(tn.get_height(q), t.get_height(Vector2(10.5, 11.5)) * 3 + 5, 1e-4, "moved and scaled")
+	var hit := tn.raycast(Vector3(1021, 400, -17), Vector3(0.2, -1, 0.1))
+	check(not is_nan(hit.x) and absf(hit.y - tn.get_height(Vector2(hit.x, hit.z))) < 1e-3, "raycast meets the endless world: %s" % hit)
+	check(is_nan(tn.raycast(Vector3(1021, 400, -17), Vector3(0, 1, 0)).x), "a ray going up misses")
 	# A new generator setting regenerates the world.
 	var before := tn.get_height(q)
 	g.seed = 6

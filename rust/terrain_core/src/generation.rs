@@ -245,7 +245,7 @@ impl Generated {
 
     /// Lowest and highest height any sample can have (fractal values stay within about ±1; a margin is
     /// added for the base noises that overshoot a little).
-    pub fn height_bounds(&self) -> (f32, f32) {
+    pub fn bounds(&self) -> (f32, f32) {
         let a = self.params.height.abs() * 1.25;
         let lo = (-a).max(self.params.sea_level);
         let hi = a.max(self.params.sea_level);
@@ -303,6 +303,9 @@ impl Samples for Generated {
     }
     fn size(&self) -> Option<[usize; 2]> {
         None
+    }
+    fn height_bounds(&self) -> (f32, f32) {
+        self.bounds()
     }
 }
 
@@ -380,13 +383,24 @@ mod tests {
             assert_eq!(g.patch_gradient(sx, sz), t.patch_gradient(sx, sz));
         }
         // Endless: far away and at negative indices it is still terrain, within its bounds.
-        let (lo, hi) = g.height_bounds();
+        let (lo, hi) = g.bounds();
         for &(x, z) in &[(-1.0e5, 3.0), (7.5e6, -2.5e6), (1e12, 1e12)] {
             let v = height_at(&g, x, z);
             assert!(v.is_finite() && v >= lo && v <= hi, "{v} at ({x}, {z})");
         }
         assert!(height_at(&g, f64::NAN, 0.0).is_nan());
         assert!(Generated::new(&p, 0.0).unwrap_err().0.contains("spacing"));
+        // Rays meet the endless surface far out, at get_height, from any angle that comes down.
+        for &(o, d) in &[
+            ([5.0e4, 200.0, -3.0e4], [0.3, -1.0, 0.2]),
+            ([-1.0e5, 40.0, 7.0], [1.0, -0.05, 0.3]),
+            ([0.5, 60.0, 0.5], [0.0, -1.0, 0.0]),
+        ] {
+            let hit = crate::raycast::raycast(&g, o, d).expect("a hit");
+            let want = height_at(&g, hit[0], hit[2]);
+            assert_eq!(hit[1] as f32, want, "{o:?} {d:?}");
+        }
+        assert!(crate::raycast::raycast(&g, [0.0, 500.0, 0.0], [0.0, 1.0, 0.0]).is_none());
     }
 
     #[test]

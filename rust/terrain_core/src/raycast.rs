@@ -7,7 +7,7 @@
 //! bisection; the returned height is the patch's own, so `height_at` of the hit equals the hit's height.
 //! Holes are open (the ray goes on through them); a ray meets the surface only from above, as drawn.
 
-use crate::terrain_data::TerrainData;
+use crate::samples::Samples;
 
 /// Samples of the height difference per patch crossing (the surface along a line is a polynomial of degree
 /// 6 in the ray parameter: at most a few sign changes per patch).
@@ -17,7 +17,15 @@ const BISECTIONS: usize = 60;
 
 /// First intersection of `origin + t * dir` (t >= 0) with the surface of `terrain`, in terrain space; None
 /// when the ray misses (or `dir` is zero, or anything is non-finite).
-pub fn raycast(terrain: &TerrainData, origin: [f64; 3], dir: [f64; 3]) -> Option<[f64; 3]> {
+/// On an endless terrain a ray that runs level inside the heights the surface can have is followed this far
+/// (terrain units) before it counts as a miss.
+pub const ENDLESS_REACH: f64 = 100_000.0;
+
+pub fn raycast<S: Samples + ?Sized>(
+    terrain: &S,
+    origin: [f64; 3],
+    dir: [f64; 3],
+) -> Option<[f64; 3]> {
     // A unit direction: the walk's minimum step is then a fixed distance.
     let len = (dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]).sqrt();
     let dir = if len.is_finite() && len > 0.0 {
@@ -31,10 +39,33 @@ pub fn raycast(terrain: &TerrainData, origin: [f64; 3], dir: [f64; 3]) -> Option
         return None;
     }
     let sp = terrain.spacing();
-    let extent = [terrain.width() as f64 * sp, terrain.depth() as f64 * sp];
-    // The drawn area on X/Z: clip the ray to it (slabs).
     let (mut t0, mut t1) = (0.0f64, f64::INFINITY);
+    let extent = match terrain.size() {
+        Some([w, d]) => [w as f64 * sp, d as f64 * sp],
+        None => {
+            // Endless: clip to the heights the surface can reach instead (its samples' bounds widened by a
+            // third of their span: Bézier control heights overshoot the samples by up to two slopes).
+            let (lo, hi) = terrain.height_bounds();
+            let pad = f64::from(hi - lo) / 3.0 + 1.0;
+            let (lo, hi) = (f64::from(lo) - pad, f64::from(hi) + pad);
+            if dir[1] == 0.0 {
+                if origin[1] < lo || origin[1] > hi {
+                    return None;
+                }
+                t1 = ENDLESS_REACH;
+            } else {
+                let (ta, tb) = ((lo - origin[1]) / dir[1], (hi - origin[1]) / dir[1]);
+                t0 = ta.min(tb).max(0.0);
+                t1 = ta.max(tb).min(t0 + ENDLESS_REACH);
+            }
+            [f64::INFINITY; 2]
+        }
+    };
+    // The drawn area on X/Z: clip the ray to it (slabs).
     for (a, &e) in [0usize, 2].iter().zip(&extent) {
+        if e.is_infinite() {
+            continue;
+        }
         if dir[*a] == 0.0 {
             if origin[*a] < 0.0 || origin[*a] > e {
                 return None;
@@ -150,6 +181,7 @@ fn first_crossing(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::terrain_data::TerrainData;
 
     fn hills() -> TerrainData {
         let (w, d) = (48, 40);
@@ -257,6 +289,7 @@ mod tests {
 #[cfg(test)]
 mod spiky {
     use super::*;
+    use crate::terrain_data::TerrainData;
 
     #[test]
     fn hits_on_spiky_ground_lie_on_it() {

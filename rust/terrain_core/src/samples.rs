@@ -25,6 +25,22 @@ pub trait Samples: Sync {
     /// Samples per side (X, Z) of a finite grid; None for an endless one.
     fn size(&self) -> Option<[usize; 2]>;
 
+    /// Lowest and highest sample height (an endless source: the most its samples can reach).
+    fn height_bounds(&self) -> (f32, f32);
+
+    /// Lowest and highest control height of the patch whose lower corner is sample (ix, iz): its surface
+    /// lies between them.
+    fn patch_bounds(&self, ix: i64, iz: i64) -> (f32, f32) {
+        let (ix1, iz1) = (ix.saturating_add(1), iz.saturating_add(1));
+        let c = [
+            self.texel(ix, iz),
+            self.texel(ix1, iz),
+            self.texel(ix, iz1),
+            self.texel(ix1, iz1),
+        ];
+        bezier_patch::control_bounds(&c)
+    }
+
     /// Heights of samples `x0 .. x0 + len` of row `z`, when they are stored and there is no hole (a
     /// collision grid copies them); None to compute them through the patch instead.
     fn sample_row(&self, _x0: usize, _z: usize, _len: usize) -> Option<&[f32]> {
@@ -94,6 +110,9 @@ impl Samples for TerrainData {
     }
     fn size(&self) -> Option<[usize; 2]> {
         Some([self.width(), self.depth()])
+    }
+    fn height_bounds(&self) -> (f32, f32) {
+        self.height_range()
     }
     fn sample_row(&self, x0: usize, z: usize, len: usize) -> Option<&[f32]> {
         if !self.control_map().is_empty() {

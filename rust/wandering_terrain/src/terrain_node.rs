@@ -518,18 +518,26 @@ impl TerrainNode {
 
     /// The first point where the ray from world `origin` along `direction` meets the drawn terrain (this
     /// node's position and scale applied), exact to float precision; a vector of NaN when it misses or
-    /// without terrain data. See `TerrainData.raycast`.
+    /// without terrain data. See `TerrainData.raycast`; on an endless world a ray is followed up to 100 km.
     #[func]
     fn raycast(&self, origin: Vector3, direction: Vector3) -> Vector3 {
         let (o, s) = self.frame();
         let nan = Vector3::new(f32::NAN, f32::NAN, f32::NAN);
-        let Some(d) = &self.terrain_data else {
-            return nan;
-        };
         if s.x == 0.0 || s.y == 0.0 || s.z == 0.0 {
             return nan;
         }
-        let hit = d.bind().raycast((origin - o) / s, direction / s);
+        let (lo, ld) = ((origin - o) / s, direction / s);
+        let hit = match (&self.terrain_data, &self.generated) {
+            (Some(d), _) => d.bind().raycast(lo, ld),
+            (None, Some(g)) => {
+                let v = |v: Vector3| [v.x, v.y, v.z].map(f64::from);
+                match terrain_core::raycast::raycast(&**g, v(lo), v(ld)) {
+                    Some(h) => Vector3::new(h[0] as f32, h[1] as f32, h[2] as f32),
+                    None => nan,
+                }
+            }
+            _ => return nan,
+        };
         if hit.x.is_nan() {
             return nan;
         }
