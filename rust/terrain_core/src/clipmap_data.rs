@@ -232,10 +232,28 @@ impl ClipmapData {
         xs: Range<i64>,
         zs: Range<i64>,
     ) {
-        use rayon::prelude::*;
         if xs.is_empty() || zs.is_empty() {
             return;
         }
+        // A coarse level may draw from a coarser grid of the same terrain (a region folder's mips).
+        if layer != self.fine_layer() {
+            let step = self.cfg.scale(layer as u32) / (frame.scale[0].abs() * terrain.spacing());
+            if let Some(c) = terrain.coarse(step) {
+                return self.fill_from(layer, &*c, frame, xs, zs);
+            }
+        }
+        self.fill_from(layer, terrain, frame, xs, zs)
+    }
+
+    fn fill_from<S: Samples + ?Sized>(
+        &mut self,
+        layer: usize,
+        terrain: &S,
+        frame: &Frame,
+        xs: Range<i64>,
+        zs: Range<i64>,
+    ) {
+        use rayon::prelude::*;
         let w = self.window as i64;
         let fine = layer == self.fine_layer();
         let u = self.cfg.scale(layer as u32);

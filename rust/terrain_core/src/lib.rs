@@ -13,5 +13,6 @@ pub mod material;
 pub mod raycast;
 pub mod samples;
 pub mod terrain_data;
+pub mod terrain_regions;
 pub mod wandering_mesh;
 pub mod wandering_terrain;

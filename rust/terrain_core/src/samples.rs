@@ -4,7 +4,7 @@
 //! the surface through the same Bézier patch maths, so whatever the source, `get_height` is what is drawn.
 
 use crate::bezier_patch::{self, Texel};
-use crate::terrain_data::TerrainData;
+use crate::terrain_data::{TerrainData, HOLE};
 
 /// A grid of samples, readable from any thread.
 pub trait Samples: Sync {
@@ -39,6 +39,12 @@ pub trait Samples: Sync {
             self.texel(ix1, iz1),
         ];
         bezier_patch::control_bounds(&c)
+    }
+
+    /// A coarser grid to draw clipmap levels whose lattice step spans `step` samples from (stored mip
+    /// levels of a region folder); None: this grid itself.
+    fn coarse(&self, _step: f64) -> Option<Box<dyn Samples + '_>> {
+        None
     }
 
     /// Heights of samples `x0 .. x0 + len` of row `z`, when they are stored and there is no hole (a
@@ -120,6 +126,19 @@ impl Samples for TerrainData {
         }
         let row = z * self.width() + x0;
         self.heights().get(row..row + len)
+    }
+}
+
+/// `TerrainData`'s hole rule over any grid's control values: the square between four samples is split
+/// along its (x + 1, z)–(x, z + 1) diagonal and a triangle with a hole sample at a corner is a hole.
+pub fn hole_rule<S: Samples + ?Sized>(s: &S, sx: f64, sz: f64) -> bool {
+    let ([ix, iz], tu, tv) = bezier_patch::locate(sx, sz);
+    let h = |x, z| s.control(x, z) & HOLE != 0;
+    let (ix1, iz1) = (ix.saturating_add(1), iz.saturating_add(1));
+    if tu + tv < 1.0 {
+        h(ix, iz) || h(ix1, iz) || h(ix, iz1)
+    } else {
+        h(ix1, iz) || h(ix, iz1) || h(ix1, iz1)
     }
 }
 

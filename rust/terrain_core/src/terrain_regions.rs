@@ -1,0 +1,764 @@
+//! Terrain stored as a folder of region files, read on demand within a memory budget: maps far bigger than
+//! memory (65536² samples is 16 GB of heights) drawn and queried like a `TerrainData`.
+//!
+//! A folder holds `terrain.regions` (a small text header: size, spacing, region size, mip count, height
+//! range, whether there is a control map) and per mip level `m` files `h<m>_<rx>_<rz>.bin`: `region²`
+//! little-endian f32 heights (fewer at the map's right and far edges), row-major; mip 0 also has
+//! `c0_<rx>_<rz>.bin` control values (u32) where any sample is painted or a hole. Mip level m is the map
+//! box-filtered 2^m times (each sample the mean of the 2 × 2 of the level below: it sits at the centre of
+//! what it averages, so every level keeps the half-sample-centre convention with `spacing * 2^m`).
+//!
+//! Mip 0 is the data itself (saved and opened bit for bit); queries (`Samples`, `height_at`, raycasts,
+//! collision) read it, loading the regions they touch. Coarser clipmap levels draw from coarser mips
+//! (`Samples::coarse`: a lattice step of 2^k samples reads mip k − 1), so the far rings cost a few regions
+//! each instead of the whole map. Loaded regions are kept in a cache bounded by `budget` bytes (least
+//! recently used go first); a query outside loaded regions loads synchronously — about a millisecond per
+//! 512² region here — or call `prefetch` first and ask `is_loaded`.
+
+use crate::bezier_patch::{self, Texel};
+use crate::samples::Samples;
+use crate::terrain_data::{slope, TerrainData};
+use std::collections::HashMap;
+use std::fmt;
+use std::fs;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+const HEADER: &str = "terrain.regions";
+const MAGIC: &str = "wandering_terrain regions 1";
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RegionError(pub String);
+
+impl fmt::Display for RegionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+fn err<T>(m: String) -> Result<T, RegionError> {
+    Err(RegionError(m))
+}
+
+/// What the header says.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RegionMeta {
+    pub width: usize,
+    pub depth: usize,
+    pub spacing: f64,
+    /// Samples per region side (a power of two, 16..=4096).
+    pub region: usize,
+    /// Mip levels stored (1 + until the map fits one region).
+    pub mips: u32,
+    pub range: (f32, f32),
+    pub has_control: bool,
+}
+
+impl RegionMeta {
+    pub fn new(width: usize, depth: usize, spacing: f64, region: usize) -> Result<Self, RegionError> {
+        if !(region.is_power_of_two() && (16..=4096).contains(&region)) {
+            return err(format!(
+                "region_size must be a power of two in [16, 4096], got {region}"
+            ));
+        }
+        if width < 2 || depth < 2 || width > 1 << 24 || depth > 1 << 24 {
+            return err(format!(
+                "size must be in [2, 16777216] a side, got {width} x {depth}"
+            ));
+        }
+        if !(spacing.is_finite() && (1e-3..=1e3).contains(&spacing)) {
+            return err(format!("spacing must be in [0.001, 1000], got {spacing}"));
+        }
+        let mut mips = 1;
+        while width.max(depth).div_ceil(1 << (mips - 1)) > region {
+            mips += 1;
+        }
+        Ok(Self {
+            width,
+            depth,
+            spacing,
+            region,
+            mips,
+            range: (0.0, 0.0),
+            has_control: false,
+        })
+    }
+
+    /// Samples per side of mip level `m`.
+    pub fn mip_size(&self, m: u32) -> [usize; 2] {
+        [self.width.div_ceil(1 << m), self.depth.div_ceil(1 << m)]
+    }
+
+    /// Regions per side of mip level `m`.
+    pub fn regions(&self, m: u32) -> [usize; 2] {
+        self.mip_size(m).map(|s| s.div_ceil(self.region))
+    }
+
+    /// Samples per side of region (rx, rz) of mip `m`.
+    fn region_dims(&self, m: u32, rx: usize, rz: usize) -> [usize; 2] {
+        let [w, d] = self.mip_size(m);
+        [
+            (w - rx * self.region).min(self.region),
+            (d - rz * self.region).min(self.region),
+        ]
+    }
+
+    fn write(&self, dir: &Path) -> Result<(), RegionError> {
+        let text = format!(
+            "{MAGIC}\nwidth {}\ndepth {}\nspacing {:?}\nregion {}\nmips {}\nrange {:?} {:?}\ncontrol {}\n",
+            self.width,
+            self.depth,
+            self.spacing,
+            self.region,
+            self.mips,
+            self.range.0,
+            self.range.1,
+            u8::from(self.has_control)
+        );
+        fs::write(dir.join(HEADER), text)
+            .or_else(|e| err(format!("cannot write {}: {e}", dir.join(HEADER).display())))
+    }
+
+    fn read(dir: &Path) -> Result<Self, RegionError> {
+        let path = dir.join(HEADER);
+        let text = fs::read_to_string(&path)
+            .or_else(|e| err(format!("cannot read {}: {e}", path.display())))?;
+        let bad = |what: &str| RegionError(format!("{}: {what}", path.display()));
+        let mut lines = text.lines();
+        if lines.next() != Some(MAGIC) {
+            return Err(bad(&format!("not a region folder header (want `{MAGIC}`)")));
+        }
+        let mut kv = HashMap::new();
+        for l in lines {
+            if let Some((k, v)) = l.split_once(' ') {
+                kv.insert(k.to_string(), v.to_string());
+            }
+        }
+        let get = |k: &str| kv.get(k).ok_or_else(|| bad(&format!("missing `{k}`")));
+        let num = |k: &str| -> Result<f64, RegionError> {
+            get(k)?
+                .parse::<f64>()
+                .map_err(|_| bad(&format!("`{k}` is not a number")))
+        };
+        let int = |k: &str| -> Result<usize, RegionError> {
+            get(k)?
+                .parse::<usize>()
+                .map_err(|_| bad(&format!("`{k}` is not a whole number")))
+        };
+        let mut meta = Self::new(int("width")?, int("depth")?, num("spacing")?, int("region")?)
+            .map_err(|e| bad(&e.0))?;
+        if int("mips")? != meta.mips as usize {
+            return Err(bad("`mips` does not match the size and region size"));
+        }
+        let r: Vec<f32> = get("range")?
+            .split(' ')
+            .filter_map(|v| v.parse().ok())
+            .collect();
+        if r.len() != 2 || !r.iter().all(|v| v.is_finite()) {
+            return Err(bad("`range` must be two finite numbers"));
+        }
+        meta.range = (r[0], r[1]);
+        meta.has_control = int("control")? == 1;
+        Ok(meta)
+    }
+}
+
+/// One loaded region.
+#[derive(Debug)]
+struct Region {
+    width: usize,
+    heights: Vec<f32>,
+    /// Empty: nothing painted in this region.
+    control: Vec<u32>,
+}
+
+impl Region {
+    fn bytes(&self) -> usize {
+        (self.heights.len() + self.control.len()) * 4
+    }
+}
+
+type Key = (u32, usize, usize);
+
+#[derive(Default)]
+struct Cache {
+    map: HashMap<Key, (Arc<Region>, u64)>,
+    bytes: usize,
+    clock: u64,
+}
+
+/// A folder of region files, opened for reading.
+pub struct TerrainRegions {
+    dir: PathBuf,
+    meta: RegionMeta,
+    cache: Mutex<Cache>,
+    budget: AtomicU64,
+    loads: AtomicU64,
+}
+
+/// Default cache budget: 256 MB of loaded regions.
+pub const DEFAULT_BUDGET: u64 = 256 << 20;
+
+fn file(dir: &Path, kind: char, m: u32, rx: usize, rz: usize) -> PathBuf {
+    dir.join(format!("{kind}{m}_{rx}_{rz}.bin"))
+}
+
+fn write_le<T: Copy>(path: &Path, values: &[T], to_le: impl Fn(T) -> [u8; 4]) -> Result<(), RegionError> {
+    let mut bytes = Vec::with_capacity(values.len() * 4);
+    for &v in values {
+        bytes.extend_from_slice(&to_le(v));
+    }
+    let mut f = fs::File::create(path)
+        .or_else(|e| err(format!("cannot write {}: {e}", path.display())))?;
+    f.write_all(&bytes)
+        .or_else(|e| err(format!("cannot write {}: {e}", path.display())))
+}
+
+fn read_le(path: &Path, count: usize) -> Result<Vec<[u8; 4]>, RegionError> {
+    let mut f =
+        fs::File::open(path).or_else(|e| err(format!("cannot read {}: {e}", path.display())))?;
+    let mut bytes = Vec::with_capacity(count * 4);
+    f.read_to_end(&mut bytes)
+        .or_else(|e| err(format!("cannot read {}: {e}", path.display())))?;
+    if bytes.len() != count * 4 {
+        return err(format!(
+            "{}: {} bytes, want {} ({count} values)",
+            path.display(),
+            bytes.len(),
+            count * 4
+        ));
+    }
+    Ok(bytes
+        .chunks_exact(4)
+        .map(|c| [c[0], c[1], c[2], c[3]])
+        .collect())
+}
+
+/// The box filter: mip sample (i, j) is the mean of the 2 × 2 samples below it (indices clamped at the
+/// finer level's edges). `fine(x, z)` reads the finer level.
+fn downsample(dims: [usize; 2], x0: usize, z0: usize, fine: impl Fn(usize, usize) -> f32) -> Vec<f32> {
+    let mut out = Vec::with_capacity(dims[0] * dims[1]);
+    for j in 0..dims[1] {
+        for i in 0..dims[0] {
+            let (x, z) = (2 * (x0 + i), 2 * (z0 + j));
+            let s = fine(x, z) + fine(x + 1, z) + fine(x, z + 1) + fine(x + 1, z + 1);
+            out.push(s * 0.25);
+        }
+    }
+    out
+}
+
+/// Writes a map to `dir` (created if missing): mip 0 region by region from `source(rx, rz, dims)` (heights,
+/// control — empty for none), each coarser mip from the one below, in quadtree order so only a few regions
+/// are in memory at once. Returns the header written.
+pub fn write_regions(
+    dir: &Path,
+    mut meta: RegionMeta,
+    source: &(dyn Fn(usize, usize, [usize; 2]) -> (Vec<f32>, Vec<u32>) + Sync),
+) -> Result<RegionMeta, RegionError> {
+    fs::create_dir_all(dir).or_else(|e| err(format!("cannot create {}: {e}", dir.display())))?;
+    let range = Mutex::new((f32::INFINITY, f32::NEG_INFINITY));
+    let control = AtomicU64::new(0);
+    // Region (rx, rz) of mip m, written, and returned for the level above; None outside the map.
+    fn build(
+        dir: &Path,
+        meta: &RegionMeta,
+        source: &(dyn Fn(usize, usize, [usize; 2]) -> (Vec<f32>, Vec<u32>) + Sync),
+        range: &Mutex<(f32, f32)>,
+        control: &AtomicU64,
+        m: u32,
+        rx: usize,
+        rz: usize,
+    ) -> Result<Option<Vec<f32>>, RegionError> {
+        let [nx, nz] = meta.regions(m);
+        if rx >= nx || rz >= nz {
+            return Ok(None);
+        }
+        let dims = meta.region_dims(m, rx, rz);
+        let heights = if m == 0 {
+            let (h, c) = source(rx, rz, dims);
+            let (lo, hi) = h
+                .iter()
+                .fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
+            let mut r = range.lock().expect("range");
+            *r = (r.0.min(lo), r.1.max(hi));
+            drop(r);
+            if c.iter().any(|&v| v != 0) {
+                write_le(&file(dir, 'c', 0, rx, rz), &c, u32::to_le_bytes)?;
+                control.store(1, Ordering::Relaxed);
+            }
+            h
+        } else {
+            use rayon::prelude::*;
+            let r = meta.region;
+            let kids: Vec<Result<Option<Vec<f32>>, RegionError>> = (0..4usize)
+                .into_par_iter()
+                .map(|k| {
+                    build(dir, meta, source, range, control, m - 1, 2 * rx + k % 2, 2 * rz + k / 2)
+                })
+                .collect();
+            let mut kids: Vec<Option<Vec<f32>>> = kids.into_iter().collect::<Result<_, _>>()?;
+            let kid_dims: Vec<[usize; 2]> = (0..4)
+                .map(|k| meta.region_dims(m - 1, (2 * rx + k % 2).min(meta.regions(m - 1)[0] - 1), (2 * rz + k / 2).min(meta.regions(m - 1)[1] - 1)))
+                .collect();
+            let [fw, fd] = meta.mip_size(m - 1);
+            let kids_ref: Vec<Option<Vec<f32>>> = std::mem::take(&mut kids);
+            downsample(dims, rx * r, rz * r, |x, z| {
+                // Finer-level sample (x, z), clamped to that level, from the child region holding it.
+                let (x, z) = (x.min(fw - 1), z.min(fd - 1));
+                let (kx, kz) = (x / r - 2 * rx, z / r - 2 * rz);
+                let k = kz * 2 + kx;
+                let w = kid_dims[k][0];
+                kids_ref[k].as_ref().expect("child inside the map")[(z % r) * w + x % r]
+            })
+        };
+        write_le(&file(dir, 'h', m, rx, rz), &heights, f32::to_le_bytes)?;
+        Ok(Some(heights))
+    }
+    let top = meta.mips - 1;
+    build(dir, &meta, source, &range, &control, top, 0, 0)?;
+    let r = range.into_inner().expect("range");
+    meta.range = if r.0 <= r.1 { r } else { (0.0, 0.0) };
+    meta.has_control = control.load(Ordering::Relaxed) == 1;
+    meta.write(dir)?;
+    Ok(meta)
+}
+
+/// Saves a `TerrainData` as region files (heights and control bit for bit).
+pub fn save(dir: &Path, data: &TerrainData, region: usize) -> Result<RegionMeta, RegionError> {
+    let meta = RegionMeta::new(data.width(), data.depth(), data.spacing(), region)?;
+    let (w, h, c) = (data.width(), data.heights(), data.control_map());
+    write_regions(dir, meta, &|rx, rz, [dw, dd]| {
+        let (x0, z0) = (rx * region, rz * region);
+        let mut hs = Vec::with_capacity(dw * dd);
+        let mut cs = Vec::new();
+        for z in z0..z0 + dd {
+            hs.extend_from_slice(&h[z * w + x0..z * w + x0 + dw]);
+            if !c.is_empty() {
+                cs.extend_from_slice(&c[z * w + x0..z * w + x0 + dw]);
+            }
+        }
+        (hs, cs)
+    })
+}
+
+impl TerrainRegions {
+    pub fn open(dir: &Path) -> Result<Self, RegionError> {
+        let meta = RegionMeta::read(dir)?;
+        Ok(Self {
+            dir: dir.to_path_buf(),
+            meta,
+            cache: Mutex::new(Cache::default()),
+            budget: AtomicU64::new(DEFAULT_BUDGET),
+            loads: AtomicU64::new(0),
+        })
+    }
+
+    pub fn meta(&self) -> &RegionMeta {
+        &self.meta
+    }
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Bytes of regions the cache may keep (regions in use by a running query stay alive beyond it).
+    pub fn set_budget(&self, bytes: u64) {
+        self.budget.store(bytes, Ordering::Relaxed);
+        self.evict();
+    }
+    pub fn budget(&self) -> u64 {
+        self.budget.load(Ordering::Relaxed)
+    }
+    /// Bytes of regions in the cache.
+    pub fn cached_bytes(&self) -> usize {
+        self.cache.lock().expect("cache").bytes
+    }
+    /// Region files read since opening.
+    pub fn loads(&self) -> u64 {
+        self.loads.load(Ordering::Relaxed)
+    }
+
+    /// Whether the mip-0 region holding sample (x, z) (clamped to the map) is loaded.
+    pub fn is_loaded(&self, x: i64, z: i64) -> bool {
+        let key = self.key(0, x, z);
+        self.cache.lock().expect("cache").map.contains_key(&key)
+    }
+
+    /// Loads the mip-0 regions within `radius` samples of sample (x, z); returns how many were read.
+    pub fn prefetch(&self, x: i64, z: i64, radius: i64) -> Result<usize, RegionError> {
+        let (a, b) = (self.key(0, x - radius, z - radius), self.key(0, x + radius, z + radius));
+        let mut n = 0;
+        for rz in a.2..=b.2 {
+            for rx in a.1..=b.1 {
+                if !self.cache.lock().expect("cache").map.contains_key(&(0, rx, rz)) {
+                    self.region((0, rx, rz))?;
+                    n += 1;
+                }
+            }
+        }
+        Ok(n)
+    }
+
+    /// The region key holding sample (x, z) of mip m (indices clamped to the mip).
+    fn key(&self, m: u32, x: i64, z: i64) -> Key {
+        let [w, d] = self.meta.mip_size(m);
+        let x = x.clamp(0, w as i64 - 1) as usize;
+        let z = z.clamp(0, d as i64 - 1) as usize;
+        (m, x / self.meta.region, z / self.meta.region)
+    }
+
+    /// A region, from the cache or read now.
+    fn region(&self, key: Key) -> Result<Arc<Region>, RegionError> {
+        {
+            let mut c = self.cache.lock().expect("cache");
+            c.clock += 1;
+            let now = c.clock;
+            if let Some(e) = c.map.get_mut(&key) {
+                e.1 = now;
+                return Ok(e.0.clone());
+            }
+        }
+        let (m, rx, rz) = key;
+        let [w, d] = self.meta.region_dims(m, rx, rz);
+        let heights: Vec<f32> = read_le(&file(&self.dir, 'h', m, rx, rz), w * d)?
+            .into_iter()
+            .map(f32::from_le_bytes)
+            .collect();
+        let cpath = file(&self.dir, 'c', m, rx, rz);
+        let control = if m == 0 && self.meta.has_control && cpath.exists() {
+            read_le(&cpath, w * d)?
+                .into_iter()
+                .map(u32::from_le_bytes)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        self.loads.fetch_add(1, Ordering::Relaxed);
+        let r = Arc::new(Region {
+            width: w,
+            heights,
+            control,
+        });
+        let mut c = self.cache.lock().expect("cache");
+        c.clock += 1;
+        let now = c.clock;
+        if c.map.insert(key, (r.clone(), now)).is_none() {
+            c.bytes += r.bytes();
+        }
+        drop(c);
+        self.evict();
+        Ok(r)
+    }
+
+    /// Drops least recently used regions until the cache fits its budget.
+    fn evict(&self) {
+        let budget = self.budget() as usize;
+        let mut c = self.cache.lock().expect("cache");
+        while c.bytes > budget && !c.map.is_empty() {
+            let oldest = *c
+                .map
+                .iter()
+                .min_by_key(|(_, (_, t))| *t)
+                .map(|(k, _)| k)
+                .expect("not empty");
+            if let Some((r, _)) = c.map.remove(&oldest) {
+                c.bytes -= r.bytes();
+            }
+        }
+    }
+
+    /// The view of mip level `m` as a sample grid.
+    pub fn mip(&self, m: u32) -> MipView<'_> {
+        MipView {
+            store: self,
+            mip: m.min(self.meta.mips - 1),
+        }
+    }
+
+    /// Heights of mip 0 in a rectangle (clamped reads), row-major: what a `TerrainData` of that region holds.
+    pub fn heights_region(&self, x: usize, z: usize, w: usize, d: usize) -> Vec<f32> {
+        let v = self.mip(0);
+        let mut cur = Cursor::new(&v);
+        let mut out = Vec::with_capacity(w * d);
+        for j in 0..d {
+            for i in 0..w {
+                out.push(cur.height((x + i) as i64, (z + j) as i64));
+            }
+        }
+        out
+    }
+
+    /// Control values of mip 0 in a rectangle, row-major.
+    pub fn control_region(&self, x: usize, z: usize, w: usize, d: usize) -> Vec<u32> {
+        let v = self.mip(0);
+        let mut out = Vec::with_capacity(w * d);
+        for j in 0..d {
+            for i in 0..w {
+                out.push(v.control((x + i) as i64, (z + j) as i64));
+            }
+        }
+        out
+    }
+}
+
+/// One mip level of a region folder, read as a sample grid.
+pub struct MipView<'a> {
+    store: &'a TerrainRegions,
+    mip: u32,
+}
+
+/// Reads samples of a mip, keeping the last region it touched (most reads fall in the same region, so the
+/// cache's lock is taken once per region rather than once per sample).
+struct Cursor<'v, 'a> {
+    view: &'v MipView<'a>,
+    last: Option<(Key, Arc<Region>)>,
+}
+
+impl<'v, 'a> Cursor<'v, 'a> {
+    fn new(view: &'v MipView<'a>) -> Self {
+        Self { view, last: None }
+    }
+
+    /// Region holding clamped sample (x, z) and the index inside it. A region that cannot be read (a file
+    /// removed or damaged after opening) reads as flat ground at the map's lowest height.
+    #[inline]
+    fn locate(&mut self, x: i64, z: i64) -> Option<(&Region, usize)> {
+        let s = self.view.store;
+        let key = s.key(self.view.mip, x, z);
+        if self.last.as_ref().map(|l| l.0) != Some(key) {
+            let r = s.region(key).ok()?;
+            self.last = Some((key, r));
+        }
+        let [w, d] = s.meta.mip_size(self.view.mip);
+        let x = x.clamp(0, w as i64 - 1) as usize % s.meta.region;
+        let z = z.clamp(0, d as i64 - 1) as usize % s.meta.region;
+        let r = &self.last.as_ref().expect("set above").1;
+        Some((r, z * r.width + x))
+    }
+
+    #[inline]
+    fn height(&mut self, x: i64, z: i64) -> f32 {
+        let lo = self.view.store.meta.range.0;
+        self.locate(x, z).map_or(lo, |(r, i)| r.heights[i])
+    }
+
+    /// `TerrainData::texel`'s rule: the sample clamped to the grid, its neighbours clamped again.
+    #[inline]
+    fn texel(&mut self, x: i64, z: i64) -> Texel {
+        let [w, d] = self.view.store.meta.mip_size(self.view.mip);
+        let (wl, dl) = (w as i64 - 1, d as i64 - 1);
+        let (x, z) = (x.clamp(0, wl), z.clamp(0, dl));
+        let h = self.height(x, z);
+        let sx = slope(self.height((x - 1).max(0), z), self.height((x + 1).min(wl), z));
+        let sz = slope(self.height(x, (z - 1).max(0)), self.height(x, (z + 1).min(dl)));
+        [h, sx, sz]
+    }
+
+    fn patch(&mut self, sx: f64, sz: f64) -> ([Texel; 4], f32, f32) {
+        let ([ix, iz], tu, tv) = bezier_patch::locate(sx, sz);
+        let (ix1, iz1) = (ix.saturating_add(1), iz.saturating_add(1));
+        (
+            [
+                self.texel(ix, iz),
+                self.texel(ix1, iz),
+                self.texel(ix, iz1),
+                self.texel(ix1, iz1),
+            ],
+            tu,
+            tv,
+        )
+    }
+}
+
+impl Samples for MipView<'_> {
+    fn spacing(&self) -> f64 {
+        self.store.meta.spacing * f64::from(1u32 << self.mip)
+    }
+    fn texel(&self, x: i64, z: i64) -> Texel {
+        Cursor::new(self).texel(x, z)
+    }
+    fn control(&self, x: i64, z: i64) -> u32 {
+        if self.mip != 0 || !self.store.meta.has_control {
+            return 0;
+        }
+        let mut c = Cursor::new(self);
+        c.locate(x, z)
+            .map_or(0, |(r, i)| r.control.get(i).copied().unwrap_or(0))
+    }
+    fn patch_gradient(&self, sx: f64, sz: f64) -> (f32, f32, f32) {
+        let (c, tu, tv) = Cursor::new(self).patch(sx, sz);
+        bezier_patch::gradient_in_patch(&c, tu, tv)
+    }
+    fn patch_height(&self, sx: f64, sz: f64) -> f32 {
+        let (c, tu, tv) = Cursor::new(self).patch(sx, sz);
+        bezier_patch::height_in_patch(&c, tu, tv)
+    }
+    fn is_hole_at_sample(&self, sx: f64, sz: f64) -> bool {
+        if self.mip != 0 || !self.store.meta.has_control || !(sx.is_finite() && sz.is_finite()) {
+            return false;
+        }
+        crate::samples::hole_rule(self, sx, sz)
+    }
+    fn size(&self) -> Option<[usize; 2]> {
+        Some(self.store.meta.mip_size(self.mip))
+    }
+    fn height_bounds(&self) -> (f32, f32) {
+        self.store.meta.range
+    }
+}
+
+/// The folder as a sample grid: mip 0 for queries, coarser mips for coarse clipmap levels.
+impl Samples for TerrainRegions {
+    fn spacing(&self) -> f64 {
+        self.meta.spacing
+    }
+    fn texel(&self, x: i64, z: i64) -> Texel {
+        self.mip(0).texel(x, z)
+    }
+    fn control(&self, x: i64, z: i64) -> u32 {
+        self.mip(0).control(x, z)
+    }
+    fn patch_gradient(&self, sx: f64, sz: f64) -> (f32, f32, f32) {
+        self.mip(0).patch_gradient(sx, sz)
+    }
+    fn patch_height(&self, sx: f64, sz: f64) -> f32 {
+        self.mip(0).patch_height(sx, sz)
+    }
+    fn is_hole_at_sample(&self, sx: f64, sz: f64) -> bool {
+        self.mip(0).is_hole_at_sample(sx, sz)
+    }
+    fn size(&self) -> Option<[usize; 2]> {
+        Some([self.meta.width, self.meta.depth])
+    }
+    fn height_bounds(&self) -> (f32, f32) {
+        self.meta.range
+    }
+    fn coarse(&self, step: f64) -> Option<Box<dyn Samples + '_>> {
+        // A lattice step of 2^k samples reads mip k - 1: two mip samples per step keep the far rings'
+        // shape while each ring touches only a few regions.
+        let k = step.max(1.0).log2().floor() as i64 - 1;
+        let m = k.clamp(0, i64::from(self.meta.mips) - 1) as u32;
+        (m > 0).then(|| Box::new(self.mip(m)) as Box<dyn Samples + '_>)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clipmap::ClipmapConfig;
+    use crate::clipmap_data::{ClipmapData, Frame};
+    use crate::samples::{height_at, normal_at};
+
+    fn terrain(w: usize, d: usize) -> TerrainData {
+        let h = (0..w * d)
+            .map(|i| {
+                let (x, z) = ((i % w) as f32, (i / w) as f32);
+                (x * 0.21).sin() * 9.0 + (z * 0.13).cos() * 5.0 + ((i * 7919) % 17) as f32 * 0.07
+            })
+            .collect();
+        let mut t = TerrainData::from_heights(w, d, 1.5, h).unwrap();
+        t.set_holes_region(t.region(40, 30, 3, 4).unwrap(), &[1; 12])
+            .unwrap();
+        t.set_layer_region(t.region(70, 20, 9, 9).unwrap(), 2, &[1.0; 81])
+            .unwrap();
+        t
+    }
+
+    fn tmp(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("wt_regions_{name}_{}", std::process::id()));
+        let _ = fs::remove_dir_all(&d);
+        d
+    }
+
+    #[test]
+    fn save_and_open_are_bit_exact_and_the_surface_is_the_same() {
+        let t = terrain(150, 97);
+        let dir = tmp("exact");
+        let meta = save(&dir, &t, 32).unwrap();
+        assert_eq!(meta.mips, 4, "150 samples in 32-sample regions: mips of 150, 75, 38, 19");
+        let r = TerrainRegions::open(&dir).unwrap();
+        assert_eq!(r.meta(), &meta);
+        let hs = r.heights_region(0, 0, 150, 97);
+        assert!(hs.iter().zip(t.heights()).all(|(a, b)| a.to_bits() == b.to_bits()));
+        assert_eq!(r.control_region(0, 0, 150, 97), t.control_map());
+        for i in 0..3000 {
+            let (x, z) = (-5.0 + (i as f64 * 0.731) % 240.0, -5.0 + (i as f64 * 0.377) % 160.0);
+            let (a, b) = (height_at(&r, x, z), t.height_at(x, z));
+            assert!(a.to_bits() == b.to_bits(), "({x}, {z}): {a} vs {b}");
+            if !a.is_nan() {
+                assert_eq!(normal_at(&r, x, z), t.normal_at(x, z));
+            }
+        }
+        assert!(height_at(&r, 62.0, 50.0).is_nan(), "the hole is kept");
+        // Mip 1 is the 2 x 2 mean of mip 0.
+        let m1 = r.mip(1);
+        let want = (t.heights()[0] + t.heights()[1] + t.heights()[150] + t.heights()[151]) * 0.25;
+        assert_eq!(m1.texel(0, 0)[0], want);
+        assert_eq!(m1.spacing(), 3.0);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_cache_keeps_to_its_budget_and_prefetch_loads_ahead() {
+        let t = terrain(256, 256);
+        let dir = tmp("budget");
+        save(&dir, &t, 16).unwrap();
+        let r = TerrainRegions::open(&dir).unwrap();
+        let one = 16 * 16 * 4;
+        r.set_budget(6 * one as u64);
+        assert!(!r.is_loaded(100, 100));
+        assert_eq!(r.prefetch(100, 100, 10).unwrap(), 4, "a 21-sample square over 2 x 2 regions");
+        assert!(r.is_loaded(100, 100) && r.is_loaded(90, 110));
+        for i in 0..200 {
+            let _ = height_at(&r, (i * 13 % 380) as f64, (i * 29 % 380) as f64);
+            assert!(r.cached_bytes() <= 6 * one + 2 * one, "{} bytes", r.cached_bytes());
+        }
+        assert!(r.loads() > 6, "regions were dropped and read again: {}", r.loads());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn clipmap_windows_over_regions_match_the_data_near_and_use_mips_far() {
+        let t = terrain(300, 300);
+        let dir = tmp("clipmap");
+        save(&dir, &t, 32).unwrap();
+        let r = TerrainRegions::open(&dir).unwrap();
+        let cfg = ClipmapConfig::new(8, 5, 1.5).unwrap();
+        let frame = Frame::default();
+        let (mut a, mut b) = (ClipmapData::new(&cfg), ClipmapData::new(&cfg));
+        a.follow(&t, &frame, [200.0, 210.0]);
+        b.follow(&r, &frame, [200.0, 210.0]);
+        // Lattice steps of 1 and 2 samples (levels 0, 1) and the fine layer read mip 0: identical.
+        for l in [0, 1, a.fine_layer()] {
+            assert_eq!(a.layer(l), b.layer(l), "layer {l}");
+        }
+        // Level 3 (step 8 samples) draws mip 2: close to the data, not equal.
+        assert_ne!(a.layer(3), b.layer(3));
+        let near = a.layer(3).iter().zip(b.layer(3)).all(|(p, q)| (p[0] - q[0]).abs() < 6.0);
+        assert!(near, "coarse level within the relief's detail");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn bad_folders_and_settings_are_named() {
+        let t = terrain(96, 64);
+        let dir = tmp("bad");
+        assert!(save(&dir, &t, 100).unwrap_err().0.contains("region_size"));
+        assert!(TerrainRegions::open(&dir.join("nope"))
+            .err()
+            .unwrap()
+            .0
+            .contains("terrain.regions"));
+        save(&dir, &t, 16).unwrap();
+        // A damaged region file: queries answer flat ground instead of failing.
+        fs::write(dir.join("h0_1_1.bin"), [0u8; 10]).unwrap();
+        let r = TerrainRegions::open(&dir).unwrap();
+        let h = height_at(&r, 24.0, 24.0);
+        assert!(h.is_finite());
+        fs::write(dir.join(HEADER), "something else").unwrap();
+        assert!(TerrainRegions::open(&dir).err().unwrap().0.contains("header"));
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}
