@@ -94,7 +94,7 @@ func test_endless_windows_stream_in_on_worker_threads() -> void:
 	check_eq(tn.take_uploaded_bytes(), 0, "still target: nothing sent")
 	check(tn.check_setup().is_empty(), "no warnings with a generator: %s" % tn.check_setup())
 	tn.terrain_data = TerrainData.new()
-	check(tn.check_setup().size() == 1 and tn.check_setup()[0].contains("Both"), "both set is reported")
+	check(tn.check_setup().size() == 1 and tn.check_setup()[0].contains("More than one"), "two sources are reported")
 	tn.terrain_data = null
 	tn.queue_free()
 	target.queue_free()

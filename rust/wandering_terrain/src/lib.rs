@@ -12,6 +12,7 @@ mod terrain_generator;
 mod terrain_layer;
 mod terrain_material;
 mod terrain_node;
+mod terrain_regions;
 mod wandering_mesh;
 mod wandering_terrain;
 

@@ -5,6 +5,7 @@ use crate::collision::{TerrainCollision, MODE_DISABLED, MODE_DYNAMIC, MODE_FULL}
 use crate::follow::{active_camera, relink, relink_changed};
 use crate::terrain_data::TerrainData;
 use crate::terrain_generator::TerrainGenerator;
+use crate::terrain_regions::TerrainRegions;
 use crate::terrain_material::{self, TerrainMaterial};
 use godot::classes::mesh::{ArrayType, PrimitiveType};
 use godot::classes::rendering_server::ShadowCastingSetting;
@@ -61,7 +62,13 @@ pub struct TerrainNode {
     #[export_group(name = "Terrain")]
     #[var(set = set_terrain_data)]
     terrain_data: Option<Gd<TerrainData>>,
-    /// An endless generated world, drawn when `terrain_data` is empty: the generator's samples one unit
+    /// A map stored as a folder of region files, drawn when `terrain_data` is empty: only the regions
+    /// around the target are read (on worker threads, within the resource's memory budget); the far rings
+    /// draw from its coarser stored levels.
+    #[export]
+    #[var(set = set_terrain_regions)]
+    terrain_regions: Option<Gd<TerrainRegions>>,
+    /// An endless generated world, drawn when `terrain_data` and `terrain_regions` are empty: the generator's samples one unit
     /// apart in this node's space (scale the node for another spacing), computed around the target on
     /// worker threads. `get_height`, `get_normal`, `raycast`, materials and DYNAMIC collision work
     /// everywhere on it.
@@ -145,8 +152,9 @@ pub struct TerrainNode {
     collision_subdivision: i64,
 
     config: ClipmapConfig,
-    /// The generator's world, while `terrain_generator` is the source.
-    generated: Option<Arc<Generated>>,
+    /// The regions' or generator's sample grid, while one of them is the source (windows computed on
+    /// worker threads).
+    streamed: Option<SharedSamples>,
     collision: TerrainCollision,
     meshes: Vec<Gd<ArrayMesh>>,
     instances: Vec<Rid>,
@@ -208,7 +216,8 @@ impl INode3D for TerrainNode {
         Self {
             terrain_data: None,
             terrain_generator: None,
-            generated: None,
+            streamed: None,
+            terrain_regions: None,
             terrain_material: None,
             material: None,
             target: NodePath::default(),
@@ -320,10 +329,20 @@ impl TerrainNode {
     #[func]
     fn check_setup(&self) -> PackedStringArray {
         let mut w = PackedStringArray::new();
-        if self.terrain_data.is_none() && self.terrain_generator.is_none() {
-            w.push("No terrain_data or terrain_generator: nothing is drawn and nothing collides. Assign a TerrainData (new, imported from a heightmap, or generated with a TerrainGenerator), or a TerrainGenerator for an endless world.");
-        } else if self.terrain_data.is_some() && self.terrain_generator.is_some() {
-            w.push("Both terrain_data and terrain_generator are set: terrain_data is drawn; the generator is unused.");
+        let sources = [
+            self.terrain_data.is_some(),
+            self.terrain_regions.is_some(),
+            self.terrain_generator.is_some(),
+        ];
+        match sources.iter().filter(|s| **s).count() {
+            0 => w.push("No terrain_data, terrain_regions or terrain_generator: nothing is drawn and nothing collides. Assign a TerrainData (new, imported from a heightmap, or generated with a TerrainGenerator), a TerrainRegions folder for a huge map, or a TerrainGenerator for an endless world."),
+            1 => {}
+            _ => w.push("More than one of terrain_data, terrain_regions and terrain_generator is set: the first of them in that order is drawn; the others are unused."),
+        }
+        if let Some(r) = &self.terrain_regions {
+            if r.bind().store().is_none() {
+                w.push("terrain_regions has no folder open: set its folder to one written by TerrainData.save_regions or TerrainRegions.generate.");
+            }
         }
         w
     }
@@ -345,8 +364,21 @@ impl TerrainNode {
     }
 
     #[func]
+    fn set_terrain_regions(&mut self, regions: Option<Gd<TerrainRegions>>) {
+        let callable = self.base().callable("_on_source_changed");
+        relink_changed(
+            self.terrain_regions.clone(),
+            regions.clone(),
+            &callable,
+            false,
+        );
+        self.terrain_regions = regions;
+        self.source_changed();
+    }
+
+    #[func]
     fn set_terrain_generator(&mut self, generator: Option<Gd<TerrainGenerator>>) {
-        let callable = self.base().callable("_on_generator_changed");
+        let callable = self.base().callable("_on_source_changed");
         relink_changed(
             self.terrain_generator.clone(),
             generator.clone(),
@@ -357,9 +389,9 @@ impl TerrainNode {
         self.source_changed();
     }
 
-    /// `changed` of the TerrainGenerator: the world is generated anew.
-    #[func(rename = _on_generator_changed)]
-    fn on_generator_changed(&mut self) {
+    /// `changed` of the TerrainGenerator or TerrainRegions: the world is generated or opened anew.
+    #[func(rename = _on_source_changed)]
+    fn on_source_changed(&mut self) {
         self.source_changed();
     }
 
@@ -417,7 +449,7 @@ impl TerrainNode {
     fn get_layer_weights(&self, pos: Vector2) -> PackedFloat32Array {
         let p = self.to_terrain_xz(pos);
         let look = self.terrain_material.as_ref();
-        match (&self.terrain_data, &self.generated) {
+        match (&self.terrain_data, &self.streamed) {
             (Some(d), _) => {
                 terrain_material::weights_at(look, d.bind().core(), p.0, p.1, self.grad_scale())
             }
@@ -484,7 +516,7 @@ impl TerrainNode {
                     * s.y
                     + o.y
             }
-            None => match &self.generated {
+            None => match &self.streamed {
                 Some(g) => {
                     let (x, z) = self.to_terrain_xz(pos);
                     samples::height_at(&**g, x, z) * s.y + o.y
@@ -506,7 +538,7 @@ impl TerrainNode {
                 Vector3::new(n.x / s.x, n.y / s.y, n.z / s.z).normalized()
             }
             None => {
-                let Some(g) = &self.generated else {
+                let Some(g) = &self.streamed else {
                     return Vector3::UP;
                 };
                 let (x, z) = self.to_terrain_xz(pos);
@@ -527,7 +559,7 @@ impl TerrainNode {
             return nan;
         }
         let (lo, ld) = ((origin - o) / s, direction / s);
-        let hit = match (&self.terrain_data, &self.generated) {
+        let hit = match (&self.terrain_data, &self.streamed) {
             (Some(d), _) => d.bind().raycast(lo, ld),
             (None, Some(g)) => {
                 let v = |v: Vector3| [v.x, v.y, v.z].map(f64::from);
@@ -582,7 +614,7 @@ impl TerrainNode {
         let Some(p) = self.target_position() else {
             return false;
         };
-        if self.terrain_data.is_none() && self.generated.is_some() {
+        if self.terrain_data.is_none() && self.streamed.is_some() {
             return self.update_endless(p);
         }
         let data_stale = self.terrain_data.is_some() && self.data_key.is_none();
@@ -617,14 +649,14 @@ impl TerrainNode {
     /// Cheap for edits: the culling boxes follow only a new height range.
     #[func(rename = _on_data_changed)]
     fn on_data_changed(&mut self) {
-        let (range, size, spacing) = match (&self.terrain_data, &self.generated) {
+        let (range, size, spacing) = match (&self.terrain_data, &self.streamed) {
             (Some(d), _) => {
                 let d = d.bind();
                 (d.get_height_range(), d.get_size(), d.get_spacing())
             }
             (None, Some(g)) => {
                 let (lo, hi) = g.height_bounds();
-                (Vector2::new(lo, hi), Vector2i::new(-1, -1), g.spacing())
+                (Vector2::new(lo, hi), size_of(&**g), g.spacing())
             }
             _ => (Vector2::ZERO, Vector2i::ZERO, 1.0),
         };
@@ -731,7 +763,7 @@ impl TerrainNode {
         });
         let data = self.terrain_data.clone();
         if data.is_none() {
-            let g = self.generated.clone();
+            let g = self.streamed.clone();
             return self.collision.update(g.as_deref(), &frame, target) as i64;
         }
         let d = data.as_ref().map(|d| d.bind());
@@ -835,9 +867,15 @@ impl TerrainNode {
     /// A new data source (terrain data or generator, set or changed): the windows, collision and culling
     /// boxes start over.
     fn source_changed(&mut self) {
-        self.generated = match (&self.terrain_data, &self.terrain_generator) {
-            (None, Some(g)) => match Generated::new(&g.bind().params(), 1.0) {
-                Ok(g) => Some(Arc::new(g)),
+        self.streamed = match (
+            &self.terrain_data,
+            &self.terrain_regions,
+            &self.terrain_generator,
+        ) {
+            (Some(_), _, _) => None,
+            (None, Some(r), _) => r.bind().store().map(|s| s as SharedSamples),
+            (None, None, Some(g)) => match Generated::new(&g.bind().params(), 1.0) {
+                Ok(g) => Some(Arc::new(g) as SharedSamples),
                 Err(e) => {
                     godot_error!("TerrainNode.terrain_generator: {e}");
                     None
@@ -845,7 +883,7 @@ impl TerrainNode {
             },
             _ => None,
         };
-        let streamed = self.generated.is_some();
+        let streamed = self.streamed.is_some();
         if self.gpu.is_streamed() != streamed {
             self.gpu = ClipmapTexture::new(&self.config, streamed);
             self.update_material();
@@ -861,7 +899,7 @@ impl TerrainNode {
     /// An endless world's frame: shows the windows a worker finished (the rings are laid out around the
     /// target they were computed for) and asks for the next ones. Never waits for the worker.
     fn update_endless(&mut self, pos: Vector3) -> bool {
-        let Some(g) = self.generated.clone() else {
+        let Some(g) = self.streamed.clone() else {
             return false;
         };
         if self.instances.is_empty() {
@@ -871,14 +909,18 @@ impl TerrainNode {
             self.set_drawable(false);
             return false;
         };
-        let key = (flat, g.spacing(), (usize::MAX, usize::MAX));
+        let key = (
+            flat,
+            g.spacing(),
+            g.size().map_or((usize::MAX, usize::MAX), |[w, d]| (w, d)),
+        );
         if self.data_key != Some(key) {
             self.gpu.invalidate();
             self.data_key = Some(key);
         }
         let target =
             [f64::from(pos.x), f64::from(pos.z)].map(|t| if t.is_finite() { t } else { 0.0 });
-        let source: SharedSamples = g;
+        let source = g;
         let step = self.gpu.update_streamed(&source, &flat, target);
         if step.created {
             self.update_material();
@@ -948,7 +990,7 @@ impl TerrainNode {
                 self.vertex_spacing = spacing;
                 self.morph_width = self.morph_width.min(n as f64);
                 self.config = cfg;
-                self.gpu = ClipmapTexture::new(&cfg, self.generated.is_some());
+                self.gpu = ClipmapTexture::new(&cfg, self.streamed.is_some());
                 self.data_key = None;
                 if !self.instances.is_empty() {
                     self.rebuild();
@@ -1029,7 +1071,7 @@ impl TerrainNode {
         // Without data (or before its texture exists) there is nothing to draw.
         let visible = self.base().is_inside_tree()
             && self.base().is_visible_in_tree()
-            && (self.terrain_data.is_some() || self.generated.is_some())
+            && (self.terrain_data.is_some() || self.streamed.is_some())
             && self.drawable;
         for &i in &self.instances {
             rs.instance_set_layer_mask(i, self.layers);
@@ -1041,12 +1083,12 @@ impl TerrainNode {
     fn update_material(&mut self) {
         let (o, s) = self.frame();
         // An endless world has no edges: a negative size tells the shader so.
-        let (size, spacing) = match (self.terrain_data.as_ref(), &self.generated) {
+        let (size, spacing) = match (self.terrain_data.as_ref(), &self.streamed) {
             (Some(d), _) => {
                 let d = d.bind();
                 (d.get_size(), d.get_spacing())
             }
-            (None, Some(g)) => (Vector2i::new(-1, -1), g.spacing()),
+            (None, Some(g)) => (size_of(&**g), g.spacing()),
             _ => (Vector2i::ZERO, 1.0),
         };
         let tex = self.gpu.texture();
@@ -1087,4 +1129,11 @@ impl TerrainNode {
         let cam = active_camera(&self.to_gd().upcast());
         cam.map(|c| c.get_global_position())
     }
+}
+
+/// A sample grid's size for the shader: negative for an endless one (nothing is outside it).
+fn size_of<S: Samples + ?Sized>(s: &S) -> Vector2i {
+    s.size().map_or(Vector2i::new(-1, -1), |[w, d]| {
+        Vector2i::new(w as i32, d as i32)
+    })
 }

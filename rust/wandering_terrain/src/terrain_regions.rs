@@ -1,0 +1,310 @@
+//! `TerrainRegions`: a map stored as a folder of region files, read on demand within a memory budget
+//! (format, mips and cache in `terrain_core::terrain_regions`). Saved with `TerrainData.save_regions` or
+//! written from a generator by `TerrainRegions.generate`; drawn by a `TerrainNode` through `terrain_regions`.
+
+use crate::terrain_data::TerrainData;
+use crate::terrain_generator::TerrainGenerator;
+use godot::classes::ProjectSettings;
+use godot::prelude::*;
+use std::path::PathBuf;
+use std::sync::Arc;
+use terrain_core::generation::Generated;
+use terrain_core::samples;
+use terrain_core::terrain_regions::{self as core, RegionMeta, DEFAULT_BUDGET};
+
+/// A terrain map stored as a folder of region files (`terrain.regions` plus one file per region and mip
+/// level), for maps bigger than memory: 65536² samples is 16 GB of heights, of which only the regions around
+/// the view are read. Heights and control values are kept bit for bit; coarser mip levels (each sample the
+/// mean of the 2 × 2 below) are stored too, and a `TerrainNode` draws its far rings from them.
+///
+/// Queries (`get_height`, `get_normal`, and through a TerrainNode `raycast` and collision) read the full
+/// resolution, loading the regions they touch — about a millisecond per 512² region here when it is not
+/// loaded yet. Call `prefetch` ahead of time (it loads on a worker thread) and `is_loaded` to know. The data
+/// is read-only: edit a `TerrainData` and save it with `TerrainData.save_regions`.
+#[derive(GodotClass)]
+#[class(tool, base=Resource)]
+pub struct TerrainRegions {
+    /// The folder holding `terrain.regions` (res://, user:// or a path on disk). Setting it opens the folder;
+    /// a folder that cannot be opened is refused with an error and the previous one is kept.
+    #[export(global_dir)]
+    #[var(set = set_folder)]
+    folder: GString,
+    /// Megabytes of regions kept in memory, [16, 1048576]: least recently used regions are dropped
+    /// beyond it.
+    #[export(range = (16.0, 16384.0, 1.0, or_greater))]
+    #[var(set = set_budget_mb)]
+    budget_mb: i64,
+    store: Option<Arc<core::TerrainRegions>>,
+    base: Base<Resource>,
+}
+
+#[godot_api]
+impl IResource for TerrainRegions {
+    fn init(base: Base<Resource>) -> Self {
+        Self {
+            folder: GString::new(),
+            budget_mb: (DEFAULT_BUDGET >> 20) as i64,
+            store: None,
+            base,
+        }
+    }
+}
+
+fn disk_path(p: &GString) -> PathBuf {
+    PathBuf::from(ProjectSettings::singleton().globalize_path(p).to_string())
+}
+
+#[godot_api]
+impl TerrainRegions {
+    #[func]
+    fn set_folder(&mut self, folder: GString) {
+        if folder.is_empty() {
+            self.folder = folder;
+            self.store = None;
+            self.base_mut().emit_changed();
+            return;
+        }
+        match core::TerrainRegions::open(&disk_path(&folder)) {
+            Ok(s) => {
+                s.set_budget((self.budget_mb as u64) << 20);
+                self.folder = folder;
+                self.store = Some(Arc::new(s));
+                self.base_mut().emit_changed();
+            }
+            Err(e) => godot_error!("TerrainRegions.folder: {e}; keeping the previous folder"),
+        }
+    }
+
+    #[func]
+    fn set_budget_mb(&mut self, mb: i64) {
+        if !(16..=1 << 20).contains(&mb) {
+            godot_error!("TerrainRegions.budget_mb must be in [16, 1048576], got {mb}");
+            return;
+        }
+        self.budget_mb = mb;
+        if let Some(s) = &self.store {
+            s.set_budget((mb as u64) << 20);
+        }
+    }
+
+    /// Opens a region folder: a new TerrainRegions, or null (with an error) when it cannot be opened.
+    #[func]
+    fn open(folder: GString) -> Option<Gd<TerrainRegions>> {
+        let mut r = TerrainRegions::new_gd();
+        r.bind_mut().set_folder(folder);
+        let ok = r.bind().store.is_some();
+        ok.then_some(r)
+    }
+
+    /// Writes the terrain of `generator` (`size` samples, `spacing` apart) to `folder` as region files of
+    /// `region_size`² samples, without holding the map in memory (a 65536² map takes minutes and 23 GB of
+    /// disk). Returns false with an error on bad input or when a file cannot be written.
+    #[func]
+    fn generate(
+        generator: Option<Gd<TerrainGenerator>>,
+        size: Vector2i,
+        spacing: f64,
+        folder: GString,
+        region_size: i64,
+    ) -> bool {
+        let Some(g) = generator else {
+            godot_error!("TerrainRegions.generate: generator must be a TerrainGenerator, got null");
+            return false;
+        };
+        let gen = match Generated::new(&g.bind().params(), spacing) {
+            Ok(g) => g,
+            Err(e) => {
+                godot_error!("TerrainRegions.generate: {e}");
+                return false;
+            }
+        };
+        let meta = match RegionMeta::new(
+            size.x.max(0) as usize,
+            size.y.max(0) as usize,
+            spacing,
+            region_size.clamp(0, 1 << 20) as usize,
+        ) {
+            Ok(m) => m,
+            Err(e) => {
+                godot_error!("TerrainRegions.generate: {e}");
+                return false;
+            }
+        };
+        let r = meta.region;
+        let res = core::write_regions(&disk_path(&folder), meta, &|rx, rz, [w, d]| {
+            let mut h = Vec::with_capacity(w * d);
+            for z in 0..d {
+                for x in 0..w {
+                    h.push(gen.height((rx * r + x) as i64, (rz * r + z) as i64));
+                }
+            }
+            (h, Vec::new())
+        });
+        if let Err(e) = res {
+            godot_error!("TerrainRegions.generate: {e}");
+            return false;
+        }
+        true
+    }
+
+    /// Samples per side; (0, 0) when no folder is open.
+    #[func]
+    fn get_size(&self) -> Vector2i {
+        self.store.as_ref().map_or(Vector2i::ZERO, |s| {
+            Vector2i::new(s.meta().width as i32, s.meta().depth as i32)
+        })
+    }
+    #[func]
+    fn get_spacing(&self) -> f64 {
+        self.store.as_ref().map_or(1.0, |s| s.meta().spacing)
+    }
+    /// Lowest and highest height stored.
+    #[func]
+    fn get_height_range(&self) -> Vector2 {
+        self.store.as_ref().map_or(Vector2::ZERO, |s| {
+            Vector2::new(s.meta().range.0, s.meta().range.1)
+        })
+    }
+    /// Samples per region side and the number of mip levels stored.
+    #[func]
+    fn get_region_size(&self) -> i64 {
+        self.store.as_ref().map_or(0, |s| s.meta().region as i64)
+    }
+    #[func]
+    fn get_mip_count(&self) -> i64 {
+        self.store.as_ref().map_or(0, |s| i64::from(s.meta().mips))
+    }
+
+    /// Height at terrain position `pos` (X/Z) — what a TerrainNode draws there (unscaled, at the origin);
+    /// NaN in holes, without a folder, or for a non-finite position. Loads the regions it needs.
+    #[func]
+    fn get_height(&self, pos: Vector2) -> f32 {
+        match &self.store {
+            Some(s) => samples::height_at(&**s, f64::from(pos.x), f64::from(pos.y)),
+            None => f32::NAN,
+        }
+    }
+
+    /// Unit normal at terrain position `pos`.
+    #[func]
+    fn get_normal(&self, pos: Vector2) -> Vector3 {
+        match &self.store {
+            Some(s) => {
+                let n = samples::normal_at(&**s, f64::from(pos.x), f64::from(pos.y));
+                Vector3::new(n[0], n[1], n[2])
+            }
+            None => Vector3::UP,
+        }
+    }
+
+    /// Heights of the samples in `region`, row-major (bit for bit what was saved). Empty for a region
+    /// outside the map.
+    #[func]
+    fn get_heights_region(&self, region: Rect2i) -> PackedFloat32Array {
+        match self.checked(region) {
+            Some((s, [x, z, w, d])) => PackedFloat32Array::from(s.heights_region(x, z, w, d)),
+            None => PackedFloat32Array::new(),
+        }
+    }
+
+    /// Control values (paint and hole bit) of the samples in `region`, row-major.
+    #[func]
+    fn get_control_region(&self, region: Rect2i) -> PackedInt32Array {
+        match self.checked(region) {
+            Some((s, [x, z, w, d])) => s
+                .control_region(x, z, w, d)
+                .into_iter()
+                .map(|c| c as i32)
+                .collect(),
+            None => PackedInt32Array::new(),
+        }
+    }
+
+    /// Whether the region holding terrain position `pos` is in memory (queries there cost no file read).
+    #[func]
+    fn is_loaded(&self, pos: Vector2) -> bool {
+        let Some(s) = &self.store else {
+            return false;
+        };
+        let [x, z] = self.sample_of(s, pos);
+        s.is_loaded(x, z)
+    }
+
+    /// Starts loading, on a worker thread, the regions within `radius` terrain units of `pos`; returns at
+    /// once (poll `is_loaded`). Regions beyond the budget push older ones out.
+    #[func]
+    fn prefetch(&self, pos: Vector2, radius: f64) {
+        let Some(s) = self.store.clone() else {
+            return;
+        };
+        if !(radius.is_finite() && radius >= 0.0) {
+            godot_error!("TerrainRegions.prefetch: radius must be a finite number >= 0, got {radius}");
+            return;
+        }
+        let [x, z] = self.sample_of(&s, pos);
+        let r = (radius / s.meta().spacing).ceil().min(1e9) as i64;
+        // A file that cannot be read shows up as an error on the query that needs it.
+        std::thread::spawn(move || {
+            let _ = s.prefetch(x, z, r);
+        });
+    }
+
+    /// Bytes of regions in memory, and region files read since the folder was opened.
+    #[func]
+    fn get_cached_bytes(&self) -> i64 {
+        self.store.as_ref().map_or(0, |s| s.cached_bytes() as i64)
+    }
+    #[func]
+    fn get_loads(&self) -> i64 {
+        self.store.as_ref().map_or(0, |s| s.loads() as i64)
+    }
+}
+
+impl TerrainRegions {
+    /// The opened folder, as a sample grid a TerrainNode draws from.
+    pub fn store(&self) -> Option<Arc<core::TerrainRegions>> {
+        self.store.clone()
+    }
+
+    fn sample_of(&self, s: &core::TerrainRegions, pos: Vector2) -> [i64; 2] {
+        let sp = s.meta().spacing;
+        [pos.x, pos.y].map(|v| {
+            let v = f64::from(v) / sp - 0.5;
+            if v.is_finite() {
+                v.round().clamp(-1e15, 1e15) as i64
+            } else {
+                0
+            }
+        })
+    }
+
+    fn checked(&self, region: Rect2i) -> Option<(&core::TerrainRegions, [usize; 4])> {
+        let s = self.store.as_deref()?;
+        let (w, d) = (s.meta().width as i64, s.meta().depth as i64);
+        let (x, z) = (i64::from(region.position.x), i64::from(region.position.y));
+        let (rw, rd) = (i64::from(region.size.x), i64::from(region.size.y));
+        if x < 0 || z < 0 || rw < 0 || rd < 0 || x + rw > w || z + rd > d || rw * rd > 1 << 26 {
+            godot_error!("TerrainRegions: region {region} must lie inside the map's {w} x {d} samples (at most 67108864 samples); nothing read");
+            return None;
+        }
+        Some((s, [x as usize, z as usize, rw as usize, rd as usize]))
+    }
+}
+
+#[godot_api(secondary)]
+impl TerrainData {
+    /// Saves this terrain as a folder of region files of `region_size`² samples (a power of two in
+    /// [16, 4096]; 512 is a good size) with its mip levels, for `TerrainRegions` to open. Heights and
+    /// control values are kept bit for bit. Returns false with an error when it cannot.
+    #[func]
+    fn save_regions(&self, folder: GString, region_size: i64) -> bool {
+        let dir = disk_path(&folder);
+        match core::save(&dir, self.core(), region_size.clamp(0, 1 << 20) as usize) {
+            Ok(_) => true,
+            Err(e) => {
+                godot_error!("TerrainData.save_regions: {e}");
+                false
+            }
+        }
+    }
+}

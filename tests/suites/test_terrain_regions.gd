@@ -1,0 +1,163 @@
+extends "res://wt_test.gd"
+## TerrainRegions: a map saved as a folder of region files and opened again bit for bit; queries equal the
+## TerrainData's; a TerrainNode draws it (windows on worker threads) with get_height and raycast equal to the
+## data's; prefetch / is_loaded; the memory budget holds; a generator written straight to disk; bad input.
+
+
+func _data() -> TerrainData:
+	var t := TerrainData.new()
+	t.size = Vector2i(300, 220)
+	t.spacing = 1.5
+	t.generate_noise(8, 0.05, 5, 2.0, 0.5, 30.0, -1e9, TerrainData.NOISE_PERLIN)
+	var holes := PackedByteArray()
+	holes.resize(12)
+	holes.fill(1)
+	t.set_holes_region(Rect2i(100, 60, 4, 3), holes)
+	var w := PackedFloat32Array()
+	w.resize(100)
+	w.fill(1.0)
+	t.set_layer_region(Rect2i(200, 150, 10, 10), 3, w)
+	return t
+
+
+func _folder(name: String) -> String:
+	var p := OS.get_user_data_dir().path_join("regions_test").path_join(name)
+	_remove(p)
+	return p
+
+
+func _remove(path: String) -> void:
+	if not DirAccess.dir_exists_absolute(path):
+		return
+	for f in DirAccess.get_files_at(path):
+		DirAccess.remove_absolute(path.path_join(f))
+	DirAccess.remove_absolute(path)
+
+
+func test_regions_save_and_open_are_bit_exact() -> void:
+	var t := _data()
+	var dir := _folder("exact")
+	check(t.save_regions(dir, 64), "saved")
+	var r := TerrainRegions.open(dir)
+	check(r != null, "opened")
+	check_eq(r.get_size(), Vector2i(300, 220), "size")
+	check_eq(r.get_spacing(), 1.5, "spacing")
+	check_eq(r.get_region_size(), 64, "region size")
+	check_eq(r.get_mip_count(), 4, "mips: 300, 150, 75, 38 samples a side")
+	var all := Rect2i(0, 0, 300, 220)
+	check(r.get_heights_region(all) == t.get_heights_region(all), "heights bit for bit")
+	check(r.get_control_region(all) == t.get_control_region(all), "paint and holes bit for bit")
+	var differ := 0
+	for i in 2000:
+		var p := Vector2(fmod(i * 0.731, 470.0) - 10.0, fmod(i * 0.377, 350.0) - 10.0)
+		var a := r.get_height(p)
+		var b := t.get_height(p)
+		differ += int(not (a == b or (is_nan(a) and is_nan(b))))
+	check_eq(differ, 0, "get_height equals the data's at 2000 points (holes included)")
+	check(is_nan(r.get_height(Vector2(152.0, 93.0))), "the hole is there")
+	_remove(dir)
+
+
+func test_regions_drawn_by_a_terrain_node_like_the_data() -> void:
+	var t := _data()
+	var dir := _folder("node")
+	t.save_regions(dir, 32)
+	var regions := TerrainRegions.open(dir)
+	var target := Node3D.new()
+	tree.root.add_child(target)
+	target.position = Vector3(200, 0, 160)
+	var tn := TerrainNode.new()
+	tn.tile_resolution = 16
+	tn.levels = 5
+	tn.terrain_regions = regions
+	tree.root.add_child(tn)
+	tn.target = tn.get_path_to(target)
+	var waited := 0
+	while not tn.is_up_to_date() and waited < 600:
+		await tree.process_frame
+		waited += 1
+	check(tn.is_up_to_date(), "windows arrive (%d frames)" % waited)
+	check_eq(tn.material.get_shader_parameter("terrain_size"), Vector2(300, 220), "a finite map")
+	check(tn.check_setup().is_empty(), "no warnings: %s" % tn.check_setup())
+	var worst := 0.0
+	for i in 300:
+		var p := Vector2(3.0 + fmod(i * 1.37, 440.0), 3.0 + fmod(i * 0.91, 320.0))
+		var a := tn.get_height(p)
+		if not is_nan(a):
+			worst = maxf(worst, absf(a - t.get_height(p)))
+	check_eq(worst, 0.0, "node heights = data heights")
+	var hit := tn.raycast(Vector3(50, 200, 40), Vector3(0.5, -1, 0.3))
+	var want := t.raycast(Vector3(50, 200, 40), Vector3(0.5, -1, 0.3))
+	check(hit.is_equal_approx(want), "raycast %s = the data's %s" % [hit, want])
+	tn.terrain_data = t
+	check(tn.check_setup().size() == 1, "two sources reported")
+	tn.queue_free()
+	target.queue_free()
+	_remove(dir)
+
+
+func test_regions_prefetch_and_the_memory_budget() -> void:
+	var t := TerrainData.new()
+	t.size = Vector2i(1024, 1024)
+	t.generate_noise(3, 0.01, 4, 2.0, 0.5, 50.0, -1e9, 0)
+	var dir := _folder("budget")
+	t.save_regions(dir, 128)
+	var r := TerrainRegions.open(dir)
+	check(not r.is_loaded(Vector2(900, 900)), "nothing loaded at first")
+	r.prefetch(Vector2(900, 900), 40.0)
+	var waited := 0
+	while not r.is_loaded(Vector2(900, 900)) and waited < 300:
+		await tree.process_frame
+		waited += 1
+	check(r.is_loaded(Vector2(900, 900)) and r.is_loaded(Vector2(870, 930)), "prefetched on a worker (%d frames)" % waited)
+	# 16 MB keeps 256 regions of 128² heights: the 64 of the map stay; then every query is a cache hit.
+	r.budget_mb = 16
+	for i in 500:
+		r.get_height(Vector2(fmod(i * 37.0, 1024.0), fmod(i * 91.0, 1024.0)))
+	var loads := r.get_loads()
+	check(r.get_cached_bytes() <= 16 << 20, "within the budget (%d bytes)" % r.get_cached_bytes())
+	for i in 200:
+		r.get_height(Vector2(fmod(i * 13.0, 1024.0), fmod(i * 7.0, 1024.0)))
+	check_eq(r.get_loads(), loads, "loaded regions are not read again")
+	_remove(dir)
+
+
+func test_regions_from_a_generator_written_straight_to_disk() -> void:
+	var g := TerrainGenerator.new()
+	g.seed = 21
+	g.frequency = 0.02
+	var dir := _folder("generated")
+	check(TerrainRegions.generate(g, Vector2i(200, 130), 1.0, dir, 64), "written")
+	var r := TerrainRegions.open(dir)
+	var t := TerrainData.new()
+	t.size = Vector2i(200, 130)
+	t.generate(g)
+	var all := Rect2i(0, 0, 200, 130)
+	check(r.get_heights_region(all) == t.get_heights_region(all), "same samples as TerrainData.generate")
+	check_eq(r.get_height_range(), t.get_height_range(), "height range")
+	_remove(dir)
+
+
+func test_regions_bad_input_is_named() -> void:
+	var t := _data()
+	var dir := _folder("bad")
+	expect_error("TerrainData.save_regions: region_size must be a power of two in [16, 4096], got 100")
+	check(not t.save_regions(dir, 100), "region size refused")
+	expect_error("TerrainRegions.folder: cannot read")
+	check(TerrainRegions.open(dir.path_join("missing")) == null, "no folder")
+	t.save_regions(dir, 64)
+	var r := TerrainRegions.open(dir)
+	expect_error("TerrainRegions.folder: cannot read")
+	r.folder = dir.path_join("missing")
+	check_eq(r.folder, dir, "the previous folder is kept")
+	check_eq(r.get_size(), Vector2i(300, 220), "still usable")
+	expect_error("TerrainRegions.budget_mb must be in [16, 1048576], got 5")
+	r.budget_mb = 5
+	check_eq(r.budget_mb, 256, "budget kept")
+	expect_error("TerrainRegions: region")
+	check(r.get_heights_region(Rect2i(290, 0, 20, 5)).is_empty(), "a region past the edge is refused")
+	expect_error("TerrainRegions.generate: generator must be a TerrainGenerator, got null")
+	check(not TerrainRegions.generate(null, Vector2i(10, 10), 1.0, dir, 16), "null generator")
+	expect_error("TerrainRegions.generate: size must be in [2, 16777216]")
+	check(not TerrainRegions.generate(TerrainGenerator.new(), Vector2i(1, 10), 1.0, dir, 16), "tiny size")
+	_remove(dir)
