@@ -154,11 +154,15 @@ impl ClipmapData {
     ) -> u64 {
         let w = self.window as i64;
         let mut changed = 0u64;
+        let recopy = self.uses_coarse(terrain, frame);
+        // Index rectangles of the previous level filled in this call.
+        let mut finer_dirty: Vec<(Range<i64>, Range<i64>)> = Vec::new();
         for layer in 0..self.layers.len() {
             let want = self.wanted_origin(layer, terrain, frame, target);
             let (xs, zs) = (want[0]..want[0] + w, want[1]..want[1] + w);
+            let mut dirty = Vec::new();
             match self.origins[layer] {
-                Some(old) if old == want => continue,
+                Some(old) if old == want => {}
                 Some(old) if (want[0] - old[0]).abs() < w && (want[1] - old[1]).abs() < w => {
                     // Only the columns and rows that came into view.
                     let cols = if want[0] > old[0] {
@@ -171,15 +175,43 @@ impl ClipmapData {
                     } else {
                         want[1]..old[1]
                     };
-                    self.fill(layer, terrain, frame, cols, zs.clone());
-                    self.fill(layer, terrain, frame, xs, rows);
+                    dirty.push((cols, zs.clone()));
+                    dirty.push((xs.clone(), rows));
                 }
-                _ => self.fill(layer, terrain, frame, xs, zs),
+                _ => dirty.push((xs.clone(), zs.clone())),
+            }
+            // Where levels draw from different grids (a region folder's mips), a texel is copied from the
+            // finer level wherever that level holds the point — also where the finer window has just
+            // arrived, so levels keep meeting bit for bit as windows move at different paces.
+            if recopy && layer > 0 && layer < self.fine_layer() {
+                let half = |a: i64| a.div_euclid(2) + a.rem_euclid(2);
+                for (fx, fz) in &finer_dirty {
+                    let rx = half(fx.start).max(xs.start)..half(fx.end).min(xs.end);
+                    let rz = half(fz.start).max(zs.start)..half(fz.end).min(zs.end);
+                    if !rx.is_empty() && !rz.is_empty() {
+                        dirty.push((rx, rz));
+                    }
+                }
+            }
+            if dirty.iter().all(|(x, z)| x.is_empty() || z.is_empty()) {
+                finer_dirty.clear();
+                continue;
             }
             self.origins[layer] = Some(want);
+            for (x, z) in &dirty {
+                self.fill(layer, terrain, frame, x.clone(), z.clone());
+            }
             changed |= 1 << layer;
+            finer_dirty = dirty;
         }
         changed
+    }
+
+    /// Whether some level draws from a coarser grid than the one below it.
+    fn uses_coarse<S: Samples + ?Sized>(&self, terrain: &S, frame: &Frame) -> bool {
+        let last = self.fine_layer().saturating_sub(1) as u32;
+        let step = self.cfg.scale(last) / (frame.scale[0].abs() * terrain.spacing());
+        terrain.coarse(step).is_some()
     }
 
     /// Recomputes the texels that depend on the samples of `changed` (heights edited there); returns the

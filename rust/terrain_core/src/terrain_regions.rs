@@ -57,7 +57,12 @@ pub struct RegionMeta {
 }
 
 impl RegionMeta {
-    pub fn new(width: usize, depth: usize, spacing: f64, region: usize) -> Result<Self, RegionError> {
+    pub fn new(
+        width: usize,
+        depth: usize,
+        spacing: f64,
+        region: usize,
+    ) -> Result<Self, RegionError> {
         if !(region.is_power_of_two() && (16..=4096).contains(&region)) {
             return err(format!(
                 "region_size must be a power of two in [16, 4096], got {region}"
@@ -147,8 +152,13 @@ impl RegionMeta {
                 .parse::<usize>()
                 .map_err(|_| bad(&format!("`{k}` is not a whole number")))
         };
-        let mut meta = Self::new(int("width")?, int("depth")?, num("spacing")?, int("region")?)
-            .map_err(|e| bad(&e.0))?;
+        let mut meta = Self::new(
+            int("width")?,
+            int("depth")?,
+            num("spacing")?,
+            int("region")?,
+        )
+        .map_err(|e| bad(&e.0))?;
         if int("mips")? != meta.mips as usize {
             return Err(bad("`mips` does not match the size and region size"));
         }
@@ -205,13 +215,17 @@ fn file(dir: &Path, kind: char, m: u32, rx: usize, rz: usize) -> PathBuf {
     dir.join(format!("{kind}{m}_{rx}_{rz}.bin"))
 }
 
-fn write_le<T: Copy>(path: &Path, values: &[T], to_le: impl Fn(T) -> [u8; 4]) -> Result<(), RegionError> {
+fn write_le<T: Copy>(
+    path: &Path,
+    values: &[T],
+    to_le: impl Fn(T) -> [u8; 4],
+) -> Result<(), RegionError> {
     let mut bytes = Vec::with_capacity(values.len() * 4);
     for &v in values {
         bytes.extend_from_slice(&to_le(v));
     }
-    let mut f = fs::File::create(path)
-        .or_else(|e| err(format!("cannot write {}: {e}", path.display())))?;
+    let mut f =
+        fs::File::create(path).or_else(|e| err(format!("cannot write {}: {e}", path.display())))?;
     f.write_all(&bytes)
         .or_else(|e| err(format!("cannot write {}: {e}", path.display())))
 }
@@ -238,7 +252,12 @@ fn read_le(path: &Path, count: usize) -> Result<Vec<[u8; 4]>, RegionError> {
 
 /// The box filter: mip sample (i, j) is the mean of the 2 × 2 samples below it (indices clamped at the
 /// finer level's edges). `fine(x, z)` reads the finer level.
-fn downsample(dims: [usize; 2], x0: usize, z0: usize, fine: impl Fn(usize, usize) -> f32) -> Vec<f32> {
+fn downsample(
+    dims: [usize; 2],
+    x0: usize,
+    z0: usize,
+    fine: impl Fn(usize, usize) -> f32,
+) -> Vec<f32> {
     let mut out = Vec::with_capacity(dims[0] * dims[1]);
     for j in 0..dims[1] {
         for i in 0..dims[0] {
@@ -281,7 +300,9 @@ pub fn write_regions(
             let (h, c) = source(rx, rz, dims);
             let (lo, hi) = h
                 .iter()
-                .fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
+                .fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), &v| {
+                    (a.min(v), b.max(v))
+                });
             let mut r = range.lock().expect("range");
             *r = (r.0.min(lo), r.1.max(hi));
             drop(r);
@@ -296,12 +317,27 @@ pub fn write_regions(
             let kids: Vec<Result<Option<Vec<f32>>, RegionError>> = (0..4usize)
                 .into_par_iter()
                 .map(|k| {
-                    build(dir, meta, source, range, control, m - 1, 2 * rx + k % 2, 2 * rz + k / 2)
+                    build(
+                        dir,
+                        meta,
+                        source,
+                        range,
+                        control,
+                        m - 1,
+                        2 * rx + k % 2,
+                        2 * rz + k / 2,
+                    )
                 })
                 .collect();
             let mut kids: Vec<Option<Vec<f32>>> = kids.into_iter().collect::<Result<_, _>>()?;
             let kid_dims: Vec<[usize; 2]> = (0..4)
-                .map(|k| meta.region_dims(m - 1, (2 * rx + k % 2).min(meta.regions(m - 1)[0] - 1), (2 * rz + k / 2).min(meta.regions(m - 1)[1] - 1)))
+                .map(|k| {
+                    meta.region_dims(
+                        m - 1,
+                        (2 * rx + k % 2).min(meta.regions(m - 1)[0] - 1),
+                        (2 * rz + k / 2).min(meta.regions(m - 1)[1] - 1),
+                    )
+                })
                 .collect();
             let [fw, fd] = meta.mip_size(m - 1);
             let kids_ref: Vec<Option<Vec<f32>>> = std::mem::take(&mut kids);
@@ -388,11 +424,20 @@ impl TerrainRegions {
 
     /// Loads the mip-0 regions within `radius` samples of sample (x, z); returns how many were read.
     pub fn prefetch(&self, x: i64, z: i64, radius: i64) -> Result<usize, RegionError> {
-        let (a, b) = (self.key(0, x - radius, z - radius), self.key(0, x + radius, z + radius));
+        let (a, b) = (
+            self.key(0, x - radius, z - radius),
+            self.key(0, x + radius, z + radius),
+        );
         let mut n = 0;
         for rz in a.2..=b.2 {
             for rx in a.1..=b.1 {
-                if !self.cache.lock().expect("cache").map.contains_key(&(0, rx, rz)) {
+                if !self
+                    .cache
+                    .lock()
+                    .expect("cache")
+                    .map
+                    .contains_key(&(0, rx, rz))
+                {
                     self.region((0, rx, rz))?;
                     n += 1;
                 }
@@ -551,8 +596,14 @@ impl<'v, 'a> Cursor<'v, 'a> {
         let (wl, dl) = (w as i64 - 1, d as i64 - 1);
         let (x, z) = (x.clamp(0, wl), z.clamp(0, dl));
         let h = self.height(x, z);
-        let sx = slope(self.height((x - 1).max(0), z), self.height((x + 1).min(wl), z));
-        let sz = slope(self.height(x, (z - 1).max(0)), self.height(x, (z + 1).min(dl)));
+        let sx = slope(
+            self.height((x - 1).max(0), z),
+            self.height((x + 1).min(wl), z),
+        );
+        let sz = slope(
+            self.height(x, (z - 1).max(0)),
+            self.height(x, (z + 1).min(dl)),
+        );
         [h, sx, sz]
     }
 
@@ -677,14 +728,23 @@ mod tests {
         let t = terrain(150, 97);
         let dir = tmp("exact");
         let meta = save(&dir, &t, 32).unwrap();
-        assert_eq!(meta.mips, 4, "150 samples in 32-sample regions: mips of 150, 75, 38, 19");
+        assert_eq!(
+            meta.mips, 4,
+            "150 samples in 32-sample regions: mips of 150, 75, 38, 19"
+        );
         let r = TerrainRegions::open(&dir).unwrap();
         assert_eq!(r.meta(), &meta);
         let hs = r.heights_region(0, 0, 150, 97);
-        assert!(hs.iter().zip(t.heights()).all(|(a, b)| a.to_bits() == b.to_bits()));
+        assert!(hs
+            .iter()
+            .zip(t.heights())
+            .all(|(a, b)| a.to_bits() == b.to_bits()));
         assert_eq!(r.control_region(0, 0, 150, 97), t.control_map());
         for i in 0..3000 {
-            let (x, z) = (-5.0 + (i as f64 * 0.731) % 240.0, -5.0 + (i as f64 * 0.377) % 160.0);
+            let (x, z) = (
+                -5.0 + (i as f64 * 0.731) % 240.0,
+                -5.0 + (i as f64 * 0.377) % 160.0,
+            );
             let (a, b) = (height_at(&r, x, z), t.height_at(x, z));
             assert!(a.to_bits() == b.to_bits(), "({x}, {z}): {a} vs {b}");
             if !a.is_nan() {
@@ -709,13 +769,25 @@ mod tests {
         let one = 16 * 16 * 4;
         r.set_budget(6 * one as u64);
         assert!(!r.is_loaded(100, 100));
-        assert_eq!(r.prefetch(100, 100, 10).unwrap(), 4, "a 21-sample square over 2 x 2 regions");
+        assert_eq!(
+            r.prefetch(100, 100, 10).unwrap(),
+            4,
+            "a 21-sample square over 2 x 2 regions"
+        );
         assert!(r.is_loaded(100, 100) && r.is_loaded(90, 110));
         for i in 0..200 {
             let _ = height_at(&r, (i * 13 % 380) as f64, (i * 29 % 380) as f64);
-            assert!(r.cached_bytes() <= 6 * one + 2 * one, "{} bytes", r.cached_bytes());
+            assert!(
+                r.cached_bytes() <= 6 * one + 2 * one,
+                "{} bytes",
+                r.cached_bytes()
+            );
         }
-        assert!(r.loads() > 6, "regions were dropped and read again: {}", r.loads());
+        assert!(
+            r.loads() > 6,
+            "regions were dropped and read again: {}",
+            r.loads()
+        );
         fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -736,8 +808,50 @@ mod tests {
         }
         // Level 3 (step 8 samples) draws mip 2: close to the data, not equal.
         assert_ne!(a.layer(3), b.layer(3));
-        let near = a.layer(3).iter().zip(b.layer(3)).all(|(p, q)| (p[0] - q[0]).abs() < 6.0);
+        let near = a
+            .layer(3)
+            .iter()
+            .zip(b.layer(3))
+            .all(|(p, q)| (p[0] - q[0]).abs() < 6.0);
         assert!(near, "coarse level within the relief's detail");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn levels_meet_bit_for_bit_while_the_target_moves_over_mips() {
+        let t = terrain(600, 600);
+        let dir = tmp("meet");
+        save(&dir, &t, 32).unwrap();
+        let r = TerrainRegions::open(&dir).unwrap();
+        let cfg = ClipmapConfig::new(8, 5, 1.0).unwrap();
+        let frame = Frame::default();
+        let mut cd = ClipmapData::new(&cfg);
+        let w = cd.window() as i64;
+        let at = |cd: &ClipmapData, l: usize, g: [i64; 2]| {
+            cd.layer(l)[(g[1].rem_euclid(w) * w + g[0].rem_euclid(w)) as usize][0]
+        };
+        for step in 0..120 {
+            let p = [150.0 + step as f64 * 2.7, 160.0 + step as f64 * 1.3];
+            cd.follow(&r, &frame, p);
+            // Every point of level l + 1 that level l holds has the same height in both.
+            for l in 0..3usize {
+                let (o0, o1) = (cd.origin(l).unwrap(), cd.origin(l + 1).unwrap());
+                for gz in o1[1]..o1[1] + w {
+                    for gx in o1[0]..o1[0] + w {
+                        let f = [2 * gx, 2 * gz];
+                        if (o0[0]..o0[0] + w).contains(&f[0]) && (o0[1]..o0[1] + w).contains(&f[1])
+                        {
+                            assert_eq!(
+                                at(&cd, l, f).to_bits(),
+                                at(&cd, l + 1, [gx, gz]).to_bits(),
+                                "step {step}, levels {l}/{}, point {f:?}",
+                                l + 1
+                            );
+                        }
+                    }
+                }
+            }
+        }
         fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -758,7 +872,11 @@ mod tests {
         let h = height_at(&r, 24.0, 24.0);
         assert!(h.is_finite());
         fs::write(dir.join(HEADER), "something else").unwrap();
-        assert!(TerrainRegions::open(&dir).err().unwrap().0.contains("header"));
+        assert!(TerrainRegions::open(&dir)
+            .err()
+            .unwrap()
+            .0
+            .contains("header"));
         fs::remove_dir_all(&dir).unwrap();
     }
 }

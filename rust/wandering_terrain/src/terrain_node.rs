@@ -5,8 +5,8 @@ use crate::collision::{TerrainCollision, MODE_DISABLED, MODE_DYNAMIC, MODE_FULL}
 use crate::follow::{active_camera, relink, relink_changed};
 use crate::terrain_data::TerrainData;
 use crate::terrain_generator::TerrainGenerator;
-use crate::terrain_regions::TerrainRegions;
 use crate::terrain_material::{self, TerrainMaterial};
+use crate::terrain_regions::TerrainRegions;
 use godot::classes::mesh::{ArrayType, PrimitiveType};
 use godot::classes::rendering_server::ShadowCastingSetting;
 use godot::classes::{

@@ -238,7 +238,9 @@ impl TerrainRegions {
             return;
         };
         if !(radius.is_finite() && radius >= 0.0) {
-            godot_error!("TerrainRegions.prefetch: radius must be a finite number >= 0, got {radius}");
+            godot_error!(
+                "TerrainRegions.prefetch: radius must be a finite number >= 0, got {radius}"
+            );
             return;
         }
         let [x, z] = self.sample_of(&s, pos);
