@@ -233,14 +233,10 @@ impl Tiling {
             } else {
                 // The patch between them (sample-space point k / sub); NaN in holes.
                 let sz = gz as f64 / sub as f64 + self.origin[1] as f64;
-                for i in 0..inside {
-                    let sx = (x0 * sub + i) as f64 / sub as f64 + self.origin[0] as f64;
-                    out.heights.push(if terrain.is_hole_all_around(sx, sz) {
-                        f32::NAN
-                    } else {
-                        terrain.patch_height(sx, sz)
-                    });
-                }
+                let (ox, base) = (self.origin[0] as f64, out.heights.len());
+                out.heights.resize(base + inside, 0.0);
+                let sx = |i: usize| (x0 * sub + i) as f64 / sub as f64 + ox;
+                terrain.patch_heights(sz, &sx, &mut out.heights[base..]);
             }
             out.heights
                 .extend(std::iter::repeat_n(f32::NAN, n - inside));

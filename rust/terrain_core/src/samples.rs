@@ -41,6 +41,19 @@ pub trait Samples: Sync {
         bezier_patch::control_bounds(&c)
     }
 
+    /// Heights at sample-space points (sx(i), sz) for every `out[i]`, NaN where every triangle around a
+    /// point is a hole (`is_hole_all_around`): a collision grid's row.
+    fn patch_heights(&self, sz: f64, sx: &dyn Fn(usize) -> f64, out: &mut [f32]) {
+        for (i, o) in out.iter_mut().enumerate() {
+            let x = sx(i);
+            *o = if self.is_hole_all_around(x, sz) {
+                f32::NAN
+            } else {
+                self.patch_height(x, sz)
+            };
+        }
+    }
+
     /// A coarser grid to draw clipmap levels whose lattice step spans `step` samples from (stored mip
     /// levels of a region folder); None: this grid itself.
     fn coarse(&self, _step: f64) -> Option<Box<dyn Samples + '_>> {

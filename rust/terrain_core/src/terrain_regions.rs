@@ -269,97 +269,90 @@ fn downsample(
     out
 }
 
-/// Writes a map to `dir` (created if missing): mip 0 region by region from `source(rx, rz, dims)` (heights,
-/// control — empty for none), each coarser mip from the one below, in quadtree order so only a few regions
-/// are in memory at once. Returns the header written.
+/// Makes mip-0 region (rx, rz) of the given size: (heights, control — empty for none).
+pub type RegionSource<'a> = dyn Fn(usize, usize, [usize; 2]) -> (Vec<f32>, Vec<u32>) + Sync + 'a;
+
+/// Writes a map to `dir` (created if missing): mip 0 region by region from `source`, each coarser mip from
+/// the one below, in quadtree order so only a few regions are in memory at once (the four children of a
+/// region are made in parallel). Returns the header written.
 pub fn write_regions(
     dir: &Path,
-    mut meta: RegionMeta,
-    source: &(dyn Fn(usize, usize, [usize; 2]) -> (Vec<f32>, Vec<u32>) + Sync),
+    meta: RegionMeta,
+    source: &RegionSource,
 ) -> Result<RegionMeta, RegionError> {
     fs::create_dir_all(dir).or_else(|e| err(format!("cannot create {}: {e}", dir.display())))?;
-    let range = Mutex::new((f32::INFINITY, f32::NEG_INFINITY));
-    let control = AtomicU64::new(0);
-    // Region (rx, rz) of mip m, written, and returned for the level above; None outside the map.
-    fn build(
-        dir: &Path,
-        meta: &RegionMeta,
-        source: &(dyn Fn(usize, usize, [usize; 2]) -> (Vec<f32>, Vec<u32>) + Sync),
-        range: &Mutex<(f32, f32)>,
-        control: &AtomicU64,
-        m: u32,
-        rx: usize,
-        rz: usize,
-    ) -> Result<Option<Vec<f32>>, RegionError> {
+    let w = Writer {
+        dir,
+        meta,
+        source,
+        range: Mutex::new((f32::INFINITY, f32::NEG_INFINITY)),
+        control: AtomicU64::new(0),
+    };
+    w.build(meta.mips - 1, 0, 0)?;
+    let r = w.range.into_inner().expect("range");
+    let mut meta = meta;
+    meta.range = if r.0 <= r.1 { r } else { (0.0, 0.0) };
+    meta.has_control = w.control.load(Ordering::Relaxed) == 1;
+    meta.write(dir)?;
+    Ok(meta)
+}
+
+struct Writer<'a> {
+    dir: &'a Path,
+    meta: RegionMeta,
+    source: &'a RegionSource<'a>,
+    /// Lowest and highest height written.
+    range: Mutex<(f32, f32)>,
+    /// 1 once any control value is non-zero.
+    control: AtomicU64,
+}
+
+impl Writer<'_> {
+    /// Region (rx, rz) of mip m: written, and returned for the level above; None outside the map.
+    fn build(&self, m: u32, rx: usize, rz: usize) -> Result<Option<Vec<f32>>, RegionError> {
+        use rayon::prelude::*;
+        let meta = &self.meta;
         let [nx, nz] = meta.regions(m);
         if rx >= nx || rz >= nz {
             return Ok(None);
         }
         let dims = meta.region_dims(m, rx, rz);
         let heights = if m == 0 {
-            let (h, c) = source(rx, rz, dims);
+            let (h, c) = (self.source)(rx, rz, dims);
             let (lo, hi) = h
                 .iter()
                 .fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), &v| {
                     (a.min(v), b.max(v))
                 });
-            let mut r = range.lock().expect("range");
-            *r = (r.0.min(lo), r.1.max(hi));
-            drop(r);
+            {
+                let mut r = self.range.lock().expect("range");
+                *r = (r.0.min(lo), r.1.max(hi));
+            }
             if c.iter().any(|&v| v != 0) {
-                write_le(&file(dir, 'c', 0, rx, rz), &c, u32::to_le_bytes)?;
-                control.store(1, Ordering::Relaxed);
+                write_le(&file(self.dir, 'c', 0, rx, rz), &c, u32::to_le_bytes)?;
+                self.control.store(1, Ordering::Relaxed);
             }
             h
         } else {
-            use rayon::prelude::*;
-            let r = meta.region;
-            let kids: Vec<Result<Option<Vec<f32>>, RegionError>> = (0..4usize)
+            let kids = (0..4usize)
                 .into_par_iter()
-                .map(|k| {
-                    build(
-                        dir,
-                        meta,
-                        source,
-                        range,
-                        control,
-                        m - 1,
-                        2 * rx + k % 2,
-                        2 * rz + k / 2,
-                    )
-                })
-                .collect();
-            let mut kids: Vec<Option<Vec<f32>>> = kids.into_iter().collect::<Result<_, _>>()?;
-            let kid_dims: Vec<[usize; 2]> = (0..4)
-                .map(|k| {
-                    meta.region_dims(
-                        m - 1,
-                        (2 * rx + k % 2).min(meta.regions(m - 1)[0] - 1),
-                        (2 * rz + k / 2).min(meta.regions(m - 1)[1] - 1),
-                    )
-                })
-                .collect();
+                .map(|k| self.build(m - 1, 2 * rx + k % 2, 2 * rz + k / 2))
+                .collect::<Result<Vec<_>, _>>()?;
+            let r = meta.region;
             let [fw, fd] = meta.mip_size(m - 1);
-            let kids_ref: Vec<Option<Vec<f32>>> = std::mem::take(&mut kids);
             downsample(dims, rx * r, rz * r, |x, z| {
-                // Finer-level sample (x, z), clamped to that level, from the child region holding it.
+                // Finer-level sample (x, z), clamped to that level, from the child region holding it
+                // (a child outside the map is never read: clamping keeps indices inside).
                 let (x, z) = (x.min(fw - 1), z.min(fd - 1));
-                let (kx, kz) = (x / r - 2 * rx, z / r - 2 * rz);
-                let k = kz * 2 + kx;
-                let w = kid_dims[k][0];
-                kids_ref[k].as_ref().expect("child inside the map")[(z % r) * w + x % r]
+                let k = (z / r - 2 * rz) * 2 + (x / r - 2 * rx);
+                let kid = kids[k].as_ref().expect("child inside the map");
+                let width = meta.region_dims(m - 1, x / r, z / r)[0];
+                kid[(z % r) * width + x % r]
             })
         };
-        write_le(&file(dir, 'h', m, rx, rz), &heights, f32::to_le_bytes)?;
+        write_le(&file(self.dir, 'h', m, rx, rz), &heights, f32::to_le_bytes)?;
         Ok(Some(heights))
     }
-    let top = meta.mips - 1;
-    build(dir, &meta, source, &range, &control, top, 0, 0)?;
-    let r = range.into_inner().expect("range");
-    meta.range = if r.0 <= r.1 { r } else { (0.0, 0.0) };
-    meta.has_control = control.load(Ordering::Relaxed) == 1;
-    meta.write(dir)?;
-    Ok(meta)
 }
 
 /// Saves a `TerrainData` as region files (heights and control bit for bit).
@@ -609,6 +602,31 @@ impl<'v, 'a> Cursor<'v, 'a> {
 
     fn patch(&mut self, sx: f64, sz: f64) -> ([Texel; 4], f32, f32) {
         let ([ix, iz], tu, tv) = bezier_patch::locate(sx, sz);
+        let meta = &self.view.store.meta;
+        let [w, d] = meta.mip_size(self.view.mip).map(|v| v as i64);
+        let r = meta.region as i64;
+        let inside = ix >= 1 && iz >= 1 && ix < w - 2 && iz < d - 2;
+        if inside && (ix - 1) / r == (ix + 2) / r && (iz - 1) / r == (iz + 2) / r {
+            // The 4 x 4 block around the patch lies in one region: read it once, with the arithmetic of
+            // `TerrainData`'s patch (the same bits as the texel path).
+            if let Some((reg, i)) = self.locate(ix, iz) {
+                let rw = reg.width;
+                let h = &reg.heights;
+                let row = |o: usize| -> [f32; 4] { [h[o - 1], h[o], h[o + 1], h[o + 2]] };
+                let (r0, r1, r2, r3) = (row(i - rw), row(i), row(i + rw), row(i + 2 * rw));
+                let t = slope;
+                return (
+                    [
+                        [r1[1], t(r1[0], r1[2]), t(r0[1], r2[1])],
+                        [r1[2], t(r1[1], r1[3]), t(r0[2], r2[2])],
+                        [r2[1], t(r2[0], r2[2]), t(r1[1], r3[1])],
+                        [r2[2], t(r2[1], r2[3]), t(r1[2], r3[2])],
+                    ],
+                    tu,
+                    tv,
+                );
+            }
+        }
         let (ix1, iz1) = (ix.saturating_add(1), iz.saturating_add(1));
         (
             [
@@ -662,6 +680,19 @@ impl Samples for MipView<'_> {
 
 /// The folder as a sample grid: mip 0 for queries, coarser mips for coarse clipmap levels.
 impl Samples for TerrainRegions {
+    fn patch_heights(&self, sz: f64, sx: &dyn Fn(usize) -> f64, out: &mut [f32]) {
+        let view = self.mip(0);
+        if self.meta.has_control {
+            // Holes need the control values: the general path.
+            return Samples::patch_heights(&view, sz, sx, out);
+        }
+        // One cursor for the row: the cache's lock once per region instead of once per point.
+        let mut cur = Cursor::new(&view);
+        for (i, o) in out.iter_mut().enumerate() {
+            let (c, tu, tv) = cur.patch(sx(i), sz);
+            *o = bezier_patch::height_in_patch(&c, tu, tv);
+        }
+    }
     fn spacing(&self) -> f64 {
         self.meta.spacing
     }
