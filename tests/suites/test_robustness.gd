@@ -311,3 +311,48 @@ func test_nodes_properties() -> void:
 	tn.queue_free()
 	wt.queue_free()
 	cam.queue_free()
+
+
+## Region folders and endless worlds: hostile positions, rays and rectangles never hang or panic, refused
+## rectangles name the class, a valid read afterwards is bit-exact, the budget follows its range.
+func test_regions_and_endless_calls() -> void:
+	rng.seed = SEED + 9
+	var t := TerrainData.new()
+	t.size = Vector2i(40, 30)
+	t.generate_noise(4, 0.1, 3, 2.0, 0.5, 8.0, -1e9, 0)
+	var dir := OS.get_user_data_dir().path_join("robust_regions")
+	check(t.save_regions(dir, 16), "saved")
+	var r := TerrainRegions.open(dir)
+	_ints(r, "TerrainRegions", "budget_mb", func(v): return v >= 16 and v <= 1048576)
+	var tn := TerrainNode.new()
+	tn.terrain_generator = TerrainGenerator.new()
+	for k in 150:
+		var p := Vector2(_pick_float(-1e6, 1e6), _pick_float(-1e6, 1e6))
+		var t0 := Time.get_ticks_usec()
+		var a := r.get_height(p)
+		var b := tn.get_height(p)
+		var n := tn.get_normal(p)
+		r.is_loaded(p)
+		var hit := tn.raycast(Vector3(p.x, _pick_float(-1e3, 1e3), p.y), Vector3(_pick_float(-1, 1), _pick_float(-1, 1), _pick_float(-1, 1)))
+		var dt := Time.get_ticks_usec() - t0
+		check(dt < SLOW_USEC, "queries at %s took %d us" % [p, dt])
+		check(is_nan(a) or is_finite(a), "regions height at %s: %s" % [p, a])
+		check(is_nan(b) or is_finite(b), "endless height at %s: %s" % [p, b])
+		check(is_nan(hit.x) or hit.is_finite(), "ray hit %s" % hit)
+		check(not n.is_finite() or is_equal_approx(n.length(), 1.0), "normal %s" % n)
+	expect_error("TerrainRegions.prefetch: radius must be a finite number >= 0, got NaN")
+	r.prefetch(Vector2(1, 1), NAN)
+	for k in 40:
+		var rect := Rect2i(_pick_int(-5, 45), _pick_int(-5, 35), _pick_int(0, 45), _pick_int(0, 35))
+		var inside := rect.position.x >= 0 and rect.position.y >= 0 and rect.size.x >= 0 and rect.size.y >= 0 and rect.position.x + rect.size.x <= 40 and rect.position.y + rect.size.y <= 30
+		if not inside:
+			expect_error("TerrainRegions: region")
+		var got := r.get_heights_region(rect)
+		if inside:
+			check(got == t.get_heights_region(rect), "region %s bit for bit" % rect)
+		else:
+			check(got.is_empty(), "region %s refused" % rect)
+	for f in DirAccess.get_files_at(dir):
+		DirAccess.remove_absolute(dir.path_join(f))
+	DirAccess.remove_absolute(dir)
+	tn.free()

@@ -301,6 +301,11 @@ impl Samples for Generated {
     fn is_hole_at_sample(&self, _sx: f64, _sz: f64) -> bool {
         false
     }
+    fn patch_bounds(&self, ix: i64, iz: i64) -> (f32, f32) {
+        // The 12 samples of the patch once each (the trait's default reads 20).
+        let (c, _, _) = self.patch(ix as f64 + 0.5, iz as f64 + 0.5);
+        crate::bezier_patch::control_bounds(&c)
+    }
     fn size(&self) -> Option<[usize; 2]> {
         None
     }
@@ -401,6 +406,8 @@ mod tests {
             assert_eq!(hit[1] as f32, want, "{o:?} {d:?}");
         }
         assert!(crate::raycast::raycast(&g, [0.0, 500.0, 0.0], [0.0, 1.0, 0.0]).is_none());
+        // Beyond f64's sample resolution the walk cannot advance: a miss, at once.
+        assert!(crate::raycast::raycast(&g, [3.4e38, 0.0, 0.0], [1.0, -0.3, 0.0]).is_none());
     }
 
     #[test]

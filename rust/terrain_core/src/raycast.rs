@@ -17,14 +17,25 @@ const BISECTIONS: usize = 60;
 
 /// First intersection of `origin + t * dir` (t >= 0) with the surface of `terrain`, in terrain space; None
 /// when the ray misses (or `dir` is zero, or anything is non-finite).
-/// On an endless terrain a ray that runs level inside the heights the surface can have is followed this far
-/// (terrain units) before it counts as a miss.
-pub const ENDLESS_REACH: f64 = 100_000.0;
+/// On an endless terrain a ray is followed this far (terrain units) unless told otherwise: the walk visits
+/// every patch under the ray, so an unbounded one could run for ever.
+pub const ENDLESS_REACH: f64 = 8192.0;
 
 pub fn raycast<S: Samples + ?Sized>(
     terrain: &S,
     origin: [f64; 3],
     dir: [f64; 3],
+) -> Option<[f64; 3]> {
+    raycast_within(terrain, origin, dir, f64::INFINITY)
+}
+
+/// `raycast`, following the ray at most `reach` terrain units (`ENDLESS_REACH` on an endless terrain when
+/// `reach` is infinite).
+pub fn raycast_within<S: Samples + ?Sized>(
+    terrain: &S,
+    origin: [f64; 3],
+    dir: [f64; 3],
+    reach: f64,
 ) -> Option<[f64; 3]> {
     // A unit direction: the walk's minimum step is then a fixed distance.
     let len = (dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]).sqrt();
@@ -52,15 +63,20 @@ pub fn raycast<S: Samples + ?Sized>(
                 if origin[1] < lo || origin[1] > hi {
                     return None;
                 }
-                t1 = ENDLESS_REACH;
             } else {
                 let (ta, tb) = ((lo - origin[1]) / dir[1], (hi - origin[1]) / dir[1]);
                 t0 = ta.min(tb).max(0.0);
-                t1 = ta.max(tb).min(t0 + ENDLESS_REACH);
+                t1 = ta.max(tb);
+            }
+            if reach.is_infinite() {
+                t1 = t1.min(ENDLESS_REACH);
             }
             [f64::INFINITY; 2]
         }
     };
+    if reach.is_finite() && reach >= 0.0 {
+        t1 = t1.min(reach);
+    }
     // The drawn area on X/Z: clip the ray to it (slabs).
     for (a, &e) in [0usize, 2].iter().zip(&extent) {
         if e.is_infinite() {
@@ -106,8 +122,25 @@ pub fn raycast<S: Samples + ?Sized>(
         return (from_above && !in_hole(t0)).then_some([origin[0], h, origin[2]]);
     }
     // Ray parameters at which it enters each new patch column / row (2D DDA over integer sample space).
+    // Where f64 no longer tells neighbouring samples apart the walk cannot advance: nothing to hit there.
+    const FAR: f64 = 1.0e15;
+    let far = |t: f64| {
+        let s = s_at(t);
+        s[0].abs() > FAR || s[1].abs() > FAR
+    };
+    if far(t0) || (t1.is_finite() && far(t1)) {
+        return None;
+    }
+    // One patch per border crossing: a bound on the walk's steps (plus slack for the minimum steps).
+    let crossings = (t1 - t0) * (dir[0].abs() + dir[2].abs()) / sp;
+    let mut steps_left = if crossings.is_finite() {
+        crossings as u64 * 2 + 64
+    } else {
+        u64::MAX
+    };
     let mut t = t0;
-    while t < t1 {
+    while t < t1 && steps_left > 0 {
+        steps_left -= 1;
         let s = s_at(t);
         // Parameter where the ray crosses the next patch border (strictly ahead of where it is).
         let mut t_exit = t1;

@@ -550,7 +550,8 @@ impl TerrainNode {
 
     /// The first point where the ray from world `origin` along `direction` meets the drawn terrain (this
     /// node's position and scale applied), exact to float precision; a vector of NaN when it misses or
-    /// without terrain data. See `TerrainData.raycast`; on an endless world a ray is followed up to 100 km.
+    /// without terrain data. See `TerrainData.raycast`; over terrain_regions or terrain_generator a ray is
+    /// followed as far as the rings reach (`get_reach`).
     #[func]
     fn raycast(&self, origin: Vector3, direction: Vector3) -> Vector3 {
         let (o, s) = self.frame();
@@ -563,7 +564,9 @@ impl TerrainNode {
             (Some(d), _) => d.bind().raycast(lo, ld),
             (None, Some(g)) => {
                 let v = |v: Vector3| [v.x, v.y, v.z].map(f64::from);
-                match terrain_core::raycast::raycast(&**g, v(lo), v(ld)) {
+                // A streamed world is followed as far as the rings reach (what can be seen).
+                let reach = self.config.reach() / f64::from(s.x.abs().min(s.z.abs()));
+                match terrain_core::raycast::raycast_within(&**g, v(lo), v(ld), reach) {
                     Some(h) => Vector3::new(h[0] as f32, h[1] as f32, h[2] as f32),
                     None => nan,
                 }
