@@ -146,6 +146,8 @@ func test_generator_properties() -> void:
 	_floats(g, "TerrainGenerator", "height", -1e6, 1e6)
 	_floats(g, "TerrainGenerator", "sea_level", -1e9, 1e9)
 	_ints(g, "TerrainGenerator", "noise_type", func(v): return v >= 0 and v <= 3)
+	_floats(g, "TerrainGenerator", "warp", 0.0, 1e6)
+	_floats(g, "TerrainGenerator", "warp_frequency", 1e-300, 1000.0, func(v): return v > 0.0)
 	var t := TerrainData.new()
 	t.size = Vector2i(32, 32)
 	check(t.generate(g), "generates with whatever valid settings remain")

@@ -63,6 +63,19 @@ func test_endless_heights_equal_a_generated_terrain_and_go_on_forever() -> void:
 	var hit := tn.raycast(Vector3(1021, 400, -17), Vector3(0.2, -1, 0.1))
 	check(not is_nan(hit.x) and absf(hit.y - tn.get_height(Vector2(hit.x, hit.z))) < 1e-3, "raycast meets the endless world: %s" % hit)
 	check(is_nan(tn.raycast(Vector3(1021, 400, -17), Vector3(0, 1, 0)).x), "a ray going up misses")
+	# A domain-warped generator: still the same surface as its TerrainData.
+	g.warp = 15.0
+	g.warp_frequency = 0.01
+	var tw := TerrainData.new()
+	tw.size = Vector2i(64, 64)
+	tw.generate(g)
+	var same := 0
+	for i in 100:
+		var pw := Vector2(1000.0 + 2.0 * (5.0 + fmod(i * 0.61, 50.0)), -40.0 + 2.0 * (5.0 + fmod(i * 0.83, 50.0)))
+		var local := Vector2((pw.x - 1000.0) / 2.0, (pw.y + 40.0) / 2.0)
+		same += int(absf(tn.get_height(pw) - (tw.get_height(local) * 3 + 5)) < 1e-4)
+	check_eq(same, 100, "warped world = warped TerrainData")
+	g.warp = 0.0
 	# A new generator setting regenerates the world.
 	var before := tn.get_height(q)
 	g.seed = 6

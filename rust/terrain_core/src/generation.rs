@@ -49,6 +49,11 @@ pub struct NoiseParams {
     pub height: f64,
     /// Lowest height, in world units.
     pub sea_level: f64,
+    /// Domain warp: samples are displaced by up to this many samples along X and Z by two smooth noises
+    /// before the fractal reads them (bends ridges and valleys); 0: none.
+    pub warp: f64,
+    /// Cycles per sample of the warping noises.
+    pub warp_frequency: f64,
 }
 
 impl Default for NoiseParams {
@@ -62,6 +67,8 @@ impl Default for NoiseParams {
             gain: 0.5,
             height: 32.0,
             sea_level: -1.0e9,
+            warp: 0.0,
+            warp_frequency: 1.0 / 256.0,
         }
     }
 }
@@ -113,7 +120,53 @@ impl NoiseParams {
                 self.sea_level
             ));
         }
+        if !(self.warp.is_finite() && (0.0..=1.0e6).contains(&self.warp)) {
+            return err(format!("warp must be in [0, 1000000], got {}", self.warp));
+        }
+        if !(self.warp_frequency.is_finite()
+            && self.warp_frequency > 0.0
+            && self.warp_frequency <= 1.0e3)
+        {
+            return err(format!(
+                "warp_frequency must be in (0, 1000], got {}",
+                self.warp_frequency
+            ));
+        }
         Ok(())
+    }
+}
+
+/// The domain warp of a `NoiseParams`: two Perlin noises (seeds next to the fractal's) that displace a
+/// sample's position before the fractal reads it.
+#[derive(Clone, Debug)]
+struct Warp {
+    x: Perlin,
+    z: Perlin,
+    amount: f64,
+    frequency: f64,
+}
+
+impl Warp {
+    fn new(p: &NoiseParams) -> Self {
+        Self {
+            x: Perlin::new(p.seed.wrapping_add(101)),
+            z: Perlin::new(p.seed.wrapping_add(202)),
+            amount: p.warp,
+            frequency: p.warp_frequency,
+        }
+    }
+
+    /// Position (in samples) the fractal reads for sample (x, z); (x, z) itself without a warp.
+    #[inline(always)]
+    fn apply(&self, x: f64, z: f64) -> (f64, f64) {
+        if self.amount == 0.0 {
+            return (x, z);
+        }
+        let q = [x * self.frequency, z * self.frequency];
+        (
+            x + self.amount * self.x.get(q),
+            z + self.amount * self.z.get(q),
+        )
     }
 }
 
@@ -124,15 +177,16 @@ fn fill<N: NoiseFn<f64, 2> + Sync>(
     out: &mut [f32],
     progress: &Progress,
 ) {
+    let warp = Warp::new(p);
     use rayon::prelude::*;
     out.par_chunks_mut(width).enumerate().for_each(|(z, row)| {
         // A cancelled run leaves its remaining rows as they are (the caller drops them).
         if progress.cancel.load(Ordering::Relaxed) {
             return;
         }
-        let fz = z as f64 * p.frequency;
         for (x, h) in row.iter_mut().enumerate() {
-            let v = noise.get([x as f64 * p.frequency, fz]) * p.height;
+            let (wx, wz) = warp.apply(x as f64, z as f64);
+            let v = noise.get([wx * p.frequency, wz * p.frequency]) * p.height;
             *h = v.max(p.sea_level) as f32;
         }
         progress.rows.fetch_add(1, Ordering::Relaxed);
@@ -208,6 +262,7 @@ pub struct Generated {
     params: NoiseParams,
     spacing: f64,
     fractal: Fractal,
+    warp: Warp,
 }
 
 impl Generated {
@@ -228,6 +283,7 @@ impl Generated {
             params: *params,
             spacing,
             fractal,
+            warp: Warp::new(params),
         })
     }
 
@@ -239,7 +295,8 @@ impl Generated {
     #[inline(always)]
     pub fn height(&self, x: i64, z: i64) -> f32 {
         let f = self.params.frequency;
-        let v = self.fractal.get([x as f64 * f, z as f64 * f]) * self.params.height;
+        let (wx, wz) = self.warp.apply(x as f64, z as f64);
+        let v = self.fractal.get([wx * f, wz * f]) * self.params.height;
         v.max(self.params.sea_level) as f32
     }
 
@@ -408,6 +465,31 @@ mod tests {
         assert!(crate::raycast::raycast(&g, [0.0, 500.0, 0.0], [0.0, 1.0, 0.0]).is_none());
         // Beyond f64's sample resolution the walk cannot advance: a miss, at once.
         assert!(crate::raycast::raycast(&g, [3.4e38, 0.0, 0.0], [1.0, -0.3, 0.0]).is_none());
+    }
+
+    #[test]
+    fn a_warped_world_is_the_same_endless_and_generated() {
+        let p = NoiseParams {
+            seed: 2,
+            frequency: 0.04,
+            warp: 12.0,
+            warp_frequency: 0.02,
+            ..Default::default()
+        };
+        let (w, d) = (40, 30);
+        let mut h = vec![0.0; w * d];
+        generate(&p, w, &mut h).unwrap();
+        let g = Generated::new(&p, 1.0).unwrap();
+        for z in 0..d {
+            for x in 0..w {
+                assert_eq!(g.height(x as i64, z as i64), h[z * w + x]);
+            }
+        }
+        let mut plain = vec![0.0; w * d];
+        generate(&NoiseParams { warp: 0.0, ..p }, w, &mut plain).unwrap();
+        assert_ne!(plain, h, "the warp changes the terrain");
+        let bad = NoiseParams { warp: -1.0, ..p };
+        assert!(bad.validate().unwrap_err().0.contains("warp"));
     }
 
     #[test]

@@ -489,6 +489,7 @@ impl TerrainData {
             gain,
             height,
             sea_level,
+            ..Default::default()
         };
         self.generate_with(&p, "generate_noise")
     }

@@ -7,7 +7,8 @@ use terrain_core::generation::{NoiseKind, NoiseParams};
 /// How `TerrainData.generate` makes heights: fractal Brownian motion (octaves of a base noise, each
 /// `lacunarity` times the frequency and `gain` times the amplitude of the one before), computed natively
 /// on all cores. Height of sample (x, z) = `max(noise(x * frequency, z * frequency) * height, sea_level)`,
-/// `sea_level` in world units.
+/// `sea_level` in world units; with `warp` the fractal reads a displaced position instead (domain warping).
+/// A `TerrainNode` can also draw a generator as an endless world (`terrain_generator`).
 ///
 /// Every property refuses values outside its range with an error naming it and keeps the previous value.
 #[derive(GodotClass)]
@@ -47,6 +48,16 @@ pub struct TerrainGenerator {
     #[var(get = get_sea_level, set = set_sea_level)]
     sea_level: f64,
 
+    /// Domain warp, in samples, [0, 1000000]: positions are displaced by up to this much by two smooth
+    /// noises before the fractal reads them, bending ridges and valleys; 0: none.
+    #[export(range = (0.0, 200.0, 0.1, or_greater))]
+    #[var(get = get_warp, set = set_warp)]
+    warp: f64,
+    /// Cycles per sample of the warping noises, in (0, 1000].
+    #[export(range = (0.0001, 1.0, 0.0001, or_greater))]
+    #[var(get = get_warp_frequency, set = set_warp_frequency)]
+    warp_frequency: f64,
+
     params: NoiseParams,
     base: Base<Resource>,
 }
@@ -64,6 +75,8 @@ impl IResource for TerrainGenerator {
             gain: params.gain,
             height: params.height,
             sea_level: params.sea_level,
+            warp: params.warp,
+            warp_frequency: params.warp_frequency,
             params,
             base,
         }
@@ -169,6 +182,28 @@ impl TerrainGenerator {
     fn set_sea_level(&mut self, v: f64) {
         self.apply(NoiseParams {
             sea_level: v,
+            ..self.params
+        });
+    }
+    #[func]
+    fn get_warp(&self) -> f64 {
+        self.params.warp
+    }
+    #[func]
+    fn set_warp(&mut self, v: f64) {
+        self.apply(NoiseParams {
+            warp: v,
+            ..self.params
+        });
+    }
+    #[func]
+    fn get_warp_frequency(&self) -> f64 {
+        self.params.warp_frequency
+    }
+    #[func]
+    fn set_warp_frequency(&mut self, v: f64) {
+        self.apply(NoiseParams {
+            warp_frequency: v,
             ..self.params
         });
     }

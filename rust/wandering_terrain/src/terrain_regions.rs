@@ -154,6 +154,7 @@ impl TerrainRegions {
             Vector2i::new(s.meta().width as i32, s.meta().depth as i32)
         })
     }
+    /// Distance between samples (terrain units); 1 when no folder is open.
     #[func]
     fn get_spacing(&self) -> f64 {
         self.store.as_ref().map_or(1.0, |s| s.meta().spacing)
@@ -165,11 +166,12 @@ impl TerrainRegions {
             Vector2::new(s.meta().range.0, s.meta().range.1)
         })
     }
-    /// Samples per region side and the number of mip levels stored.
+    /// Samples per region side (0 when no folder is open).
     #[func]
     fn get_region_size(&self) -> i64 {
         self.store.as_ref().map_or(0, |s| s.meta().region as i64)
     }
+    /// Mip levels stored: full resolution, then halved until the map fits one region.
     #[func]
     fn get_mip_count(&self) -> i64 {
         self.store.as_ref().map_or(0, |s| i64::from(s.meta().mips))
@@ -251,11 +253,12 @@ impl TerrainRegions {
         });
     }
 
-    /// Bytes of regions in memory, and region files read since the folder was opened.
+    /// Bytes of regions in memory.
     #[func]
     fn get_cached_bytes(&self) -> i64 {
         self.store.as_ref().map_or(0, |s| s.cached_bytes() as i64)
     }
+    /// Region files read since the folder was opened.
     #[func]
     fn get_loads(&self) -> i64 {
         self.store.as_ref().map_or(0, |s| s.loads() as i64)
