@@ -89,6 +89,12 @@ func test_regions_drawn_by_a_terrain_node_like_the_data() -> void:
 	var hit := tn.raycast(Vector3(50, 200, 40), Vector3(0.5, -1, 0.3))
 	var want := t.raycast(Vector3(50, 200, 40), Vector3(0.5, -1, 0.3))
 	check(hit.is_equal_approx(want), "raycast %s = the data's %s" % [hit, want])
+	# FULL collision over region files follows the target like DYNAMIC (the map is not all in memory).
+	tn.collision_mode = TerrainNode.COLLISION_FULL
+	await tree.physics_frame
+	await tree.physics_frame
+	var tiles := tn.get_collision_tile_count()
+	check(tiles > 0 and tiles <= 81, "FULL over regions keeps to the target's tiles (%d)" % tiles)
 	tn.terrain_data = t
 	check(tn.check_setup().size() == 1, "two sources reported")
 	tn.queue_free()

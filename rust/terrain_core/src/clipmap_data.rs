@@ -90,6 +90,9 @@ impl ClipmapData {
     pub fn window(&self) -> usize {
         self.window
     }
+    pub fn config(&self) -> &ClipmapConfig {
+        &self.cfg
+    }
     pub fn layer_count(&self) -> usize {
         self.layers.len()
     }

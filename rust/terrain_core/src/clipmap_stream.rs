@@ -100,14 +100,29 @@ impl ClipmapStream {
         };
         let (tx, epoch) = (self.tx.clone(), self.epoch);
         workers().spawn(move || {
-            let changed = data.follow(&*source, &frame, target);
-            // The receiver is gone only when the stream was dropped: nothing to deliver to.
-            let _ = tx.send(Done {
-                data,
-                changed,
-                target,
-                epoch,
+            // A panic in a job (a bug) must not abort the game: the windows start over instead.
+            let cfg = *data.config();
+            let run = std::panic::AssertUnwindSafe(move || {
+                let changed = data.follow(&*source, &frame, target);
+                (data, changed)
             });
+            let done = match std::panic::catch_unwind(run) {
+                Ok((data, changed)) => Done {
+                    data,
+                    changed,
+                    target,
+                    epoch,
+                },
+                // Reported as stale: nothing is shown from it and the next request starts afresh.
+                Err(_) => Done {
+                    data: ClipmapData::new(&cfg),
+                    changed: 0,
+                    target,
+                    epoch: u64::MAX,
+                },
+            };
+            // The receiver is gone only when the stream was dropped: nothing to deliver to.
+            let _ = tx.send(done);
         });
         true
     }

@@ -366,6 +366,9 @@ impl Samples for Generated {
     fn size(&self) -> Option<[usize; 2]> {
         None
     }
+    fn streamed(&self) -> bool {
+        true
+    }
     fn height_bounds(&self) -> (f32, f32) {
         self.bounds()
     }

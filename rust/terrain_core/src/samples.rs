@@ -54,6 +54,12 @@ pub trait Samples: Sync {
         }
     }
 
+    /// Whether samples are computed or read on demand (a generator, region files) rather than held in
+    /// memory: then nothing should ask for all of them (e.g. collision for every tile).
+    fn streamed(&self) -> bool {
+        false
+    }
+
     /// A coarser grid to draw clipmap levels whose lattice step spans `step` samples from (stored mip
     /// levels of a region folder); None: this grid itself.
     fn coarse(&self, _step: f64) -> Option<Box<dyn Samples + '_>> {

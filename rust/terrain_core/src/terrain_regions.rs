@@ -210,6 +210,8 @@ pub struct TerrainRegions {
 
 /// Default cache budget: 256 MB of loaded regions.
 pub const DEFAULT_BUDGET: u64 = 256 << 20;
+/// Fewest regions the cache keeps whatever its budget (16 MB of 512² regions, 1 GB of 4096² ones).
+pub const MIN_REGIONS: usize = 16;
 
 fn file(dir: &Path, kind: char, m: u32, rx: usize, rz: usize) -> PathBuf {
     dir.join(format!("{kind}{m}_{rx}_{rz}.bin"))
@@ -281,6 +283,7 @@ pub fn write_regions(
     source: &RegionSource,
 ) -> Result<RegionMeta, RegionError> {
     fs::create_dir_all(dir).or_else(|e| err(format!("cannot create {}: {e}", dir.display())))?;
+    clear_regions(dir)?;
     let w = Writer {
         dir,
         meta,
@@ -295,6 +298,28 @@ pub fn write_regions(
     meta.has_control = w.control.load(Ordering::Relaxed) == 1;
     meta.write(dir)?;
     Ok(meta)
+}
+
+/// Removes the region files and header a previous save left in `dir` (other files stay), so a folder
+/// written again holds only the new map.
+fn clear_regions(dir: &Path) -> Result<(), RegionError> {
+    let entries =
+        fs::read_dir(dir).or_else(|e| err(format!("cannot list {}: {e}", dir.display())))?;
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().to_string();
+        let ours = name == HEADER
+            || ((name.starts_with('h') || name.starts_with('c'))
+                && name.ends_with(".bin")
+                && name[1..].split('_').count() == 3
+                && name[1..name.len() - 4]
+                    .split('_')
+                    .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())));
+        if ours {
+            fs::remove_file(e.path())
+                .or_else(|er| err(format!("cannot remove {}: {er}", e.path().display())))?;
+        }
+    }
+    Ok(())
 }
 
 struct Writer<'a> {
@@ -400,6 +425,13 @@ impl TerrainRegions {
     pub fn budget(&self) -> u64 {
         self.budget.load(Ordering::Relaxed)
     }
+    /// The budget the cache keeps to: at least `MIN_REGIONS` regions, so the few regions a clipmap ring or a
+    /// collision tile reads at once are never pushed out by each other (which would read them again and
+    /// again).
+    fn effective_budget(&self) -> usize {
+        let region = self.meta.region * self.meta.region * 4;
+        (self.budget() as usize).max(MIN_REGIONS * region)
+    }
     /// Bytes of regions in the cache.
     pub fn cached_bytes(&self) -> usize {
         self.cache.lock().expect("cache").bytes
@@ -492,9 +524,10 @@ impl TerrainRegions {
 
     /// Drops least recently used regions until the cache fits its budget.
     fn evict(&self) {
-        let budget = self.budget() as usize;
+        let budget = self.effective_budget();
         let mut c = self.cache.lock().expect("cache");
-        while c.bytes > budget && !c.map.is_empty() {
+        // The newest region stays whatever the budget: its reader needs it now.
+        while c.bytes > budget && c.map.len() > 1 {
             let oldest = *c
                 .map
                 .iter()
@@ -714,6 +747,9 @@ impl Samples for TerrainRegions {
     fn size(&self) -> Option<[usize; 2]> {
         Some([self.meta.width, self.meta.depth])
     }
+    fn streamed(&self) -> bool {
+        true
+    }
     fn height_bounds(&self) -> (f32, f32) {
         self.meta.range
     }
@@ -798,6 +834,7 @@ mod tests {
         save(&dir, &t, 16).unwrap();
         let r = TerrainRegions::open(&dir).unwrap();
         let one = 16 * 16 * 4;
+        // Below `MIN_REGIONS` regions the cache keeps that many.
         r.set_budget(6 * one as u64);
         assert!(!r.is_loaded(100, 100));
         assert_eq!(
@@ -809,13 +846,13 @@ mod tests {
         for i in 0..200 {
             let _ = height_at(&r, (i * 13 % 380) as f64, (i * 29 % 380) as f64);
             assert!(
-                r.cached_bytes() <= 6 * one + 2 * one,
+                r.cached_bytes() <= MIN_REGIONS * one,
                 "{} bytes",
                 r.cached_bytes()
             );
         }
         assert!(
-            r.loads() > 6,
+            r.loads() > 16,
             "regions were dropped and read again: {}",
             r.loads()
         );
@@ -902,6 +939,15 @@ mod tests {
         let r = TerrainRegions::open(&dir).unwrap();
         let h = height_at(&r, 24.0, 24.0);
         assert!(h.is_finite());
+        // Saving again into the same folder leaves none of the old map's files (paint, other sizes).
+        let painted = terrain(150, 97);
+        save(&dir, &painted, 16).unwrap();
+        assert!(dir.join("c0_4_1.bin").exists());
+        save(&dir, &t, 32).unwrap();
+        assert!(!dir.join("c0_4_1.bin").exists() && !dir.join("h0_5_5.bin").exists());
+        fs::write(dir.join("notes.txt"), "kept").unwrap();
+        save(&dir, &t, 32).unwrap();
+        assert!(dir.join("notes.txt").exists(), "other files are left alone");
         fs::write(dir.join(HEADER), "something else").unwrap();
         assert!(TerrainRegions::open(&dir)
             .err()

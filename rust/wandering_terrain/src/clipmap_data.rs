@@ -162,6 +162,9 @@ impl ClipmapTexture {
             if stream.shown_target() == Some(done.target) {
                 step.created = self.apply(done.changed);
                 step.shown = Some(done.target);
+            } else {
+                // A stale result (windows invalidated meanwhile): ask again even for the same target.
+                self.requested = None;
             }
         }
         let Windows::Streamed(stream) = &mut self.windows else {

@@ -238,8 +238,9 @@ impl TerrainCollision {
         }
         // DYNAMIC: small tiles, quick to build while the target moves; FULL: the smallest tiles that keep
         // the whole terrain within a body budget.
-        // An endless world has no "every tile": FULL follows the target like DYNAMIC there.
-        let full = self.settings.mode == MODE_FULL && t.size().is_some();
+        // An endless world has no "every tile", and a region folder's would load the whole map: FULL follows
+        // the target like DYNAMIC over streamed sources.
+        let full = self.settings.mode == MODE_FULL && !t.streamed();
         let tiling = if full {
             Tiling::for_count(t, self.settings.subdivision, MAX_FULL_TILES)
         } else {

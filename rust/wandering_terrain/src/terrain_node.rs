@@ -118,7 +118,8 @@ pub struct TerrainNode {
     layers: u32,
 
     /// DISABLED: no collision. DYNAMIC: the tiles within `collision_radius` of the target, following it.
-    /// FULL: every tile, built when the node enters the tree (about 0.1 s for 4096² samples).
+    /// FULL: every tile, built when the node enters the tree (about 0.1 s for 4096² samples); over
+    /// terrain_regions or terrain_generator FULL acts as DYNAMIC (the map is not all in memory).
     #[export(enum = (Disabled = 0, Dynamic = 1, Full = 2))]
     #[export_group(name = "Collision")]
     #[var(get = get_collision_mode, set = set_collision_mode)]
@@ -565,7 +566,9 @@ impl TerrainNode {
             (None, Some(g)) => {
                 let v = |v: Vector3| [v.x, v.y, v.z].map(f64::from);
                 // A streamed world is followed as far as the rings reach (what can be seen).
-                let reach = self.config.reach() / f64::from(s.x.abs().min(s.z.abs()));
+                // Capped so a node scaled very small does not walk millions of patches.
+                let reach = (self.config.reach() / f64::from(s.x.abs().min(s.z.abs())))
+                    .min(terrain_core::raycast::ENDLESS_REACH * g.spacing());
                 match terrain_core::raycast::raycast_within(&**g, v(lo), v(ld), reach) {
                     Some(h) => Vector3::new(h[0] as f32, h[1] as f32, h[2] as f32),
                     None => nan,

@@ -7,6 +7,7 @@ use crate::terrain_generator::TerrainGenerator;
 use godot::classes::ProjectSettings;
 use godot::prelude::*;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use terrain_core::generation::Generated;
 use terrain_core::samples;
@@ -21,6 +22,10 @@ use terrain_core::terrain_regions::{self as core, RegionMeta, DEFAULT_BUDGET};
 /// resolution, loading the regions they touch — about a millisecond per 512² region here when it is not
 /// loaded yet. Call `prefetch` ahead of time (it loads on a worker thread) and `is_loaded` to know. The data
 /// is read-only: edit a `TerrainData` and save it with `TerrainData.save_regions`.
+///
+/// Folders are read with the file system of the OS: use `user://` or a path on disk (a folder inside an
+/// exported game's `.pck` cannot be read). Writing a folder that a TerrainRegions has open does not update
+/// it: open it again.
 #[derive(GodotClass)]
 #[class(tool, base=Resource)]
 pub struct TerrainRegions {
@@ -35,6 +40,8 @@ pub struct TerrainRegions {
     #[var(set = set_budget_mb)]
     budget_mb: i64,
     store: Option<Arc<core::TerrainRegions>>,
+    /// Set while a prefetch runs: one at a time.
+    prefetching: Arc<AtomicBool>,
     base: Base<Resource>,
 }
 
@@ -45,6 +52,7 @@ impl IResource for TerrainRegions {
             folder: GString::new(),
             budget_mb: (DEFAULT_BUDGET >> 20) as i64,
             store: None,
+            prefetching: Arc::new(AtomicBool::new(false)),
             base,
         }
     }
@@ -233,7 +241,8 @@ impl TerrainRegions {
     }
 
     /// Starts loading, on a worker thread, the regions within `radius` terrain units of `pos`; returns at
-    /// once (poll `is_loaded`). Regions beyond the budget push older ones out.
+    /// once (poll `is_loaded`). One runs at a time (a call while one runs is refused with an error);
+    /// regions beyond the budget push older ones out.
     #[func]
     fn prefetch(&self, pos: Vector2, radius: f64) {
         let Some(s) = self.store.clone() else {
@@ -246,10 +255,19 @@ impl TerrainRegions {
             return;
         }
         let [x, z] = self.sample_of(&s, pos);
-        let r = (radius / s.meta().spacing).ceil().min(1e9) as i64;
+        // No more than the cache can hold is worth loading: cap the square at the budget's regions.
+        let regions = (s.budget() as f64 / (s.meta().region as f64).powi(2) / 4.0).sqrt();
+        let cap = (regions * 0.5).max(1.0) * s.meta().region as f64;
+        let r = (radius / s.meta().spacing).ceil().min(cap) as i64;
+        if self.prefetching.swap(true, Ordering::AcqRel) {
+            godot_error!("TerrainRegions.prefetch: a prefetch is running; call again once is_loaded says it is done");
+            return;
+        }
+        let busy = self.prefetching.clone();
         // A file that cannot be read shows up as an error on the query that needs it.
         std::thread::spawn(move || {
             let _ = s.prefetch(x, z, r);
+            busy.store(false, Ordering::Release);
         });
     }
 
