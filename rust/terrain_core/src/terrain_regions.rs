@@ -12,7 +12,7 @@
 //! collision) read it, loading the regions they touch. Coarser clipmap levels draw from coarser mips
 //! (`Samples::coarse`: a lattice step of 2^k samples reads mip k − 1), so the far rings cost a few regions
 //! each instead of the whole map. Loaded regions are kept in a cache bounded by `budget` bytes (least
-//! recently used go first); a query outside loaded regions loads synchronously — about a millisecond per
+//! recently used go first); a query outside loaded regions loads synchronously — about 3 ms per
 //! 512² region here — or call `prefetch` first and ask `is_loaded`.
 
 use crate::bezier_patch::{self, Texel};

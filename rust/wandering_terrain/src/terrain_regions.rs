@@ -19,7 +19,7 @@ use terrain_core::terrain_regions::{self as core, RegionMeta, DEFAULT_BUDGET};
 /// mean of the 2 × 2 below) are stored too, and a `TerrainNode` draws its far rings from them.
 ///
 /// Queries (`get_height`, `get_normal`, and through a TerrainNode `raycast` and collision) read the full
-/// resolution, loading the regions they touch — about a millisecond per 512² region here when it is not
+/// resolution, loading the regions they touch — about 3 ms per 512² region here when it is not
 /// loaded yet. Call `prefetch` ahead of time (it loads on a worker thread) and `is_loaded` to know. The data
 /// is read-only: edit a `TerrainData` and save it with `TerrainData.save_regions`.
 ///
