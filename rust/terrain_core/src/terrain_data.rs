@@ -9,6 +9,7 @@
 //! per sample scaled to a third of a sample, the offset of the Bézier control points.
 
 use crate::bezier_patch::{self, Texel};
+use crate::samples::Samples;
 use std::fmt;
 
 /// Default budget of samples (8192²): larger terrains are refused before allocating.
@@ -199,6 +200,20 @@ pub(crate) fn slope(lo: f32, hi: f32) -> f32 {
     (hi - lo) * (1.0 / 6.0)
 }
 
+/// The four corner texels of a patch from the 4 x 4 block of heights around it (rows along Z, columns
+/// along X; the block's own corners are not read): `texel`'s arithmetic, so every source that reads a block
+/// at once (a TerrainData inside its grid, a region, a generator) gives the bits of the texel path.
+#[inline(always)]
+pub(crate) fn block_texels(r: &[[f32; 4]; 4]) -> [Texel; 4] {
+    let t = slope;
+    [
+        [r[1][1], t(r[1][0], r[1][2]), t(r[0][1], r[2][1])],
+        [r[1][2], t(r[1][1], r[1][3]), t(r[0][2], r[2][2])],
+        [r[2][1], t(r[2][0], r[2][2]), t(r[1][1], r[3][1])],
+        [r[2][2], t(r[2][1], r[2][3]), t(r[1][2], r[3][2])],
+    ]
+}
+
 /// Lowest and highest value, (INF, -INF) for none.
 fn min_max(values: &[f32]) -> (f32, f32) {
     values
@@ -300,18 +315,8 @@ impl TerrainData {
                 let s = &self.heights[o - 1..o + 3];
                 [s[0], s[1], s[2], s[3]]
             };
-            let (r0, r1, r2, r3) = (row(b - w), row(b), row(b + w), row(b + 2 * w));
-            let t = slope;
-            return (
-                [
-                    [r1[1], t(r1[0], r1[2]), t(r0[1], r2[1])],
-                    [r1[2], t(r1[1], r1[3]), t(r0[2], r2[2])],
-                    [r2[1], t(r2[0], r2[2]), t(r1[1], r3[1])],
-                    [r2[2], t(r2[1], r2[3]), t(r1[2], r3[2])],
-                ],
-                tu,
-                tv,
-            );
+            let rows = [row(b - w), row(b), row(b + w), row(b + 2 * w)];
+            return (block_texels(&rows), tu, tv);
         }
         let (ix1, iz1) = (ix.saturating_add(1), iz.saturating_add(1));
         (
@@ -473,20 +478,6 @@ impl TerrainData {
         self.grow(r)
     }
 
-    /// The control values of the four samples around sample-space point (sx, sz) (clamped to the grid) and
-    /// the point's offsets from the first: what a pixel's layer blend is made of.
-    pub fn control_corners(&self, sx: f64, sz: f64) -> ([u32; 4], [f32; 2]) {
-        let ([ix, iz], tu, tv) = bezier_patch::locate(sx, sz);
-        let (ix1, iz1) = (ix.saturating_add(1), iz.saturating_add(1));
-        let c = [
-            self.control(ix, iz),
-            self.control(ix1, iz),
-            self.control(ix, iz1),
-            self.control(ix1, iz1),
-        ];
-        (c, [tu, tv])
-    }
-
     /// Painted weight per layer at world X/Z (bilinear over the four samples around it, as the shader
     /// blends them); `out` holds one value per layer and is zeroed first. What is missing to 1 is auto
     /// (height bands).
@@ -496,7 +487,7 @@ impl TerrainData {
             return;
         }
         let (corners, [tx, tz]) =
-            self.control_corners(x / self.spacing - 0.5, z / self.spacing - 0.5);
+            Samples::control_corners(self, x / self.spacing - 0.5, z / self.spacing - 0.5);
         let k = [
             (1.0 - tx) * (1.0 - tz),
             tx * (1.0 - tz),
@@ -537,15 +528,7 @@ impl TerrainData {
         if self.control.is_empty() || !(sx.is_finite() && sz.is_finite()) {
             return false;
         }
-        let ([ix, iz], tu, tv) = bezier_patch::locate(sx, sz);
-        let h = |x, z| self.hole_sample(x, z);
-        // `locate` saturates huge coordinates: step with saturation too.
-        let (ix1, iz1) = (ix.saturating_add(1), iz.saturating_add(1));
-        if tu + tv < 1.0 {
-            h(ix, iz) || h(ix1, iz) || h(ix, iz1)
-        } else {
-            h(ix1, iz) || h(ix, iz1) || h(ix1, iz1)
-        }
+        crate::samples::hole_rule(self, sx, sz)
     }
 
     /// Whether every triangle touching sample-space point (sx, sz) is a hole: the points a collision grid
@@ -666,19 +649,6 @@ impl TerrainData {
         let (h, hu, hv) = self.patch_gradient(x / self.spacing - 0.5, z / self.spacing - 0.5);
         let s = self.spacing as f32;
         (h, hu / s, hv / s)
-    }
-
-    /// Lowest and highest control height of the patch whose lower corner is sample (ix, iz): its surface
-    /// lies between them.
-    pub fn patch_bounds(&self, ix: i64, iz: i64) -> (f32, f32) {
-        let (ix1, iz1) = (ix.saturating_add(1), iz.saturating_add(1));
-        let c = [
-            self.texel(ix, iz),
-            self.texel(ix1, iz),
-            self.texel(ix, iz1),
-            self.texel(ix1, iz1),
-        ];
-        bezier_patch::control_bounds(&c)
     }
 
     /// Height at sample-space point (sx, sz) (= terrain position / spacing - 0.5) of the surface as if

@@ -17,7 +17,7 @@
 
 use crate::bezier_patch::{self, Texel};
 use crate::samples::Samples;
-use crate::terrain_data::{slope, TerrainData};
+use crate::terrain_data::{block_texels, slope, TerrainData};
 use std::collections::HashMap;
 use std::fmt;
 use std::fs;
@@ -646,18 +646,8 @@ impl<'v, 'a> Cursor<'v, 'a> {
                 let rw = reg.width;
                 let h = &reg.heights;
                 let row = |o: usize| -> [f32; 4] { [h[o - 1], h[o], h[o + 1], h[o + 2]] };
-                let (r0, r1, r2, r3) = (row(i - rw), row(i), row(i + rw), row(i + 2 * rw));
-                let t = slope;
-                return (
-                    [
-                        [r1[1], t(r1[0], r1[2]), t(r0[1], r2[1])],
-                        [r1[2], t(r1[1], r1[3]), t(r0[2], r2[2])],
-                        [r2[1], t(r2[0], r2[2]), t(r1[1], r3[1])],
-                        [r2[2], t(r2[1], r2[3]), t(r1[2], r3[2])],
-                    ],
-                    tu,
-                    tv,
-                );
+                let rows = [row(i - rw), row(i), row(i + rw), row(i + 2 * rw)];
+                return (block_texels(&rows), tu, tv);
             }
         }
         let (ix1, iz1) = (ix.saturating_add(1), iz.saturating_add(1));
