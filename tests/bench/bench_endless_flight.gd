@@ -6,24 +6,9 @@ extends RefCounted
 ## windows trail the target, and resident memory at 5 s and at the end. Reference in the same run: one
 ## GDScript `set_shader_parameter` per frame.
 
+const Util := preload("res://bench/timing.gd")
+
 var tree: SceneTree
-
-
-static func rss() -> int:
-	var f := FileAccess.open("/proc/self/statm", FileAccess.READ)
-	return int(f.get_line().split(" ")[1]) * 4096 if f != null else -1
-
-
-static func median(a: Array) -> float:
-	var s := a.duplicate()
-	s.sort()
-	return s[s.size() / 2]
-
-
-static func _p99(a: Array) -> float:
-	var s := a.duplicate()
-	s.sort()
-	return s[int(s.size() * 0.99)]
 
 
 func run(quick: bool) -> void:
@@ -63,7 +48,7 @@ func run(quick: bool) -> void:
 		costs.append(float(Time.get_ticks_usec() - t0))
 		await tree.process_frame
 		if i == 5 * 60:
-			rss5 = rss()
+			rss5 = Util.rss()
 		uploaded += tn.take_uploaded_bytes()
 		# Distance from the target to the centre the rings were laid out around (what the view trails by).
 		var drawn: Vector2 = tn.material.get_shader_parameter("clipmap_target")
@@ -72,7 +57,7 @@ func run(quick: bool) -> void:
 		var now := Time.get_ticks_usec()
 		if next > now:
 			OS.delay_usec(int(next - now))
-	var rss_end := rss()
+	var rss_end := Util.rss()
 	var mat := ShaderMaterial.new()
 	var ref: Array[float] = []
 	for r in 5:
@@ -80,8 +65,8 @@ func run(quick: bool) -> void:
 		for i in 2000:
 			mat.set_shader_parameter("clipmap_target", Vector2(i, i))
 		ref.append(float(Time.get_ticks_usec() - t0) / 2000.0)
-	var m := median(costs)
+	var m := Util.median(costs)
 	print("bench endless flight: 300 m/s for %d s of frames at 60 per second (%d frames, %.1f km): main-thread terrain cost per frame median %.3f ms, p99 %.3f ms, worst %.3f ms (goal <= 0.5 / 2 ms); reference (one set_shader_parameter) %.4f ms, ratio %.0f; view trails the target by median %.1f m, worst %.1f m; %.2f MB uploaded per frame; RSS at 5 s %.1f MB, at %d s %.1f MB: growth %.1f MB (goal <= 32 MB); first windows in %.0f ms" % [
-		seconds, steps, steps * 5.0 / 1000.0, m / 1000.0, _p99(costs) / 1000.0, costs.max() / 1000.0, median(ref) / 1000.0, m / maxf(median(ref), 0.001),
-		median(lag), lag.max(), uploaded / 1e6 / steps, rss5 / 1e6, seconds, rss_end / 1e6, (rss_end - rss5) / 1e6, first_ms])
+		seconds, steps, steps * 5.0 / 1000.0, m / 1000.0, Util.quantile(costs, 0.99) / 1000.0, costs.max() / 1000.0, Util.median(ref) / 1000.0, m / maxf(Util.median(ref), 0.001),
+		Util.median(lag), lag.max(), uploaded / 1e6 / steps, rss5 / 1e6, seconds, rss_end / 1e6, (rss_end - rss5) / 1e6, first_ms])
 	root.queue_free()

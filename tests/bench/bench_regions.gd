@@ -6,18 +6,9 @@ extends RefCounted
 ## be drawn (resident memory after visiting the whole map). Also a save/open round trip of a 4096²
 ## TerrainData, against `ResourceSaver`/`load` of the same data as `.res` in the same run.
 
+const Util := preload("res://bench/timing.gd")
+
 var tree: SceneTree
-
-
-static func rss() -> int:
-	var f := FileAccess.open("/proc/self/statm", FileAccess.READ)
-	return int(f.get_line().split(" ")[1]) * 4096 if f != null else -1
-
-
-static func median(a: Array) -> float:
-	var s := a.duplicate()
-	s.sort()
-	return s[s.size() / 2]
 
 
 func _generator() -> TerrainGenerator:
@@ -47,7 +38,7 @@ func run(quick: bool) -> void:
 			print("bench regions: could not write %s" % dir)
 			return
 		print("bench regions %d²: written in %.1f s (generated, 512² regions with mips)" % [n, (Time.get_ticks_msec() - t0) / 1000.0])
-	var rss0 := rss()
+	var rss0 := Util.rss()
 	var t_open := Time.get_ticks_usec()
 	var regions := TerrainRegions.open(dir)
 	var open_ms := (Time.get_ticks_usec() - t_open) / 1000.0
@@ -62,7 +53,7 @@ func run(quick: bool) -> void:
 	for k in 1000:
 		regions.get_height(Vector2(fmod(k * 0.29 + 0.07, 1.0) * 0.001 * n + 0.07 * n, 0.11 * n))
 	var warm := (Time.get_ticks_usec() - warm_t0) / 1000.0
-	print("bench regions %d² queries: get_height where nothing is loaded (reads a 512² region) median %.2f ms; where it is loaded %.2f us" % [n, median(cold) / 1000.0, warm])
+	print("bench regions %d² queries: get_height where nothing is loaded (reads a 512² region) median %.2f ms; where it is loaded %.2f us" % [n, Util.median(cold) / 1000.0, warm])
 	var root := Node3D.new()
 	tree.root.add_child(root)
 	var target := Node3D.new()
@@ -75,7 +66,7 @@ func run(quick: bool) -> void:
 	root.add_child(tn)
 	tn.target = tn.get_path_to(target)
 	var first_ms := await _settle(tn)
-	var rss_first := rss()
+	var rss_first := Util.rss()
 	var seconds := 10 if quick else 60
 	var steps := seconds * 60
 	var step_usec := 1000000.0 / 60.0
@@ -94,28 +85,28 @@ func run(quick: bool) -> void:
 		col_costs.append(float(Time.get_ticks_usec() - t1))
 		await tree.process_frame
 		if i % 60 == 0:
-			peak = maxi(peak, rss())
+			peak = maxi(peak, Util.rss())
 		var next := start + (i + 1) * step_usec
 		var now := Time.get_ticks_usec()
 		if next > now:
 			OS.delay_usec(int(next - now))
-	var rss_flight := rss()
+	var rss_flight := Util.rss()
 	# Jumps across the whole map: each place drawn completely before the next.
 	var jumps: Array[float] = []
 	for k in 8:
 		target.position = Vector3(fmod(k * 0.37 + 0.1, 1.0) * n, 0, fmod(k * 0.61 + 0.05, 1.0) * n)
 		jumps.append(await _settle(tn))
-		peak = maxi(peak, rss())
+		peak = maxi(peak, Util.rss())
 	var h := tn.get_height(Vector2(target.position.x, target.position.z))
 	costs.sort()
 	col_costs.sort()
 	print("bench regions %d² (%d region files of 512², %d mips): opened in %.2f ms, first complete frame %.0f ms; flight 300 m/s for %d s paced at 60 fps: main-thread cost of the drawn terrain median %.3f ms, p99 %.3f ms, worst %.3f ms, of DYNAMIC collision median %.3f ms, worst %.3f ms; jumps across the map drawn in median %.0f ms (worst %.0f); resident memory above the process before opening: %.0f MB after the first frame, %.0f MB after the flight, peak %.0f MB (goal <= 512 MB); regions cached %.0f MB, %d files read; height at the last place %.1f" % [
-		n, (n / 512) * (n / 512), regions.get_mip_count(), open_ms, first_ms, seconds, median(costs) / 1000.0, costs[int(costs.size() * 0.99)] / 1000.0, costs[-1] / 1000.0, median(col_costs) / 1000.0, col_costs[-1] / 1000.0,
-		median(jumps), jumps.max(), (rss_first - rss0) / 1e6, (rss_flight - rss0) / 1e6, (peak - rss0) / 1e6, regions.get_cached_bytes() / 1e6, regions.get_loads(), h])
+		n, (n / 512) * (n / 512), regions.get_mip_count(), open_ms, first_ms, seconds, Util.median(costs) / 1000.0, Util.quantile(costs, 0.99) / 1000.0, costs[-1] / 1000.0, Util.median(col_costs) / 1000.0, col_costs[-1] / 1000.0,
+		Util.median(jumps), jumps.max(), (rss_first - rss0) / 1e6, (rss_flight - rss0) / 1e6, (peak - rss0) / 1e6, regions.get_cached_bytes() / 1e6, regions.get_loads(), h])
 	print("bench regions resident: process %.0f MB before opening, %.0f MB at the peak" % [rss0 / 1e6, peak / 1e6])
 	root.queue_free()
 	await tree.process_frame
-	await _collision_reference(median(col_costs), 600 if quick else 1800)
+	await _collision_reference(Util.median(col_costs), 600 if quick else 1800)
 
 
 ## The same DYNAMIC collision flight over a 4096² TerrainData in memory: the reference for the regions'
@@ -144,7 +135,7 @@ func _collision_reference(regions_median: float, steps: int) -> void:
 		costs.append(float(Time.get_ticks_usec() - t0))
 		if i % 10 == 0:
 			await tree.process_frame
-	var m := median(costs)
+	var m := Util.median(costs)
 	print("bench regions collision reference: the same DYNAMIC flight over a 4096² TerrainData costs median %.3f ms per frame; regions / data %.2f" % [m / 1000.0, regions_median / maxf(m, 1.0)])
 	root.queue_free()
 

@@ -15,6 +15,26 @@ func _data() -> TerrainData:
 	return t
 
 
+## The last node `_node` made, and whether its windows are computed on worker threads (a suite over a
+## generator or region files sets it): then every wait also waits until the node shows windows computed for
+## its target.
+var _tn: TerrainNode
+var _streamed := false
+
+
+func frames(n: int) -> void:
+	await super(n)
+	if not _streamed or _tn == null or not is_instance_valid(_tn):
+		return
+	var waited := 0
+	while not _tn.is_up_to_date() and waited < 3000:
+		await tree.process_frame
+		waited += 1
+	check(_tn.is_up_to_date(), "the windows arrive (waited %d frames)" % waited)
+	# The frame that showed them has been drawn.
+	await super(2)
+
+
 func _node(t: TerrainData, target: Node3D) -> TerrainNode:
 	var tn := TerrainNode.new()
 	tn.tile_resolution = 16
@@ -24,6 +44,7 @@ func _node(t: TerrainData, target: Node3D) -> TerrainNode:
 	tn.terrain_data = t
 	target.get_parent().add_child(tn)
 	tn.target = tn.get_path_to(target)
+	_tn = tn
 	return tn
 
 

@@ -7,7 +7,6 @@ extends "res://render/clipmap_views.gd"
 ## The node's offset: world (256, 256) shows the generated world at terrain (20256, -14744).
 const FAR := Vector3(-20000, 0, 15000)
 
-var _tn: TerrainNode
 
 
 func _node(t: TerrainData, target: Node3D) -> TerrainNode:
@@ -22,7 +21,7 @@ func _node(t: TerrainData, target: Node3D) -> TerrainNode:
 	tn.terrain_data = null
 	tn.terrain_generator = g
 	tn.position = FAR
-	_tn = tn
+	_streamed = true
 	return tn
 
 
@@ -33,19 +32,6 @@ func _height(_t: TerrainData, p: Vector2) -> float:
 func _range(_t: TerrainData) -> Vector2:
 	# The fractal stays within about ±height (the node's culling bound is ±1.25 height).
 	return Vector2(-45.0, 45.0)
-
-
-func frames(n: int) -> void:
-	await super(n)
-	if _tn == null or not is_instance_valid(_tn):
-		return
-	var waited := 0
-	while not _tn.is_up_to_date() and waited < 3000:
-		await tree.process_frame
-		waited += 1
-	check(_tn.is_up_to_date(), "the windows arrive (waited %d frames)" % waited)
-	# The frame that showed them has been drawn.
-	await super(2)
 
 
 func test_endless_no_cracks_from_many_viewpoints() -> void:

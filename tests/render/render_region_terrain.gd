@@ -4,7 +4,6 @@ extends "res://render/clipmap_views.gd"
 ## (Coarse levels draw from the stored mips, so their vertices are close to get_height, not equal: that view
 ## is not repeated here.) Every wait also waits until the node shows windows computed for its target.
 
-var _tn: TerrainNode
 var _regions: TerrainRegions
 
 
@@ -16,20 +15,8 @@ func _node(t: TerrainData, target: Node3D) -> TerrainNode:
 		_regions = TerrainRegions.open(dir)
 	tn.terrain_data = null
 	tn.terrain_regions = _regions
-	_tn = tn
+	_streamed = true
 	return tn
-
-
-func frames(n: int) -> void:
-	await super(n)
-	if _tn == null or not is_instance_valid(_tn):
-		return
-	var waited := 0
-	while not _tn.is_up_to_date() and waited < 3000:
-		await tree.process_frame
-		waited += 1
-	check(_tn.is_up_to_date(), "the windows arrive (waited %d frames)" % waited)
-	await super(2)
 
 
 func test_regions_no_cracks_from_many_viewpoints() -> void:
