@@ -76,6 +76,14 @@ func test_endless_heights_equal_a_generated_terrain_and_go_on_forever() -> void:
 		same += int(absf(tn.get_height(pw) - (tw.get_height(local) * 3 + 5)) < 1e-4)
 	check_eq(same, 100, "warped world = warped TerrainData")
 	g.warp = 0.0
+	# A node scaled very small: a ray running level is followed a bounded distance, not for ever.
+	var saved_scale := tn.scale
+	tn.scale = Vector3(1e-4, 1, 1e-4)
+	var t0 := Time.get_ticks_usec()
+	# Above every hill (heights stay within ±31) but inside the slab a surface could reach: nothing to hit.
+	tn.raycast(Vector3(1000, 50.0, -40), Vector3(1, -1e-6, 0))
+	check(Time.get_ticks_usec() - t0 < 2000000, "a level ray under a tiny scale returns (%d us)" % (Time.get_ticks_usec() - t0))
+	tn.scale = saved_scale
 	# A new generator setting regenerates the world.
 	var before := tn.get_height(q)
 	g.seed = 6
