@@ -15,7 +15,7 @@ use std::sync::{Arc, OnceLock};
 
 /// The pool jobs run on: one thread fewer than the machine has cores (at least one), so the main thread
 /// keeps a core to itself and its frames do not wait for a busy scheduler.
-fn workers() -> &'static rayon::ThreadPool {
+pub(crate) fn workers() -> &'static rayon::ThreadPool {
     static POOL: OnceLock<rayon::ThreadPool> = OnceLock::new();
     POOL.get_or_init(|| {
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());

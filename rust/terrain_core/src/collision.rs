@@ -192,6 +192,17 @@ impl Tiling {
         zs.flat_map(move |z| xs.clone().map(move |x| [x, z]))
     }
 
+    /// The samples a tile's grid reads: first sample (x, z) and size of the rectangle, with the margin the
+    /// patch and hole reads reach beyond the tile (slope neighbours, hole probes). A `SampleBlock` of it
+    /// computes the tile's grid bit for bit.
+    pub fn tile_block(&self, id: TileId) -> ([i64; 2], [usize; 2]) {
+        const MARGIN: i64 = 3;
+        let tc = self.tile_cells as i64;
+        let at = |a: usize| self.origin[a] + id[a] as i64 * tc - MARGIN;
+        let side = self.tile_cells + 1 + 2 * MARGIN as usize;
+        ([at(0), at(1)], [side, side])
+    }
+
     /// Where a tile's grid sits: its centre (terrain X/Z) and its grid step (terrain units).
     pub fn placement(&self, spacing: f64, id: TileId) -> ([f64; 2], f64) {
         let tc = self.tile_cells;

@@ -365,6 +365,23 @@ impl Samples for Generated {
     fn height_bounds(&self) -> (f32, f32) {
         self.bounds()
     }
+    fn read_block(
+        &self,
+        x0: i64,
+        z0: i64,
+        w: usize,
+        d: usize,
+        heights: &mut Vec<f32>,
+        control: &mut Vec<u32>,
+    ) {
+        // The fractal once per sample (the default reads whole texels).
+        heights.clear();
+        control.clear();
+        for j in 0..d as i64 {
+            let z = z0.saturating_add(j);
+            heights.extend((0..w as i64).map(|i| self.height(x0.saturating_add(i), z)));
+        }
+    }
 }
 
 /// The same fractal evaluated once, single-threaded: the reference cost per sample for benchmarks.

@@ -4,7 +4,7 @@
 //! the surface through the same Bézier patch maths, so whatever the source, `get_height` is what is drawn.
 
 use crate::bezier_patch::{self, Texel};
-use crate::terrain_data::{TerrainData, HOLE};
+use crate::terrain_data::{slope, TerrainData, HOLE};
 
 /// A grid of samples, readable from any thread.
 pub trait Samples: Sync {
@@ -106,6 +106,35 @@ pub trait Samples: Sync {
         ];
         (c, [tu, tv])
     }
+
+    /// Heights and control values of samples `x0 .. x0 + w` × `z0 .. z0 + d` (inside a finite grid),
+    /// row-major, into `heights` and `control` (cleared first; `control` stays empty when every value is 0).
+    /// Sources with a cheaper bulk read (a cursor over region files, rows of a stored grid) override it.
+    fn read_block(
+        &self,
+        x0: i64,
+        z0: i64,
+        w: usize,
+        d: usize,
+        heights: &mut Vec<f32>,
+        control: &mut Vec<u32>,
+    ) {
+        heights.clear();
+        control.clear();
+        let mut painted = false;
+        for j in 0..d as i64 {
+            for i in 0..w as i64 {
+                let (x, z) = (x0.saturating_add(i), z0.saturating_add(j));
+                heights.push(self.texel(x, z)[0]);
+                let c = self.control(x, z);
+                painted |= c != 0;
+                control.push(c);
+            }
+        }
+        if !painted {
+            control.clear();
+        }
+    }
 }
 
 impl Samples for TerrainData {
@@ -146,6 +175,197 @@ impl Samples for TerrainData {
         let row = z * self.width() + x0;
         self.heights().get(row..row + len)
     }
+    fn read_block(
+        &self,
+        x0: i64,
+        z0: i64,
+        w: usize,
+        d: usize,
+        heights: &mut Vec<f32>,
+        control: &mut Vec<u32>,
+    ) {
+        // Row copies: the block of an edit's collision tiles is taken on the main thread.
+        let (x0, z0) = (x0 as usize, z0 as usize);
+        let width = self.width();
+        heights.clear();
+        control.clear();
+        for z in z0..z0 + d {
+            heights.extend_from_slice(&self.heights()[z * width + x0..z * width + x0 + w]);
+        }
+        let map = self.control_map();
+        if !map.is_empty() {
+            for z in z0..z0 + d {
+                control.extend_from_slice(&map[z * width + x0..z * width + x0 + w]);
+            }
+        }
+    }
+}
+
+/// A copy of a grid's samples over a rectangle: heights and control values, plus what the grid's reads
+/// need (its size for clamping, spacing, whether rows are stored). It answers every `Samples` read inside
+/// the rectangle with the source's own bits (the same clamping, the same texel and patch arithmetic), so
+/// the collision workers compute tiles from it while the source is being edited, and a generator's
+/// fractal is evaluated once per sample instead of twelve times per collision point. Reads outside the
+/// rectangle are clamped into it: size it with a margin (`collision::Tiling::tile_block`).
+#[derive(Clone, Debug, Default)]
+pub struct SampleBlock {
+    /// First sample (x, z) of the rectangle.
+    origin: [i64; 2],
+    w: usize,
+    d: usize,
+    /// The source's size (None: endless, no clamping).
+    size: Option<[usize; 2]>,
+    spacing: f64,
+    heights: Vec<f32>,
+    /// Empty: every value 0.
+    control: Vec<u32>,
+    bounds: (f32, f32),
+    /// Whether the source gives rows of stored samples (a collision grid of subdivision 1 copies them).
+    rows: bool,
+}
+
+impl SampleBlock {
+    /// Copies samples `x0 .. x0 + w` × `z0 .. z0 + d` of `source` (the part inside a finite grid).
+    pub fn copy<S: Samples + ?Sized>(source: &S, x0: i64, z0: i64, w: usize, d: usize) -> Self {
+        let mut b = Self::default();
+        b.copy_from(source, x0, z0, w, d);
+        b
+    }
+
+    /// `copy` into this block's buffers.
+    pub fn copy_from<S: Samples + ?Sized>(
+        &mut self,
+        source: &S,
+        x0: i64,
+        z0: i64,
+        w: usize,
+        d: usize,
+    ) {
+        let (mut x0, mut z0, mut x1, mut z1) = (
+            x0,
+            z0,
+            x0.saturating_add(w as i64),
+            z0.saturating_add(d as i64),
+        );
+        if let Some([sw, sd]) = source.size() {
+            let (sw, sd) = (sw as i64, sd as i64);
+            x0 = x0.clamp(0, sw - 1);
+            z0 = z0.clamp(0, sd - 1);
+            x1 = x1.clamp(x0 + 1, sw);
+            z1 = z1.clamp(z0 + 1, sd);
+        }
+        let (w, d) = ((x1 - x0).max(1) as usize, (z1 - z0).max(1) as usize);
+        source.read_block(x0, z0, w, d, &mut self.heights, &mut self.control);
+        self.origin = [x0, z0];
+        (self.w, self.d) = (w, d);
+        self.size = source.size();
+        self.spacing = source.spacing();
+        self.bounds = source.height_bounds();
+        self.rows = self.size.is_some() && source.sample_row(x0 as usize, z0 as usize, 1).is_some();
+    }
+
+    /// The rectangle's first sample and its size.
+    pub fn rect(&self) -> ([i64; 2], [usize; 2]) {
+        (self.origin, [self.w, self.d])
+    }
+
+    /// Sample (x, z) clamped to the source's grid: the index every read of a finite grid starts from.
+    #[inline(always)]
+    fn grid(&self, x: i64, z: i64) -> (i64, i64) {
+        match self.size {
+            Some([w, d]) => (x.clamp(0, w as i64 - 1), z.clamp(0, d as i64 - 1)),
+            None => (x, z),
+        }
+    }
+
+    /// Index in the buffers of grid sample (x, z), clamped into the rectangle.
+    #[inline(always)]
+    fn index(&self, x: i64, z: i64) -> usize {
+        let i = (x.saturating_sub(self.origin[0])).clamp(0, self.w as i64 - 1) as usize;
+        let j = (z.saturating_sub(self.origin[1])).clamp(0, self.d as i64 - 1) as usize;
+        j * self.w + i
+    }
+
+    #[inline(always)]
+    fn height(&self, x: i64, z: i64) -> f32 {
+        self.heights[self.index(x, z)]
+    }
+}
+
+impl Samples for SampleBlock {
+    fn spacing(&self) -> f64 {
+        self.spacing
+    }
+    /// `TerrainData::texel`'s rule (neighbours clamped to the grid; none to clamp for an endless source).
+    #[inline]
+    fn texel(&self, x: i64, z: i64) -> Texel {
+        let (x, z) = self.grid(x, z);
+        let n = |x: i64, z: i64| {
+            let (x, z) = self.grid(x, z);
+            self.height(x, z)
+        };
+        let h = self.height(x, z);
+        let sx = slope(n(x.saturating_sub(1), z), n(x.saturating_add(1), z));
+        let sz = slope(n(x, z.saturating_sub(1)), n(x, z.saturating_add(1)));
+        [h, sx, sz]
+    }
+    fn control(&self, x: i64, z: i64) -> u32 {
+        if self.control.is_empty() {
+            return 0;
+        }
+        let (x, z) = self.grid(x, z);
+        self.control[self.index(x, z)]
+    }
+    fn patch_gradient(&self, sx: f64, sz: f64) -> (f32, f32, f32) {
+        let (c, tu, tv) = patch_of(self, sx, sz);
+        bezier_patch::gradient_in_patch(&c, tu, tv)
+    }
+    fn patch_height(&self, sx: f64, sz: f64) -> f32 {
+        let (c, tu, tv) = patch_of(self, sx, sz);
+        bezier_patch::height_in_patch(&c, tu, tv)
+    }
+    fn is_hole_at_sample(&self, sx: f64, sz: f64) -> bool {
+        if self.control.is_empty() || !(sx.is_finite() && sz.is_finite()) {
+            return false;
+        }
+        hole_rule(self, sx, sz)
+    }
+    fn size(&self) -> Option<[usize; 2]> {
+        self.size
+    }
+    fn height_bounds(&self) -> (f32, f32) {
+        self.bounds
+    }
+    fn sample_row(&self, x0: usize, z: usize, len: usize) -> Option<&[f32]> {
+        if !self.rows || !self.control.is_empty() {
+            return None;
+        }
+        let i = (x0 as i64).checked_sub(self.origin[0])?;
+        let j = (z as i64).checked_sub(self.origin[1])?;
+        let (i, j) = (usize::try_from(i).ok()?, usize::try_from(j).ok()?);
+        if i + len > self.w || j >= self.d {
+            return None;
+        }
+        self.heights.get(j * self.w + i..j * self.w + i + len)
+    }
+}
+
+/// The four corner texels of the patch at sample-space (sx, sz) through `texel` (the arithmetic every
+/// source's patch has), and its local parameters.
+#[inline]
+fn patch_of<S: Samples + ?Sized>(s: &S, sx: f64, sz: f64) -> ([Texel; 4], f32, f32) {
+    let ([ix, iz], tu, tv) = bezier_patch::locate(sx, sz);
+    let (ix1, iz1) = (ix.saturating_add(1), iz.saturating_add(1));
+    (
+        [
+            s.texel(ix, iz),
+            s.texel(ix1, iz),
+            s.texel(ix, iz1),
+            s.texel(ix1, iz1),
+        ],
+        tu,
+        tv,
+    )
 }
 
 /// `TerrainData`'s hole rule over any grid's control values: the square between four samples is split

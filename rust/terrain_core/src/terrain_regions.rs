@@ -743,6 +743,34 @@ impl Samples for TerrainRegions {
     fn height_bounds(&self) -> (f32, f32) {
         self.meta.range
     }
+    fn read_block(
+        &self,
+        x0: i64,
+        z0: i64,
+        w: usize,
+        d: usize,
+        heights: &mut Vec<f32>,
+        control: &mut Vec<u32>,
+    ) {
+        // One cursor for the block: the cache's lock once per region instead of once per sample.
+        let view = self.mip(0);
+        let mut cur = Cursor::new(&view);
+        heights.clear();
+        control.clear();
+        for j in 0..d as i64 {
+            for i in 0..w as i64 {
+                heights.push(cur.height(x0 + i, z0 + j));
+            }
+        }
+        if self.meta.has_control {
+            for j in 0..d as i64 {
+                for i in 0..w as i64 {
+                    let c = cur.locate(x0 + i, z0 + j);
+                    control.push(c.map_or(0, |(r, k)| r.control.get(k).copied().unwrap_or(0)));
+                }
+            }
+        }
+    }
     fn coarse(&self, step: f64) -> Option<Box<dyn Samples + '_>> {
         // A lattice step of 2^k samples reads mip k - 1: two mip samples per step keep the far rings'
         // shape while each ring touches only a few regions.

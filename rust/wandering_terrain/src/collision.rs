@@ -8,8 +8,11 @@ use godot::classes::physics_server_3d::{BodyMode, BodyParameter};
 use godot::classes::{PhysicsMaterial, PhysicsServer3D};
 use godot::prelude::*;
 use std::collections::HashMap;
+use std::sync::Arc;
 use terrain_core::clipmap_data::Frame;
+use terrain_core::clipmap_stream::SharedSamples;
 use terrain_core::collision::{check_radius, check_subdivision, TileGrid, TileId, Tiling};
+use terrain_core::collision_stream::{block_for, CollisionStream, ReadyTile};
 use terrain_core::samples::Samples;
 use terrain_core::terrain_data::Region;
 
@@ -59,10 +62,23 @@ pub struct TerrainCollision {
     key: Option<Key>,
     /// The frame the shapes are placed for.
     frame: Option<Frame>,
-    /// The tile ranges last time (see `ranges`): unchanged and complete means no tile to add or drop.
-    wanted: Option<[Range2; 3]>,
+    /// Every wanted tile is in place (nothing to ask the workers for).
     complete: bool,
     pending: Option<Region>,
+    /// Grids computed on worker threads, and those finished but not yet written.
+    stream: CollisionStream,
+    ready: Vec<ReadyTile>,
+    /// Tiles asked of the workers, with the stamp of the request.
+    requested: HashMap<TileId, u64>,
+    /// Tiles an edit touched (the edit's stamp) whose new grid is not in place yet.
+    dirty: HashMap<TileId, u64>,
+    /// Edits seen (a grid asked for before an edit of its tile is stale).
+    stamp: u64,
+    /// The target at the last update, and where it is heading (terrain units ahead of it).
+    last_target: Option<[f64; 2]>,
+    lead: [f64; 2],
+    /// Tiles computed on the main thread because the workers had not brought them in time.
+    late_tiles: u64,
     /// Kept buffers: tiles to write and their grids.
     todo: Vec<TileId>,
     grids: Vec<TileGrid>,
@@ -76,8 +92,50 @@ fn contains(r: Range2, id: &TileId) -> bool {
     (r.0[0]..r.0[1]).contains(&id[0]) && (r.1[0]..r.1[1]).contains(&id[1])
 }
 
-/// Tiles of the ring around the needed ones written per physics frame (about 0.2 ms each).
-const PREFETCH_TILES: usize = 2;
+/// New tiles handed to the engine per physics frame (about 0.1 ms each in Godot Physics, 0.3 ms in Jolt);
+/// edited ones are written as soon as they are ready.
+const WRITE_BUDGET: usize = 4;
+
+/// Tiles asked of the workers at a time, and per job (small jobs: the nearest tiles come back first).
+const IN_FLIGHT: usize = 16;
+const JOB_TILES: usize = 4;
+
+/// Tiles are prepared where the target will be this many updates ahead, at its current speed.
+const LEAD_TICKS: f64 = 15.0;
+
+/// A missing tile within this many samples of the target is computed at once rather than waited for.
+const LATE_REACH: f64 = 2.0;
+
+/// The tiles (columns, rows) within `radius` of any of `points`, as one rectangle.
+fn tiles_around(tiling: &Tiling, spacing: f64, points: &[[f64; 2]], radius: f64) -> Range2 {
+    let mut lo = [usize::MAX; 2];
+    let mut hi = [0usize; 2];
+    for &q in points {
+        for id in tiling.tiles_near(spacing, q, radius) {
+            for a in 0..2 {
+                lo[a] = lo[a].min(id[a]);
+                hi[a] = hi[a].max(id[a] + 1);
+            }
+        }
+    }
+    if lo[0] == usize::MAX {
+        ([0, 0], [0, 0])
+    } else {
+        ([lo[0], hi[0]], [lo[1], hi[1]])
+    }
+}
+
+/// Distance from point `c` to the segment from `p` to `a`.
+fn segment_distance(c: [f64; 2], p: [f64; 2], a: [f64; 2]) -> f64 {
+    let (dx, dz) = (a[0] - p[0], a[1] - p[1]);
+    let len2 = dx * dx + dz * dz;
+    let t = if len2 > 0.0 {
+        (((c[0] - p[0]) * dx + (c[1] - p[1]) * dz) / len2).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    (c[0] - p[0] - t * dx).hypot(c[1] - p[1] - t * dz)
+}
 
 /// Grid points per tile side in DYNAMIC mode (about 0.1 ms to build in Godot Physics, 0.3 ms in Jolt).
 const DYNAMIC_TILE_POINTS: usize = 65;
@@ -124,7 +182,19 @@ impl TerrainCollision {
         self.free.clear();
         self.key = None;
         self.frame = None;
-        self.wanted = None;
+        self.forget();
+    }
+
+    /// Forgets what the workers are doing and what they brought (a new key, a cleared collision).
+    fn forget(&mut self) {
+        self.stream.invalidate();
+        for r in self.ready.drain(..) {
+            self.stream.recycle(r.grid);
+        }
+        self.requested.clear();
+        self.dirty.clear();
+        self.complete = false;
+        self.last_target = None;
     }
 
     /// Layers, mask and material onto every body.
@@ -214,13 +284,25 @@ impl TerrainCollision {
         self.used.len()
     }
 
+    /// Tiles computed on the main thread because the workers were late (see `update`).
+    pub fn late_tiles(&self) -> u64 {
+        self.late_tiles
+    }
+
     /// Brings the tiles up to date (each physics frame): drops and adds tiles for the mode and the target
-    /// (terrain-space X/Z), rewrites the tiles that pending edits touched. Returns the tiles written.
+    /// (terrain-space X/Z), rewrites the tiles that pending edits touched. Grids are computed on worker
+    /// threads, ahead of the target along its motion; this call hands finished ones to the engine (a few a
+    /// frame) and computes at once only a missing tile under the target (`late_tiles` counts those).
+    /// `now`: wait for the workers and bring every wanted tile and edit in before returning (a caller that
+    /// needs collision this instant). `shared`: the source itself when workers may read it (an endless or
+    /// region source); otherwise the samples a job needs are copied first. Returns the tiles written.
     pub fn update<S: Samples + ?Sized>(
         &mut self,
         terrain: Option<&S>,
+        shared: Option<&SharedSamples>,
         frame: &Frame,
         target: Option<[f64; 2]>,
+        now: bool,
     ) -> usize {
         let (Some(_), Some(t)) = (self.space, terrain) else {
             self.clear();
@@ -235,6 +317,11 @@ impl TerrainCollision {
             self.clear();
             self.key = Some(key);
             self.pending = None;
+        }
+        // A still target, no edit and nothing on its way: nothing to do.
+        let still = target == self.last_target && self.frame == Some(*frame);
+        if still && !now && self.pending.is_none() && self.settled() {
+            return 0;
         }
         // DYNAMIC: small tiles, quick to build while the target moves; FULL: the smallest tiles that keep
         // the whole terrain within a body budget.
@@ -259,65 +346,237 @@ impl TerrainCollision {
                 );
             }
         }
-        self.todo.clear();
-        // Edits first, for tiles that stay.
+        self.follow_target(target, t.spacing() * tiling.tile_cells() as f64);
         if let Some(r) = self.pending.take() {
+            self.stamp += 1;
             for id in tiling.tiles_touching(r) {
-                if self.used.contains_key(&id) {
-                    self.todo.push(id);
+                if self.used.contains_key(&id) || self.requested.contains_key(&id) {
+                    self.dirty.insert(id, self.stamp);
                 }
             }
         }
         let ranges = self.ranges(&tiling, t, full, frame, target);
-        if Some(ranges) != self.wanted || !self.complete {
-            self.wanted = Some(ranges);
-            let [must, want, keep] = ranges;
-            let gone: Vec<TileId> = self
-                .used
-                .keys()
-                .filter(|id| !contains(keep, id))
-                .copied()
-                .collect();
-            for id in gone {
-                let slot = self.used.remove(&id).expect("used tile");
-                self.release(slot);
+        self.drop_outside(ranges);
+        let mut written = self.take_ready(&ranges, now);
+        written += self.compute_late(&tiling, t, frame, &ranges, now);
+        self.ask_workers(&tiling, t, shared, &ranges);
+        written
+    }
+
+    /// Nothing left to do until the target moves or an edit arrives.
+    fn settled(&self) -> bool {
+        self.complete
+            && self.dirty.is_empty()
+            && self.ready.is_empty()
+            && self.stream.in_flight() == 0
+    }
+
+    /// Keeps the target and how far ahead of it to prepare tiles: its motion over `LEAD_TICKS` updates
+    /// (nothing for a jump: a teleport prepares around where it lands).
+    fn follow_target(&mut self, target: Option<[f64; 2]>, tile: f64) {
+        self.lead = match (target, self.last_target) {
+            (Some(p), Some(q)) => {
+                let d = [p[0] - q[0], p[1] - q[1]];
+                let step = d[0].hypot(d[1]);
+                let most = self.settings.radius.max(tile) * 2.0;
+                if step.is_finite() && step <= most {
+                    let k = (LEAD_TICKS * step).min(most) / step.max(1e-12);
+                    [d[0] * k, d[1] * k]
+                } else {
+                    [0.0; 2]
+                }
             }
-            // Edited tiles that were just dropped are not rewritten.
-            let used = &self.used;
-            self.todo.retain(|id| used.contains_key(id));
-            // Tiles the target needs now, then a few of the ring around them, so crossing a tile border
-            // finds its tiles ready and the work is spread over frames.
-            let mut prefetch = 0;
-            self.complete = true;
-            for z in want.1[0]..want.1[1] {
-                for x in want.0[0]..want.0[1] {
-                    let id = [x, z];
-                    if self.used.contains_key(&id) || self.todo.contains(&id) {
-                        continue;
-                    }
-                    if contains(must, &id) {
+            _ => [0.0; 2],
+        };
+        self.last_target = target;
+    }
+
+    /// Drops the tiles, results and edit marks outside what is kept; edited tiles beyond what the target
+    /// needs now are dropped rather than rewritten (they are prepared again if the target comes near).
+    fn drop_outside(&mut self, [must, _, keep]: [Range2; 3]) {
+        let dirty = &self.dirty;
+        let gone: Vec<TileId> = self
+            .used
+            .keys()
+            .filter(|id| !contains(keep, id) || (dirty.contains_key(*id) && !contains(must, id)))
+            .copied()
+            .collect();
+        for id in gone {
+            let slot = self.used.remove(&id).expect("used tile");
+            self.release(slot);
+        }
+        // An edited tile still being computed keeps its mark: the stale grid must not be shown.
+        let requested = &self.requested;
+        self.dirty
+            .retain(|id, _| contains(must, id) || requested.contains_key(id));
+        let mut ready = std::mem::take(&mut self.ready);
+        ready.retain(|r| contains(keep, &r.id));
+        self.ready = ready;
+    }
+
+    /// Takes finished grids from the workers and writes those still current: every edited tile and, in
+    /// order of need, up to `WRITE_BUDGET` new ones a frame (all of them when `now`).
+    fn take_ready(&mut self, ranges: &[Range2; 3], now: bool) -> usize {
+        let mut ready = std::mem::take(&mut self.ready);
+        if now {
+            self.stream.wait(&mut ready);
+        } else {
+            self.stream.poll(&mut ready);
+        }
+        let keep = ranges[2];
+        // Current: asked for after the tile's last edit, and either new or replacing an edited tile.
+        ready.retain_mut(|r| {
+            if self.requested.get(&r.id).is_some_and(|&s| s <= r.stamp) {
+                self.requested.remove(&r.id);
+            }
+            let edited = self.dirty.get(&r.id).copied();
+            let current = contains(keep, &r.id)
+                && edited.is_none_or(|e| e <= r.stamp)
+                && (edited.is_some() || !self.used.contains_key(&r.id));
+            if !current {
+                self.stream.recycle(std::mem::take(&mut r.grid));
+            }
+            current
+        });
+        let p = self.last_target.unwrap_or([0.0; 2]);
+        let spacing = self.key.map_or(1.0, |k| k.0);
+        let dist = |r: &ReadyTile| {
+            let c = r.grid.centre;
+            let d = (c[0] - p[0]).abs().max((c[1] - p[1]).abs()) / spacing;
+            d as i64
+        };
+        ready.sort_by_key(|r| (!self.dirty.contains_key(&r.id), dist(r)));
+        let frame = self.frame.unwrap_or_default();
+        let mut written = 0;
+        let mut new = 0;
+        for r in ready.drain(..) {
+            let edited = self.dirty.contains_key(&r.id);
+            if !(now || edited || new < WRITE_BUDGET) {
+                self.ready.push(r);
+                continue;
+            }
+            new += usize::from(!edited);
+            self.dirty.remove(&r.id);
+            self.write(&r.grid, &frame, r.id);
+            self.stream.recycle(r.grid);
+            written += 1;
+        }
+        written
+    }
+
+    /// Computes on this thread the tiles the target cannot wait for: a missing tile under it (the workers
+    /// fell behind), every tile it needs when it has none yet (the first frame, a teleport), and with
+    /// `now` everything wanted and every edit.
+    fn compute_late<S: Samples + ?Sized>(
+        &mut self,
+        tiling: &Tiling,
+        t: &S,
+        frame: &Frame,
+        [must, want, _]: &[Range2; 3],
+        now: bool,
+    ) -> usize {
+        let first = !self.used.keys().any(|id| contains(*must, id));
+        let area = match (now, first, self.last_target) {
+            (true, _, _) => *want,
+            (false, true, _) => *must,
+            (false, false, Some(p)) => {
+                tiles_around(tiling, t.spacing(), &[p], LATE_REACH * t.spacing())
+            }
+            (false, false, None) => return 0,
+        };
+        self.todo.clear();
+        for z in area.1[0]..area.1[1] {
+            for x in area.0[0]..area.0[1] {
+                let id = [x, z];
+                if contains(*must, &id) || now {
+                    let missing =
+                        !self.used.contains_key(&id) || (now && self.dirty.contains_key(&id));
+                    if missing && !self.ready.iter().any(|r| r.id == id) {
                         self.todo.push(id);
-                    } else if prefetch < PREFETCH_TILES {
-                        self.todo.push(id);
-                        prefetch += 1;
-                    } else {
-                        self.complete = false;
                     }
                 }
             }
         }
         let todo = std::mem::take(&mut self.todo);
+        if !(now || first) {
+            self.late_tiles += todo.len() as u64;
+        }
         for batch in todo.chunks(BATCH) {
             let mut grids = std::mem::take(&mut self.grids);
             tiling.grids(t, batch, &mut grids);
             for (&id, g) in batch.iter().zip(&grids) {
+                self.dirty.remove(&id);
                 self.write(g, frame, id);
             }
             self.grids = grids;
         }
         let written = todo.len();
         self.todo = todo;
+        if now {
+            // Written now: whatever the workers still bring for these tiles is not needed.
+            self.stream.invalidate();
+            self.requested.clear();
+            for r in self.ready.drain(..) {
+                self.stream.recycle(r.grid);
+            }
+        }
         written
+    }
+
+    /// Asks the workers for edited tiles and for the wanted tiles that are missing, nearest to the target
+    /// and its path ahead first, up to `IN_FLIGHT` tiles at a time.
+    fn ask_workers<S: Samples + ?Sized>(
+        &mut self,
+        tiling: &Tiling,
+        t: &S,
+        shared: Option<&SharedSamples>,
+        [must, want, _]: &[Range2; 3],
+    ) {
+        let mut wanted = std::mem::take(&mut self.todo);
+        wanted.clear();
+        let stamp = self.stamp;
+        for (&id, &edited) in &self.dirty {
+            if self.requested.get(&id).is_none_or(|&s| s < edited) {
+                wanted.push(id);
+            }
+        }
+        let mut complete = true;
+        for z in want.1[0]..want.1[1] {
+            for x in want.0[0]..want.0[1] {
+                let id = [x, z];
+                if self.used.contains_key(&id) || self.dirty.contains_key(&id) {
+                    continue;
+                }
+                complete = false;
+                if !self.requested.contains_key(&id) && !self.ready.iter().any(|r| r.id == id) {
+                    wanted.push(id);
+                }
+            }
+        }
+        self.complete = complete;
+        // Nearest first to the path from the target to where it is heading.
+        let p = self.last_target.unwrap_or([0.0; 2]);
+        let a = [p[0] + self.lead[0], p[1] + self.lead[1]];
+        let sp = t.spacing();
+        let dirty = &self.dirty;
+        wanted.sort_by_cached_key(|&id| {
+            let (c, _) = tiling.placement(sp, id);
+            let d = segment_distance(c, p, a) / sp;
+            (!dirty.contains_key(&id), !contains(*must, &id), d as i64)
+        });
+        let room = IN_FLIGHT.saturating_sub(self.stream.in_flight());
+        wanted.truncate(room);
+        for job in wanted.chunks(JOB_TILES) {
+            let source = match shared {
+                Some(s) => s.clone(),
+                None => Arc::new(block_for(t, tiling, job)) as SharedSamples,
+            };
+            self.stream.request(source, *tiling, job, stamp);
+            for &id in job {
+                self.requested.insert(id, stamp);
+            }
+        }
+        self.todo = wanted;
     }
 
     /// Tile ranges (columns, rows) the target needs now, the ring to prepare, and what to keep.
@@ -341,22 +600,14 @@ impl TerrainCollision {
         let scale = frame.scale[0].abs().min(frame.scale[2].abs()).max(1e-9);
         let r = self.settings.radius / scale;
         let tile = tiling.tile_cells() as f64 * t.spacing();
-        let range = |radius: f64| {
-            let mut lo = [usize::MAX; 2];
-            let mut hi = [0usize; 2];
-            for id in tiling.tiles_near(t.spacing(), p, radius) {
-                for a in 0..2 {
-                    lo[a] = lo[a].min(id[a]);
-                    hi[a] = hi[a].max(id[a] + 1);
-                }
-            }
-            if lo[0] == usize::MAX {
-                ([0, 0], [0, 0])
-            } else {
-                ([lo[0], hi[0]], [lo[1], hi[1]])
-            }
-        };
-        [range(r), range(r + tile), range(r + 2.0 * tile)]
+        // Where the target is heading is prepared and kept as well.
+        let ahead = [p[0] + self.lead[0], p[1] + self.lead[1]];
+        let sp = t.spacing();
+        [
+            tiles_around(tiling, sp, &[p], r),
+            tiles_around(tiling, sp, &[p, ahead], r + tile),
+            tiles_around(tiling, sp, &[p, ahead], r + 2.0 * tile),
+        ]
     }
 
     /// Writes a tile's grid into its slot (taking a free slot or a new shape for a new tile).
@@ -425,7 +676,7 @@ impl TerrainCollision {
             }
             self.free.clear();
         }
-        self.wanted = None;
+        self.forget();
     }
 
     /// Disables a slot's shape and keeps it for reuse — up to `RESERVE` free slots; beyond that the

@@ -264,7 +264,7 @@ impl INode3D for TerrainNode {
     }
 
     fn physics_process(&mut self, _delta: f64) {
-        self.update_collision();
+        self.step_collision(false);
     }
 
     fn get_configuration_warnings(&self) -> PackedStringArray {
@@ -756,25 +756,19 @@ impl TerrainNode {
         self.collision.set_subdivision("TerrainNode", v);
     }
 
-    /// Brings collision up to date now (each physics frame does): the tiles the mode wants around the
-    /// target, and the tiles pending edits touched. Returns the number of tiles written.
+    /// Brings collision up to date now: every tile the mode wants around the target and every tile pending
+    /// edits touched, waiting for the worker threads. Each physics frame does this without waiting (grids
+    /// are computed on workers and arrive a frame or two later). Returns the number of tiles written.
     #[func]
     fn update_collision(&mut self) -> i64 {
-        let frame = self.terrain_frame();
-        let target = self.target_position().map(|p| {
-            [
-                (f64::from(p.x) - frame.origin[0]) / frame.scale[0],
-                (f64::from(p.z) - frame.origin[2]) / frame.scale[2],
-            ]
-        });
-        let data = self.terrain_data.clone();
-        if data.is_none() {
-            let g = self.streamed.clone();
-            return self.collision.update(g.as_deref(), &frame, target) as i64;
-        }
-        let d = data.as_ref().map(|d| d.bind());
-        self.collision
-            .update(d.as_ref().map(|d| d.core()), &frame, target) as i64
+        self.step_collision(true)
+    }
+
+    /// Collision tiles that were computed on the main thread because the worker threads had not brought
+    /// them when the target reached them (a measure of whether collision keeps up with the target).
+    #[func]
+    fn get_collision_late_tiles(&self) -> i64 {
+        self.collision.late_tiles() as i64
     }
 
     /// Number of collision tiles (heightmap shapes of 64 x 64 sample cells) in use.
@@ -785,6 +779,27 @@ impl TerrainNode {
 }
 
 impl TerrainNode {
+    /// Collision for the target and the pending edits (`update_collision`; `now`: wait for the workers).
+    fn step_collision(&mut self, now: bool) -> i64 {
+        let frame = self.terrain_frame();
+        let target = self.target_position().map(|p| {
+            [
+                (f64::from(p.x) - frame.origin[0]) / frame.scale[0],
+                (f64::from(p.z) - frame.origin[2]) / frame.scale[2],
+            ]
+        });
+        let data = self.terrain_data.clone();
+        if data.is_none() {
+            let g = self.streamed.clone();
+            return self
+                .collision
+                .update(g.as_deref(), g.as_ref(), &frame, target, now) as i64;
+        }
+        let d = data.as_ref().map(|d| d.bind());
+        self.collision
+            .update(d.as_ref().map(|d| d.core()), None, &frame, target, now) as i64
+    }
+
     /// Moves the pieces whose level snapped and sets the target uniform.
     fn layout_pieces(&mut self, pos: Vector3) {
         let target = [f64::from(pos.x), f64::from(pos.z)];

@@ -191,7 +191,7 @@ impl INode3D for WanderingTerrain {
     }
 
     fn physics_process(&mut self, _delta: f64) {
-        self.update_collision();
+        self.step_collision(false);
     }
 
     fn get_configuration_warnings(&self) -> PackedStringArray {
@@ -226,6 +226,25 @@ impl INode3D for WanderingTerrain {
             }
             _ => {}
         }
+    }
+}
+
+impl WanderingTerrain {
+    /// Collision for the camera and the pending edits (`update_collision`; `now`: wait for the workers).
+    fn step_collision(&mut self, now: bool) -> i64 {
+        let o = self.origin();
+        let frame = Frame {
+            origin: [f64::from(o.x), 0.0, f64::from(o.y)],
+            scale: [1.0; 3],
+        };
+        let target = self.followed_camera().map(|c| {
+            let p = c.get_global_position();
+            [f64::from(p.x - o.x), f64::from(p.z - o.y)]
+        });
+        let data = self.terrain_data.clone();
+        let d = data.as_ref().map(|d| d.bind());
+        self.collision
+            .update(d.as_ref().map(|d| d.core()), None, &frame, target, now) as i64
     }
 }
 
@@ -338,23 +357,18 @@ impl WanderingTerrain {
         self.collision.set_subdivision("WanderingTerrain", v);
     }
 
-    /// Brings collision up to date now (each physics frame does): the tiles the mode wants around the
-    /// followed camera, and the tiles pending edits touched. Returns the number of tiles written.
+    /// Brings collision up to date now: every tile the mode wants around the followed camera and every
+    /// tile pending edits touched, waiting for the worker threads. Each physics frame does this without
+    /// waiting (grids are computed on workers and arrive a frame or two later). Returns the tiles written.
     #[func]
     fn update_collision(&mut self) -> i64 {
-        let o = self.origin();
-        let frame = Frame {
-            origin: [f64::from(o.x), 0.0, f64::from(o.y)],
-            scale: [1.0; 3],
-        };
-        let target = self.followed_camera().map(|c| {
-            let p = c.get_global_position();
-            [f64::from(p.x - o.x), f64::from(p.z - o.y)]
-        });
-        let data = self.terrain_data.clone();
-        let d = data.as_ref().map(|d| d.bind());
-        self.collision
-            .update(d.as_ref().map(|d| d.core()), &frame, target) as i64
+        self.step_collision(true)
+    }
+
+    /// Collision tiles computed on the main thread because the workers had not brought them in time.
+    #[func]
+    fn get_collision_late_tiles(&self) -> i64 {
+        self.collision.late_tiles() as i64
     }
 
     /// Number of collision tiles in use.
