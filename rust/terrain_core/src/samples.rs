@@ -4,7 +4,7 @@
 //! the surface through the same Bézier patch maths, so whatever the source, `get_height` is what is drawn.
 
 use crate::bezier_patch::{self, Texel};
-use crate::terrain_data::{slope, TerrainData, HOLE};
+use crate::terrain_data::{block_texels, slope, TerrainData, HOLE};
 
 /// A grid of samples, readable from any thread.
 pub trait Samples: Sync {
@@ -290,6 +290,32 @@ impl SampleBlock {
     fn height(&self, x: i64, z: i64) -> f32 {
         self.heights[self.index(x, z)]
     }
+
+    /// The patch's corner texels: where its 4 x 4 block of heights needs no clamping (inside the grid and
+    /// the rectangle) read at once, with `TerrainData`'s arithmetic; else through `texel`. Same bits.
+    #[inline(always)]
+    fn patch(&self, sx: f64, sz: f64) -> ([Texel; 4], f32, f32) {
+        let ([ix, iz], tu, tv) = bezier_patch::locate(sx, sz);
+        let inside_grid = match self.size {
+            Some([w, d]) => ix >= 1 && iz >= 1 && ix < w as i64 - 2 && iz < d as i64 - 2,
+            None => true,
+        };
+        let (bx, bz) = (
+            ix.wrapping_sub(self.origin[0]),
+            iz.wrapping_sub(self.origin[1]),
+        );
+        if inside_grid && bx >= 1 && bz >= 1 && bx + 2 < self.w as i64 && bz + 2 < self.d as i64 {
+            let w = self.w;
+            let b = bz as usize * w + bx as usize;
+            let row = |o: usize| -> [f32; 4] {
+                let r = &self.heights[o - 1..o + 3];
+                [r[0], r[1], r[2], r[3]]
+            };
+            let rows = [row(b - w), row(b), row(b + w), row(b + 2 * w)];
+            return (block_texels(&rows), tu, tv);
+        }
+        patch_of(self, sx, sz)
+    }
 }
 
 impl Samples for SampleBlock {
@@ -317,11 +343,11 @@ impl Samples for SampleBlock {
         self.control[self.index(x, z)]
     }
     fn patch_gradient(&self, sx: f64, sz: f64) -> (f32, f32, f32) {
-        let (c, tu, tv) = patch_of(self, sx, sz);
+        let (c, tu, tv) = self.patch(sx, sz);
         bezier_patch::gradient_in_patch(&c, tu, tv)
     }
     fn patch_height(&self, sx: f64, sz: f64) -> f32 {
-        let (c, tu, tv) = patch_of(self, sx, sz);
+        let (c, tu, tv) = self.patch(sx, sz);
         bezier_patch::height_in_patch(&c, tu, tv)
     }
     fn is_hole_at_sample(&self, sx: f64, sz: f64) -> bool {

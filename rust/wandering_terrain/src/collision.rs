@@ -395,16 +395,18 @@ impl TerrainCollision {
     /// needs now are dropped rather than rewritten (they are prepared again if the target comes near).
     fn drop_outside(&mut self, [must, _, keep]: [Range2; 3]) {
         let dirty = &self.dirty;
-        let gone: Vec<TileId> = self
-            .used
-            .keys()
-            .filter(|id| !contains(keep, id) || (dirty.contains_key(*id) && !contains(must, id)))
-            .copied()
-            .collect();
-        for id in gone {
-            let slot = self.used.remove(&id).expect("used tile");
+        let mut gone = std::mem::take(&mut self.todo);
+        gone.clear();
+        gone.extend(
+            self.used.keys().filter(|id| {
+                !contains(keep, id) || (dirty.contains_key(*id) && !contains(must, id))
+            }),
+        );
+        for id in &gone {
+            let slot = self.used.remove(id).expect("used tile");
             self.release(slot);
         }
+        self.todo = gone;
         // An edited tile still being computed keeps its mark: the stale grid must not be shown.
         let requested = &self.requested;
         self.dirty
@@ -559,13 +561,19 @@ impl TerrainCollision {
         let a = [p[0] + self.lead[0], p[1] + self.lead[1]];
         let sp = t.spacing();
         let dirty = &self.dirty;
-        wanted.sort_by_cached_key(|&id| {
+        wanted.sort_unstable_by_key(|&id| {
             let (c, _) = tiling.placement(sp, id);
             let d = segment_distance(c, p, a) / sp;
             (!dirty.contains_key(&id), !contains(*must, &id), d as i64)
         });
+        // Edited tiles all at once (they are collidable again as soon as possible); new ones a few at a
+        // time, so the nearest come back first whatever the target does next.
+        let edited = wanted
+            .iter()
+            .take_while(|id| dirty.contains_key(*id))
+            .count();
         let room = IN_FLIGHT.saturating_sub(self.stream.in_flight());
-        wanted.truncate(room);
+        wanted.truncate(edited.max(room));
         for job in wanted.chunks(JOB_TILES) {
             let source = match shared {
                 Some(s) => s.clone(),

@@ -53,7 +53,7 @@ fn main() -> ExitCode {
             Ok(true)
         }),
         _ => {
-            eprintln!("usage: cargo xtask build [--release] | test [--no-render] [--filter TEXT] | demo [--renderer opengl3|vulkan] [--measure] | bench [--quick] [--godot-only] [--no-render] | package [--debug] | textures | godot -- ARGS");
+            eprintln!("usage: cargo xtask build [--release] | test [--no-render] [--filter TEXT] | demo [--renderer opengl3|vulkan] [--measure] | bench [--quick] [--godot-only] [--no-render] [--only TEXT] | package [--debug] | textures | godot -- ARGS");
             return ExitCode::from(2);
         }
     };
@@ -603,6 +603,8 @@ fn bench(repo: &Path, args: &[String]) -> Result<bool, String> {
     import(&g, &repo.join("tests"), &repo.join("target/godot-bench"))?;
     let tp = repo.join("tests").display().to_string();
     let log = repo.join("target/godot-bench/bench.log");
+    // `--only TEXT`: just the Godot-side benches whose file name contains TEXT.
+    let only = opt(args, "--only");
     let mut a = vec![
         "--headless",
         "--audio-driver",
@@ -616,22 +618,26 @@ fn bench(repo: &Path, args: &[String]) -> Result<bool, String> {
     if quick {
         a.push("--quick");
     }
+    if let Some(o) = only {
+        a.extend(["--only", o]);
+    }
     let run = run_godot(&g, &a, &[], &log, Duration::from_secs(900))?;
     let mut ok = print_bench(&run);
     // The collision bench again under Jolt (the tests project defaults to Godot Physics).
-    let cfg = repo.join("tests/override.cfg");
-    std::fs::write(&cfg, "[physics]\n3d/physics_engine=\"Jolt Physics\"\n")
-        .map_err(|e| e.to_string())?;
-    a.extend(["--only", "collision"]);
-    let run = run_godot(
-        &g,
-        &a,
-        &[],
-        &repo.join("target/godot-bench/bench-jolt.log"),
-        Duration::from_secs(900),
-    );
-    let _ = std::fs::remove_file(&cfg);
-    ok &= print_bench(&run?);
+    if only.is_none_or(|o| "bench_collision.gd".contains(o)) {
+        a.retain(|x| Some(*x) != only && *x != "--only");
+        a.extend(["--only", "collision"]);
+        let run = with_jolt(repo, || {
+            run_godot(
+                &g,
+                &a,
+                &[],
+                &repo.join("target/godot-bench/bench-jolt.log"),
+                Duration::from_secs(900),
+            )
+        })?;
+        ok &= print_bench(&run);
+    }
     // Benches that need a real renderer (texture memory, uploads), under Xvfb for both renderers.
     if !args.iter().any(|a| a == "--no-render") {
         let x = godot::start_xvfb()?;
@@ -657,13 +663,38 @@ fn bench(repo: &Path, args: &[String]) -> Result<bool, String> {
             if quick {
                 a.push("--quick");
             }
+            if let Some(o) = only {
+                a.extend(["--only", o]);
+            }
             let mut env = g.render_env(repo);
             env.push(("DISPLAY".into(), x.display.clone()));
             let run = run_godot(&g, &a, &env, &log, Duration::from_secs(1800))?;
             ok &= print_bench(&run);
+            // The main-thread bench again under Jolt, on Forward+.
+            if r == Renderer::Vulkan
+                && only.is_none_or(|o| "render_bench_main_thread.gd".contains(o))
+            {
+                a.retain(|x| Some(*x) != only && *x != "--only");
+                a.extend(["--only", "main_thread"]);
+                let log = repo.join("target/godot-bench/bench-vulkan-jolt.log");
+                let run = with_jolt(repo, || {
+                    run_godot(&g, &a, &env, &log, Duration::from_secs(1800))
+                })?;
+                ok &= print_bench(&run);
+            }
         }
     }
     Ok(ok)
+}
+
+/// Runs `f` with the tests project switched to Jolt Physics (it defaults to Godot Physics).
+fn with_jolt<T>(repo: &Path, f: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+    let cfg = repo.join("tests/override.cfg");
+    std::fs::write(&cfg, "[physics]\n3d/physics_engine=\"Jolt Physics\"\n")
+        .map_err(|e| e.to_string())?;
+    let r = f();
+    let _ = std::fs::remove_file(&cfg);
+    r
 }
 
 /// Prints a bench run's result lines; false when it failed or logged errors.
