@@ -159,7 +159,6 @@ pub fn block_for<S: crate::samples::Samples + ?Sized>(
 mod tests {
     use super::*;
     use crate::generation::{Generated, NoiseParams};
-    use crate::samples::Samples;
     use crate::terrain_data::{Region, TerrainData};
     use std::sync::Arc;
 
