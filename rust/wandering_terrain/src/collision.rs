@@ -365,6 +365,16 @@ impl TerrainCollision {
         written
     }
 
+    /// Whether an update for `target` and `frame` would do nothing: a still target, no edit, nothing on
+    /// its way (the node then need not even look at its terrain).
+    pub fn idle(&self, frame: &Frame, target: Option<[f64; 2]>) -> bool {
+        self.key.is_some()
+            && target == self.last_target
+            && self.frame == Some(*frame)
+            && self.pending.is_none()
+            && self.settled()
+    }
+
     /// Nothing left to do until the target moves or an edit arrives.
     fn settled(&self) -> bool {
         self.complete
@@ -468,9 +478,9 @@ impl TerrainCollision {
         written
     }
 
-    /// Computes on this thread the tiles the target cannot wait for: a missing tile under it (the workers
-    /// fell behind), every tile it needs when it has none yet (the first frame, a teleport), and with
-    /// `now` everything wanted and every edit.
+    /// Computes on this thread the tiles the target cannot wait for: a missing or edited tile under it
+    /// (the workers fell behind, or an edit reached the ground it stands on), every tile it needs when it
+    /// has none yet (the first frame, a teleport), and with `now` everything wanted and every edit.
     fn compute_late<S: Samples + ?Sized>(
         &mut self,
         tiling: &Tiling,
@@ -489,13 +499,17 @@ impl TerrainCollision {
             (false, false, None) => return 0,
         };
         self.todo.clear();
+        let mut late = 0;
         for z in area.1[0]..area.1[1] {
             for x in area.0[0]..area.0[1] {
                 let id = [x, z];
                 if contains(*must, &id) || now {
-                    let missing =
-                        !self.used.contains_key(&id) || (now && self.dirty.contains_key(&id));
-                    if missing && !self.ready.iter().any(|r| r.id == id) {
+                    // Missing, or edited: the ground under the target is never stale.
+                    let used = self.used.contains_key(&id);
+                    if (!used || self.dirty.contains_key(&id))
+                        && !self.ready.iter().any(|r| r.id == id)
+                    {
+                        late += usize::from(!used);
                         self.todo.push(id);
                     }
                 }
@@ -503,7 +517,7 @@ impl TerrainCollision {
         }
         let todo = std::mem::take(&mut self.todo);
         if !(now || first) {
-            self.late_tiles += todo.len() as u64;
+            self.late_tiles += late as u64;
         }
         for batch in todo.chunks(BATCH) {
             let mut grids = std::mem::take(&mut self.grids);

@@ -89,6 +89,7 @@ pub struct TerrainNode {
     /// The node the rings follow; empty: the current camera (in the editor, the editor's camera).
     #[export]
     #[export_group(name = "Clipmap")]
+    #[var(set = set_target)]
     target: NodePath,
     /// Number of levels (rings), 1..=16. Reach doubles with each level.
     #[export(range = (1.0, 16.0))]
@@ -177,6 +178,11 @@ pub struct TerrainNode {
     height_range: Vector2,
     param_target: StringName,
     param_fine_origin: StringName,
+    /// The node `target` names, once found (found again when `target` changes or the node leaves).
+    target_node: std::cell::RefCell<Option<Gd<Node3D>>>,
+    /// The terrain frame collision was last placed with; None after a transform change. Physics frames
+    /// follow a still target at the cost of reading its position only.
+    collision_frame: Option<Frame>,
     base: Base<Node3D>,
 }
 
@@ -250,6 +256,8 @@ impl INode3D for TerrainNode {
             height_range: Vector2::ZERO,
             param_target: StringName::from("clipmap_target"),
             param_fine_origin: StringName::from("clipmap_fine_origin"),
+            target_node: std::cell::RefCell::new(None),
+            collision_frame: None,
             base,
         }
     }
@@ -284,6 +292,8 @@ impl INode3D for TerrainNode {
                     self.apply_look();
                 }
                 self.base_mut().set_notify_transform(true);
+                self.target_node.replace(None);
+                self.collision_frame = None;
                 self.rebuild();
                 // Collision is ready before the first physics frame.
                 if let Some(world) = self.base().get_world_3d() {
@@ -293,6 +303,7 @@ impl INode3D for TerrainNode {
                 }
             }
             N::EXIT_TREE => {
+                self.target_node.replace(None);
                 self.free_instances();
                 self.collision.exit();
             }
@@ -314,6 +325,7 @@ impl INode3D for TerrainNode {
             N::VISIBILITY_CHANGED => self.apply_flags(),
             // Origin and scale feed the shader, the data windows and the pieces' culling boxes.
             N::TRANSFORM_CHANGED => {
+                self.collision_frame = None;
                 self.data_key = None;
                 self.height_range = Vector2::new(f32::NAN, f32::NAN);
                 self.on_data_changed();
@@ -325,6 +337,12 @@ impl INode3D for TerrainNode {
 
 #[godot_api]
 impl TerrainNode {
+    #[func]
+    fn set_target(&mut self, target: NodePath) {
+        self.target = target;
+        self.target_node.replace(None);
+    }
+
     /// What is missing for this node to draw and collide; empty when nothing is. The editor shows these as
     /// the node's configuration warnings.
     #[func]
@@ -781,13 +799,20 @@ impl TerrainNode {
 impl TerrainNode {
     /// Collision for the target and the pending edits (`update_collision`; `now`: wait for the workers).
     fn step_collision(&mut self, now: bool) -> i64 {
-        let frame = self.terrain_frame();
+        let frame = match self.collision_frame {
+            Some(f) if !now => f,
+            _ => self.terrain_frame(),
+        };
+        self.collision_frame = Some(frame);
         let target = self.target_position().map(|p| {
             [
                 (f64::from(p.x) - frame.origin[0]) / frame.scale[0],
                 (f64::from(p.z) - frame.origin[2]) / frame.scale[2],
             ]
         });
+        if !now && self.collision.idle(&frame, target) {
+            return 0;
+        }
         let data = self.terrain_data.clone();
         if data.is_none() {
             let g = self.streamed.clone();
@@ -1144,8 +1169,16 @@ impl TerrainNode {
 
     fn target_position(&self) -> Option<Vector3> {
         if !self.target.is_empty() {
+            let mut found = self.target_node.borrow_mut();
+            if let Some(n) = found.as_ref() {
+                if n.is_instance_valid() && n.is_inside_tree() {
+                    return Some(n.get_global_position());
+                }
+            }
             let n: Gd<Node> = self.base().get_node_or_null(&self.target)?;
-            return n.try_cast::<Node3D>().ok().map(|n| n.get_global_position());
+            let n = n.try_cast::<Node3D>().ok()?;
+            *found = Some(n.clone());
+            return Some(n.get_global_position());
         }
         let cam = active_camera(&self.to_gd().upcast());
         cam.map(|c| c.get_global_position())
