@@ -4,7 +4,8 @@
 //! A dab reads and writes only the samples of its square (`dab_region`) and goes through
 //! `TerrainData::set_heights_region` / `set_holes_region`, the one edit path the nodes follow.
 
-use crate::terrain_data::{Region, TerrainData, TerrainDataError, HOLE};
+use crate::control::HOLE;
+use crate::terrain_data::{Region, TerrainData, TerrainDataError};
 use std::fmt;
 
 /// What a dab does.
@@ -287,10 +288,10 @@ pub fn apply(
     let rate = b.strength * delta;
     let blend = |w: f32| (1.0 - (-rate * f64::from(w)).exp()) as f32;
     if let Tool::Paint { layer, erase } = b.tool {
-        if layer >= crate::material::MAX_LAYERS {
+        if layer >= crate::control::MAX_LAYERS {
             return Err(BrushError::Terrain(TerrainDataError::Layer(layer as i64)));
         }
-        let slot = crate::material::slot_of(layer);
+        let slot = crate::control::slot_of(layer);
         let target = if erase { 0.0 } else { 1.0 };
         let before: Vec<u32> = (0..r.w * r.d)
             .map(|k| t.control((r.x + k % r.w) as i64, (r.z + k / r.w) as i64))
@@ -303,14 +304,14 @@ pub fn apply(
                 if w <= 0.0 {
                     return c;
                 }
-                let cur = crate::material::Paint::decode(c).weight_of(slot);
+                let cur = crate::control::Paint::decode(c).weight_of(slot);
                 let mut next = cur + (target - cur) * blend(w);
                 // Weights are 8-bit: a step under half a unit would round back and stall short of the
                 // target, so every touched sample moves at least one unit.
                 if cur != target && ((next - cur) * 255.0).abs() < 0.5 {
                     next = cur + (target - cur).signum() / 255.0;
                 }
-                crate::material::paint(c, slot, next)
+                crate::control::paint(c, slot, next)
             })
             .collect();
         if after == before {
@@ -478,7 +479,7 @@ mod tests {
             apply(&mut t, &paint(false), [8.0, 8.0], 0.5).unwrap();
         }
         assert_eq!(
-            crate::material::Paint::decode(t.control(7, 7)).weight_of(6),
+            crate::control::Paint::decode(t.control(7, 7)).weight_of(6),
             1.0
         );
         for z in 0..16 {

@@ -19,20 +19,21 @@
 //!   exact patch. The shader uses it wherever it covers a pixel's patch and falls back to the level's lattice
 //!   layer elsewhere.
 //!
-//! Every texel also carries the control value (`material::gpu_control`: the paint and a hole flag, exact in
+//! Every texel also carries the control value (`control::gpu_control`: the paint and a hole flag, exact in
 //! an f32): for the fine layer, its sample's paint and whether it is a hole (the shader hides a triangle with
 //! a hole corner, as `TerrainData::height_at`); for a lattice layer, the paint of the sample nearest its point
 //! and whether the point lies in a hole (its height is the surface as if there were none).
 //!
 //! The twin of `shaders/clipmap_data.gdshaderinc`.
 
-/// A layer's texel: height, slope x, slope z (the Bézier patch's data), control (`material::gpu_control`).
+/// A layer's texel: height, slope x, slope z (the Bézier patch's data), control (`control::gpu_control`).
 pub type Texel = [f32; 4];
 
 use crate::clipmap::ClipmapConfig;
-use crate::material::gpu_control;
+use crate::control::gpu_control;
+use crate::control::HOLE;
 use crate::samples::Samples;
-use crate::terrain_data::{Region, TerrainData, HOLE};
+use crate::terrain_data::{Region, TerrainData};
 use std::ops::Range;
 
 /// Terrain space → world: `world = terrain * scale + origin` per axis (a node moved and scaled, not rotated).
@@ -403,7 +404,7 @@ fn lattice_range(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::material::GPU_HOLE;
+    use crate::control::GPU_HOLE;
 
     fn rough(w: usize, d: usize) -> TerrainData {
         let h = (0..w * d)

@@ -7,7 +7,7 @@
 
 use crate::bezier_patch::Texel;
 use crate::samples::Samples;
-use crate::terrain_data::{block_texels, slope};
+use crate::samples::{block_texels, slope};
 use noise::{Fbm, MultiFractal, NoiseFn, OpenSimplex, Perlin, SuperSimplex, Value};
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

@@ -8,6 +8,7 @@ pub mod clipmap_data;
 pub mod clipmap_stream;
 pub mod collision;
 pub mod collision_stream;
+pub mod control;
 pub mod generation;
 pub mod heightmap_io;
 pub mod material;

@@ -4,7 +4,28 @@
 //! the surface through the same Bézier patch maths, so whatever the source, `get_height` is what is drawn.
 
 use crate::bezier_patch::{self, Texel};
-use crate::terrain_data::{block_texels, slope, TerrainData, HOLE};
+use crate::control::HOLE;
+
+/// The slope of a sample from its neighbours below and above: the central difference scaled to a third of
+/// a sample. Every path (texel, patch corners, slope pass) uses this one function, so they agree bit for bit.
+#[inline(always)]
+pub(crate) fn slope(lo: f32, hi: f32) -> f32 {
+    (hi - lo) * (1.0 / 6.0)
+}
+
+/// The four corner texels of a patch from the 4 x 4 block of heights around it (rows along Z, columns
+/// along X; the block's own corners are not read): `texel`'s arithmetic, so every source that reads a block
+/// at once (a TerrainData inside its grid, a region, a generator) gives the bits of the texel path.
+#[inline(always)]
+pub(crate) fn block_texels(r: &[[f32; 4]; 4]) -> [Texel; 4] {
+    let t = slope;
+    [
+        [r[1][1], t(r[1][0], r[1][2]), t(r[0][1], r[2][1])],
+        [r[1][2], t(r[1][1], r[1][3]), t(r[0][2], r[2][2])],
+        [r[2][1], t(r[2][0], r[2][2]), t(r[1][1], r[3][1])],
+        [r[2][2], t(r[2][1], r[2][3]), t(r[1][2], r[3][2])],
+    ]
+}
 
 /// A grid of samples, readable from any thread.
 pub trait Samples: Sync {
@@ -133,70 +154,6 @@ pub trait Samples: Sync {
         }
         if !painted {
             control.clear();
-        }
-    }
-}
-
-impl Samples for TerrainData {
-    #[inline(always)]
-    fn spacing(&self) -> f64 {
-        TerrainData::spacing(self)
-    }
-    #[inline(always)]
-    fn texel(&self, x: i64, z: i64) -> Texel {
-        TerrainData::texel(self, x, z)
-    }
-    #[inline(always)]
-    fn control(&self, x: i64, z: i64) -> u32 {
-        TerrainData::control(self, x, z)
-    }
-    #[inline(always)]
-    fn patch_gradient(&self, sx: f64, sz: f64) -> (f32, f32, f32) {
-        TerrainData::patch_gradient(self, sx, sz)
-    }
-    #[inline(always)]
-    fn patch_height(&self, sx: f64, sz: f64) -> f32 {
-        TerrainData::patch_height(self, sx, sz)
-    }
-    #[inline(always)]
-    fn is_hole_at_sample(&self, sx: f64, sz: f64) -> bool {
-        TerrainData::is_hole_at_sample(self, sx, sz)
-    }
-    fn size(&self) -> Option<[usize; 2]> {
-        Some([self.width(), self.depth()])
-    }
-    fn height_bounds(&self) -> (f32, f32) {
-        self.height_range()
-    }
-    fn sample_row(&self, x0: usize, z: usize, len: usize) -> Option<&[f32]> {
-        if !self.control_map().is_empty() {
-            return None;
-        }
-        let row = z * self.width() + x0;
-        self.heights().get(row..row + len)
-    }
-    fn read_block(
-        &self,
-        x0: i64,
-        z0: i64,
-        w: usize,
-        d: usize,
-        heights: &mut Vec<f32>,
-        control: &mut Vec<u32>,
-    ) {
-        // Row copies: the block of an edit's collision tiles is taken on the main thread.
-        let (x0, z0) = (x0 as usize, z0 as usize);
-        let width = self.width();
-        heights.clear();
-        control.clear();
-        for z in z0..z0 + d {
-            heights.extend_from_slice(&self.heights()[z * width + x0..z * width + x0 + w]);
-        }
-        let map = self.control_map();
-        if !map.is_empty() {
-            for z in z0..z0 + d {
-                control.extend_from_slice(&map[z * width + x0..z * width + x0 + w]);
-            }
         }
     }
 }

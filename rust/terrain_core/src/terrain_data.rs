@@ -9,7 +9,8 @@
 //! per sample scaled to a third of a sample, the offset of the Bézier control points.
 
 use crate::bezier_patch::{self, Texel};
-use crate::samples::Samples;
+use crate::control::HOLE;
+use crate::samples::{block_texels, slope, Samples};
 use std::fmt;
 
 /// Default budget of samples (8192²): larger terrains are refused before allocating.
@@ -117,7 +118,7 @@ impl fmt::Display for TerrainDataError {
             Self::Layer(v) => write!(
                 f,
                 "layer must be in [0, {}], got {v}",
-                crate::material::MAX_LAYERS - 1
+                crate::control::MAX_LAYERS - 1
             ),
             Self::Weight { index, value } => {
                 write!(f, "weights must be in [0, 1]; value {index} is {value}")
@@ -185,33 +186,6 @@ pub struct TerrainData {
     /// Non-zero values in `control`, kept by edits: an edit that clears the last one drops the map without
     /// scanning it.
     nonzero: usize,
-}
-
-/// Control bit of a hole sample. Holes follow the physics engines' heightmaps, which drop every triangle
-/// that has a NaN sample as a corner: the square between four samples is split into two triangles along
-/// its (x + 1, z)–(x, z + 1) diagonal (Godot Physics' and Jolt's split), and a triangle with a hole sample
-/// at a corner is a hole — `height_at` is NaN there, nothing is drawn and nothing collides.
-pub const HOLE: u32 = 1 << 31;
-
-/// The slope of a sample from its neighbours below and above: the central difference scaled to a third of
-/// a sample. Every path (texel, patch corners, slope pass) uses this one function, so they agree bit for bit.
-#[inline(always)]
-pub(crate) fn slope(lo: f32, hi: f32) -> f32 {
-    (hi - lo) * (1.0 / 6.0)
-}
-
-/// The four corner texels of a patch from the 4 x 4 block of heights around it (rows along Z, columns
-/// along X; the block's own corners are not read): `texel`'s arithmetic, so every source that reads a block
-/// at once (a TerrainData inside its grid, a region, a generator) gives the bits of the texel path.
-#[inline(always)]
-pub(crate) fn block_texels(r: &[[f32; 4]; 4]) -> [Texel; 4] {
-    let t = slope;
-    [
-        [r[1][1], t(r[1][0], r[1][2]), t(r[0][1], r[2][1])],
-        [r[1][2], t(r[1][1], r[1][3]), t(r[0][2], r[2][2])],
-        [r[2][1], t(r[2][0], r[2][2]), t(r[1][1], r[3][1])],
-        [r[2][2], t(r[2][1], r[2][3]), t(r[1][2], r[3][2])],
-    ]
 }
 
 /// Lowest and highest value, (INF, -INF) for none.
@@ -423,7 +397,7 @@ impl TerrainData {
         Ok(self.update_control(r, |k, c| if holes[k] != 0 { c | HOLE } else { c & !HOLE }))
     }
 
-    /// Paints weights (0..1, row-major) of `layer` in a region (see `material::paint`). Returns the region
+    /// Paints weights (0..1, row-major) of `layer` in a region (see `control::paint`). Returns the region
     /// whose drawn surface changed (grown by one sample, as for holes).
     pub fn set_layer_region(
         &mut self,
@@ -431,7 +405,7 @@ impl TerrainData {
         layer: i64,
         weights: &[f32],
     ) -> Result<Region, TerrainDataError> {
-        if !(0..crate::material::MAX_LAYERS as i64).contains(&layer) {
+        if !(0..crate::control::MAX_LAYERS as i64).contains(&layer) {
             return Err(TerrainDataError::Layer(layer));
         }
         if weights.len() != r.w * r.d {
@@ -449,8 +423,8 @@ impl TerrainData {
         {
             return Err(TerrainDataError::Weight { index, value });
         }
-        let slot = crate::material::slot_of(layer as usize);
-        Ok(self.update_control(r, |k, c| crate::material::paint(c, slot, weights[k])))
+        let slot = crate::control::slot_of(layer as usize);
+        Ok(self.update_control(r, |k, c| crate::control::paint(c, slot, weights[k])))
     }
 
     /// Replaces the control value of every sample of `r` by `f(index in r, old value)`; allocates the map on
@@ -495,7 +469,7 @@ impl TerrainData {
             tx * tz,
         ];
         for (c, k) in corners.iter().zip(k) {
-            for (slot, w) in crate::material::Paint::decode(*c).weights() {
+            for (slot, w) in crate::control::Paint::decode(*c).weights() {
                 if let Some(o) = usize::from(slot)
                     .checked_sub(1)
                     .and_then(|l| out.get_mut(l))
@@ -696,6 +670,70 @@ impl TerrainData {
             (0.0, 0.0)
         } else {
             self.range
+        }
+    }
+}
+
+impl Samples for TerrainData {
+    #[inline(always)]
+    fn spacing(&self) -> f64 {
+        TerrainData::spacing(self)
+    }
+    #[inline(always)]
+    fn texel(&self, x: i64, z: i64) -> Texel {
+        TerrainData::texel(self, x, z)
+    }
+    #[inline(always)]
+    fn control(&self, x: i64, z: i64) -> u32 {
+        TerrainData::control(self, x, z)
+    }
+    #[inline(always)]
+    fn patch_gradient(&self, sx: f64, sz: f64) -> (f32, f32, f32) {
+        TerrainData::patch_gradient(self, sx, sz)
+    }
+    #[inline(always)]
+    fn patch_height(&self, sx: f64, sz: f64) -> f32 {
+        TerrainData::patch_height(self, sx, sz)
+    }
+    #[inline(always)]
+    fn is_hole_at_sample(&self, sx: f64, sz: f64) -> bool {
+        TerrainData::is_hole_at_sample(self, sx, sz)
+    }
+    fn size(&self) -> Option<[usize; 2]> {
+        Some([self.width(), self.depth()])
+    }
+    fn height_bounds(&self) -> (f32, f32) {
+        self.height_range()
+    }
+    fn sample_row(&self, x0: usize, z: usize, len: usize) -> Option<&[f32]> {
+        if !self.control_map().is_empty() {
+            return None;
+        }
+        let row = z * self.width() + x0;
+        self.heights().get(row..row + len)
+    }
+    fn read_block(
+        &self,
+        x0: i64,
+        z0: i64,
+        w: usize,
+        d: usize,
+        heights: &mut Vec<f32>,
+        control: &mut Vec<u32>,
+    ) {
+        // Row copies: the block of an edit's collision tiles is taken on the main thread.
+        let (x0, z0) = (x0 as usize, z0 as usize);
+        let width = self.width();
+        heights.clear();
+        control.clear();
+        for z in z0..z0 + d {
+            heights.extend_from_slice(&self.heights()[z * width + x0..z * width + x0 + w]);
+        }
+        let map = self.control_map();
+        if !map.is_empty() {
+            for z in z0..z0 + d {
+                control.extend_from_slice(&map[z * width + x0..z * width + x0 + w]);
+            }
         }
     }
 }

@@ -17,7 +17,8 @@
 
 use crate::bezier_patch::{self, Texel};
 use crate::samples::Samples;
-use crate::terrain_data::{block_texels, slope, TerrainData};
+use crate::samples::{block_texels, slope};
+use crate::terrain_data::TerrainData;
 use std::collections::HashMap;
 use std::fmt;
 use std::fs;

@@ -181,7 +181,7 @@ impl TerrainBrush {
     }
     #[func]
     fn set_layer(&mut self, v: i64) {
-        let max = terrain_core::material::MAX_LAYERS as i64 - 1;
+        let max = terrain_core::control::MAX_LAYERS as i64 - 1;
         if !(0..=max).contains(&v) {
             godot_error!(
                 "TerrainBrush.layer must be in [0, {max}], got {v}; keeping {}",

@@ -4,8 +4,10 @@ use super::{rect_of, TerrainData};
 use godot::classes::image::Format;
 use godot::classes::{Image, ImageTexture, Texture2D};
 use godot::prelude::*;
-use terrain_core::material::{self, gpu_control, MAX_LAYERS};
-use terrain_core::terrain_data::{Region, HOLE};
+use terrain_core::control::HOLE;
+use terrain_core::control::{gpu_control, MAX_LAYERS};
+use terrain_core::material;
+use terrain_core::terrain_data::Region;
 
 #[godot_api(secondary)]
 impl TerrainData {

@@ -5,7 +5,8 @@ use crate::terrain_layer::TerrainLayer;
 use godot::classes::image::{Format, Interpolation};
 use godot::classes::{IResource, Image, Resource, Shader, ShaderMaterial, Texture2DArray};
 use godot::prelude::*;
-use terrain_core::material::{Band, Blending, MAX_LAYERS};
+use terrain_core::control::MAX_LAYERS;
+use terrain_core::material::{Band, Blending};
 
 /// Largest size of one layer texture array (all layers, RGBA8 with mipmaps): 1 GiB. `layers` and
 /// `texture_size` together must fit (63 layers of 1024², 16 of 2048² or 4 of 4096² do).
