@@ -218,6 +218,13 @@ func _still_and_edits(data: TerrainData, quick: bool) -> void:
 			if not hit.is_empty() and absf(hit["position"].y - h) < 1e-3 and tn.is_up_to_date():
 				break
 		latency.append((Time.get_ticks_usec() - t0) / 1000.0)
+		# The rest of the edited tiles arrive within the write budget on later frames: counted until the
+		# terrain's work is back to a still frame's for ten frames (at most two seconds).
+		var quiet := 0
+		while quiet < 10 and frames < 120:
+			await tree.process_frame
+			frames += 1
+			quiet = quiet + 1 if last.frames.size() > 0 and last.frames[-1] < 0.1 else 0
 		last.recording = false
 		var sum := call
 		for f in last.frames:
@@ -229,7 +236,7 @@ func _still_and_edits(data: TerrainData, quick: bool) -> void:
 		process_parts.append(in_process)
 		calls.append(call)
 		ticks_needed.append(ticks)
-	print("bench main thread (%s) 4096² TerrainData: still camera %.1f µs a frame (goal <= 5 µs; reference: an empty script node in its place, the same scene drawn, %.1f µs); 256² edit under the target: call %.3f ms + later frames' terrain work until drawn and collidable = %.3f ms median (%.3f ms of it in process passes: the data windows), worst %.3f ms (goal <= 0.5 ms), collidable after %d physics ticks, %.0f ms median (goal <= 3 ticks)" % [
+	print("bench main thread (%s) 4096² TerrainData: still camera %.1f µs a frame (goal <= 5 µs; reference: an empty script node in its place, the same scene drawn, %.1f µs); 256² edit under the target: call %.3f ms + later frames' terrain work until drawn, collidable and settled = %.3f ms median (%.3f ms of it in process passes: the data windows), worst %.3f ms (goal <= 0.5 ms), collidable after %d physics ticks, %.0f ms median (goal <= 3 ticks)" % [
 		renderer, still, empty, Util.median(calls), Util.median(totals), Util.median(process_parts), totals.max(), int(Util.median(ticks_needed)), Util.median(latency)])
 	root.queue_free()
 	await tree.process_frame
