@@ -403,15 +403,15 @@ impl TerrainCollision {
         self.last_target = target;
     }
 
-    /// Drops the tiles, results and edit marks outside what is kept; edited tiles beyond what the target
-    /// needs now are dropped rather than rewritten (they are prepared again if the target comes near).
-    fn drop_outside(&mut self, [must, _, keep]: [Range2; 3]) {
+    /// Drops the tiles, results and edit marks outside what is kept; edited tiles beyond what is wanted
+    /// are dropped rather than rewritten (they are prepared again if the target comes near).
+    fn drop_outside(&mut self, [_, want, keep]: [Range2; 3]) {
         let dirty = &self.dirty;
         let mut gone = std::mem::take(&mut self.todo);
         gone.clear();
         gone.extend(
             self.used.keys().filter(|id| {
-                !contains(keep, id) || (dirty.contains_key(*id) && !contains(must, id))
+                !contains(keep, id) || (dirty.contains_key(*id) && !contains(want, id))
             }),
         );
         for id in &gone {
@@ -422,7 +422,7 @@ impl TerrainCollision {
         // An edited tile still being computed keeps its mark: the stale grid must not be shown.
         let requested = &self.requested;
         self.dirty
-            .retain(|id, _| contains(must, id) || requested.contains_key(id));
+            .retain(|id, _| contains(want, id) || requested.contains_key(id));
         let mut ready = std::mem::take(&mut self.ready);
         ready.retain(|r| contains(keep, &r.id));
         self.ready = ready;
@@ -638,12 +638,15 @@ impl TerrainCollision {
     fn write(&mut self, g: &TileGrid, frame: &Frame, id: TileId) {
         self.heights.resize(g.heights.len());
         self.heights.as_mut_slice().copy_from_slice(&g.heights);
+        // A new dictionary each time: one kept would keep a reference to `heights`, and the next write's
+        // resize would copy it.
         let mut data = Dictionary::<GString, Variant>::new();
         data.set("width", g.width as i64);
         data.set("depth", g.depth as i64);
         data.set("heights", &self.heights.to_variant());
         data.set("min_height", g.min_height);
         data.set("max_height", g.max_height);
+        let data = data.to_variant();
         let (o, s) = (frame.origin, frame.scale);
         let xf = Transform3D::new(
             Basis::from_diagonal((g.step * s[0]) as f32, s[1] as f32, (g.step * s[2]) as f32),
@@ -654,19 +657,15 @@ impl TerrainCollision {
             ),
         );
         let mut ps = PhysicsServer3D::singleton();
-        let slot = match self.used.get(&id) {
-            Some(&slot) => slot,
-            None => {
-                let slot = match self.free.pop() {
-                    Some(s) => s,
-                    None => self.new_slot(),
-                };
-                self.used.insert(id, slot);
-                slot
-            }
-        };
+        // A tile in place (an edit) keeps its placement: only its heights change.
+        if let Some(&slot) = self.used.get(&id) {
+            ps.shape_set_data(self.slots[slot].1, &data);
+            return;
+        }
+        let slot = self.free.pop().unwrap_or_else(|| self.new_slot());
+        self.used.insert(id, slot);
         let (body, shape) = self.slots[slot];
-        ps.shape_set_data(shape, &data.to_variant());
+        ps.shape_set_data(shape, &data);
         ps.body_set_shape_transform(body, 0, xf);
         ps.body_set_shape_disabled(body, 0, false);
     }
