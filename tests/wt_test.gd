@@ -26,6 +26,12 @@ func check_near(got: float, want: float, tol: float, msg := "") -> bool:
 	return check(absf(got - want) <= tol, "%s: got %s, want %s (tol %s)" % [msg, got, want, tol])
 
 
+## The running worst of errors, NaN-safe: a non-finite error makes it INF for good, so a check on it
+## fails (`maxf(worst, NaN)` would keep the NaN only until the next finite value).
+static func worst_of(worst: float, e: float) -> float:
+	return INF if not (is_finite(e) and is_finite(worst)) else maxf(worst, e)
+
+
 ## Announces that the next calls must log an error containing `text`. The runner fails the case when
 ## no such error appears, and any other error line still fails it.
 func expect_error(text: String) -> void:

@@ -133,7 +133,7 @@ func test_spheres_come_to_rest_on_the_surface() -> void:
 		var n := t.get_normal(p)
 		# A sphere resting on a slope touches it uphill of its centre: centre = surface + r / n.y (plane).
 		var want := t.get_height(p) + r / n.y
-		worst = maxf(worst, absf(b.global_position.y - want))
+		worst = worst_of(worst, absf(b.global_position.y - want))
 		moving += int(b.linear_velocity.length() > 0.2)
 		b.queue_free()
 	tn.queue_free()
@@ -305,7 +305,7 @@ func test_wandering_terrain_collides_where_it_draws() -> void:
 			misses += 1
 			continue
 		check(hit["collider"] == wt, "collider is the WanderingTerrain")
-		worst = maxf(worst, absf(hit["position"].y - wt.get_height(p)))
+		worst = worst_of(worst, absf(hit["position"].y - wt.get_height(p)))
 	check_eq(misses, 0, "every ray over the moved terrain hits")
 	check(worst <= 0.05, "hits equal get_height within the subdivision-4 bound (worst %s)" % worst)
 	# DYNAMIC follows the camera.
@@ -390,7 +390,7 @@ func test_endless_world_collides_around_a_flying_target() -> void:
 			if hit.is_empty() or hit["collider"] != tn:
 				misses += 1
 				continue
-			worst = maxf(worst, absf(hit["position"].y - tn.get_height(q)))
+			worst = worst_of(worst, absf(hit["position"].y - tn.get_height(q)))
 		most = maxi(most, tn.get_collision_tile_count())
 	check_eq(misses, 0, "rays near the target hit the terrain")
 	# Subdivision 4 (the default) follows the drawn surface within a few centimetres on hilly ground.

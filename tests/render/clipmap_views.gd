@@ -177,7 +177,7 @@ func _case_finest_level_equals_get_height() -> void:
 				continue
 			var gpu := _decode(img.get_pixel(px, py), r)
 			var cpu := _height(t, Vector2(roundf(w.x), roundf(w.y)))
-			worst = maxf(worst, absf(gpu - cpu))
+			worst = worst_of(worst, absf(gpu - cpu))
 			bad += int(absf(gpu - cpu) > tol)
 			n += 1
 	check(n >= 500, "only %d vertex pixels" % n)
@@ -194,7 +194,7 @@ func _case_finest_level_equals_get_height() -> void:
 		for px in range(0, img.get_width(), 3):
 			var w := Vector2(256.05, 256.05) + Vector2((px + 0.5 - img.get_width() / 2.0) / ppu, (py + 0.5 - img.get_height() / 2.0) / ppu)
 			var d := absf(_decode(img.get_pixel(px, py), r) - _height(t, w))
-			worst_px = maxf(worst_px, d)
+			worst_px = worst_of(worst_px, d)
 			bad_px += int(d > tol)
 			m += 1
 	check(m >= 1000, "pixels compared")
@@ -221,7 +221,7 @@ func _fly(t: TerrainData, morph: float, label: String) -> Array[float]:
 		if not prev.is_empty():
 			var m := 0.0
 			for k in cur:
-				m = maxf(m, absf(cur[k] - prev[k]))
+				m = worst_of(m, absf(cur[k] - prev[k]))
 			out.append(m)
 		prev = cur
 	screenshot("fly_%s_%s" % [label, renderer])
@@ -267,7 +267,7 @@ func _vertex_check(t: TerrainData, centre: Vector2, step: int, r: Vector2, label
 			if absf(w.x - g.x) > 0.02 or absf(w.y - g.y) > 0.02:
 				continue
 			var d := absf(_decode(img.get_pixel(px, py), r) - _height(t, g))
-			worst = maxf(worst, d)
+			worst = worst_of(worst, d)
 			bad += int(d > tol)
 			n += 1
 	return [n, worst, bad, tol]

@@ -76,7 +76,7 @@ func test_endless_flight_gpu_equals_cpu_every_30th_frame() -> void:
 		var res := _vertex_check(t, centre, 1, r, "endless_flight_%d_%s" % [f, renderer], cam.size)
 		check(res[0] >= 500, "frame %d: only %d vertex pixels" % [f, res[0]])
 		n += res[0]
-		worst = maxf(worst, res[1])
+		worst = worst_of(worst, res[1])
 		bad += res[2]
 		checks += 1
 	s[0].queue_free()

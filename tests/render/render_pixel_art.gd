@@ -148,7 +148,7 @@ func test_bayer_transition_promotes_the_share_the_band_asks_for() -> void:
 		bins += 1
 		var share: float = float(promoted[b]) / count[b]
 		var want: float = sum_t[b] / count[b]
-		worst = maxf(worst, absf(share - want))
+		worst = worst_of(worst, absf(share - want))
 	print("pixel art transition: %d bins, worst |promoted share - transition factor| %.3f" % [bins, worst])
 	check(bins >= 4, "transition bins measured (%d)" % bins)
 	check(worst <= 0.05, "promoted share follows the band factor within 5%% (worst %.3f)" % worst)

@@ -106,7 +106,7 @@ func _compare_with_cpu(img: Image, t: TerrainData, label: String) -> void:
 			holes += 1
 			continue
 		var cpu := t.get_height(_world_of(img, k.x, k.y))
-		worst = maxf(worst, absf(gpu - cpu))
+		worst = worst_of(worst, absf(gpu - cpu))
 		if absf(gpu - cpu) > tol:
 			bad += 1
 			if bad <= 3:
@@ -166,7 +166,7 @@ func test_gpu_normal_equals_get_normal() -> void:
 			var c := img.get_pixel(px, py)
 			var gpu := Vector3(c.r * 2.0 - 1.0, c.b, c.g * 2.0 - 1.0).normalized()
 			var cpu := t.get_normal(_world_of(img, px, py))
-			worst = maxf(worst, rad_to_deg(gpu.angle_to(cpu)))
+			worst = worst_of(worst, rad_to_deg(gpu.angle_to(cpu)))
 			n_px += 1
 	check(n_px >= 1000, "pixels compared")
 	check(worst <= 2.0, "normal off by %.3f degrees (tolerance 2)" % worst)
@@ -187,7 +187,7 @@ func _max_diff(a: Dictionary, b: Dictionary) -> float:
 	for k in a:
 		if is_nan(a[k]) or is_nan(b[k]):
 			return INF
-		worst = maxf(worst, absf(a[k] - b[k]))
+		worst = worst_of(worst, absf(a[k] - b[k]))
 	return worst
 
 

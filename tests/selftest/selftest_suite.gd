@@ -32,3 +32,11 @@ func test_engine_error() -> void:
 func test_extension_error_unexpected() -> void:
 	var m := WanderingMesh.new()
 	m.start_subdivision = -1
+
+
+func test_nan_error_is_not_forgotten() -> void:
+	# A NaN error followed by finite ones: plain maxf would end at 0.5 and pass.
+	var worst := 0.0
+	for e in [0.1, NAN, 0.5]:
+		worst = worst_of(worst, e)
+	check(worst <= 1.0, "planted NaN error: worst %s" % worst)

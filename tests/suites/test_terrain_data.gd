@@ -247,7 +247,7 @@ func _roundtrip(t: TerrainData, file: String, lo: float, hi: float, bits: int, r
 func _max_err(a: PackedFloat32Array, b: PackedFloat32Array) -> float:
 	var m := 0.0
 	for i in mini(a.size(), b.size()):
-		m = maxf(m, absf(a[i] - b[i]))
+		m = worst_of(m, absf(a[i] - b[i]))
 	return m if a.size() == b.size() else INF
 
 
@@ -406,7 +406,7 @@ func test_raycast_meets_the_drawn_surface() -> void:
 			continue
 		hits += 1
 		var h := t.get_height(Vector2(hit.x, hit.z))
-		worst = maxf(worst, absf(h - hit.y))
+		worst = worst_of(worst, absf(h - hit.y))
 		# The ray got there without dipping under the surface before.
 		var along := (hit - o).length() / d.length()
 		var under := 0
@@ -451,7 +451,7 @@ func test_brushes() -> void:
 	var back := t.heights
 	var worst := 0.0
 	for i in back.size():
-		worst = maxf(worst, absf(back[i] - before[i]))
+		worst = worst_of(worst, absf(back[i] - before[i]))
 	check(worst < 1e-5, "raise then lower restores the heights (worst %s)" % worst)
 	# A falloff curve instead of hardness; holes.
 	var c := Curve.new()

@@ -47,7 +47,7 @@ func test_endless_heights_equal_a_generated_terrain_and_go_on_forever() -> void:
 	for i in 400:
 		# Away from the finite terrain's edges, where it clamps its samples.
 		var p := Vector2(4.0 + fmod(i * 0.731, 88.0), 4.0 + fmod(i * 0.377, 72.0))
-		worst = maxf(worst, absf(tn.get_height(p) - t.get_height(p)))
+		worst = worst_of(worst, absf(tn.get_height(p) - t.get_height(p)))
 		if i % 40 == 0:
 			check(tn.get_normal(p).is_equal_approx(t.get_normal(p)), "normal at %s" % p)
 	check_eq(worst, 0.0, "same surface as TerrainData.generate (worst difference)")
