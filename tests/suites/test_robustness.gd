@@ -119,11 +119,15 @@ func test_terrain_data_properties_and_calls() -> void:
 				expect_error("holes must hold")
 			check_eq(t.set_holes_region(r, holes), inside and n == r.size.x * r.size.y, "set_holes_region(%s)" % r)
 	# Queries never fail: NaN and huge positions give NaN or a height, never an error.
+	# A finite position has a height unless it lies in a hole (outside, the edge samples continue).
 	for v in [Vector2(NAN, 1), Vector2(INF, -INF), Vector2(1e30, -1e30), Vector2(-5, -5), Vector2(39.9, 29.9)]:
 		var h := t.get_height(v)
-		check(is_nan(h) or is_finite(h), "get_height(%s) = %s" % [v, h])
-		t.get_normal(v)
-		t.is_hole(v)
+		var n := t.get_normal(v)
+		if is_finite(v.x) and is_finite(v.y):
+			check(is_nan(h) == t.is_hole(v) and (is_nan(h) or is_finite(h)), "get_height(%s) = %s, is_hole %s" % [v, h, t.is_hole(v)])
+			check(n.is_finite() and is_equal_approx(n.length(), 1.0), "get_normal(%s) = %s" % [v, n])
+		else:
+			check(is_nan(h) and not n.is_finite(), "get_height(%s) = %s, get_normal %s" % [v, h, n])
 	check(t.get_heights(PackedVector2Array()).is_empty(), "empty batch")
 	# A fresh object given the final state answers the same.
 	var fresh := TerrainData.new()
@@ -338,8 +342,14 @@ func test_regions_and_endless_calls() -> void:
 		var hit := tn.raycast(Vector3(p.x, _pick_float(-1e3, 1e3), p.y), Vector3(_pick_float(-1, 1), _pick_float(-1, 1), _pick_float(-1, 1)))
 		var dt := Time.get_ticks_usec() - t0
 		check(dt < SLOW_USEC, "queries at %s took %d us" % [p, dt])
-		check(is_nan(a) or is_finite(a), "regions height at %s: %s" % [p, a])
-		check(is_nan(b) or is_finite(b), "endless height at %s: %s" % [p, b])
+		# No holes on either: a finite position has a finite height (the map's edges continue; the endless
+		# world within its ±1e9 samples), a non-finite one NaN.
+		var finite := is_finite(p.x) and is_finite(p.y)
+		check(is_finite(a) if finite else is_nan(a), "regions height at %s: %s" % [p, a])
+		if finite and absf(p.x) <= 1e9 and absf(p.y) <= 1e9:
+			check(is_finite(b), "endless height at %s: %s" % [p, b])
+		elif not finite:
+			check(is_nan(b), "endless height at %s: %s" % [p, b])
 		check(is_nan(hit.x) or hit.is_finite(), "ray hit %s" % hit)
 		check(not n.is_finite() or is_equal_approx(n.length(), 1.0), "normal %s" % n)
 	expect_error("TerrainRegions.prefetch: radius must be a finite number >= 0, got NaN")

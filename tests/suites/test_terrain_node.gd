@@ -94,6 +94,7 @@ func test_bad_input() -> void:
 	check_eq(tn.vertex_spacing, 1.0, "vertex_spacing kept")
 	expect_error("morph_width must be in [0, tile_resolution = 32], got 40")
 	tn.morph_width = 40.0
+	check_eq(tn.morph_width, 8.0, "morph_width kept")
 	check(is_nan(tn.get_height(Vector2(1, 1))), "no data: NaN")
 	tn.free()
 
