@@ -241,6 +241,10 @@ impl WanderingTerrain {
             let p = c.get_global_position();
             [f64::from(p.x - o.x), f64::from(p.z - o.y)]
         });
+        // A still camera and no edit: nothing to read.
+        if !now && self.collision.idle(&frame, target) {
+            return 0;
+        }
         let data = self.terrain_data.clone();
         let d = data.as_ref().map(|d| d.bind());
         self.collision
