@@ -1,7 +1,8 @@
 extends "res://wt_test.gd"
 ## Pixel-art look on TerrainNode (terrain_pixel_art.gdshader): texels keep their on-screen size from 4 to
 ## 256 units away (mean run length of constant-colour pixels per row), the Bayer transition promotes the
-## share of texels the band factor asks for, and a sub-pixel camera move changes few pixels.
+## share of texels the band factor asks for, a sub-pixel camera move changes few pixels, and the shader alone
+## (no gradient assigned) shows the terrain in colour.
 
 const MAGENTA := Color(1, 0, 1)
 const SHADER := "res://addons/wandering_terrain/shaders/terrain_pixel_art.gdshader"
@@ -196,3 +197,32 @@ func test_sub_pixel_moves_change_few_pixels() -> void:
 	check(shares[0] <= 0.02, "a tenth-pixel move changes %.2f%% of terrain pixels (bound 2%%)" % (shares[0] * 100.0))
 	check(shares[1] <= 2.0 * shares[0] * 2.5 + 0.005, "changes grow with the move, not more (%.4f vs %.4f)" % [shares[1], shares[0]])
 	check_eq(back, 0.0, "moving back restores the picture exactly")
+
+
+func test_the_shader_alone_shows_colours() -> void:
+	var t := _terrain(true)
+	var s := _scene(t, SHADER)
+	var m := ShaderMaterial.new()
+	m.shader = load(SHADER)
+	(s[2] as TerrainNode).material = m
+	_place(s[1], t, 60.0)
+	await frames(6)
+	var img := screenshot("pixel_art_defaults_" + renderer)
+	s[0].queue_free()
+	var terrain := 0
+	var white := 0
+	var green := 0
+	for y in range(0, img.get_height(), 2):
+		for x in range(0, img.get_width(), 2):
+			var c := img.get_pixel(x, y)
+			if _is_bg(c):
+				continue
+			terrain += 1
+			white += int(c.r > 0.85 and c.g > 0.85 and c.b > 0.85)
+			green += int(c.g > c.r and c.g > c.b)
+	print("pixel art defaults (%s): %d terrain pixels, %d white, %d green" % [renderer, terrain, white, green])
+	check(terrain > 1000, "the terrain is drawn (%d pixels)" % terrain)
+	# Heights 0..30 of the default range 0..40: grass and forest dominate, some rock; nothing is white.
+	check(white * 20 < terrain, "not white (%d of %d)" % [white, terrain])
+	check(green * 2 > terrain, "mostly grass and forest green (%d of %d)" % [green, terrain])
+	await tree.process_frame
