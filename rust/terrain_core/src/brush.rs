@@ -86,6 +86,21 @@ pub enum BrushError {
     Terrain(TerrainDataError),
 }
 
+impl From<TerrainDataError> for BrushError {
+    fn from(e: TerrainDataError) -> Self {
+        Self::Terrain(e)
+    }
+}
+
+impl std::error::Error for BrushError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Terrain(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
 impl fmt::Display for BrushError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -278,10 +293,7 @@ pub fn apply(
         if !changed {
             return Ok(None);
         }
-        return t
-            .set_holes_region(r, &marks)
-            .map(Some)
-            .map_err(BrushError::Terrain);
+        return Ok(Some(t.set_holes_region(r, &marks)?));
     }
     // The share of the way toward a target where the falloff is w: 1 - e^(-strength * delta * w), so two
     // dabs of delta / 2 do what one of delta does (strength per second, whatever the frame rate).
@@ -347,9 +359,7 @@ pub fn apply(
     if after == before {
         return Ok(None);
     }
-    t.set_heights_region(r, &after)
-        .map(Some)
-        .map_err(BrushError::Terrain)
+    Ok(Some(t.set_heights_region(r, &after)?))
 }
 
 /// Mean of the 3 x 3 samples around (x, z) (clamped at the terrain's edges).

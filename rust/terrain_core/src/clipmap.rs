@@ -30,6 +30,8 @@ pub enum ClipmapError {
     VertexSpacing(f64),
 }
 
+impl std::error::Error for ClipmapError {}
+
 impl fmt::Display for ClipmapError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

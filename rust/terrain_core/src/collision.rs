@@ -31,6 +31,8 @@ pub enum CollisionError {
     Radius(f64),
 }
 
+impl std::error::Error for CollisionError {}
+
 impl fmt::Display for CollisionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -76,6 +76,8 @@ impl Default for NoiseParams {
 #[derive(Clone, Debug, PartialEq)]
 pub struct NoiseParamsError(pub String);
 
+impl std::error::Error for NoiseParamsError {}
+
 impl fmt::Display for NoiseParamsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
@@ -268,11 +270,7 @@ pub struct Generated {
 impl Generated {
     pub fn new(params: &NoiseParams, spacing: f64) -> Result<Self, NoiseParamsError> {
         params.validate()?;
-        if !(spacing.is_finite() && (1e-3..=1e3).contains(&spacing)) {
-            return Err(NoiseParamsError(format!(
-                "spacing must be in [0.001, 1000], got {spacing}"
-            )));
-        }
+        crate::terrain_data::check_spacing(spacing).map_err(|e| NoiseParamsError(e.to_string()))?;
         let fractal = match params.kind {
             NoiseKind::Perlin => Fractal::Perlin(fbm(params)),
             NoiseKind::OpenSimplex => Fractal::OpenSimplex(fbm(params)),

@@ -33,6 +33,8 @@ const MAGIC: &str = "wandering_terrain regions 1";
 #[derive(Clone, Debug, PartialEq)]
 pub struct RegionError(pub String);
 
+impl std::error::Error for RegionError {}
+
 impl fmt::Display for RegionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
@@ -74,9 +76,8 @@ impl RegionMeta {
                 "size must be in [2, 16777216] a side, got {width} x {depth}"
             ));
         }
-        if !(spacing.is_finite() && (1e-3..=1e3).contains(&spacing)) {
-            return err(format!("spacing must be in [0.001, 1000], got {spacing}"));
-        }
+        // One spacing rule for every source (a map saved from any valid TerrainData opens).
+        crate::terrain_data::check_spacing(spacing).map_err(|e| RegionError(e.to_string()))?;
         let mut mips = 1;
         while width.max(depth).div_ceil(1 << (mips - 1)) > region {
             mips += 1;
@@ -807,6 +808,27 @@ mod tests {
         let d = std::env::temp_dir().join(format!("wt_regions_{name}_{}", std::process::id()));
         let _ = fs::remove_dir_all(&d);
         d
+    }
+
+    #[test]
+    fn every_spacing_a_terrain_data_takes_saves_and_opens() {
+        // One spacing rule: a TerrainData of spacing 2000 (valid) was once refused by the region writer.
+        for spacing in [1e-3, 2000.0, 1e6] {
+            let d = tmp(&format!("spacing_{spacing}"));
+            let t =
+                TerrainData::from_heights(20, 20, spacing, (0..400).map(|i| i as f32).collect())
+                    .unwrap();
+            save(&d, &t, 16).unwrap();
+            let r = TerrainRegions::open(&d).unwrap();
+            assert_eq!(r.spacing(), spacing);
+            assert_eq!(r.heights_region(0, 0, 20, 20), t.heights());
+            let _ = fs::remove_dir_all(&d);
+        }
+        let e = crate::generation::Generated::new(&crate::generation::NoiseParams::default(), 0.0);
+        assert_eq!(
+            e.err().map(|e| e.to_string()),
+            Some("spacing must be a number in [0.001, 1000000], got 0".to_string())
+        );
     }
 
     #[test]
