@@ -86,7 +86,8 @@ pub struct TerrainNode {
     #[var(set = set_material)]
     material: Option<Gd<ShaderMaterial>>,
 
-    /// The node the rings follow; empty: the current camera (in the editor, the editor's camera).
+    /// The node the rings follow; empty: the current camera (in the editor, the editor's camera). The node
+    /// is looked up once, and again when `target` is set or the node it found leaves the tree.
     #[export]
     #[export_group(name = "Clipmap")]
     #[var(set = set_target)]
