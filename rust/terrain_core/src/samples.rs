@@ -27,6 +27,24 @@ pub(crate) fn block_texels(r: &[[f32; 4]; 4]) -> [Texel; 4] {
     ]
 }
 
+/// The four corner texels of the patch whose lower corner is the sample at index `at` of a row-major grid
+/// of `width` samples a row, reading its 4 x 4 block of heights at once (the caller checks that the block
+/// lies inside the grid): every source that stores rows of heights (a TerrainData, a region, a block)
+/// reads a patch this way.
+#[inline(always)]
+pub(crate) fn grid_texels(heights: &[f32], width: usize, at: usize) -> [Texel; 4] {
+    let row = |o: usize| -> [f32; 4] {
+        let r = &heights[o - 1..o + 3];
+        [r[0], r[1], r[2], r[3]]
+    };
+    block_texels(&[
+        row(at - width),
+        row(at),
+        row(at + width),
+        row(at + 2 * width),
+    ])
+}
+
 /// A grid of samples, readable from any thread.
 pub trait Samples: Sync {
     /// Distance between samples, in terrain units.
@@ -262,14 +280,8 @@ impl SampleBlock {
             iz.wrapping_sub(self.origin[1]),
         );
         if inside_grid && bx >= 1 && bz >= 1 && bx + 2 < self.w as i64 && bz + 2 < self.d as i64 {
-            let w = self.w;
-            let b = bz as usize * w + bx as usize;
-            let row = |o: usize| -> [f32; 4] {
-                let r = &self.heights[o - 1..o + 3];
-                [r[0], r[1], r[2], r[3]]
-            };
-            let rows = [row(b - w), row(b), row(b + w), row(b + 2 * w)];
-            return (block_texels(&rows), tu, tv);
+            let at = bz as usize * self.w + bx as usize;
+            return (grid_texels(&self.heights, self.w, at), tu, tv);
         }
         patch_of(self, sx, sz)
     }
@@ -336,7 +348,7 @@ impl Samples for SampleBlock {
 /// The four corner texels of the patch at sample-space (sx, sz) through `texel` (the arithmetic every
 /// source's patch has), and its local parameters.
 #[inline]
-fn patch_of<S: Samples + ?Sized>(s: &S, sx: f64, sz: f64) -> ([Texel; 4], f32, f32) {
+pub(crate) fn patch_of<S: Samples + ?Sized>(s: &S, sx: f64, sz: f64) -> ([Texel; 4], f32, f32) {
     let ([ix, iz], tu, tv) = bezier_patch::locate(sx, sz);
     let (ix1, iz1) = (ix.saturating_add(1), iz.saturating_add(1));
     (

@@ -10,7 +10,7 @@
 
 use crate::bezier_patch::{self, Texel};
 use crate::control::HOLE;
-use crate::samples::{block_texels, slope, Samples};
+use crate::samples::{grid_texels, patch_of, slope, Samples};
 use std::fmt;
 
 /// Default budget of samples (8192²): larger terrains are refused before allocating.
@@ -281,28 +281,11 @@ impl TerrainData {
         let ([ix, iz], tu, tv) = bezier_patch::locate(sx, sz);
         let (w, d) = (self.width as i64, self.depth as i64);
         if ix >= 1 && iz >= 1 && ix < w - 2 && iz < d - 2 {
-            // Inside: the 4x4 block of heights around the patch, read once, no clamping. The same
-            // arithmetic as `texel`, so both paths give the same bits.
-            let w = self.width;
-            let b = iz as usize * w + ix as usize;
-            let row = |o: usize| -> [f32; 4] {
-                let s = &self.heights[o - 1..o + 3];
-                [s[0], s[1], s[2], s[3]]
-            };
-            let rows = [row(b - w), row(b), row(b + w), row(b + 2 * w)];
-            return (block_texels(&rows), tu, tv);
+            // Inside: the 4x4 block of heights around the patch, read once, no clamping.
+            let at = iz as usize * self.width + ix as usize;
+            return (grid_texels(&self.heights, self.width, at), tu, tv);
         }
-        let (ix1, iz1) = (ix.saturating_add(1), iz.saturating_add(1));
-        (
-            [
-                self.texel(ix, iz),
-                self.texel(ix1, iz),
-                self.texel(ix, iz1),
-                self.texel(ix1, iz1),
-            ],
-            tu,
-            tv,
-        )
+        patch_of(self, sx, sz)
     }
 
     pub fn into_heights(self) -> Vec<f32> {

@@ -17,7 +17,7 @@
 
 use crate::bezier_patch::{self, Texel};
 use crate::samples::Samples;
-use crate::samples::{block_texels, slope};
+use crate::samples::{grid_texels, slope};
 use crate::terrain_data::TerrainData;
 use std::collections::HashMap;
 use std::fmt;
@@ -645,11 +645,7 @@ impl<'v, 'a> Cursor<'v, 'a> {
             // The 4 x 4 block around the patch lies in one region: read it once, with the arithmetic of
             // `TerrainData`'s patch (the same bits as the texel path).
             if let Some((reg, i)) = self.locate(ix, iz) {
-                let rw = reg.width;
-                let h = &reg.heights;
-                let row = |o: usize| -> [f32; 4] { [h[o - 1], h[o], h[o + 1], h[o + 2]] };
-                let rows = [row(i - rw), row(i), row(i + rw), row(i + 2 * rw)];
-                return (block_texels(&rows), tu, tv);
+                return (grid_texels(&reg.heights, reg.width, i), tu, tv);
             }
         }
         let (ix1, iz1) = (ix.saturating_add(1), iz.saturating_add(1));
