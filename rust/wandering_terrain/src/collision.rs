@@ -321,8 +321,7 @@ impl TerrainCollision {
             self.pending = None;
         }
         // A still target, no edit and nothing on its way: nothing to do.
-        let still = target == self.last_target && self.frame == Some(*frame);
-        if still && !now && self.pending.is_none() && self.settled() {
+        if !now && self.idle(frame, target) {
             return 0;
         }
         // DYNAMIC: small tiles, quick to build while the target moves; FULL: the smallest tiles that keep
@@ -366,8 +365,12 @@ impl TerrainCollision {
     }
 
     /// Whether an update for `target` and `frame` would do nothing: a still target, no edit, nothing on
-    /// its way (the node then need not even look at its terrain).
+    /// its way, or collision disabled and cleared (the node then need not even look at its terrain).
     pub fn idle(&self, frame: &Frame, target: Option<[f64; 2]>) -> bool {
+        if self.settings.mode == MODE_DISABLED {
+            // Disabled and already cleared (no bodies left).
+            return self.slots.is_empty();
+        }
         self.key.is_some()
             && target == self.last_target
             && self.frame == Some(*frame)
