@@ -159,6 +159,7 @@ pub fn block_for<S: crate::samples::Samples + ?Sized>(
 mod tests {
     use super::*;
     use crate::generation::{Generated, NoiseParams};
+    use crate::samples::Samples;
     use crate::terrain_data::{Region, TerrainData};
     use std::sync::Arc;
 
@@ -202,6 +203,31 @@ mod tests {
                 .all(|(x, y)| x.to_bits() == y.to_bits())
     }
 
+    /// Asserts that each tile of `ids` computed from a `SampleBlock` of its samples has the source's bits.
+    fn blocks_match<S: Samples + ?Sized>(
+        s: &S,
+        tiling: &Tiling,
+        ids: impl Iterator<Item = TileId>,
+    ) {
+        for id in ids {
+            let (mut a, mut b) = (TileGrid::default(), TileGrid::default());
+            tiling.grid(s, id, &mut a);
+            let ([bx, bz], [w, d]) = tiling.tile_block(id);
+            tiling.grid(&SampleBlock::copy(s, bx, bz, w, d), id, &mut b);
+            assert!(
+                same_grid(&a, &b),
+                "subdivision {} tile {id:?}",
+                tiling.subdivision
+            );
+        }
+    }
+
+    /// Every tile of a finite tiling.
+    fn all_tiles(tiling: &Tiling) -> impl Iterator<Item = TileId> {
+        let [tx, tz] = tiling.tiles();
+        (0..tz).flat_map(move |z| (0..tx).map(move |x| [x, z]))
+    }
+
     #[test]
     fn a_tile_from_its_block_has_the_sources_bits() {
         let g = Generated::new(&NoiseParams::default(), 2.0).unwrap();
@@ -212,25 +238,10 @@ mod tests {
             .zip([rough(70), rough(70), rough(70), plain])
         {
             let tiling = Tiling::with_points(&t, sub, 17);
-            let [tx, tz] = tiling.tiles();
-            for z in 0..tz {
-                for x in 0..tx {
-                    let (mut a, mut b) = (TileGrid::default(), TileGrid::default());
-                    tiling.grid(&t, [x, z], &mut a);
-                    let ([bx, bz], [w, d]) = tiling.tile_block([x, z]);
-                    tiling.grid(&SampleBlock::copy(&t, bx, bz, w, d), [x, z], &mut b);
-                    assert!(same_grid(&a, &b), "sub {sub} tile {x},{z}");
-                }
-            }
+            blocks_match(&t, &tiling, all_tiles(&tiling));
             let tiling = Tiling::with_points(&g, sub, 17);
             for p in [[0.0, 0.0], [-5000.25, 1234.5]] {
-                for id in tiling.tiles_near(2.0, p, 20.0) {
-                    let (mut a, mut b) = (TileGrid::default(), TileGrid::default());
-                    tiling.grid(&g, id, &mut a);
-                    let ([bx, bz], [w, d]) = tiling.tile_block(id);
-                    tiling.grid(&SampleBlock::copy(&g, bx, bz, w, d), id, &mut b);
-                    assert!(same_grid(&a, &b), "endless sub {sub} tile {id:?}");
-                }
+                blocks_match(&g, &tiling, tiling.tiles_near(2.0, p, 20.0));
             }
         }
     }
@@ -245,16 +256,7 @@ mod tests {
         let r = TerrainRegions::open(&dir).unwrap();
         for sub in [1, 4] {
             let tiling = Tiling::with_points(&r, sub, 17);
-            let [tx, tz] = tiling.tiles();
-            for z in 0..tz {
-                for x in 0..tx {
-                    let (mut a, mut b) = (TileGrid::default(), TileGrid::default());
-                    tiling.grid(&r, [x, z], &mut a);
-                    let ([bx, bz], [w, d]) = tiling.tile_block([x, z]);
-                    tiling.grid(&SampleBlock::copy(&r, bx, bz, w, d), [x, z], &mut b);
-                    assert!(same_grid(&a, &b), "sub {sub} tile {x},{z}");
-                }
-            }
+            blocks_match(&r, &tiling, all_tiles(&tiling));
         }
         let _ = std::fs::remove_dir_all(&dir);
     }
