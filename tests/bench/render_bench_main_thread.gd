@@ -100,11 +100,9 @@ func run(quick: bool) -> void:
 
 ## A target flying at `speed` m/s for `seconds` over a terrain from `g` or `data`.
 func _flight(label: String, g: TerrainGenerator, data: TerrainData, speed: float, seconds: float, mode: int) -> void:
-	var root := Node3D.new()
-	tree.root.add_child(root)
-	var cam := Camera3D.new()
-	cam.far = 4000.0
-	root.add_child(cam)
+	var rig := _rig()
+	var root: Node3D = rig[0]
+	var cam: Camera3D = rig[1]
 	var tn := TerrainNode.new()
 	if g != null:
 		tn.terrain_generator = g
@@ -163,11 +161,9 @@ func _flight(label: String, g: TerrainGenerator, data: TerrainData, speed: float
 ## A still camera over `data`, then 256² edits under it: the call, then every frame's terrain work until
 ## a ray sees the new height (collidable) and the windows are current (drawn).
 func _still_and_edits(data: TerrainData, quick: bool) -> void:
-	var root := Node3D.new()
-	tree.root.add_child(root)
-	var cam := Camera3D.new()
-	cam.far = 4000.0
-	root.add_child(cam)
+	var rig := _rig()
+	var root: Node3D = rig[0]
+	var cam: Camera3D = rig[1]
 	var tn := TerrainNode.new()
 	tn.terrain_data = data
 	var c := Vector2(2048.5, 2048.5)
@@ -218,18 +214,8 @@ func _still_and_edits(data: TerrainData, quick: bool) -> void:
 			if not hit.is_empty() and absf(hit["position"].y - h) < 1e-3 and tn.is_up_to_date():
 				break
 		latency.append((Time.get_ticks_usec() - t0) / 1000.0)
-		# The rest of the edited tiles arrive within the write budget on later frames: counted until the
-		# terrain's work is back to a still frame's for ten frames (at most two seconds).
-		var quiet := 0
-		while quiet < 10 and frames < 120:
-			await tree.process_frame
-			frames += 1
-			quiet = quiet + 1 if last.frames.size() > 0 and last.frames[-1] < 0.1 else 0
-		last.recording = false
-		var sum := call
-		# The trailing quiet frames are a still terrain's cost, not the edit's.
-		for i in last.frames.size() - quiet:
-			sum += last.frames[i]
+		# The rest of the edited tiles arrive within the write budget on later frames.
+		var sum := call + await _work_until_settled(frames)
 		var in_process := 0.0
 		for f in last.process_spans:
 			in_process += f
@@ -267,19 +253,34 @@ func _edit_cost(edit: Callable, quick: bool) -> float:
 		last.recording = true
 		var t0 := Time.get_ticks_usec()
 		edit.call(k)
-		var sum := (Time.get_ticks_usec() - t0) / 1000.0
-		var quiet := 0
-		var frames := 0
-		while quiet < 10 and frames < 120:
-			await tree.process_frame
-			frames += 1
-			quiet = quiet + 1 if last.frames.size() > 0 and last.frames[-1] < 0.1 else 0
-		last.recording = false
-		# The trailing quiet frames are a still terrain's cost, not the edit's.
-		for i in last.frames.size() - quiet:
-			sum += last.frames[i]
-		totals.append(sum)
+		totals.append((Time.get_ticks_usec() - t0) / 1000.0 + await _work_until_settled(0))
 	return Util.median(totals)
+
+
+## Waits (at most 120 recorded frames in all, `frames` of them already past) until the terrain's work is
+## back to a still frame's for ten frames, stops recording, and returns the recorded work (ms) without
+## those trailing still frames.
+func _work_until_settled(frames: int) -> float:
+	var quiet := 0
+	while quiet < 10 and frames < 120:
+		await tree.process_frame
+		frames += 1
+		quiet = quiet + 1 if last.frames.size() > 0 and last.frames[-1] < 0.1 else 0
+	last.recording = false
+	var sum := 0.0
+	for i in last.frames.size() - quiet:
+		sum += last.frames[i]
+	return sum
+
+
+## A root and a far-seeing camera in the tree: [root, camera].
+func _rig() -> Array:
+	var root := Node3D.new()
+	tree.root.add_child(root)
+	var cam := Camera3D.new()
+	cam.far = 4000.0
+	root.add_child(cam)
+	return [root, cam]
 
 
 ## Median terrain work per frame over a few seconds of frames (µs), after settling.
