@@ -11,21 +11,7 @@ use crate::clipmap::ClipmapConfig;
 use crate::clipmap_data::{ClipmapData, Frame};
 use crate::samples::Samples;
 use std::sync::mpsc::{channel, Receiver, Sender};
-use std::sync::{Arc, OnceLock};
-
-/// The pool jobs run on: one thread fewer than the machine has cores (at least one), so the main thread
-/// keeps a core to itself and its frames do not wait for a busy scheduler.
-pub(crate) fn workers() -> &'static rayon::ThreadPool {
-    static POOL: OnceLock<rayon::ThreadPool> = OnceLock::new();
-    POOL.get_or_init(|| {
-        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(cores.saturating_sub(1).max(1))
-            .thread_name(|i| format!("terrain-stream-{i}"))
-            .build()
-            .expect("a thread pool for clipmap streaming")
-    })
-}
+use std::sync::Arc;
 
 /// A source that can be read on the worker pool.
 pub type SharedSamples = Arc<dyn Samples + Send>;
@@ -99,7 +85,7 @@ impl ClipmapStream {
             return false;
         };
         let (tx, epoch) = (self.tx.clone(), self.epoch);
-        workers().spawn(move || {
+        crate::workers::spawn(move || {
             // A panic in a job (a bug) must not abort the game: the windows start over instead.
             let cfg = *data.config();
             let run = std::panic::AssertUnwindSafe(move || {

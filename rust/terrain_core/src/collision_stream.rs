@@ -9,7 +9,7 @@
 //! its tile is recognised by its older stamp and not shown. `invalidate` (a new source, subdivision or
 //! mode) makes every running job's result stale.
 
-use crate::clipmap_stream::{workers, SharedSamples};
+use crate::clipmap_stream::SharedSamples;
 use crate::collision::{TileGrid, TileId, Tiling};
 use crate::samples::SampleBlock;
 use std::sync::mpsc::{channel, Receiver, Sender};
@@ -81,7 +81,7 @@ impl CollisionStream {
             .collect();
         self.in_flight += ids.len();
         let (tx, epoch) = (self.tx.clone(), self.epoch);
-        workers().spawn(move || {
+        crate::workers::spawn(move || {
             let run = std::panic::AssertUnwindSafe(|| {
                 let mut block = SampleBlock::default();
                 for (g, &id) in grids.iter_mut().zip(&ids) {

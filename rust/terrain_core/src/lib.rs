@@ -18,3 +18,4 @@ pub mod terrain_data;
 pub mod terrain_regions;
 pub mod wandering_mesh;
 pub mod wandering_terrain;
+pub mod workers;

@@ -19,4 +19,12 @@ mod wandering_terrain;
 struct WanderingTerrainExtension;
 
 #[gdextension]
-unsafe impl ExtensionLibrary for WanderingTerrainExtension {}
+unsafe impl ExtensionLibrary for WanderingTerrainExtension {
+    fn on_stage_deinit(stage: InitStage) {
+        // The last stage deinitialised (min_level is Scene) before the library is unloaded: no streaming
+        // or collision job may still be running its code (quitting mid-edit crashed there).
+        if stage == InitStage::Scene {
+            terrain_core::workers::shut_down();
+        }
+    }
+}

@@ -1,0 +1,86 @@
+//! The worker threads that streamed clipmap windows and collision grids are computed on: one pool, one
+//! thread fewer than the machine has cores (at least one), so the main thread keeps a core to itself and
+//! its frames do not wait for a busy scheduler.
+//!
+//! Jobs run after the call that spawned them returns, so the library must not be unloaded under them:
+//! `shut_down` (called when the extension is deinitialised) lets the running and queued jobs finish and
+//! joins every thread. A later `spawn` starts a new pool.
+
+use std::sync::{Mutex, MutexGuard};
+use std::thread::JoinHandle;
+
+struct Pool {
+    pool: rayon::ThreadPool,
+    threads: std::sync::Arc<Mutex<Vec<JoinHandle<()>>>>,
+}
+
+static POOL: Mutex<Option<Pool>> = Mutex::new(None);
+
+fn lock() -> MutexGuard<'static, Option<Pool>> {
+    // A poisoned lock only means a panic while spawning; the pool itself is still usable.
+    POOL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn build() -> Pool {
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let threads = std::sync::Arc::new(Mutex::new(Vec::new()));
+    let handles = threads.clone();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(cores.saturating_sub(1).max(1))
+        // Our own threads, so that `shut_down` can join them.
+        .spawn_handler(move |t| {
+            let name = format!("terrain-stream-{}", t.index());
+            let h = std::thread::Builder::new()
+                .name(name)
+                .spawn(move || t.run())?;
+            handles.lock().unwrap_or_else(|e| e.into_inner()).push(h);
+            Ok(())
+        })
+        .build()
+        .expect("a thread pool for terrain streaming");
+    Pool { pool, threads }
+}
+
+/// Runs `job` on a worker thread, later.
+pub(crate) fn spawn(job: impl FnOnce() + Send + 'static) {
+    lock().get_or_insert_with(build).pool.spawn(job);
+}
+
+/// Lets every spawned job finish and joins the worker threads: after this no code of this library runs
+/// on them (call it before the library is unloaded).
+pub fn shut_down() {
+    let Some(Pool { pool, threads }) = lock().take() else {
+        return;
+    };
+    // Dropping the pool ends its threads once the jobs already spawned have run.
+    drop(pool);
+    let handles = std::mem::take(&mut *threads.lock().unwrap_or_else(|e| e.into_inner()));
+    for h in handles {
+        let _ = h.join();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    #[test]
+    fn shut_down_waits_for_every_spawned_job_and_a_new_pool_starts_after() {
+        let done = Arc::new(AtomicUsize::new(0));
+        for _ in 0..8 {
+            let d = done.clone();
+            spawn(move || {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+                d.fetch_add(1, Ordering::SeqCst);
+            });
+        }
+        shut_down();
+        assert_eq!(done.load(Ordering::SeqCst), 8);
+        let (tx, rx) = std::sync::mpsc::channel();
+        spawn(move || tx.send(7).unwrap());
+        assert_eq!(rx.recv().unwrap(), 7);
+        shut_down();
+    }
+}
