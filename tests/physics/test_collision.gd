@@ -1,7 +1,8 @@
 extends "res://wt_test.gd"
 ## TerrainNode collision in real physics (this suite runs once per physics engine): vertical rays hit the
 ## drawn surface within the bound of each collision_subdivision, spheres come to rest on it, edits reach
-## collision on the next physics frame, DYNAMIC collision follows its target, rays outside hit nothing.
+## collision within a few physics frames (under the target, on the next one), DYNAMIC collision follows its
+## target, rays outside hit nothing.
 
 const SIZE := 256
 
@@ -173,18 +174,47 @@ func test_edits_reach_collision_within_a_few_physics_frames() -> void:
 	tn.queue_free()
 
 
+func test_an_edit_under_the_target_collides_on_the_next_physics_frame() -> void:
+	# The tile under the target is recomputed at once; the rest of the edit comes from the worker threads.
+	var t := _rough()
+	var target := Node3D.new()
+	tree.root.add_child(target)
+	target.position = Vector3(120.3, 0, 130.6)
+	var tn := _node(t, TerrainNode.COLLISION_DYNAMIC, 4)
+	tn.target = tn.get_path_to(target)
+	await tree.physics_frame
+	await tree.physics_frame
+	var block := PackedFloat32Array()
+	block.resize(64 * 64)
+	for k in 4:
+		var h := 50.0 + k * 7.0
+		block.fill(h)
+		# Made right after a physics frame began: the terrain's physics pass of this frame follows.
+		await tree.physics_frame
+		t.set_heights_region(Rect2i(100, 110, 64, 64), block)
+		await tree.physics_frame
+		check_near(_ray_down(120.3, 130.6)["position"].y, h, 1e-3, "edit %d under the target collides" % k)
+	tn.queue_free()
+	target.queue_free()
+
+
 func test_dynamic_collision_follows_the_target() -> void:
 	var t := _rough()
 	var target := Node3D.new()
 	tree.root.add_child(target)
+	# The target is known when the node enters the tree: its collision is built before the first physics
+	# frame (whether or not one runs before the first ray).
+	target.position = Vector3(5, 0, 250)
 	var tn := TerrainNode.new()
 	tn.tile_resolution = 8
 	tn.levels = 3
 	tn.terrain_data = t
 	tn.collision_mode = TerrainNode.COLLISION_DYNAMIC
 	tn.collision_radius = 20.0
+	tn.target = target.get_path()
 	tree.root.add_child(tn)
-	tn.target = tn.get_path_to(target)
+	# Godot Physics adds new bodies to its broadphase in the physics step after physics_frame.
+	await tree.physics_frame
 	var misses := 0
 	var most := 0
 	for i in 60:
