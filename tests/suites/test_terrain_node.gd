@@ -121,6 +121,38 @@ func test_leaving_and_reentering_the_tree() -> void:
 	parent.queue_free()
 
 
+func test_the_target_is_found_again_when_replaced() -> void:
+	# The node `target` names is looked up once; freed and replaced by another at the same path, the new one
+	# is followed.
+	var tn := TerrainNode.new()
+	tn.terrain_data = _data()
+	tree.root.add_child(tn)
+	var a := Node3D.new()
+	a.name = "FollowMe"
+	a.position = Vector3(10, 0, 12)
+	tree.root.add_child(a)
+	tn.target = NodePath("../FollowMe")
+	tn.update_now()
+	check_eq(tn.material.get_shader_parameter("clipmap_target"), Vector2(10, 12), "follows the first node")
+	a.free()
+	var b := Node3D.new()
+	b.name = "FollowMe"
+	b.position = Vector3(-7, 0, 33)
+	tree.root.add_child(b)
+	tn.update_now()
+	check_eq(tn.material.get_shader_parameter("clipmap_target"), Vector2(-7, 33), "follows its replacement")
+	# Setting `target` looks the node up anew.
+	var c := Node3D.new()
+	c.position = Vector3(3, 0, 4)
+	tree.root.add_child(c)
+	tn.target = c.get_path()
+	tn.update_now()
+	check_eq(tn.material.get_shader_parameter("clipmap_target"), Vector2(3, 4), "follows a new target")
+	tn.queue_free()
+	b.queue_free()
+	c.queue_free()
+
+
 func test_reconfigure_in_tree() -> void:
 	var tn := TerrainNode.new()
 	tn.terrain_data = _data()

@@ -168,6 +168,13 @@ func test_regions_bad_input_is_named() -> void:
 	expect_error("TerrainRegions.budget_mb must be in [16, 1048576], got 5")
 	r.budget_mb = 5
 	check_eq(r.budget_mb, 256, "budget kept")
+	# One spacing rule: every spacing a TerrainData takes saves and opens.
+	t.spacing = 2000.0
+	var far := _folder("spacing")
+	check(t.save_regions(far, 64), "spacing 2000 saved")
+	var rf := TerrainRegions.open(far)
+	check(rf != null and rf.get_spacing() == 2000.0, "and opened with its spacing")
+	_remove(far)
 	expect_error("TerrainRegions: region")
 	check(r.get_heights_region(Rect2i(290, 0, 20, 5)).is_empty(), "a region past the edge is refused")
 	expect_error("TerrainRegions.generate: generator must be a TerrainGenerator, got null")
