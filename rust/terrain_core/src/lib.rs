@@ -11,6 +11,7 @@ pub mod collision_stream;
 pub mod control;
 pub mod generation;
 pub mod heightmap_io;
+pub mod instances;
 pub mod material;
 pub mod raycast;
 pub mod samples;

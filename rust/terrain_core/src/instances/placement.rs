@@ -1,0 +1,232 @@
+//! Placement rules (density, scale, yaw, alignment to the ground, offset, slope, layers) and the
+//! deterministic placers built on them: `scatter` over an area and the instance brush's dab.
+//!
+//! Randomness is a counter-based hash of (seed, candidate index) (SplitMix64's finaliser), so a candidate's
+//! numbers do not depend on the others: the same seed and terrain give the same transforms on every
+//! machine and thread count, and candidates are tested in parallel.
+
+use super::{Area, Placement};
+use crate::samples::{self, Samples};
+use glam::{Quat, Vec3};
+use rayon::prelude::*;
+
+/// How a mesh is placed by `scatter` and the instance brush.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rules {
+    /// Instances per square terrain unit that painting fills an area up to.
+    pub density: f64,
+    /// Uniform scale drawn in [min, max].
+    pub scale: [f32; 2],
+    /// A random turn about the up axis.
+    pub random_yaw: bool,
+    /// 0: upright; 1: along the ground's normal.
+    pub align: f32,
+    /// Height above the ground.
+    pub offset: f32,
+    /// Allowed ground slope, degrees from horizontal, [min, max].
+    pub slope: [f32; 2],
+}
+
+impl Default for Rules {
+    fn default() -> Self {
+        Self {
+            density: 0.01,
+            scale: [1.0, 1.0],
+            random_yaw: true,
+            align: 0.0,
+            offset: 0.0,
+            slope: [0.0, 90.0],
+        }
+    }
+}
+
+/// A rule out of its range.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RulesError {
+    Density(f64),
+    Scale([f32; 2]),
+    Align(f32),
+    Offset(f32),
+    Slope([f32; 2]),
+}
+
+impl std::fmt::Display for RulesError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Density(v) => write!(f, "density must be in [0, 100] per square unit, got {v}"),
+            Self::Scale(v) => write!(f, "scale range must be 0 < min ≤ max ≤ 1000, got {v:?}"),
+            Self::Align(v) => write!(f, "align_to_normal must be in [0, 1], got {v}"),
+            Self::Offset(v) => write!(f, "height_offset must be in [-1e5, 1e5], got {v}"),
+            Self::Slope(v) => write!(f, "slope range must be 0 ≤ min ≤ max ≤ 90 degrees, got {v:?}"),
+        }
+    }
+}
+
+impl std::error::Error for RulesError {}
+
+impl Rules {
+    pub fn check(&self) -> Result<(), RulesError> {
+        if !(0.0..=100.0).contains(&self.density) {
+            return Err(RulesError::Density(self.density));
+        }
+        let [a, b] = self.scale;
+        if !(a > 0.0 && a <= b && b <= 1000.0) {
+            return Err(RulesError::Scale(self.scale));
+        }
+        if !(0.0..=1.0).contains(&self.align) {
+            return Err(RulesError::Align(self.align));
+        }
+        if !(-1e5..=1e5).contains(&self.offset) {
+            return Err(RulesError::Offset(self.offset));
+        }
+        let [s0, s1] = self.slope;
+        if !(0.0 <= s0 && s0 <= s1 && s1 <= 90.0) {
+            return Err(RulesError::Slope(self.slope));
+        }
+        Ok(())
+    }
+
+    /// The placement at terrain (x, z) with the random numbers `r` (in [0, 1)), or None if the ground there
+    /// breaks a rule (a hole, outside a finite grid, a slope out of range).
+    fn place<S: Samples + ?Sized>(&self, s: &S, x: f64, z: f64, r: [f64; 2]) -> Option<Placement> {
+        let h = samples::height_at(s, x, z);
+        if !h.is_finite() {
+            return None;
+        }
+        if let Some([w, d]) = s.size() {
+            let sp = s.spacing();
+            if !(x >= 0.0 && z >= 0.0 && x <= w as f64 * sp && z <= d as f64 * sp) {
+                return None;
+            }
+        }
+        let n = Vec3::from(samples::normal_at(s, x, z));
+        let slope = n.y.clamp(-1.0, 1.0).acos().to_degrees();
+        if !(self.slope[0] <= slope && slope <= self.slope[1]) {
+            return None;
+        }
+        let yaw = if self.random_yaw {
+            Quat::from_rotation_y((r[0] * std::f64::consts::TAU) as f32)
+        } else {
+            Quat::IDENTITY
+        };
+        let tilt = Quat::from_rotation_arc(Vec3::Y, n);
+        let rot = Quat::IDENTITY.slerp(tilt, self.align) * yaw;
+        let s = self.scale[0] + (self.scale[1] - self.scale[0]) * r[1] as f32;
+        Some(Placement {
+            pos: [x, f64::from(h + self.offset), z],
+            rot,
+            scale: [s; 3],
+        })
+    }
+}
+
+/// SplitMix64's finaliser: a well-mixed 64-bit value of `x`.
+fn mix(mut x: u64) -> u64 {
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+/// The `k`-th number in [0, 1) of candidate `i` of stream `seed`.
+pub(crate) fn unit(seed: u64, i: u64, k: u64) -> f64 {
+    let h = mix(mix(seed ^ 0x9e37_79b9_7f4a_7c15).wrapping_add(i.wrapping_mul(8).wrapping_add(k)));
+    (h >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// How many candidates `scatter` tries per wanted instance before it gives up on ground the rules refuse.
+const TRIES: u64 = 4;
+
+/// Up to `count` placements at uniformly random points of `area` that pass the rules and `layers(x, z)`
+/// (the share, in [0, 1], of the ground there that is a layer the mesh may stand on; a candidate passes
+/// with that probability). Candidate i's numbers depend only on (seed, i): deterministic, and candidates
+/// are tested in parallel, in order.
+pub fn scatter<S: Samples + ?Sized>(
+    rules: &Rules,
+    s: &S,
+    area: Area,
+    count: usize,
+    seed: u64,
+    layers: &(dyn Fn(f64, f64) -> f32 + Sync),
+) -> Vec<Placement> {
+    let mut out = Vec::with_capacity(count);
+    let total = (count as u64).saturating_mul(TRIES);
+    let mut next = 0u64;
+    let size = [area.max[0] - area.min[0], area.max[1] - area.min[1]];
+    while out.len() < count && next < total {
+        let batch = ((count - out.len()) as u64).max(1024).min(total - next);
+        let found: Vec<Option<Placement>> = (next..next + batch)
+            .into_par_iter()
+            .map(|i| {
+                let x = area.min[0] + size[0] * unit(seed, i, 0);
+                let z = area.min[1] + size[1] * unit(seed, i, 1);
+                if !area.contains(x, z) {
+                    return None;
+                }
+                let keep = f64::from(layers(x, z));
+                if keep < 1.0 && unit(seed, i, 2) >= keep {
+                    return None;
+                }
+                rules.place(s, x, z, [unit(seed, i, 3), unit(seed, i, 4)])
+            })
+            .collect();
+        out.extend(found.into_iter().flatten().take(count - out.len()));
+        next += batch;
+    }
+    out
+}
+
+/// An instance brush dab that adds: fills the circle toward `rules.density`. `existing` instances of the
+/// mesh are already inside; `amount` in [0, 1] is the share of the missing ones added by this dab (the
+/// brush's strength × the dab's time), placed with probability `weight(r)` (the falloff at r = distance /
+/// radius).
+#[allow(clippy::too_many_arguments)]
+pub fn dab_add<S: Samples + ?Sized>(
+    rules: &Rules,
+    s: &S,
+    center: [f64; 2],
+    radius: f64,
+    existing: usize,
+    amount: f64,
+    seed: u64,
+    weight: &(dyn Fn(f32) -> f32 + Sync),
+    layers: &(dyn Fn(f64, f64) -> f32 + Sync),
+) -> Vec<Placement> {
+    let target = rules.density * std::f64::consts::PI * radius * radius;
+    let missing = (target - existing as f64).max(0.0) * amount.clamp(0.0, 1.0);
+    // A fractional instance is placed with that probability, so slow strokes still add.
+    let whole = missing.floor();
+    let n = whole as usize + usize::from(unit(seed, u64::MAX, 0) < missing - whole);
+    let area = Area {
+        min: [center[0] - radius, center[1] - radius],
+        max: [center[0] + radius, center[1] + radius],
+    };
+    let falloff = |x: f64, z: f64| {
+        let r = ((x - center[0]).hypot(z - center[1]) / radius) as f32;
+        if r >= 1.0 {
+            0.0
+        } else {
+            weight(r) * layers(x, z)
+        }
+    };
+    scatter(rules, s, area, n, seed, &falloff)
+}
+
+/// Whether a dab that removes takes the instance at (x, z): with probability `amount × weight(r)`, drawn
+/// from the instance's position and the dab's seed.
+pub fn dab_removes(
+    center: [f64; 2],
+    radius: f64,
+    amount: f64,
+    seed: u64,
+    weight: &dyn Fn(f32) -> f32,
+    x: f64,
+    z: f64,
+) -> bool {
+    let r = ((x - center[0]).hypot(z - center[1]) / radius) as f32;
+    if r >= 1.0 {
+        return false;
+    }
+    let p = amount.clamp(0.0, 1.0) * f64::from(weight(r));
+    let i = x.to_bits() ^ z.to_bits().rotate_left(32);
+    unit(seed, i, 0) < p
+}
