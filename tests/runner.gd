@@ -37,7 +37,7 @@ func _run() -> void:
 			continue
 		for m in script.get_script_method_list():
 			var name: String = m["name"]
-			if not name.begins_with("test_") or (filter != "" and not name.contains(filter)):
+			if not name.begins_with("test_") or (filter != "" and not (name.contains(filter) or suite_name.contains(filter))):
 				continue
 			var suite = script.new()
 			suite.tree = self

@@ -29,6 +29,9 @@ pub enum Tool {
     HoleRemove,
     /// The weight of a layer moves toward 1 (toward 0 with `erase`) at `strength` per second.
     Paint { layer: usize, erase: bool },
+    /// Instances of an instancer's mesh are added (`erase`: removed; `mesh` None: every mesh) by the
+    /// instancer's `apply_brush` (`instances::dab_add`); terrain data does not change.
+    Instances { mesh: Option<usize>, erase: bool },
 }
 
 impl Tool {
@@ -218,6 +221,22 @@ impl Brush {
     pub fn size(&self) -> f64 {
         self.size
     }
+    pub fn strength(&self) -> f64 {
+        self.strength
+    }
+    /// The dab's weight at terrain offset (dx, dz) from its centre: the falloff times the image mask.
+    pub fn weight_at(&self, dx: f64, dz: f64) -> f32 {
+        let w = self
+            .falloff
+            .weight((dx.hypot(dz) / (0.5 * self.size)) as f32);
+        match &self.mask {
+            Some(m) if w > 0.0 => {
+                let (u, v) = (dx / self.size + 0.5, dz / self.size + 0.5);
+                w * m.sample(u as f32, v as f32)
+            }
+            _ => w,
+        }
+    }
 }
 
 /// The samples a dab at world X/Z `center` can touch (its square, clipped to the terrain); None outside.
@@ -258,6 +277,9 @@ pub fn apply(
         return Err(BrushError::Delta(delta));
     }
     if !(center[0].is_finite() && center[1].is_finite()) {
+        return Ok(None);
+    }
+    if matches!(b.tool, Tool::Instances { .. }) {
         return Ok(None);
     }
     let Some(r) = dab_region(t, center, b.size) else {
@@ -353,7 +375,9 @@ pub fn apply(
                 let target = slope_height(from, to, [(x as f64 + 0.5) * sp, (z as f64 + 0.5) * sp]);
                 *h + (target as f32 - *h) * blend(w)
             }
-            Tool::HoleAdd | Tool::HoleRemove | Tool::Paint { .. } => unreachable!("handled above"),
+            Tool::HoleAdd | Tool::HoleRemove | Tool::Paint { .. } | Tool::Instances { .. } => {
+                unreachable!("handled above")
+            }
         };
     }
     if after == before {

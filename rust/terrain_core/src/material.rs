@@ -147,6 +147,30 @@ impl Blending {
     }
 }
 
+/// What the shader blends at terrain X/Z (x, z) of any surface: the layers and their weights (strongest
+/// first, summing to 1; empty at a non-finite point). `grad_scale` turns terrain slopes into world slopes
+/// (the node's vertical over horizontal scale per axis). `get_layer_weights` and the instancer's layer
+/// rule both read it.
+pub fn layer_weights<S: crate::samples::Samples + ?Sized>(
+    blending: &Blending,
+    data: &S,
+    x: f64,
+    z: f64,
+    grad_scale: [f32; 2],
+) -> Blend {
+    if !(x.is_finite() && z.is_finite()) || blending.layer_count == 0 {
+        return Blend::new();
+    }
+    let (sx, sz) = (x / data.spacing() - 0.5, z / data.spacing() - 0.5);
+    let (corners, t) = data.control_corners(sx, sz);
+    // The height bands see the surface as drawn around the point (holes do not matter to them).
+    let (h, du, dv) = data.patch_gradient(sx, sz);
+    let sp = data.spacing() as f32;
+    let (gx, gz) = (du / sp * grad_scale[0], dv / sp * grad_scale[1]);
+    let ny = 1.0 / (1.0 + gx * gx + gz * gz).sqrt();
+    blending.blend(corners, t, h, ny)
+}
+
 /// The control value of one splat-map texel (red, green, blue select layers first + 1 .. first + 3, black —
 /// what is left — layer `first`): the two strongest of the four, renormalised. `None` for an all-zero texel
 /// that still has black: layer `first` alone.

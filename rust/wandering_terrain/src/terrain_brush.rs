@@ -18,7 +18,7 @@ pub struct TerrainBrush {
     /// a stroke starts), SET_HEIGHT (toward `height`), SLOPE (toward the straight slope from `slope_from` to
     /// `slope_to`), HOLE_ADD, HOLE_REMOVE (samples under the inner half of the dab), PAINT, ERASE (the weight
     /// of `layer` toward 1 or 0).
-    #[export(enum = (Raise = 0, Lower = 1, Smooth = 2, Flatten = 3, SetHeight = 4, Slope = 5, HoleAdd = 6, HoleRemove = 7, Paint = 8, Erase = 9))]
+    #[export(enum = (Raise = 0, Lower = 1, Smooth = 2, Flatten = 3, SetHeight = 4, Slope = 5, HoleAdd = 6, HoleRemove = 7, Paint = 8, Erase = 9, InstanceAdd = 10, InstanceRemove = 11))]
     #[var(set = set_tool)]
     #[init(val = 0)]
     tool: i64,
@@ -56,6 +56,12 @@ pub struct TerrainBrush {
     #[export(range = (0.0, 62.0, 1.0))]
     #[var(set = set_layer)]
     layer: i64,
+    /// INSTANCE_ADD / INSTANCE_REMOVE: the instancer's mesh (index into its `meshes`), [-1, 255]; -1
+    /// removes every mesh. `strength` is the share of the missing instances a second of painting adds
+    /// (of the present ones it removes).
+    #[export(range = (-1.0, 255.0, 1.0))]
+    #[var(set = set_mesh_index)]
+    mesh_index: i64,
     /// SLOPE: start of the slope (terrain X, height, Z; the editor sets it with Alt+click).
     #[export]
     slope_from: Vector3,
@@ -97,12 +103,18 @@ impl TerrainBrush {
     /// Erases `layer` (its weight toward 0; unpainted ground shows the height bands).
     #[constant]
     const ERASE: i64 = 9;
+    /// With `TerrainInstancer.apply_brush`: adds instances of `mesh_index` toward its density.
+    #[constant]
+    const INSTANCE_ADD: i64 = 10;
+    /// With `TerrainInstancer.apply_brush`: removes instances of `mesh_index` (-1: every mesh).
+    #[constant]
+    const INSTANCE_REMOVE: i64 = 11;
 
     #[func]
     fn set_tool(&mut self, v: i64) {
-        if !(0..=9).contains(&v) {
+        if !(0..=11).contains(&v) {
             godot_error!(
-                "TerrainBrush.tool must be in [0, 9] (RAISE .. ERASE), got {v}; keeping {}",
+                "TerrainBrush.tool must be in [0, 11] (RAISE .. INSTANCE_REMOVE), got {v}; keeping {}",
                 self.tool
             );
             return;
@@ -192,6 +204,17 @@ impl TerrainBrush {
         self.layer = v;
     }
     #[func]
+    fn set_mesh_index(&mut self, v: i64) {
+        if !(-1..=255).contains(&v) {
+            godot_error!(
+                "TerrainBrush.mesh_index must be in [-1, 255], got {v}; keeping {}",
+                self.mesh_index
+            );
+            return;
+        }
+        self.mesh_index = v;
+    }
+    #[func]
     fn set_height(&mut self, v: f64) {
         if !(-1.0e9..=1.0e9).contains(&v) {
             godot_error!("TerrainBrush.height must be a number in [-1000000000, 1000000000], got {v}; keeping {}", self.height);
@@ -218,6 +241,10 @@ impl TerrainBrush {
             8 | 9 => Tool::Paint {
                 layer: self.layer as usize,
                 erase: self.tool == 9,
+            },
+            10 | 11 => Tool::Instances {
+                mesh: usize::try_from(self.mesh_index).ok(),
+                erase: self.tool == 11,
             },
             _ => Tool::Raise,
         };

@@ -445,17 +445,8 @@ pub fn weights_at<S: terrain_core::samples::Samples + ?Sized>(
     };
     let blending = look.bind().blending();
     let mut out = vec![0.0f32; blending.layer_count];
-    if x.is_finite() && z.is_finite() && !out.is_empty() {
-        let (sx, sz) = (x / data.spacing() - 0.5, z / data.spacing() - 0.5);
-        let (corners, t) = data.control_corners(sx, sz);
-        // The height bands see the surface as drawn around the point (holes do not matter to them).
-        let (h, du, dv) = data.patch_gradient(sx, sz);
-        let sp = data.spacing() as f32;
-        let (gx, gz) = (du / sp * grad_scale[0], dv / sp * grad_scale[1]);
-        let ny = 1.0 / (1.0 + gx * gx + gz * gz).sqrt();
-        for (layer, w) in blending.blend(corners, t, h, ny) {
-            out[layer] += w;
-        }
+    for (layer, w) in terrain_core::material::layer_weights(&blending, data, x, z, grad_scale) {
+        out[layer] += w;
     }
     PackedFloat32Array::from(out)
 }

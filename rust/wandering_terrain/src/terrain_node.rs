@@ -5,6 +5,7 @@ use crate::collision::{TerrainCollision, MODE_DISABLED, MODE_DYNAMIC, MODE_FULL}
 use crate::follow::{active_camera, relink, relink_changed};
 use crate::terrain_data::TerrainData;
 use crate::terrain_generator::TerrainGenerator;
+use crate::terrain_instancer::{Host, Surface};
 use crate::terrain_material::{self, TerrainMaterial};
 use crate::terrain_regions::TerrainRegions;
 use godot::classes::mesh::{ArrayType, PrimitiveType};
@@ -1166,6 +1167,23 @@ impl TerrainNode {
         );
         mat.set_shader_parameter("morph_width", &(self.morph_width as f32).to_variant());
         mat.set_shader_parameter(&self.param_target, &self.last_target.to_variant());
+    }
+
+    /// What a child `TerrainInstancer` stands on.
+    pub(crate) fn instance_host(&self) -> Host {
+        let (o, s) = self.frame();
+        let surface = match (&self.terrain_data, &self.streamed) {
+            (Some(d), _) => Some(Surface::Data(d.clone())),
+            (None, Some(g)) => Some(Surface::Streamed(g.clone())),
+            _ => None,
+        };
+        Host {
+            surface,
+            to_world: Transform3D::new(Basis::from_scale(s), o),
+            target: self.target_position(),
+            blending: self.terrain_material.as_ref().map(|m| m.bind().blending()),
+            grad_scale: self.grad_scale(),
+        }
     }
 
     fn target_position(&self) -> Option<Vector3> {

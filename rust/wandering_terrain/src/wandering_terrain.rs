@@ -4,6 +4,7 @@
 use crate::collision::{TerrainCollision, MODE_DISABLED, MODE_DYNAMIC, MODE_FULL};
 use crate::follow::{active_camera, relink, relink_changed};
 use crate::terrain_data::TerrainData;
+use crate::terrain_instancer::{Host, Surface};
 use crate::terrain_material::{self, TerrainMaterial};
 use crate::wandering_mesh::WanderingMesh;
 use godot::classes::{
@@ -597,6 +598,18 @@ impl WanderingTerrain {
         if let Some(cam) = cam {
             let t = cam.get_global_transform();
             self.place_for(t);
+        }
+    }
+
+    /// What a child `TerrainInstancer` stands on (the node only moves the terrain on X/Z).
+    pub(crate) fn instance_host(&self) -> Host {
+        let o = self.origin();
+        Host {
+            surface: self.terrain_data.clone().map(Surface::Data),
+            to_world: Transform3D::new(Basis::IDENTITY, Vector3::new(o.x, 0.0, o.y)),
+            target: self.followed_camera().map(|c| c.get_global_position()),
+            blending: self.terrain_material.as_ref().map(|m| m.bind().blending()),
+            grad_scale: [1.0, 1.0],
         }
     }
 

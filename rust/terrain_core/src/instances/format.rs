@@ -35,8 +35,14 @@ impl std::fmt::Display for FormatError {
             Self::Truncated => write!(f, "instance data is truncated"),
             Self::CellSize(v) => write!(f, "instance data has an invalid cell size {v}"),
             Self::Order => write!(f, "instance data cells are repeated or out of order"),
-            Self::Meshes(n) => write!(f, "instance data has {n} meshes in a cell (at most {MAX_MESHES})"),
-            Self::Value => write!(f, "instance data holds a non-finite value or a position outside its cell"),
+            Self::Meshes(n) => write!(
+                f,
+                "instance data has {n} meshes in a cell (at most {MAX_MESHES})"
+            ),
+            Self::Value => write!(
+                f,
+                "instance data holds a non-finite value or a position outside its cell"
+            ),
         }
     }
 }
@@ -45,7 +51,8 @@ impl std::error::Error for FormatError {}
 
 impl InstanceStore {
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(20 + self.total() * INSTANCE_BYTES + self.cells.len() * 16);
+        let mut out =
+            Vec::with_capacity(20 + self.total() * INSTANCE_BYTES + self.cells.len() * 16);
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&VERSION.to_le_bytes());
         out.extend_from_slice(&self.cell_size.to_le_bytes());
@@ -110,9 +117,8 @@ impl InstanceStore {
                     let rot = [r.i16()?, r.i16()?, r.i16()?, r.i16()?];
                     let scale = [r.f32()?, r.f32()?, r.f32()?];
                     let inside = |v: f32| (0.0..limit).contains(&v);
-                    if !(inside(x) && inside(z) && offset.is_finite())
-                        || !scale.iter().all(|s| s.is_finite())
-                    {
+                    let finite = offset.is_finite() && scale.iter().all(|s| s.is_finite());
+                    if !(inside(x) && inside(z) && finite) {
                         return Err(FormatError::Value);
                     }
                     list.push(Instance {
@@ -155,15 +161,23 @@ impl<'a> Reader<'a> {
         Ok(&self.b[self.at - n..self.at])
     }
     fn u32(&mut self) -> Result<u32, FormatError> {
-        Ok(u32::from_le_bytes(self.take(4)?.try_into().expect("4 bytes")))
+        Ok(u32::from_le_bytes(
+            self.take(4)?.try_into().expect("4 bytes"),
+        ))
     }
     fn i32(&mut self) -> Result<i32, FormatError> {
-        Ok(i32::from_le_bytes(self.take(4)?.try_into().expect("4 bytes")))
+        Ok(i32::from_le_bytes(
+            self.take(4)?.try_into().expect("4 bytes"),
+        ))
     }
     fn f32(&mut self) -> Result<f32, FormatError> {
-        Ok(f32::from_le_bytes(self.take(4)?.try_into().expect("4 bytes")))
+        Ok(f32::from_le_bytes(
+            self.take(4)?.try_into().expect("4 bytes"),
+        ))
     }
     fn i16(&mut self) -> Result<i16, FormatError> {
-        Ok(i16::from_le_bytes(self.take(2)?.try_into().expect("2 bytes")))
+        Ok(i16::from_le_bytes(
+            self.take(2)?.try_into().expect("2 bytes"),
+        ))
     }
 }

@@ -173,7 +173,11 @@ impl InstanceStore {
     }
 
     pub fn cell_of(&self, x: f64, z: f64) -> CellKey {
-        let c = |v: f64| (v / self.cell_size).floor().clamp(i32::MIN as f64, i32::MAX as f64) as i32;
+        let c = |v: f64| {
+            (v / self.cell_size)
+                .floor()
+                .clamp(i32::MIN as f64, i32::MAX as f64) as i32
+        };
         (c(x), c(z))
     }
 
@@ -248,7 +252,8 @@ impl InstanceStore {
         let key = self.cell_of(x, z);
         let a = self.cell_area(key);
         // Kept inside its cell after f32 rounding.
-        let inside = |v: f64, lo: f64| ((v - lo) as f32).clamp(0.0, (self.cell_size as f32).next_down());
+        let inside =
+            |v: f64, lo: f64| ((v - lo) as f32).clamp(0.0, (self.cell_size as f32).next_down());
         i.x = inside(x, a.min[0]);
         i.z = inside(z, a.min[1]);
         let cell = self.cells.entry(key).or_default();

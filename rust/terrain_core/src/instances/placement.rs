@@ -57,7 +57,10 @@ impl std::fmt::Display for RulesError {
             Self::Scale(v) => write!(f, "scale range must be 0 < min ≤ max ≤ 1000, got {v:?}"),
             Self::Align(v) => write!(f, "align_to_normal must be in [0, 1], got {v}"),
             Self::Offset(v) => write!(f, "height_offset must be in [-1e5, 1e5], got {v}"),
-            Self::Slope(v) => write!(f, "slope range must be 0 ≤ min ≤ max ≤ 90 degrees, got {v:?}"),
+            Self::Slope(v) => write!(
+                f,
+                "slope range must be 0 ≤ min ≤ max ≤ 90 degrees, got {v:?}"
+            ),
         }
     }
 }

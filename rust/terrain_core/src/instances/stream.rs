@@ -66,12 +66,11 @@ pub fn draw_cell<S: Samples + ?Sized>(s: &S, origin: [f64; 2], cell: &Cell) -> V
             let Some((b, o)) = placed(s, x, z, i) else {
                 continue;
             };
-            let o = o.to_array();
-            for r in 0..3 {
+            for (r, o) in o.to_array().into_iter().enumerate() {
                 d.buffer
-                    .extend_from_slice(&[b.x_axis[r], b.y_axis[r], b.z_axis[r], o[r]]);
-                d.lo[r] = d.lo[r].min(o[r]);
-                d.hi[r] = d.hi[r].max(o[r]);
+                    .extend_from_slice(&[b.x_axis[r], b.y_axis[r], b.z_axis[r], o]);
+                d.lo[r] = d.lo[r].min(o);
+                d.hi[r] = d.hi[r].max(o);
             }
             d.max_scale = i.scale.iter().fold(d.max_scale, |m, s| m.max(s.abs()));
         }
@@ -108,7 +107,12 @@ impl InstanceStream {
     /// Computes the buffers of `cells` (key, stamp) of `store` on a worker. `source` must stay readable:
     /// an endless source (a block is copied per cell on the worker) or a `SampleBlock` covering the cells
     /// (`block_for`).
-    pub fn request(&mut self, source: SharedSamples, store: &InstanceStore, cells: &[(CellKey, u64)]) {
+    pub fn request(
+        &mut self,
+        source: SharedSamples,
+        store: &InstanceStore,
+        cells: &[(CellKey, u64)],
+    ) {
         if cells.is_empty() {
             return;
         }
@@ -116,7 +120,13 @@ impl InstanceStream {
             .iter()
             .map(|&(k, stamp)| {
                 let a = store.cell_area(k);
-                (k, stamp, a.min, a, store.cell(k).cloned().unwrap_or_default())
+                (
+                    k,
+                    stamp,
+                    a.min,
+                    a,
+                    store.cell(k).cloned().unwrap_or_default(),
+                )
             })
             .collect();
         self.in_flight += jobs.len();
@@ -167,7 +177,11 @@ impl InstanceStream {
 }
 
 /// A copy of the samples `cells` read from a finite source (taken on the caller's thread).
-pub fn block_for<S: Samples + ?Sized>(s: &S, store: &InstanceStore, cells: &[CellKey]) -> SampleBlock {
+pub fn block_for<S: Samples + ?Sized>(
+    s: &S,
+    store: &InstanceStore,
+    cells: &[CellKey],
+) -> SampleBlock {
     let (mut lo, mut hi) = ([i64::MAX; 2], [i64::MIN; 2]);
     for &k in cells {
         let (o, n) = cell_samples(store.cell_area(k), s.spacing());
@@ -179,5 +193,11 @@ pub fn block_for<S: Samples + ?Sized>(s: &S, store: &InstanceStore, cells: &[Cel
     if lo[0] > hi[0] {
         return SampleBlock::default();
     }
-    SampleBlock::copy(s, lo[0], lo[1], (hi[0] - lo[0]) as usize, (hi[1] - lo[1]) as usize)
+    SampleBlock::copy(
+        s,
+        lo[0],
+        lo[1],
+        (hi[0] - lo[0]) as usize,
+        (hi[1] - lo[1]) as usize,
+    )
 }

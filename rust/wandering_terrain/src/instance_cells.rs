@@ -1,0 +1,299 @@
+//! A `TerrainInstancer`'s cells on the servers: per cell, mesh and LOD one MultiMesh and one instance in
+//! `RenderingServer` (no node per instance), and near the target one static body per cell in
+//! `PhysicsServer3D` holding a shape per instance and collision shape. Bodies are pooled: a cell leaving
+//! the collision radius hands its body to the next one entering it.
+
+use crate::terrain_instance_mesh::Resolved;
+use godot::classes::physics_server_3d::{BodyMode, BodyState};
+use godot::classes::rendering_server::{
+    MultimeshTransformFormat, ShadowCastingSetting, VisibilityRangeFadeMode,
+};
+use godot::classes::{PhysicsServer3D, RenderingServer};
+use godot::prelude::*;
+use std::collections::HashMap;
+use terrain_core::instances::{CellKey, MeshDraw};
+
+/// One mesh of a cell on the GPU: a MultiMesh and an instance per LOD.
+struct GpuMesh {
+    mesh: usize,
+    count: usize,
+    lods: Vec<(Rid, Rid)>,
+}
+
+/// A cell the instancer shows (or is computing).
+#[derive(Default)]
+pub struct CellState {
+    /// Stamp of the cell's last edit; a result older than it is recomputed.
+    pub stamp: u64,
+    /// Stamp of what is shown (0: nothing yet).
+    pub shown: u64,
+    /// Stamp of the last request (0: none).
+    pub asked: u64,
+    gpu: Vec<GpuMesh>,
+    /// What is shown, kept for the collision bodies.
+    draw: Vec<MeshDraw>,
+    body: Option<Rid>,
+    /// `shown` when the body was filled.
+    body_of: u64,
+}
+
+impl CellState {
+    pub fn new(stamp: u64) -> Self {
+        Self {
+            stamp,
+            ..Self::default()
+        }
+    }
+    pub fn drawn(&self, mesh: usize) -> usize {
+        self.gpu
+            .iter()
+            .filter(|g| g.mesh == mesh)
+            .map(|g| g.count)
+            .sum()
+    }
+    /// Terrain-space origins of the shown instances of `mesh`.
+    pub fn drawn_origins(&self, mesh: usize) -> impl Iterator<Item = Vector3> + '_ {
+        self.draw
+            .iter()
+            .filter(move |d| d.mesh == mesh)
+            .flat_map(|d| {
+                d.buffer
+                    .chunks_exact(12)
+                    .map(|c| Vector3::new(c[3], c[7], c[11]))
+            })
+    }
+    pub fn has_body(&self) -> bool {
+        self.body.is_some()
+    }
+    pub fn body_current(&self) -> bool {
+        self.body.is_some() && self.body_of == self.shown
+    }
+}
+
+/// Where and how cells are shown.
+pub struct View<'a> {
+    pub meshes: &'a [Resolved],
+    pub scenario: Rid,
+    pub world: Transform3D,
+    pub visible: bool,
+}
+
+#[derive(Default)]
+pub struct Cells {
+    pub map: HashMap<CellKey, CellState>,
+    spare_bodies: Vec<Rid>,
+}
+
+impl Cells {
+    /// Shows `draw` for cell `key` (its MultiMeshes created, resized or freed as the meshes need).
+    pub fn show(&mut self, key: CellKey, stamp: u64, draw: Vec<MeshDraw>, view: &View) {
+        let Some(cell) = self.map.get_mut(&key) else {
+            return;
+        };
+        let mut rs = RenderingServer::singleton();
+        let mut old = std::mem::take(&mut cell.gpu);
+        for d in &draw {
+            let Some(res) = view.meshes.get(d.mesh).filter(|r| !r.lods.is_empty()) else {
+                continue;
+            };
+            let buffer = PackedFloat32Array::from(d.buffer.as_slice());
+            let mut g = match old
+                .iter()
+                .position(|g| g.mesh == d.mesh && g.lods.len() == res.lods.len())
+            {
+                Some(i) => old.swap_remove(i),
+                None => GpuMesh {
+                    mesh: d.mesh,
+                    count: usize::MAX,
+                    lods: res
+                        .lods
+                        .iter()
+                        .map(|l| new_lod(&mut rs, l, res, view))
+                        .collect(),
+                },
+            };
+            for &(mm, _) in &g.lods {
+                if g.count != d.count() {
+                    rs.multimesh_allocate_data(
+                        mm,
+                        d.count() as i32,
+                        MultimeshTransformFormat::TRANSFORM_3D,
+                    );
+                }
+                rs.multimesh_set_buffer(mm, &buffer);
+            }
+            g.count = d.count();
+            cell.gpu.push(g);
+        }
+        for g in old {
+            free_gpu(&mut rs, g);
+        }
+        cell.draw = draw;
+        cell.shown = stamp;
+    }
+
+    /// Frees a cell's GPU objects and body and forgets it.
+    pub fn drop_cell(&mut self, key: CellKey) {
+        if let Some(mut c) = self.map.remove(&key) {
+            let mut rs = RenderingServer::singleton();
+            for g in c.gpu.drain(..) {
+                free_gpu(&mut rs, g);
+            }
+            if let Some(b) = c.body.take() {
+                self.park(b);
+            }
+        }
+    }
+
+    /// Frees everything, pooled bodies included.
+    pub fn clear(&mut self) {
+        let keys: Vec<CellKey> = self.map.keys().copied().collect();
+        for k in keys {
+            self.drop_cell(k);
+        }
+        let mut ps = PhysicsServer3D::singleton();
+        for b in self.spare_bodies.drain(..) {
+            ps.free_rid(b);
+        }
+    }
+
+    /// Moves every shown instance and body with the terrain.
+    pub fn set_world(&mut self, world: Transform3D) {
+        let mut rs = RenderingServer::singleton();
+        let mut ps = PhysicsServer3D::singleton();
+        for c in self.map.values() {
+            for g in &c.gpu {
+                for &(_, inst) in &g.lods {
+                    rs.instance_set_transform(inst, world);
+                }
+            }
+            if let Some(b) = c.body {
+                ps.body_set_state(b, BodyState::TRANSFORM, &world.to_variant());
+            }
+        }
+    }
+
+    pub fn set_visible(&mut self, visible: bool) {
+        let mut rs = RenderingServer::singleton();
+        for c in self.map.values() {
+            for g in &c.gpu {
+                for &(_, inst) in &g.lods {
+                    rs.instance_set_visible(inst, visible);
+                }
+            }
+        }
+    }
+
+    /// Fills cell `key`'s body with a shape per shown instance and collision shape (a body from the pool).
+    pub fn collide(
+        &mut self,
+        key: CellKey,
+        view: &View,
+        space: Rid,
+        layers: [u32; 2],
+        owner: InstanceId,
+    ) {
+        let spare = &mut self.spare_bodies;
+        let Some(cell) = self.map.get_mut(&key) else {
+            return;
+        };
+        let mut ps = PhysicsServer3D::singleton();
+        let body = match cell.body {
+            Some(b) => {
+                ps.body_clear_shapes(b);
+                b
+            }
+            None => {
+                let b = spare.pop().unwrap_or_else(|| {
+                    let b = ps.body_create();
+                    ps.body_set_mode(b, BodyMode::STATIC);
+                    b
+                });
+                ps.body_attach_object_instance_id(b, owner.to_i64() as u64);
+                ps.body_set_collision_layer(b, layers[0]);
+                ps.body_set_collision_mask(b, layers[1]);
+                ps.body_set_state(b, BodyState::TRANSFORM, &view.world.to_variant());
+                ps.body_set_space(b, space);
+                cell.body = Some(b);
+                b
+            }
+        };
+        for d in &cell.draw {
+            let Some(res) = view.meshes.get(d.mesh) else {
+                continue;
+            };
+            for c in d.buffer.chunks_exact(12) {
+                let t = Transform3D::new(
+                    Basis::from_rows(
+                        Vector3::new(c[0], c[1], c[2]),
+                        Vector3::new(c[4], c[5], c[6]),
+                        Vector3::new(c[8], c[9], c[10]),
+                    ),
+                    Vector3::new(c[3], c[7], c[11]),
+                );
+                for (shape, st) in &res.shapes {
+                    ps.body_add_shape_ex(body, shape.get_rid())
+                        .transform(t * *st)
+                        .done();
+                }
+            }
+        }
+        cell.body_of = cell.shown;
+    }
+
+    /// Returns cell `key`'s body to the pool.
+    pub fn uncollide(&mut self, key: CellKey) {
+        if let Some(b) = self.map.get_mut(&key).and_then(|c| c.body.take()) {
+            self.park(b);
+        }
+    }
+
+    /// Bodies in the physics space.
+    pub fn body_count(&self) -> usize {
+        self.map.values().filter(|c| c.body.is_some()).count()
+    }
+
+    /// Cells with something on the GPU.
+    pub fn gpu_cells(&self) -> usize {
+        self.map.values().filter(|c| !c.gpu.is_empty()).count()
+    }
+
+    fn park(&mut self, b: Rid) {
+        let mut ps = PhysicsServer3D::singleton();
+        ps.body_clear_shapes(b);
+        ps.body_set_space(b, Rid::Invalid);
+        self.spare_bodies.push(b);
+    }
+}
+
+fn new_lod(
+    rs: &mut Gd<RenderingServer>,
+    l: &crate::terrain_instance_mesh::Lod,
+    res: &Resolved,
+    view: &View,
+) -> (Rid, Rid) {
+    let mm = rs.multimesh_create();
+    rs.multimesh_set_mesh(mm, l.mesh.get_rid());
+    let inst = rs.instance_create2(mm, view.scenario);
+    rs.instance_set_transform(inst, view.world);
+    rs.instance_set_visible(inst, view.visible);
+    let (mode, margin) = if res.fade > 0.0 {
+        (VisibilityRangeFadeMode::SELF, res.fade)
+    } else {
+        (VisibilityRangeFadeMode::DISABLED, 0.0)
+    };
+    let begin_margin = if l.begin > 0.0 { margin } else { 0.0 };
+    rs.instance_geometry_set_visibility_range(inst, l.begin, l.end, begin_margin, margin, mode);
+    rs.instance_geometry_set_cast_shadows_setting(
+        inst,
+        ShadowCastingSetting::from_ord(res.shadow as i32),
+    );
+    (mm, inst)
+}
+
+fn free_gpu(rs: &mut Gd<RenderingServer>, g: GpuMesh) {
+    for (mm, inst) in g.lods {
+        rs.free_rid(inst);
+        rs.free_rid(mm);
+    }
+}

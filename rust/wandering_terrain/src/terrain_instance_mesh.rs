@@ -1,0 +1,365 @@
+//! `TerrainInstanceMesh`: what a `TerrainInstancer` draws and collides for one kind of instance, and the
+//! rules `scatter` and the instance brush place it by (`terrain_core::instances::Rules`).
+
+use godot::classes::{CollisionShape3D, Mesh, MeshInstance3D, Node, Node3D, PackedScene, Shape3D};
+use godot::prelude::*;
+use terrain_core::instances::Rules;
+
+/// A mesh placed by a `TerrainInstancer`: its look (LOD meshes with visibility ranges, shadows), its
+/// collision shapes, and its placement rules.
+///
+/// Give either `mesh` (and optionally `lod_meshes`) or a `scene`: the scene's MeshInstance3D nodes, in tree
+/// order, are the LODs (a node's `visibility_range_end` ends its LOD when set) and its CollisionShape3D
+/// nodes are the collision shapes (their transforms relative to the scene's root kept). Every property
+/// refuses values outside its range with an error naming it and keeps the previous value.
+#[derive(GodotClass)]
+#[class(tool, base=Resource)]
+pub struct TerrainInstanceMesh {
+    /// The mesh of the nearest LOD.
+    #[export]
+    #[export_group(name = "Look")]
+    #[var(set = set_mesh)]
+    mesh: Option<Gd<Mesh>>,
+    /// A scene to take the LOD meshes and collision shapes from (used when `mesh` is empty).
+    #[export]
+    #[var(set = set_scene)]
+    scene: Option<Gd<PackedScene>>,
+    /// Coarser meshes: LOD 1, 2… (reassign the array after editing it from a script).
+    #[export]
+    #[var(set = set_lod_meshes)]
+    lod_meshes: Array<Gd<Mesh>>,
+    /// Where each LOD ends, in world units from the camera (increasing); a LOD without an entry ends at
+    /// `visibility_range`.
+    #[export]
+    #[var(set = set_lod_distances)]
+    lod_distances: PackedFloat32Array,
+    /// Distance beyond which no instance of this mesh is drawn, nor kept on the GPU, (0, 100000].
+    #[export(range = (1.0, 4096.0, 1.0, or_greater))]
+    #[var(set = set_visibility_range)]
+    visibility_range: f64,
+    /// Width of the cross-fade between LODs and at the end of the range (0: switch at once), [0, 1000].
+    #[export(range = (0.0, 64.0, 0.5, or_greater))]
+    #[var(set = set_fade_margin)]
+    fade_margin: f64,
+    /// Shadow casting (GeometryInstance3D.ShadowCastingSetting).
+    #[export(enum = (Off = 0, On = 1, DoubleSided = 2, ShadowsOnly = 3))]
+    #[var(set = set_cast_shadow)]
+    cast_shadow: i64,
+    /// A collision shape for every instance near the instancer's target (with `collision_transform`); the
+    /// scene's shapes are used when it is empty.
+    #[export]
+    #[export_group(name = "Collision")]
+    collision_shape: Option<Gd<Shape3D>>,
+    /// Where `collision_shape` sits on the instance (before the instance's scale and rotation).
+    #[export]
+    collision_transform: Transform3D,
+
+    /// Instances per square world unit that painting fills an area up to, [0, 100].
+    #[export(range = (0.0, 1.0, 0.0001, or_greater))]
+    #[export_group(name = "Placement")]
+    #[var(set = set_density)]
+    density: f64,
+    /// Smallest random scale, (0, scale_max].
+    #[export(range = (0.01, 10.0, 0.01, or_greater))]
+    #[var(set = set_scale_min)]
+    scale_min: f64,
+    /// Largest random scale, [scale_min, 1000].
+    #[export(range = (0.01, 10.0, 0.01, or_greater))]
+    #[var(set = set_scale_max)]
+    scale_max: f64,
+    /// A random turn about the up axis.
+    #[export]
+    random_yaw: bool,
+    /// 0: upright; 1: along the ground's normal.
+    #[export(range = (0.0, 1.0, 0.01))]
+    #[var(set = set_align_to_normal)]
+    align_to_normal: f64,
+    /// Height above the ground (kept through edits), [-1e5, 1e5].
+    #[export]
+    #[var(set = set_height_offset)]
+    height_offset: f64,
+    /// Flattest ground allowed, degrees, [0, slope_max].
+    #[export(range = (0.0, 90.0, 0.1))]
+    #[var(set = set_slope_min)]
+    slope_min: f64,
+    /// Steepest ground allowed, degrees, [slope_min, 90].
+    #[export(range = (0.0, 90.0, 0.1))]
+    #[var(set = set_slope_max)]
+    slope_max: f64,
+    /// Texture layers (indices into the terrain's TerrainMaterial) it may stand on; empty: any ground. A
+    /// point passes with the probability of those layers' weight there (`get_layer_weights`).
+    #[export]
+    layers: PackedInt32Array,
+    base: Base<Resource>,
+}
+
+#[godot_api]
+impl IResource for TerrainInstanceMesh {
+    fn init(base: Base<Resource>) -> Self {
+        let r = Rules::default();
+        Self {
+            mesh: None,
+            scene: None,
+            lod_meshes: Array::new(),
+            lod_distances: PackedFloat32Array::new(),
+            visibility_range: 256.0,
+            fade_margin: 0.0,
+            cast_shadow: 1,
+            collision_shape: None,
+            collision_transform: Transform3D::IDENTITY,
+            density: r.density,
+            scale_min: f64::from(r.scale[0]),
+            scale_max: f64::from(r.scale[1]),
+            random_yaw: r.random_yaw,
+            align_to_normal: f64::from(r.align),
+            height_offset: f64::from(r.offset),
+            slope_min: f64::from(r.slope[0]),
+            slope_max: f64::from(r.slope[1]),
+            layers: PackedInt32Array::new(),
+            base,
+        }
+    }
+}
+
+/// One LOD as drawn: its mesh and its visibility range (world units).
+#[derive(Clone)]
+pub struct Lod {
+    pub mesh: Gd<Mesh>,
+    pub begin: f32,
+    pub end: f32,
+}
+
+/// What the instancer needs of a mesh, resolved once per change.
+#[derive(Clone, Default)]
+pub struct Resolved {
+    pub lods: Vec<Lod>,
+    pub shapes: Vec<(Gd<Shape3D>, Transform3D)>,
+    /// The LOD 0 mesh's box (instance bounds grow by it).
+    pub aabb: Aabb,
+    pub range: f32,
+    pub fade: f32,
+    pub shadow: i64,
+}
+
+#[godot_api]
+impl TerrainInstanceMesh {
+    #[func]
+    fn set_mesh(&mut self, v: Option<Gd<Mesh>>) {
+        self.mesh = v;
+        self.base_mut().emit_changed();
+    }
+    #[func]
+    fn set_scene(&mut self, v: Option<Gd<PackedScene>>) {
+        self.scene = v;
+        self.base_mut().emit_changed();
+    }
+    #[func]
+    fn set_lod_meshes(&mut self, v: Array<Gd<Mesh>>) {
+        self.lod_meshes = v;
+        self.base_mut().emit_changed();
+    }
+    #[func]
+    fn set_lod_distances(&mut self, v: PackedFloat32Array) {
+        let s = v.as_slice();
+        if s.iter().any(|d| !(d.is_finite() && *d > 0.0)) || s.windows(2).any(|w| w[0] >= w[1]) {
+            godot_error!(
+                "TerrainInstanceMesh.lod_distances must be increasing values > 0, got {v}"
+            );
+            return;
+        }
+        self.lod_distances = v;
+        self.base_mut().emit_changed();
+    }
+    #[func]
+    fn set_visibility_range(&mut self, v: f64) {
+        if !(v > 0.0 && v <= 1e5) {
+            godot_error!("TerrainInstanceMesh.visibility_range must be in (0, 100000], got {v}");
+            return;
+        }
+        self.visibility_range = v;
+        self.base_mut().emit_changed();
+    }
+    #[func]
+    fn set_fade_margin(&mut self, v: f64) {
+        if !(0.0..=1000.0).contains(&v) {
+            godot_error!("TerrainInstanceMesh.fade_margin must be in [0, 1000], got {v}");
+            return;
+        }
+        self.fade_margin = v;
+        self.base_mut().emit_changed();
+    }
+    #[func]
+    fn set_cast_shadow(&mut self, v: i64) {
+        if !(0..=3).contains(&v) {
+            godot_error!("TerrainInstanceMesh.cast_shadow must be in [0, 3], got {v}");
+            return;
+        }
+        self.cast_shadow = v;
+        self.base_mut().emit_changed();
+    }
+    #[func]
+    fn set_density(&mut self, v: f64) {
+        self.set_rule("density", |r| r.density = v);
+    }
+    #[func]
+    fn set_scale_min(&mut self, v: f64) {
+        // The other end follows, as a Range does (a scene loads min before max).
+        self.set_rule("scale_min", |r| {
+            r.scale[0] = v as f32;
+            r.scale[1] = r.scale[1].max(r.scale[0]);
+        });
+    }
+    #[func]
+    fn set_scale_max(&mut self, v: f64) {
+        self.set_rule("scale_max", |r| {
+            r.scale[1] = v as f32;
+            r.scale[0] = r.scale[0].min(r.scale[1]);
+        });
+    }
+    #[func]
+    fn set_align_to_normal(&mut self, v: f64) {
+        self.set_rule("align_to_normal", |r| r.align = v as f32);
+    }
+    #[func]
+    fn set_height_offset(&mut self, v: f64) {
+        self.set_rule("height_offset", |r| r.offset = v as f32);
+    }
+    #[func]
+    fn set_slope_min(&mut self, v: f64) {
+        self.set_rule("slope_min", |r| {
+            r.slope[0] = v as f32;
+            r.slope[1] = r.slope[1].max(r.slope[0]);
+        });
+    }
+    #[func]
+    fn set_slope_max(&mut self, v: f64) {
+        self.set_rule("slope_max", |r| {
+            r.slope[1] = v as f32;
+            r.slope[0] = r.slope[0].min(r.slope[1]);
+        });
+    }
+}
+
+impl TerrainInstanceMesh {
+    /// The placement rules as the core takes them.
+    pub fn rules(&self) -> Rules {
+        Rules {
+            density: self.density,
+            scale: [self.scale_min as f32, self.scale_max as f32],
+            random_yaw: self.random_yaw,
+            align: self.align_to_normal as f32,
+            offset: self.height_offset as f32,
+            slope: [self.slope_min as f32, self.slope_max as f32],
+        }
+    }
+
+    pub fn allowed_layers(&self) -> Vec<usize> {
+        self.layers
+            .as_slice()
+            .iter()
+            .filter(|&&l| l >= 0)
+            .map(|&l| l as usize)
+            .collect()
+    }
+
+    /// Applies a change to the rules if they stay valid.
+    fn set_rule(&mut self, name: &str, change: impl FnOnce(&mut Rules)) {
+        let mut r = self.rules();
+        change(&mut r);
+        if let Err(e) = r.check() {
+            godot_error!("TerrainInstanceMesh.{name}: {e}; keeping the previous value");
+            return;
+        }
+        self.density = r.density;
+        (self.scale_min, self.scale_max) = (f64::from(r.scale[0]), f64::from(r.scale[1]));
+        self.align_to_normal = f64::from(r.align);
+        self.height_offset = f64::from(r.offset);
+        (self.slope_min, self.slope_max) = (f64::from(r.slope[0]), f64::from(r.slope[1]));
+        self.base_mut().emit_changed();
+    }
+
+    /// The LODs, shapes and bounds to draw and collide with.
+    pub fn resolve(&self) -> Resolved {
+        let mut out = Resolved {
+            range: self.visibility_range as f32,
+            fade: self.fade_margin as f32,
+            shadow: self.cast_shadow,
+            ..Resolved::default()
+        };
+        let mut meshes: Vec<(Gd<Mesh>, Option<f32>)> = Vec::new();
+        if let Some(m) = &self.mesh {
+            meshes.push((m.clone(), None));
+            meshes.extend(self.lod_meshes.iter_shared().map(|m| (m, None)));
+        }
+        if let Some(sh) = &self.collision_shape {
+            out.shapes.push((sh.clone(), self.collision_transform));
+        }
+        if let Some(scene) = self.scene.as_ref().and_then(|s| s.instantiate()) {
+            if meshes.is_empty() || out.shapes.is_empty() {
+                let (m, s) = scene_parts(&scene);
+                if meshes.is_empty() {
+                    meshes = m;
+                }
+                if out.shapes.is_empty() {
+                    out.shapes = s;
+                }
+            }
+            scene.free();
+        }
+        let dist = self.lod_distances.as_slice();
+        let mut begin = 0.0f32;
+        for (i, (mesh, end)) in meshes.into_iter().enumerate() {
+            if begin >= out.range {
+                break;
+            }
+            let end = end
+                .or_else(|| dist.get(i).copied())
+                .unwrap_or(out.range)
+                .min(out.range);
+            if i == 0 {
+                out.aabb = mesh.get_aabb();
+            }
+            out.lods.push(Lod { mesh, begin, end });
+            begin = end;
+        }
+        if let Some(last) = out.lods.last_mut() {
+            last.end = out.range;
+        }
+        out
+    }
+}
+
+/// The MeshInstance3D meshes (with their visibility_range_end when set) and the collision shapes (with
+/// their transforms relative to `root`) of an instantiated scene, in tree order.
+type SceneParts = (
+    Vec<(Gd<Mesh>, Option<f32>)>,
+    Vec<(Gd<Shape3D>, Transform3D)>,
+);
+
+fn scene_parts(root: &Gd<Node>) -> SceneParts {
+    let mut meshes = Vec::new();
+    let mut shapes = Vec::new();
+    let mut stack = vec![(root.clone(), Transform3D::IDENTITY)];
+    while let Some((n, parent)) = stack.pop() {
+        let here = match n.clone().try_cast::<Node3D>() {
+            Ok(n3) if n3.clone().upcast::<Node>() != *root => parent * n3.get_transform(),
+            _ => parent,
+        };
+        if let Ok(mi) = n.clone().try_cast::<MeshInstance3D>() {
+            if let Some(m) = mi.get_mesh() {
+                let end = mi.get_visibility_range_end();
+                meshes.push((m, (end > 0.0).then_some(end)));
+            }
+        }
+        if let Ok(cs) = n.clone().try_cast::<CollisionShape3D>() {
+            if let Some(s) = cs.get_shape() {
+                shapes.push((s, here));
+            }
+        }
+        let kids: Vec<Gd<Node>> = n.get_children().iter_shared().collect();
+        for k in kids.into_iter().rev() {
+            stack.push((k, here));
+        }
+    }
+    (meshes, shapes)
+}

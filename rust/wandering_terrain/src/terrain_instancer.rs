@@ -1,0 +1,919 @@
+//! `TerrainInstancer`: trees, rocks and props placed on its parent terrain (store, rules and cell
+//! buffers in `terrain_core::instances`; the servers' side in `instance_cells`).
+
+use crate::follow::active_camera;
+use crate::instance_cells::{CellState, Cells, View};
+use crate::terrain_brush::TerrainBrush;
+use crate::terrain_data::TerrainData;
+use crate::terrain_instance_mesh::{Resolved, TerrainInstanceMesh};
+use crate::terrain_instances::TerrainInstances;
+use crate::terrain_node::TerrainNode;
+use crate::wandering_terrain::WanderingTerrain;
+use godot::classes::{INode3D, Node, Node3D};
+use godot::prelude::*;
+use std::sync::Arc;
+use terrain_core::brush::Tool;
+use terrain_core::clipmap_stream::SharedSamples;
+use terrain_core::instances::{
+    self, block_for, dab_add, dab_removes, scatter, Area, CellDraw, CellKey, InstanceStore,
+    InstanceStream, Placement,
+};
+use terrain_core::material::{layer_weights, Blending};
+use terrain_core::samples::Samples;
+
+/// A terrain source an instancer reads.
+pub(crate) enum Surface {
+    Data(Gd<TerrainData>),
+    Streamed(SharedSamples),
+}
+
+/// What the parent terrain gives its instancer: the surface, terrain space → world, the target, and the
+/// material's blending (for the layer rule).
+pub(crate) struct Host {
+    pub surface: Option<Surface>,
+    pub to_world: Transform3D,
+    pub target: Option<Vector3>,
+    pub blending: Option<Blending>,
+    pub grad_scale: [f32; 2],
+}
+
+impl Host {
+    /// Identity of the surface: a new one redraws everything.
+    fn key(&self) -> Option<usize> {
+        match &self.surface {
+            Some(Surface::Data(d)) => Some(d.instance_id().to_i64() as usize),
+            Some(Surface::Streamed(s)) => Some(Arc::as_ptr(s) as *const u8 as usize),
+            None => None,
+        }
+    }
+}
+
+/// Cells asked of the workers at most at once.
+const IN_FLIGHT: usize = 64;
+/// Cells per worker job.
+const JOB_CELLS: usize = 8;
+
+/// Trees, rocks and props on the parent `TerrainNode` or `WanderingTerrain`, in the thousands to
+/// millions: stored 32 bytes each in `instances` (cells of the terrain), drawn through `RenderingServer`
+/// MultiMeshes (one per cell, mesh and LOD; only cells within a mesh's `visibility_range` of the camera
+/// exist on the GPU) and, for meshes with collision shapes, collided through `PhysicsServer3D` bodies for
+/// the cells within `collision_radius` of the terrain's target.
+///
+/// Instances keep their height above the ground: every edit of the terrain (brushes, region writes,
+/// import, generation, undo) moves them with it by the next frames; over a hole they are neither drawn
+/// nor collided, and they come back when it is filled. Positions and areas are world X/Z.
+#[derive(GodotClass)]
+#[class(tool, base=Node3D)]
+pub struct TerrainInstancer {
+    /// The kinds of instance (index = `mesh_index`). Reassign the array after editing it from a script.
+    #[export]
+    #[var(set = set_meshes)]
+    meshes: Array<Gd<TerrainInstanceMesh>>,
+    /// Where the instances are stored (made when empty; save it as its own `.res` to keep the scene small).
+    #[export]
+    #[var(set = set_instances, get = get_instances_resource)]
+    instances: Option<Gd<TerrainInstances>>,
+    /// Instances of meshes with collision shapes get bodies within this distance of the terrain's target
+    /// (cells overlapping it), [0, 100000]; 0: no collision.
+    #[export(range = (0.0, 512.0, 1.0, or_greater))]
+    #[export_group(name = "Collision")]
+    #[var(set = set_collision_radius)]
+    collision_radius: f64,
+    /// Physics layers of the instances' bodies.
+    #[export(flags_3d_physics)]
+    #[var(set = set_collision_layer)]
+    collision_layer: u32,
+    /// Physics layers the instances' bodies scan.
+    #[export(flags_3d_physics)]
+    #[var(set = set_collision_mask)]
+    collision_mask: u32,
+
+    resolved: Vec<Resolved>,
+    cells: Cells,
+    stream: InstanceStream,
+    /// Edit counter: a cell's stamp is the counter's value at its last edit.
+    next_stamp: u64,
+    /// Results stamped before this are from an older surface.
+    reset_stamp: u64,
+    surface_key: Option<usize>,
+    world: Transform3D,
+    /// The TerrainData whose edits this instancer follows.
+    followed: Option<Gd<TerrainData>>,
+    /// Cells whose stamp must move on (edited) before the next request.
+    ready: Vec<CellDraw>,
+    dab_count: u64,
+    base: Base<Node3D>,
+}
+
+#[godot_api]
+impl INode3D for TerrainInstancer {
+    fn init(base: Base<Node3D>) -> Self {
+        Self {
+            meshes: Array::new(),
+            instances: None,
+            collision_radius: 64.0,
+            collision_layer: 1,
+            collision_mask: 1,
+            resolved: Vec::new(),
+            cells: Cells::default(),
+            stream: InstanceStream::default(),
+            next_stamp: 1,
+            reset_stamp: 1,
+            surface_key: None,
+            world: Transform3D::IDENTITY,
+            followed: None,
+            ready: Vec::new(),
+            dab_count: 0,
+            base,
+        }
+    }
+
+    fn ready(&mut self) {
+        self.base_mut().set_process(true);
+    }
+
+    fn process(&mut self, _delta: f64) {
+        self.update(false);
+    }
+
+    fn get_configuration_warnings(&self) -> PackedStringArray {
+        self.check_setup()
+    }
+
+    fn on_notification(&mut self, what: godot::classes::notify::Node3DNotification) {
+        use godot::classes::notify::Node3DNotification as N;
+        match what {
+            N::ENTER_TREE => {
+                if self.instances.is_none() {
+                    self.set_instances(Some(TerrainInstances::new_gd()));
+                }
+                self.resolve_meshes();
+                self.reset();
+            }
+            N::EXIT_TREE => {
+                self.follow(None);
+                self.cells.clear();
+                self.surface_key = None;
+            }
+            N::VISIBILITY_CHANGED => {
+                let v = self.base().is_visible_in_tree();
+                self.cells.set_visible(v);
+            }
+            _ => {}
+        }
+    }
+}
+
+#[godot_api]
+impl TerrainInstancer {
+    /// What keeps the instancer from working (the editor shows it as configuration warnings).
+    #[func]
+    fn check_setup(&self) -> PackedStringArray {
+        let mut out = PackedStringArray::new();
+        if self.host().is_none() {
+            out.push("TerrainInstancer must be a child of a TerrainNode or a WanderingTerrain.");
+        }
+        out
+    }
+
+    #[func]
+    fn set_meshes(&mut self, meshes: Array<Gd<TerrainInstanceMesh>>) {
+        let callable = self.base().callable("_on_meshes_changed");
+        for m in self.meshes.iter_shared() {
+            crate::follow::relink_changed(
+                Some(m),
+                None::<Gd<TerrainInstanceMesh>>,
+                &callable,
+                true,
+            );
+        }
+        for m in meshes.iter_shared() {
+            crate::follow::relink_changed(
+                None::<Gd<TerrainInstanceMesh>>,
+                Some(m),
+                &callable,
+                true,
+            );
+        }
+        self.meshes = meshes;
+        self.on_meshes_changed();
+    }
+
+    /// A mesh changed (its look, shapes or rules): every shown cell is drawn again.
+    #[func(rename = _on_meshes_changed)]
+    fn on_meshes_changed(&mut self) {
+        self.resolve_meshes();
+        self.reset();
+    }
+
+    #[func]
+    fn set_instances(&mut self, instances: Option<Gd<TerrainInstances>>) {
+        let callable = self.base().callable("_on_instances_changed");
+        crate::follow::relink_changed(self.instances.clone(), instances.clone(), &callable, false);
+        self.instances = instances;
+        self.reset();
+    }
+
+    #[func]
+    fn get_instances_resource(&self) -> Option<Gd<TerrainInstances>> {
+        self.instances.clone()
+    }
+
+    /// The instances resource was replaced from outside (its data or cell size set): drawn again.
+    #[func(rename = _on_instances_changed)]
+    fn on_instances_changed(&mut self) {
+        self.reset();
+    }
+
+    #[func]
+    fn set_collision_radius(&mut self, v: f64) {
+        if !(0.0..=1e5).contains(&v) {
+            godot_error!(
+                "TerrainInstancer.collision_radius must be in [0, 100000], got {v}; keeping {}",
+                self.collision_radius
+            );
+            return;
+        }
+        self.collision_radius = v;
+    }
+    #[func]
+    fn set_collision_layer(&mut self, v: u32) {
+        self.collision_layer = v;
+        self.reset();
+    }
+    #[func]
+    fn set_collision_mask(&mut self, v: u32) {
+        self.collision_mask = v;
+        self.reset();
+    }
+
+    /// Adds instances of `mesh_index` at world transforms (their height above the ground is kept from then
+    /// on). Transforms outside the terrain are skipped. Returns how many were added.
+    #[func]
+    fn add_instances(&mut self, mesh_index: i64, transforms: Array<Transform3D>) -> i64 {
+        let Some(mesh) = self.mesh_arg("add_instances", mesh_index, false).flatten() else {
+            return 0;
+        };
+        let Some(host) = self.host_or_error("add_instances") else {
+            return 0;
+        };
+        let inv = host.to_world.affine_inverse();
+        let ps: Vec<Placement> = transforms
+            .iter_shared()
+            .map(|t| {
+                let l = inv * t;
+                let q = l.basis.orthonormalized().get_quaternion();
+                let s = l.basis.get_scale();
+                Placement {
+                    pos: [l.origin.x, l.origin.y, l.origin.z].map(f64::from),
+                    rot: glam::Quat::from_xyzw(q.x, q.y, q.z, q.w),
+                    scale: [s.x, s.y, s.z],
+                }
+            })
+            .collect();
+        self.add_placements(&host, mesh, &ps) as i64
+    }
+
+    /// Removes the instances of `mesh_index` (-1: every mesh) inside the world X/Z `area`. Returns how many.
+    #[func]
+    fn remove_instances(&mut self, mesh_index: i64, area: Rect2) -> i64 {
+        let Some(mesh) = self.mesh_arg("remove_instances", mesh_index, true) else {
+            return 0;
+        };
+        let (Some(host), Some(area)) = (
+            self.host_or_error("remove_instances"),
+            self.area_arg("remove_instances", area),
+        ) else {
+            return 0;
+        };
+        let _ = host;
+        let (n, cells) = self.with_store(|s| s.remove(mesh, area));
+        self.touch(&cells);
+        n as i64
+    }
+
+    /// World transforms of the instances of `mesh_index` inside the world X/Z `area`, standing on the
+    /// ground as it is now (instances over holes included: they are kept, only not drawn).
+    #[func]
+    fn get_instances(&self, mesh_index: i64, area: Rect2) -> Array<Transform3D> {
+        let mut out = Array::new();
+        let (Some(mesh), Some(host), Some(area)) = (
+            self.mesh_arg("get_instances", mesh_index, false).flatten(),
+            self.host_or_error("get_instances"),
+            self.area_arg("get_instances", area),
+        ) else {
+            return out;
+        };
+        let Some(res) = self.instances.as_ref() else {
+            return out;
+        };
+        let res = res.bind();
+        with_samples(&host, |s| {
+            res.store().for_each_in(mesh, area, &mut |x, z, i| {
+                let g = instances::ground_of(s, x, z).unwrap_or(f32::NAN);
+                let b = i.basis();
+                let basis = Basis::from_cols(
+                    Vector3::from_array(b.x_axis.to_array()),
+                    Vector3::from_array(b.y_axis.to_array()),
+                    Vector3::from_array(b.z_axis.to_array()),
+                );
+                let local = Transform3D::new(basis, Vector3::new(x as f32, g + i.offset, z as f32));
+                out.push(host.to_world * local);
+            });
+        });
+        out
+    }
+
+    /// Instances of `mesh_index` (-1: every mesh) stored, drawn or not.
+    #[func]
+    fn get_instance_count(&self, mesh_index: i64) -> i64 {
+        let Some(res) = self.instances.as_ref() else {
+            return 0;
+        };
+        let s = res.bind();
+        match usize::try_from(mesh_index) {
+            Ok(m) => s.store().count(m) as i64,
+            Err(_) => s.store().total() as i64,
+        }
+    }
+
+    /// Places up to `count` instances of `mesh_index` at random points of the world X/Z `area` that pass the
+    /// mesh's rules (slope, layers, no holes), with its scale, yaw, alignment and offset. Deterministic:
+    /// the same seed and terrain give the same transforms on every machine. Returns how many were placed.
+    #[func]
+    fn scatter(&mut self, mesh_index: i64, area: Rect2, count: i64, seed: i64) -> i64 {
+        let (Some(mesh), Some(host), Some(area)) = (
+            self.mesh_arg("scatter", mesh_index, false).flatten(),
+            self.host_or_error("scatter"),
+            self.area_arg("scatter", area),
+        ) else {
+            return 0;
+        };
+        if !(0..=10_000_000).contains(&count) {
+            godot_error!("TerrainInstancer.scatter: count must be in [0, 10000000], got {count}");
+            return 0;
+        }
+        let (rules, layers) = self.rules_of(mesh);
+        let ps = with_samples(&host, |s| {
+            let allowed = layer_rule(&host, s, &layers);
+            scatter(&rules, s, area, count as usize, seed as u64, &allowed)
+        });
+        self.add_placements(&host, mesh, &ps) as i64
+    }
+
+    /// One dab of an INSTANCE_ADD or INSTANCE_REMOVE brush at world X/Z `center` lasting `delta` seconds
+    /// (its `mesh_index`, size, strength, falloff and image). Returns the world X/Z rectangle whose
+    /// instances changed (empty: none).
+    #[func]
+    fn apply_brush(
+        &mut self,
+        brush: Option<Gd<TerrainBrush>>,
+        center: Vector2,
+        delta: f64,
+    ) -> Rect2 {
+        let none = Rect2::default();
+        let Some(brush) = brush else {
+            godot_error!("TerrainInstancer.apply_brush: brush is null");
+            return none;
+        };
+        let b = brush.bind().core();
+        let Tool::Instances { mesh, erase } = b.tool else {
+            godot_error!("TerrainInstancer.apply_brush: the brush's tool must be INSTANCE_ADD or INSTANCE_REMOVE");
+            return none;
+        };
+        if !(0.0..=10.0).contains(&delta) || !center.is_finite() {
+            godot_error!("TerrainInstancer.apply_brush: delta must be in [0, 10] and center finite, got {delta}, {center}");
+            return none;
+        }
+        let Some(host) = self.host_or_error("apply_brush") else {
+            return none;
+        };
+        let c = host.to_world.affine_inverse() * Vector3::new(center.x, 0.0, center.y);
+        let scale = host.to_world.basis.get_scale();
+        let (cx, cz) = (f64::from(c.x), f64::from(c.z));
+        let radius = 0.5 * b.size() / f64::from(scale.x.abs().max(1e-6));
+        let amount = b.strength() * delta;
+        self.dab_count += 1;
+        let seed = self.dab_count ^ (cx.to_bits().rotate_left(17) ^ cz.to_bits());
+        let area = Area {
+            min: [cx - radius, cz - radius],
+            max: [cx + radius, cz + radius],
+        };
+        let changed = if erase {
+            let (n, cells) = self.with_store(|s| {
+                s.remove_where(mesh, area, &mut |x, z| {
+                    let w = |_: f32| b.weight_at(x - cx, z - cz);
+                    dab_removes([cx, cz], radius, amount, seed, &w, x, z)
+                })
+            });
+            self.touch(&cells);
+            n
+        } else {
+            let Some(mesh) = mesh.filter(|&m| m < self.meshes.len()) else {
+                godot_error!("TerrainInstancer.apply_brush: the brush's mesh_index must name one of the {} meshes", self.meshes.len());
+                return none;
+            };
+            let (rules, layers) = self.rules_of(mesh);
+            let mut existing = 0;
+            if let Some(r) = self.instances.as_ref() {
+                let r = r.bind();
+                let rr = radius * radius;
+                r.store().for_each_in(mesh, area, &mut |x, z, _| {
+                    existing += usize::from((x - cx).powi(2) + (z - cz).powi(2) < rr);
+                });
+            }
+            let ps = with_samples(&host, |s| {
+                let allowed = layer_rule(&host, s, &layers);
+                let shaped = |x: f64, z: f64| b.weight_at(x - cx, z - cz) * allowed(x, z);
+                dab_add(
+                    &rules,
+                    s,
+                    [cx, cz],
+                    radius,
+                    existing,
+                    amount,
+                    seed,
+                    &|_| 1.0,
+                    &shaped,
+                )
+            });
+            self.add_placements(&host, mesh, &ps)
+        };
+        if changed == 0 {
+            return none;
+        }
+        let lo = host.to_world * Vector3::new(area.min[0] as f32, 0.0, area.min[1] as f32);
+        let hi = host.to_world * Vector3::new(area.max[0] as f32, 0.0, area.max[1] as f32);
+        Rect2::new(
+            Vector2::new(lo.x.min(hi.x), lo.z.min(hi.z)),
+            Vector2::new((hi.x - lo.x).abs(), (hi.z - lo.z).abs()),
+        )
+    }
+
+    /// Brings what is drawn and collided up to date now, waiting for the workers (after an edit, before
+    /// reading the screen or casting rays). Returns whether anything was shown or changed.
+    #[func]
+    fn update_now(&mut self) -> bool {
+        self.update(true)
+    }
+
+    /// Whether every cell near the camera shows the ground as it is now (false while cells are computed).
+    #[func]
+    fn is_up_to_date(&self) -> bool {
+        self.stream.in_flight() == 0 && self.cells.map.values().all(|c| c.shown >= c.stamp)
+    }
+
+    /// Instances of `mesh_index` drawn now (on the GPU, over ground, within range; every LOD counts once).
+    #[func]
+    fn get_drawn_count(&self, mesh_index: i64) -> i64 {
+        let Ok(m) = usize::try_from(mesh_index) else {
+            return 0;
+        };
+        self.cells.map.values().map(|c| c.drawn(m)).sum::<usize>() as i64
+    }
+
+    /// World positions of the instances of `mesh_index` drawn now: what the MultiMeshes were given.
+    #[func]
+    fn get_drawn_positions(&self, mesh_index: i64) -> PackedVector3Array {
+        let Ok(m) = usize::try_from(mesh_index) else {
+            return PackedVector3Array::new();
+        };
+        let mut keys: Vec<&CellKey> = self.cells.map.keys().collect();
+        keys.sort();
+        keys.into_iter()
+            .flat_map(|k| self.cells.map[k].drawn_origins(m))
+            .map(|p| self.world * p)
+            .collect()
+    }
+
+    /// Cells with MultiMeshes on the GPU (bounded by the view, not the instance count).
+    #[func]
+    fn get_gpu_cell_count(&self) -> i64 {
+        self.cells.gpu_cells() as i64
+    }
+
+    /// Physics bodies in the space (one per cell near the target with collidable instances).
+    #[func]
+    fn get_body_count(&self) -> i64 {
+        self.cells.body_count() as i64
+    }
+
+    /// `region_changed` of the followed TerrainData: the cells over the edited samples are redrawn.
+    #[func(rename = _on_region_changed)]
+    fn on_region_changed(&mut self, region: Rect2i) {
+        let Some(sp) = self.followed.as_ref().map(|d| d.bind().get_spacing()) else {
+            return;
+        };
+        // The samples' patches reach a sample beyond them.
+        let lo = |v: i32| (f64::from(v) - 1.0) * sp;
+        let hi = |v: i32| (f64::from(v) + 2.0) * sp;
+        let area = Area {
+            min: [lo(region.position.x), lo(region.position.y)],
+            max: [
+                hi(region.position.x + region.size.x),
+                hi(region.position.y + region.size.y),
+            ],
+        };
+        let keys = self.with_store(|s| s.cells_in(area));
+        self.touch(&keys);
+    }
+
+    /// `changed` of the followed TerrainData (new size, spacing or a whole replacement): every cell.
+    #[func(rename = _on_data_changed)]
+    fn on_data_changed(&mut self) {
+        let stamp = self.bump();
+        for c in self.cells.map.values_mut() {
+            c.stamp = stamp;
+        }
+    }
+}
+
+/// The surface's samples, for one call.
+fn with_samples<R>(host: &Host, f: impl FnOnce(&(dyn Samples + Send)) -> R) -> R {
+    match &host.surface {
+        Some(Surface::Data(d)) => {
+            let d = d.bind();
+            f(d.core())
+        }
+        Some(Surface::Streamed(s)) => f(&**s),
+        None => unreachable!("checked by host_or_error"),
+    }
+}
+
+/// The share of the ground at terrain (x, z) made of `layers` (1 without a layer rule or a material).
+fn layer_rule<'a>(
+    host: &'a Host,
+    s: &'a (dyn Samples + Send),
+    layers: &'a [usize],
+) -> impl Fn(f64, f64) -> f32 + Sync + 'a {
+    let (blending, grad) = (host.blending.as_ref(), host.grad_scale);
+    move |x, z| match (blending, layers.is_empty()) {
+        (Some(b), false) => layer_weights(b, s, x, z, grad)
+            .iter()
+            .filter(|(l, _)| layers.contains(l))
+            .map(|e| e.1)
+            .sum(),
+        _ => 1.0,
+    }
+}
+
+impl TerrainInstancer {
+    fn host(&self) -> Option<Host> {
+        let parent: Gd<Node> = self.base().get_parent()?;
+        match parent.try_cast::<TerrainNode>() {
+            Ok(t) => Some(t.bind().instance_host()),
+            Err(p) => p
+                .try_cast::<WanderingTerrain>()
+                .ok()
+                .map(|w| w.bind().instance_host()),
+        }
+    }
+
+    fn host_or_error(&self, what: &str) -> Option<Host> {
+        let h = self.host();
+        match &h {
+            None => godot_error!("TerrainInstancer.{what}: the instancer must be a child of a TerrainNode or WanderingTerrain"),
+            Some(h) if h.surface.is_none() => {
+                godot_error!("TerrainInstancer.{what}: the parent terrain has no terrain data or generator");
+                return None;
+            }
+            _ => {}
+        }
+        h
+    }
+
+    fn mesh_arg(&self, what: &str, m: i64, any: bool) -> Option<Option<usize>> {
+        if any && m == -1 {
+            return Some(None);
+        }
+        let n = self.meshes.len() as i64;
+        if !(0..n.min(instances::MAX_MESHES as i64)).contains(&m) {
+            let lo = if any { "-1" } else { "0" };
+            godot_error!("TerrainInstancer.{what}: mesh_index must be in [{lo}, {}] (the meshes array), got {m}", n - 1);
+            return None;
+        }
+        Some(Some(m as usize))
+    }
+
+    fn area_arg(&self, what: &str, area: Rect2) -> Option<Area> {
+        let host = self.host()?;
+        let inv = host.to_world.affine_inverse();
+        let a = inv * Vector3::new(area.position.x, 0.0, area.position.y);
+        let b = inv * Vector3::new(area.end().x, 0.0, area.end().y);
+        let out = Area {
+            min: [a.x.min(b.x), a.z.min(b.z)].map(f64::from),
+            max: [a.x.max(b.x), a.z.max(b.z)].map(f64::from),
+        };
+        if !(out.is_valid() && area.size.x >= 0.0 && area.size.y >= 0.0) {
+            godot_error!(
+                "TerrainInstancer.{what}: area must be finite with a size ≥ 0, got {area}"
+            );
+            return None;
+        }
+        Some(out)
+    }
+
+    fn rules_of(&self, mesh: usize) -> (instances::Rules, Vec<usize>) {
+        let m = self.meshes.at(mesh);
+        let m = m.bind();
+        (m.rules(), m.allowed_layers())
+    }
+
+    fn with_store<R>(&mut self, f: impl FnOnce(&mut InstanceStore) -> R) -> R {
+        if self.instances.is_none() {
+            self.instances = Some(TerrainInstances::new_gd());
+        }
+        let mut r = self.instances.clone().expect("made above");
+        let mut r = r.bind_mut();
+        f(r.store_mut())
+    }
+
+    fn add_placements(&mut self, host: &Host, mesh: usize, ps: &[Placement]) -> usize {
+        let (n, cells) = with_samples(host, |s| {
+            self.with_store(|st| {
+                let r = st.add(mesh, ps, &|x, z| instances::ground_of(s, x, z));
+                if ps.len() > 4096 {
+                    st.shrink();
+                }
+                r
+            })
+        })
+        .unwrap_or_default();
+        self.touch(&cells);
+        n
+    }
+
+    fn bump(&mut self) -> u64 {
+        self.next_stamp += 1;
+        self.next_stamp
+    }
+
+    /// Cells whose instances or ground changed: recomputed by the next frames.
+    fn touch(&mut self, keys: &[CellKey]) {
+        if keys.is_empty() {
+            return;
+        }
+        let stamp = self.bump();
+        for k in keys {
+            if let Some(c) = self.cells.map.get_mut(k) {
+                c.stamp = stamp;
+            }
+        }
+    }
+
+    fn resolve_meshes(&mut self) {
+        self.resolved = self
+            .meshes
+            .iter_shared()
+            .map(|m| m.bind().resolve())
+            .collect();
+    }
+
+    /// Everything shown is dropped and drawn again from the current surface and meshes.
+    fn reset(&mut self) {
+        self.cells.clear();
+        self.reset_stamp = self.bump();
+        self.surface_key = None;
+    }
+
+    /// Connects to the TerrainData whose edits move the instances.
+    fn follow(&mut self, data: Option<Gd<TerrainData>>) {
+        if self.followed == data {
+            return;
+        }
+        let region = self.base().callable("_on_region_changed");
+        let changed = self.base().callable("_on_data_changed");
+        crate::follow::relink(
+            "region_changed",
+            self.followed.clone(),
+            data.clone(),
+            &region,
+            false,
+        );
+        crate::follow::relink_changed(self.followed.clone(), data.clone(), &changed, false);
+        self.followed = data;
+    }
+
+    /// One frame: shows finished cells, asks for the cells the view needs, drops those it left, and keeps
+    /// bodies on the cells near the target. `wait`: until everything asked for is shown.
+    fn update(&mut self, wait: bool) -> bool {
+        if !self.base().is_inside_tree() {
+            return false;
+        }
+        let host = match self.host() {
+            Some(h) if h.surface.is_some() => h,
+            _ => {
+                if self.surface_key.is_some() {
+                    self.reset();
+                }
+                return false;
+            }
+        };
+        if host.key() != self.surface_key {
+            self.reset();
+            self.surface_key = host.key();
+            self.follow(match &host.surface {
+                Some(Surface::Data(d)) => Some(d.clone()),
+                _ => None,
+            });
+        }
+        if host.to_world != self.world {
+            self.world = host.to_world;
+            self.cells.set_world(self.world);
+        }
+        let mut changed = false;
+        loop {
+            self.stream.poll(&mut self.ready);
+            changed |= self.show_ready();
+            self.want_cells(&host);
+            changed |= self.ask(&host);
+            if !wait || self.stream.in_flight() == 0 {
+                break;
+            }
+            self.stream.wait(&mut self.ready);
+        }
+        self.collide(&host);
+        changed
+    }
+
+    /// Hands finished buffers to the RenderingServer.
+    fn show_ready(&mut self) -> bool {
+        if self.ready.is_empty() {
+            return false;
+        }
+        let scenario = self
+            .base()
+            .get_world_3d()
+            .map(|w| w.get_scenario())
+            .unwrap_or(Rid::Invalid);
+        let view = View {
+            meshes: &self.resolved,
+            scenario,
+            world: self.world,
+            visible: self.base().is_visible_in_tree(),
+        };
+        let mut any = false;
+        for r in self.ready.drain(..) {
+            let fresh = self
+                .cells
+                .map
+                .get(&r.key)
+                .is_some_and(|c| r.stamp > c.shown && r.stamp >= self.reset_stamp);
+            if fresh {
+                self.cells.show(r.key, r.stamp, r.meshes, &view);
+                any = true;
+            }
+        }
+        any
+    }
+
+    /// The camera (or the target) in terrain space.
+    fn viewer(&self, host: &Host) -> Option<Vector3> {
+        let cam = active_camera(&self.to_gd().upcast())
+            .map(|c| c.get_global_position())
+            .or(host.target)?;
+        Some(host.to_world.affine_inverse() * cam)
+    }
+
+    /// Adds the cells within view (and within the collision radius of the target) and drops the rest.
+    fn want_cells(&mut self, host: &Host) {
+        let Some(res) = self.instances.clone() else {
+            return;
+        };
+        let res = res.bind();
+        let store = res.store();
+        let scale = host.to_world.basis.get_scale().x.abs().max(1e-6);
+        let range = self.resolved.iter().map(|r| r.range).fold(0.0f32, f32::max) / scale;
+        let coll = (self.collision_radius as f32) / scale;
+        let mut centres: Vec<(Vector3, f32)> = Vec::with_capacity(2);
+        if let Some(v) = self.viewer(host) {
+            centres.push((v, range));
+        }
+        if let (Some(t), true) = (host.target, coll > 0.0) {
+            centres.push((host.to_world.affine_inverse() * t, coll));
+        }
+        let cs = store.cell_size() as f32;
+        let stamp = self.next_stamp;
+        let mut keep = std::collections::HashSet::new();
+        for (c, r) in centres {
+            let area = Area {
+                min: [f64::from(c.x - r), f64::from(c.z - r)],
+                max: [f64::from(c.x + r), f64::from(c.z + r)],
+            };
+            for k in store.cells_in(area) {
+                if cell_distance(store, k, c) <= r {
+                    keep.insert(k);
+                    self.cells
+                        .map
+                        .entry(k)
+                        .or_insert_with(|| CellState::new(stamp));
+                }
+            }
+        }
+        // Cells leave a cell size beyond the range (no churn at the border).
+        let gone: Vec<CellKey> = self
+            .cells
+            .map
+            .keys()
+            .filter(|k| !keep.contains(k))
+            .copied()
+            .collect();
+        for k in gone {
+            let near = self
+                .viewer(host)
+                .is_some_and(|v| cell_distance(store, k, v) <= range + cs);
+            if !near || store.cell(k).is_none() {
+                self.cells.drop_cell(k);
+            }
+        }
+    }
+
+    /// Asks the workers for the cells that need computing, nearest first.
+    fn ask(&mut self, host: &Host) -> bool {
+        let room = IN_FLIGHT.saturating_sub(self.stream.in_flight());
+        if room == 0 {
+            return false;
+        }
+        let viewer = self.viewer(host).unwrap_or(Vector3::ZERO);
+        let Some(res) = self.instances.clone() else {
+            return false;
+        };
+        let res = res.bind();
+        let store = res.store();
+        let mut need: Vec<(f32, CellKey, u64)> = self
+            .cells
+            .map
+            .iter()
+            .filter(|(_, c)| c.shown < c.stamp && c.asked < c.stamp)
+            .map(|(k, c)| (cell_distance(store, *k, viewer), *k, c.stamp))
+            .collect();
+        if need.is_empty() {
+            return false;
+        }
+        need.sort_by(|a, b| a.0.total_cmp(&b.0));
+        need.truncate(room);
+        for chunk in need.chunks(JOB_CELLS) {
+            let cells: Vec<(CellKey, u64)> = chunk.iter().map(|c| (c.1, c.2)).collect();
+            let source: SharedSamples = match &host.surface {
+                Some(Surface::Data(d)) => {
+                    let keys: Vec<CellKey> = cells.iter().map(|c| c.0).collect();
+                    Arc::new(block_for(d.bind().core(), store, &keys))
+                }
+                Some(Surface::Streamed(s)) => s.clone(),
+                None => return false,
+            };
+            self.stream.request(source, store, &cells);
+            for (k, stamp) in cells {
+                if let Some(c) = self.cells.map.get_mut(&k) {
+                    c.asked = stamp;
+                }
+            }
+        }
+        true
+    }
+
+    /// Bodies on the shown cells within the collision radius of the target; the others' go to the pool.
+    fn collide(&mut self, host: &Host) {
+        let has_shapes = self.resolved.iter().any(|r| !r.shapes.is_empty());
+        let (Some(t), Some(res), true) = (host.target, self.instances.clone(), has_shapes) else {
+            if self.cells.body_count() > 0 {
+                let keys: Vec<CellKey> = self.cells.map.keys().copied().collect();
+                keys.into_iter().for_each(|k| self.cells.uncollide(k));
+            }
+            return;
+        };
+        let Some(space) = self.base().get_world_3d().map(|w| w.get_space()) else {
+            return;
+        };
+        let res = res.bind();
+        let store = res.store();
+        let scale = host.to_world.basis.get_scale().x.abs().max(1e-6);
+        let radius = self.collision_radius as f32 / scale;
+        let t = host.to_world.affine_inverse() * t;
+        let view = View {
+            meshes: &self.resolved,
+            scenario: Rid::Invalid,
+            world: self.world,
+            visible: true,
+        };
+        let owner = self.base().instance_id();
+        let layers = [self.collision_layer, self.collision_mask];
+        let keys: Vec<CellKey> = self.cells.map.keys().copied().collect();
+        for k in keys {
+            let near = radius > 0.0 && cell_distance(store, k, t) <= radius;
+            let c = &self.cells.map[&k];
+            if near && c.shown > 0 && !c.body_current() {
+                self.cells.collide(k, &view, space, layers, owner);
+            } else if !near && c.has_body() {
+                self.cells.uncollide(k);
+            }
+        }
+    }
+}
+
+/// Distance on X/Z from terrain point `p` to cell `k`'s square.
+fn cell_distance(store: &InstanceStore, k: CellKey, p: Vector3) -> f32 {
+    let a = store.cell_area(k);
+    let d = |v: f32, lo: f64, hi: f64| (lo as f32 - v).max(v - hi as f32).max(0.0);
+    d(p.x, a.min[0], a.max[0]).hypot(d(p.z, a.min[1], a.max[1]))
+}
