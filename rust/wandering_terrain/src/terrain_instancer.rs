@@ -7,6 +7,7 @@ use crate::terrain_brush::TerrainBrush;
 use crate::terrain_data::TerrainData;
 use crate::terrain_instance_mesh::{Resolved, TerrainInstanceMesh};
 use crate::terrain_instances::TerrainInstances;
+use crate::terrain_material::TerrainMaterial;
 use crate::terrain_node::TerrainNode;
 use crate::wandering_terrain::WanderingTerrain;
 use godot::classes::{INode3D, Node, Node3D};
@@ -18,7 +19,7 @@ use terrain_core::instances::{
     self, block_for, dab_add, dab_removes, scatter, Area, CellDraw, CellKey, InstanceStore,
     InstanceStream, Placement,
 };
-use terrain_core::material::{layer_weights, Blending};
+use terrain_core::material::layer_weights;
 use terrain_core::samples::Samples;
 
 /// A terrain source an instancer reads.
@@ -28,12 +29,12 @@ pub(crate) enum Surface {
 }
 
 /// What the parent terrain gives its instancer: the surface, terrain space → world, the target, and the
-/// material's blending (for the layer rule).
+/// material (its blending is the layer rule's).
 pub(crate) struct Host {
     pub surface: Option<Surface>,
     pub to_world: Transform3D,
     pub target: Option<Vector3>,
-    pub blending: Option<Blending>,
+    pub material: Option<Gd<TerrainMaterial>>,
     pub grad_scale: [f32; 2],
 }
 
@@ -102,6 +103,10 @@ pub struct TerrainInstancer {
     /// Cells whose stamp must move on (edited) before the next request.
     ready: Vec<CellDraw>,
     dab_count: u64,
+    /// Something changed (an edit, results shown, a reset): the cells wanted and asked are looked at again.
+    dirty: bool,
+    /// The cells of the viewer and the target at the last look (a frame that keeps both skips it).
+    last_view: Option<(CellKey, CellKey)>,
     base: Base<Node3D>,
 }
 
@@ -124,6 +129,8 @@ impl INode3D for TerrainInstancer {
             followed: None,
             ready: Vec::new(),
             dab_count: 0,
+            dirty: true,
+            last_view: None,
             base,
         }
     }
@@ -235,6 +242,7 @@ impl TerrainInstancer {
             return;
         }
         self.collision_radius = v;
+        self.dirty = true;
     }
     #[func]
     fn set_collision_layer(&mut self, v: u32) {
@@ -522,6 +530,7 @@ impl TerrainInstancer {
     #[func(rename = _on_data_changed)]
     fn on_data_changed(&mut self) {
         let stamp = self.bump();
+        self.dirty = true;
         for c in self.cells.map.values_mut() {
             c.stamp = stamp;
         }
@@ -546,8 +555,9 @@ fn layer_rule<'a>(
     s: &'a (dyn Samples + Send),
     layers: &'a [usize],
 ) -> impl Fn(f64, f64) -> f32 + Sync + 'a {
-    let (blending, grad) = (host.blending.as_ref(), host.grad_scale);
-    move |x, z| match (blending, layers.is_empty()) {
+    let blending = host.material.as_ref().map(|m| m.bind().blending());
+    let grad = host.grad_scale;
+    move |x, z| match (&blending, layers.is_empty()) {
         (Some(b), false) => layer_weights(b, s, x, z, grad)
             .iter()
             .filter(|(l, _)| layers.contains(l))
@@ -653,6 +663,7 @@ impl TerrainInstancer {
         if keys.is_empty() {
             return;
         }
+        self.dirty = true;
         let stamp = self.bump();
         for k in keys {
             if let Some(c) = self.cells.map.get_mut(k) {
@@ -674,6 +685,7 @@ impl TerrainInstancer {
         self.cells.clear();
         self.reset_stamp = self.bump();
         self.surface_key = None;
+        self.dirty = true;
     }
 
     /// Connects to the TerrainData whose edits move the instances.
@@ -724,16 +736,35 @@ impl TerrainInstancer {
         let mut changed = false;
         loop {
             self.stream.poll(&mut self.ready);
-            changed |= self.show_ready();
-            self.want_cells(&host);
-            changed |= self.ask(&host);
+            if self.show_ready() {
+                changed = true;
+                self.dirty = true;
+            }
+            // A still frame with nothing new costs a position read and a channel poll.
+            let view = self.view_key(&host);
+            if self.dirty || view != self.last_view {
+                self.dirty = false;
+                self.last_view = view;
+                self.want_cells(&host);
+                changed |= self.ask(&host);
+                self.collide(&host);
+            }
             if !wait || self.stream.in_flight() == 0 {
                 break;
             }
             self.stream.wait(&mut self.ready);
         }
-        self.collide(&host);
         changed
+    }
+
+    /// The cells the viewer and the target are in.
+    fn view_key(&self, host: &Host) -> Option<(CellKey, CellKey)> {
+        let res = self.instances.as_ref()?.bind();
+        let inv = host.to_world.affine_inverse();
+        let cell = |p: Vector3| res.store().cell_of(f64::from(p.x), f64::from(p.z));
+        let v = self.viewer(host).map_or((i32::MIN, i32::MIN), cell);
+        let t = host.target.map_or((i32::MIN, i32::MIN), |t| cell(inv * t));
+        Some((v, t))
     }
 
     /// Hands finished buffers to the RenderingServer.
@@ -851,7 +882,11 @@ impl TerrainInstancer {
             return false;
         }
         need.sort_by(|a, b| a.0.total_cmp(&b.0));
-        need.truncate(room);
+        if need.len() > room {
+            // The rest are asked for when these come back.
+            self.dirty = true;
+            need.truncate(room);
+        }
         for chunk in need.chunks(JOB_CELLS) {
             let cells: Vec<(CellKey, u64)> = chunk.iter().map(|c| (c.1, c.2)).collect();
             let source: SharedSamples = match &host.surface {

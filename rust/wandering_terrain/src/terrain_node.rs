@@ -1181,7 +1181,7 @@ impl TerrainNode {
             surface,
             to_world: Transform3D::new(Basis::from_scale(s), o),
             target: self.target_position(),
-            blending: self.terrain_material.as_ref().map(|m| m.bind().blending()),
+            material: self.terrain_material.clone(),
             grad_scale: self.grad_scale(),
         }
     }

@@ -608,7 +608,7 @@ impl WanderingTerrain {
             surface: self.terrain_data.clone().map(Surface::Data),
             to_world: Transform3D::new(Basis::IDENTITY, Vector3::new(o.x, 0.0, o.y)),
             target: self.followed_camera().map(|c| c.get_global_position()),
-            blending: self.terrain_material.as_ref().map(|m| m.bind().blending()),
+            material: self.terrain_material.clone(),
             grad_scale: [1.0, 1.0],
         }
     }
