@@ -13,6 +13,7 @@ extends EditorPlugin
 
 const Toolbar := preload("res://addons/wandering_terrain/editor/brush_toolbar.gd")
 const Stroke := preload("res://addons/wandering_terrain/editor/brush_stroke.gd")
+const InstanceStroke := preload("res://addons/wandering_terrain/editor/instance_stroke.gd")
 const GeneratePanel := preload("res://addons/wandering_terrain/editor/generate_panel.gd")
 const ImportPanel := preload("res://addons/wandering_terrain/editor/import_panel.gd")
 const ExternalData := preload("res://addons/wandering_terrain/editor/external_data.gd")
@@ -29,7 +30,8 @@ var external_data: ExternalData
 var new_terrain_panel: NewTerrainPanel
 var terrain: Node3D
 var cursor: MeshInstance3D
-var stroke: Stroke
+## The stroke being painted: a Stroke (terrain data) or an InstanceStroke (the instancer's cells).
+var stroke: RefCounted
 ## Seconds each dab lasts when > 0 (tests); otherwise the time since the last dab (strength per second).
 var fixed_dab_seconds := 0.0
 var _last_dab_pos := Vector3.INF
@@ -108,6 +110,7 @@ func _edit(object: Object) -> void:
 	terrain = object as Node3D
 	if toolbar and terrain:
 		toolbar.set_layers(terrain.terrain_material)
+		toolbar.set_instancer(_instancer())
 	if generate_panel and not generate_panel.running():
 		generate_panel.context = terrain
 	if import_panel:
@@ -127,8 +130,28 @@ func _make_visible(visible: bool) -> void:
 		_drop_cursor()
 
 
+## The edited terrain's first TerrainInstancer child (null: none).
+func _instancer() -> TerrainInstancer:
+	if terrain == null or not is_instance_valid(terrain):
+		return null
+	for c in terrain.get_children():
+		if c is TerrainInstancer:
+			return c
+	return null
+
+
+static func _is_instance_tool(t: int) -> bool:
+	return t == TerrainBrush.INSTANCE_ADD or t == TerrainBrush.INSTANCE_REMOVE
+
+
 func _forward_3d_gui_input(camera: Camera3D, event: InputEvent) -> int:
-	if terrain == null or not is_instance_valid(terrain) or terrain.terrain_data == null:
+	if terrain == null or not is_instance_valid(terrain):
+		return AFTER_GUI_INPUT_PASS
+	# Instances go on any terrain source; the other tools edit terrain data.
+	var instance_tool := _is_instance_tool(toolbar.tool_for(false, false))
+	if instance_tool and toolbar.instancer != _instancer():
+		toolbar.set_instancer(_instancer())
+	if terrain.terrain_data == null and not (instance_tool and _instancer()):
 		return AFTER_GUI_INPUT_PASS
 	if event is InputEventKey and event.pressed and not event.echo:
 		if event.keycode == KEY_BRACKETLEFT or event.keycode == KEY_BRACKETRIGHT:
@@ -196,9 +219,16 @@ func _begin(hit: Vector3, event: InputEventMouseButton) -> void:
 	if t == TerrainBrush.SLOPE and brush.slope_from.is_equal_approx(brush.slope_to):
 		push_warning("Terrain slope: Alt+click its start and Alt+Ctrl+click its end first.")
 		return
-	stroke = Stroke.new(terrain.terrain_data, t)
+	if _is_instance_tool(t):
+		var inst := _instancer()
+		if inst == null:
+			push_warning("Terrain instances: add a TerrainInstancer with meshes under the terrain first.")
+			return
+		stroke = InstanceStroke.new(inst, t)
+	else:
+		stroke = Stroke.new(terrain.terrain_data, t)
+		_mark_touched(terrain.terrain_data)
 	brush.tool = stroke.tool
-	_mark_touched(terrain.terrain_data)
 	if brush.tool == TerrainBrush.FLATTEN:
 		brush.height = local.y
 	_last_dab_pos = Vector3.INF
@@ -223,10 +253,15 @@ func _dabs_to(hit: Vector3) -> void:
 
 
 func _dab(world: Vector3, dt: float) -> void:
+	_last_dab_pos = world
+	if stroke is InstanceStroke:
+		# The instancer takes world X/Z.
+		stroke.before_dab(Vector2(world.x, world.z), brush.size)
+		stroke.instancer.apply_brush(brush, Vector2(world.x, world.z), dt)
+		return
 	var p := _to_terrain(world)
 	stroke.before_dab(Vector2(p.x, p.z), brush.size)
 	terrain.terrain_data.apply_brush(brush, Vector2(p.x, p.z), dt)
-	_last_dab_pos = world
 
 
 func _end() -> void:

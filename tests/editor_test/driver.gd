@@ -75,6 +75,7 @@ func _run() -> void:
 	await _test_generate_off_the_main_thread(plugin, tn)
 	await _test_import_heightmap(plugin, tn)
 	await _test_new_terrain_data(plugin, tn)
+	await _test_instance_paint_undo(plugin, tn, cam)
 	cam.free()
 	print("::summary")
 	get_tree().quit(0)
@@ -512,4 +513,50 @@ func _test_new_terrain_data(plugin, tn: TerrainNode) -> void:
 	check(panel._dialog.visible, "New… opens its dialog")
 	panel._dialog.hide()
 	ur.undo()
+	_end()
+
+
+func _test_instance_paint_undo(plugin, tn: TerrainNode, cam: Camera3D) -> void:
+	_begin("test_instance_paint_undo")
+	var inst := TerrainInstancer.new()
+	inst.name = "Trees"
+	var m := TerrainInstanceMesh.new()
+	m.mesh = BoxMesh.new()
+	m.density = 0.2
+	var meshes: Array[TerrainInstanceMesh] = [m]
+	inst.meshes = meshes
+	tn.add_child(inst)
+	inst.owner = tn.owner
+	plugin._edit(tn)
+	check(plugin.toolbar._mesh.item_count == 1 and plugin.toolbar._mesh.get_item_icon(0) != null, "the mesh picker lists the instancer's mesh with a preview")
+	plugin.toolbar.select_tool(TerrainBrush.INSTANCE_ADD)
+	plugin.brush.size = 16.0
+	plugin.brush.strength = 10.0
+	plugin.brush.hardness = 1.0
+	var ur := _history(tn)
+	var pos := cam.get_viewport().get_visible_rect().size * Vector2(0.5, 0.5)
+	var hit := tn.raycast(cam.project_ray_origin(pos), cam.project_ray_normal(pos))
+	_mouse(plugin, cam, pos, true)
+	_mouse(plugin, cam, pos + Vector2(6, 0), null)
+	_mouse(plugin, cam, pos + Vector2(6, 0), false)
+	var n := inst.get_instance_count(0)
+	check(n > 10, "a stroke places instances (%d)" % n)
+	var far := 0
+	for t: Transform3D in inst.get_instances(0, Rect2(-1000, -1000, 3000, 3000)):
+		far += int(Vector2(t.origin.x, t.origin.z).distance_to(Vector2(hit.x, hit.z)) > 8.0 + 6.0)
+	check(far == 0, "%d instances outside the stroke" % far)
+	var after: PackedByteArray = inst.instances.data
+	ur.undo()
+	check(inst.get_instance_count(0) == 0, "one undo removes the stroke's instances")
+	ur.redo()
+	check(inst.instances.data == after, "redo puts them back bit for bit")
+	# Ctrl inverts: the stroke removes.
+	_mouse(plugin, cam, pos, true, true)
+	_mouse(plugin, cam, pos, false, true)
+	check(inst.get_instance_count(0) < n, "Ctrl+stroke removes (%d -> %d)" % [n, inst.get_instance_count(0)])
+	ur.undo()
+	check(inst.instances.data == after, "and its undo brings them back")
+	plugin.toolbar.select_tool(plugin.toolbar.NONE)
+	tn.remove_child(inst)
+	inst.free()
 	_end()

@@ -1,11 +1,12 @@
 @tool
 extends HBoxContainer
-## The terrain brush toolbar of the 3D editor: tool, size, strength, hardness, and the layer to paint
-## (the TerrainMaterial's layers, with their albedo as a thumbnail).
+## The terrain brush toolbar of the 3D editor: tool, size, strength, hardness, the layer to paint (the
+## TerrainMaterial's layers, with their albedo as a thumbnail) and, for the instance tools, the mesh to
+## place (the TerrainInstancer's meshes, with previews) and its density.
 
 ## Tool names by TerrainBrush tool value; the first entry of the menu is "no tool" (the mouse selects).
 const NONE := 100
-const NAMES := ["Raise", "Lower", "Smooth", "Flatten", "Set height", "Slope", "Hole", "Fill hole", "Paint", "Erase paint"]
+const NAMES := ["Raise", "Lower", "Smooth", "Flatten", "Set height", "Slope", "Hole", "Fill hole", "Paint", "Erase paint", "Instances", "Remove instances"]
 const TIPS := [
 	"Raise the ground (Ctrl: lower, Shift: smooth)",
 	"Lower the ground (Ctrl: raise, Shift: smooth)",
@@ -17,6 +18,8 @@ const TIPS := [
 	"Fill holes (Ctrl: cut)",
 	"Paint the selected layer (Ctrl: erase it back to auto-texturing)",
 	"Erase the selected layer back to auto-texturing (Ctrl: paint)",
+	"Place instances of the selected mesh up to its density (Ctrl: remove); needs a TerrainInstancer child",
+	"Remove instances of the selected mesh (Ctrl: place)",
 ]
 
 var brush: TerrainBrush
@@ -29,6 +32,10 @@ var _layer: OptionButton
 var _image: Button
 var _image_clear: Button
 var _image_dialog: EditorFileDialog
+var _mesh: OptionButton
+var _density: SpinBox
+## The instancer whose meshes the mesh picker lists (null: none under the edited terrain).
+var instancer: TerrainInstancer
 
 
 func setup(b: TerrainBrush) -> void:
@@ -64,6 +71,13 @@ func setup(b: TerrainBrush) -> void:
 	_image_clear.pressed.connect(func(): set_image_file(""))
 	_image_clear.hide()
 	add_child(_image_clear)
+	_mesh = OptionButton.new()
+	_mesh.tooltip_text = "Mesh the instance tools place and remove (the TerrainInstancer's meshes)"
+	_mesh.item_selected.connect(func(i): _pick_mesh(_mesh.get_item_id(i)))
+	add_child(_mesh)
+	_density = _spin("Density", 0.0, 100.0, 0.0001, "Instances per square unit the instance brush fills up to (the selected mesh's density)")
+	_density.value_changed.connect(_set_density)
+	set_instancer(null)
 	refresh()
 
 
@@ -137,6 +151,42 @@ func set_layers(material: TerrainMaterial) -> void:
 	brush.layer = _layer.get_selected_id()
 
 
+## Lists `target`'s meshes in the mesh picker (previews of their meshes), keeping the selection.
+func set_instancer(target: TerrainInstancer) -> void:
+	instancer = target
+	_mesh.clear()
+	if target == null or target.meshes.is_empty():
+		_mesh.add_item("No instancer", 0)
+		_mesh.set_item_tooltip(0, "Add a TerrainInstancer with meshes under the terrain to place instances")
+		_density.editable = false
+		return
+	var meshes: Array[Mesh] = []
+	for m: TerrainInstanceMesh in target.meshes:
+		meshes.append(m.mesh if m and m.mesh else BoxMesh.new())
+	var previews := EditorInterface.make_mesh_previews(meshes, 24)
+	for i in meshes.size():
+		var m: TerrainInstanceMesh = target.meshes[i]
+		var label := m.resource_name if m and m.resource_name != "" else "Mesh %d" % i
+		_mesh.add_item("%d: %s" % [i, label], i)
+		if i < previews.size() and previews[i]:
+			_mesh.set_item_icon(i, previews[i])
+	_mesh.select(clampi(brush.mesh_index, 0, meshes.size() - 1))
+	_pick_mesh(_mesh.get_selected_id())
+
+
+func _pick_mesh(i: int) -> void:
+	brush.mesh_index = i
+	var m: TerrainInstanceMesh = instancer.meshes[i] if instancer and i < instancer.meshes.size() else null
+	_density.editable = m != null
+	if m:
+		_density.set_value_no_signal(m.density)
+
+
+func _set_density(v: float) -> void:
+	if instancer and brush.mesh_index >= 0 and brush.mesh_index < instancer.meshes.size():
+		instancer.meshes[brush.mesh_index].density = v
+
+
 ## The tool for a stroke: the selected one (NONE: no brush), Shift smooths (sculpting tools), Ctrl inverts.
 func tool_for(ctrl: bool, shift: bool) -> int:
 	var t := _tool.get_selected_id()
@@ -152,6 +202,8 @@ func tool_for(ctrl: bool, shift: bool) -> int:
 			TerrainBrush.HOLE_REMOVE: return TerrainBrush.HOLE_ADD
 			TerrainBrush.PAINT: return TerrainBrush.ERASE
 			TerrainBrush.ERASE: return TerrainBrush.PAINT
+			TerrainBrush.INSTANCE_ADD: return TerrainBrush.INSTANCE_REMOVE
+			TerrainBrush.INSTANCE_REMOVE: return TerrainBrush.INSTANCE_ADD
 	return t
 
 

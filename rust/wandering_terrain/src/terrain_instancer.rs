@@ -107,6 +107,8 @@ pub struct TerrainInstancer {
     dirty: bool,
     /// The cells of the viewer and the target at the last look (a frame that keeps both skips it).
     last_view: Option<(CellKey, CellKey)>,
+    /// Main-thread time spent in frame updates so far (µs), for benches.
+    work_usec: u64,
     base: Base<Node3D>,
 }
 
@@ -131,6 +133,7 @@ impl INode3D for TerrainInstancer {
             dab_count: 0,
             dirty: true,
             last_view: None,
+            work_usec: 0,
             base,
         }
     }
@@ -140,7 +143,9 @@ impl INode3D for TerrainInstancer {
     }
 
     fn process(&mut self, _delta: f64) {
+        let t0 = std::time::Instant::now();
         self.update(false);
+        self.work_usec += t0.elapsed().as_micros() as u64;
     }
 
     fn get_configuration_warnings(&self) -> PackedStringArray {
@@ -458,6 +463,59 @@ impl TerrainInstancer {
         )
     }
 
+    /// Keys of the cells (stored or empty) overlapping the world X/Z `area` (at most 65536): the units of
+    /// `get_cells_data` / `set_cells_data`, as the editor's undo keeps them.
+    #[func]
+    fn get_cell_keys(&self, area: Rect2) -> Array<Vector2i> {
+        let (Some(area), Some(res)) = (self.area_arg("get_cell_keys", area), self.instances.as_ref()) else {
+            return Array::new();
+        };
+        match res.bind().store().keys_over(area, 65536) {
+            Some(keys) => keys.into_iter().map(|(x, z)| Vector2i::new(x, z)).collect(),
+            None => {
+                godot_error!("TerrainInstancer.get_cell_keys: area covers more than 65536 cells");
+                Array::new()
+            }
+        }
+    }
+
+    /// The instances of cells `keys` (TerrainInstances' byte format).
+    #[func]
+    fn get_cells_data(&self, keys: Array<Vector2i>) -> PackedByteArray {
+        let Some(res) = self.instances.as_ref() else {
+            return PackedByteArray::new();
+        };
+        let keys: Vec<CellKey> = keys.iter_shared().map(|k| (k.x, k.y)).collect();
+        PackedByteArray::from(res.bind().store().extract_cells(&keys).to_bytes())
+    }
+
+    /// Cells `keys` get the instances of `data` (from `get_cells_data`; cells absent there become empty).
+    #[func]
+    fn set_cells_data(&mut self, keys: Array<Vector2i>, data: PackedByteArray) {
+        let other = match InstanceStore::from_bytes(data.as_slice()) {
+            Ok(o) => o,
+            Err(e) => {
+                godot_error!("TerrainInstancer.set_cells_data: {e}");
+                return;
+            }
+        };
+        let keys: Vec<CellKey> = keys.iter_shared().map(|k| (k.x, k.y)).collect();
+        let same = self.with_store(|s| {
+            let ok = s.cell_size() == other.cell_size();
+            if ok {
+                s.replace_cells(&keys, &other);
+            }
+            ok
+        });
+        if !same {
+            godot_error!("TerrainInstancer.set_cells_data: data has another cell size");
+            return;
+        }
+        // Cells not shown yet are picked up by the next look at the view.
+        self.touch(&keys);
+        self.dirty = true;
+    }
+
     /// Brings what is drawn and collided up to date now, waiting for the workers (after an edit, before
     /// reading the screen or casting rays). Returns whether anything was shown or changed.
     #[func]
@@ -492,6 +550,13 @@ impl TerrainInstancer {
             .flat_map(|k| self.cells.map[k].drawn_origins(m))
             .map(|p| self.world * p)
             .collect()
+    }
+
+    /// Main-thread time this instancer's frame updates took so far, in microseconds (difference two
+    /// readings to time a stretch of frames).
+    #[func]
+    fn get_work_usec(&self) -> i64 {
+        self.work_usec as i64
     }
 
     /// Cells with MultiMeshes on the GPU (bounded by the view, not the instance count).

@@ -218,15 +218,23 @@ impl InstanceStore {
         self.cells.get(&key)
     }
 
-    /// Keys of the stored cells overlapping `area` (a cell with an instance exactly on the border counts).
+    /// The range of cell keys overlapping `area` (half-open: a max exactly on a cell border does not reach
+    /// the next cell).
+    fn key_range(&self, area: Area) -> (CellKey, CellKey) {
+        let a = self.cell_of(area.min[0], area.min[1]);
+        let last = |v: f64, lo: i32| {
+            let c = ((v / self.cell_size).ceil() - 1.0).clamp(i32::MIN as f64, i32::MAX as f64) as i32;
+            c.max(lo)
+        };
+        (a, (last(area.max[0], a.0), last(area.max[1], a.1)))
+    }
+
+    /// Keys of the stored cells overlapping `area`.
     pub fn cells_in(&self, area: Area) -> Vec<CellKey> {
         if !area.is_valid() {
             return Vec::new();
         }
-        let (a, b) = (
-            self.cell_of(area.min[0], area.min[1]),
-            self.cell_of(area.max[0], area.max[1]),
-        );
+        let (a, b) = self.key_range(area);
         let span = (i64::from(b.0) - i64::from(a.0) + 1) * (i64::from(b.1) - i64::from(a.1) + 1);
         if span as usize > self.cells.len() {
             // A huge area: walk the stored cells instead of the area's.
@@ -246,6 +254,19 @@ impl InstanceStore {
             }
         }
         out
+    }
+
+    /// Keys of every cell overlapping `area`, stored or empty (at most `limit`; None beyond).
+    pub fn keys_over(&self, area: Area, limit: usize) -> Option<Vec<CellKey>> {
+        if !area.is_valid() {
+            return Some(Vec::new());
+        }
+        let (a, b) = self.key_range(area);
+        let span = (i64::from(b.0) - i64::from(a.0) + 1) * (i64::from(b.1) - i64::from(a.1) + 1);
+        if span as u64 > limit as u64 {
+            return None;
+        }
+        Some((a.1..=b.1).flat_map(|z| (a.0..=b.0).map(move |x| (x, z))).collect())
     }
 
     fn insert_at(&mut self, mesh: usize, x: f64, z: f64, mut i: Instance) -> CellKey {
@@ -280,6 +301,7 @@ impl InstanceStore {
             return Err(InstancesError::Mesh(mesh));
         }
         let mut touched = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         let mut added = 0;
         for p in placements {
             let [x, y, z] = p.pos;
@@ -298,7 +320,7 @@ impl InstanceStore {
                 scale,
             };
             let key = self.insert_at(mesh, x, z, i);
-            if touched.last() != Some(&key) && !touched.contains(&key) {
+            if touched.last() != Some(&key) && seen.insert(key) {
                 touched.push(key);
             }
             added += 1;
@@ -367,48 +389,39 @@ impl InstanceStore {
         }
     }
 
-    /// The cells of `area` as their own store (for an undo snapshot; `replace_area` puts it back).
-    pub fn extract(&self, area: Area) -> InstanceStore {
+    /// Cells `keys` as their own store (an undo snapshot; `replace_cells` puts them back).
+    pub fn extract_cells(&self, keys: &[CellKey]) -> InstanceStore {
         let mut out = Self::new(self.cell_size).expect("same cell size");
-        for key in self.cells_in(area) {
-            let cell = self.cells[&key].clone();
-            for (m, list) in cell.iter().enumerate() {
-                if out.counts.len() <= m {
-                    out.counts.resize(m + 1, 0);
-                }
-                out.counts[m] += list.len();
+        for k in keys {
+            if let Some(cell) = self.cells.get(k) {
+                out.put(*k, cell.clone());
             }
-            out.cells.insert(key, cell);
         }
         out
     }
 
-    /// Replaces the cells overlapping `area` with those of `other` (same cell size). Returns the cells
-    /// that changed.
-    pub fn replace_area(&mut self, area: Area, other: &InstanceStore) -> Vec<CellKey> {
-        let mut keys = self.cells_in(area);
-        for k in other.cells_in(area) {
-            if !keys.contains(&k) {
-                keys.push(k);
-            }
-        }
-        for &k in &keys {
-            if let Some(old) = self.cells.remove(&k) {
+    /// Cells `keys` become those of `other` (absent there: empty).
+    pub fn replace_cells(&mut self, keys: &[CellKey], other: &InstanceStore) {
+        for k in keys {
+            if let Some(old) = self.cells.remove(k) {
                 for (m, l) in old.iter().enumerate() {
                     self.counts[m] -= l.len();
                 }
             }
-            if let Some(new) = other.cells.get(&k) {
-                for (m, l) in new.iter().enumerate() {
-                    if self.counts.len() <= m {
-                        self.counts.resize(m + 1, 0);
-                    }
-                    self.counts[m] += l.len();
-                }
-                self.cells.insert(k, new.clone());
+            if let Some(new) = other.cells.get(k) {
+                self.put(*k, new.clone());
             }
         }
-        keys
+    }
+
+    fn put(&mut self, key: CellKey, cell: Cell) {
+        for (m, l) in cell.iter().enumerate() {
+            if self.counts.len() <= m {
+                self.counts.resize(m + 1, 0);
+            }
+            self.counts[m] += l.len();
+        }
+        self.cells.insert(key, cell);
     }
 
     /// Frees the lists' spare capacity (after a bulk add).

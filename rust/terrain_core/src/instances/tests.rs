@@ -370,9 +370,16 @@ fn extract_and_replace_give_back_an_area() {
         min: [30.0, 30.0],
         max: [70.0, 70.0],
     };
-    let snap = s.extract(dab);
+    let keys = s.keys_over(dab, 100).unwrap();
+    // 30..70 in cells of 32: cells 0..=2 on each axis; 64..96 is touched, 96 is not.
+    assert_eq!(keys.len(), 9);
+    let snap = s.extract_cells(&keys);
     s.remove(None, dab);
     assert_ne!(s, before);
-    s.replace_area(dab, &snap);
+    s.replace_cells(&keys, &snap);
     assert_eq!(s.to_bytes(), before.to_bytes());
+    // A cell's own area reaches no neighbour.
+    let one = s.cell_area((1, 1));
+    assert_eq!(s.keys_over(one, 10).unwrap(), vec![(1, 1)]);
+    assert!(s.keys_over(area, 3).is_none());
 }
