@@ -90,7 +90,8 @@ func test_scattered_instances_stand_on_the_ground_and_follow_edits() -> void:
 		await tree.process_frame
 		frames_taken += 1
 	print("instancer: 10,000 instances under a brush and a region write drawn on the ground after %d frames" % frames_taken)
-	check(frames_taken <= 3, "the edit is drawn within 3 frames (took %d)" % frames_taken)
+	# The first frame's signal comes before the nodes process: 2 is the next frame drawn.
+	check(frames_taken <= 2, "the edit is drawn on the next frame (took %d)" % frames_taken)
 	check_eq(inst.get_drawn_count(0), 10000, "all still drawn")
 	check(_drawn_error(tn, inst.get_drawn_positions(0), 0.5) <= 1e-4, "drawn positions follow the edit")
 	# Undo-like whole replacement (generation) also moves them.

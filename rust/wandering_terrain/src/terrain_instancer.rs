@@ -16,8 +16,8 @@ use std::sync::Arc;
 use terrain_core::brush::Tool;
 use terrain_core::clipmap_stream::SharedSamples;
 use terrain_core::instances::{
-    self, block_for, dab_add, dab_removes, scatter, Area, CellDraw, CellKey, InstanceStore,
-    InstanceStream, Placement,
+    self, block_for, dab_add, dab_removes, draw_cell, scatter, Area, CellDraw, CellKey,
+    InstanceStore, InstanceStream, Placement,
 };
 use terrain_core::material::layer_weights;
 use terrain_core::samples::Samples;
@@ -53,6 +53,9 @@ impl Host {
 const IN_FLIGHT: usize = 64;
 /// Cells per worker job.
 const JOB_CELLS: usize = 8;
+/// Instances of edited, shown cells recomputed on the main thread in the frame after an edit (the rest
+/// go to the workers): about a millisecond.
+const EDIT_NOW: usize = 20_000;
 
 /// Trees, rocks and props on the parent `TerrainNode` or `WanderingTerrain`, in the thousands to
 /// millions: stored 32 bytes each in `instances` (cells of the terrain), drawn through `RenderingServer`
@@ -467,7 +470,10 @@ impl TerrainInstancer {
     /// `get_cells_data` / `set_cells_data`, as the editor's undo keeps them.
     #[func]
     fn get_cell_keys(&self, area: Rect2) -> Array<Vector2i> {
-        let (Some(area), Some(res)) = (self.area_arg("get_cell_keys", area), self.instances.as_ref()) else {
+        let (Some(area), Some(res)) = (
+            self.area_arg("get_cell_keys", area),
+            self.instances.as_ref(),
+        ) else {
             return Array::new();
         };
         match res.bind().store().keys_over(area, 65536) {
@@ -812,6 +818,7 @@ impl TerrainInstancer {
                 self.last_view = view;
                 self.want_cells(&host);
                 changed |= self.ask(&host);
+                changed |= self.show_ready();
                 self.collide(&host);
             }
             if !wait || self.stream.in_flight() == 0 {
@@ -927,9 +934,6 @@ impl TerrainInstancer {
     /// Asks the workers for the cells that need computing, nearest first.
     fn ask(&mut self, host: &Host) -> bool {
         let room = IN_FLIGHT.saturating_sub(self.stream.in_flight());
-        if room == 0 {
-            return false;
-        }
         let viewer = self.viewer(host).unwrap_or(Vector3::ZERO);
         let Some(res) = self.instances.clone() else {
             return false;
@@ -947,6 +951,34 @@ impl TerrainInstancer {
             return false;
         }
         need.sort_by(|a, b| a.0.total_cmp(&b.0));
+        // Edited cells already on screen are recomputed here, from the terrain data itself, so an edit
+        // shows on the next frame drawn (up to a budget; the rest go to the workers).
+        if let Some(Surface::Data(d)) = &host.surface {
+            let d = d.bind();
+            let (cells, ready) = (&mut self.cells.map, &mut self.ready);
+            let mut budget = EDIT_NOW;
+            need.retain(|&(_, k, stamp)| {
+                let (Some(c), Some(stored)) = (cells.get_mut(&k), store.cell(k)) else {
+                    return true;
+                };
+                let n: usize = stored.iter().map(Vec::len).sum();
+                if c.shown == 0 || n > budget {
+                    return true;
+                }
+                budget -= n;
+                let meshes = draw_cell(d.core(), store.cell_area(k).min, stored);
+                ready.push(CellDraw {
+                    key: k,
+                    stamp,
+                    meshes,
+                });
+                c.asked = stamp;
+                false
+            });
+        }
+        if need.is_empty() {
+            return true;
+        }
         if need.len() > room {
             // The rest are asked for when these come back.
             self.dirty = true;

@@ -223,7 +223,8 @@ impl InstanceStore {
     fn key_range(&self, area: Area) -> (CellKey, CellKey) {
         let a = self.cell_of(area.min[0], area.min[1]);
         let last = |v: f64, lo: i32| {
-            let c = ((v / self.cell_size).ceil() - 1.0).clamp(i32::MIN as f64, i32::MAX as f64) as i32;
+            let c =
+                ((v / self.cell_size).ceil() - 1.0).clamp(i32::MIN as f64, i32::MAX as f64) as i32;
             c.max(lo)
         };
         (a, (last(area.max[0], a.0), last(area.max[1], a.1)))
@@ -266,7 +267,11 @@ impl InstanceStore {
         if span as u64 > limit as u64 {
             return None;
         }
-        Some((a.1..=b.1).flat_map(|z| (a.0..=b.0).map(move |x| (x, z))).collect())
+        Some(
+            (a.1..=b.1)
+                .flat_map(|z| (a.0..=b.0).map(move |x| (x, z)))
+                .collect(),
+        )
     }
 
     fn insert_at(&mut self, mesh: usize, x: f64, z: f64, mut i: Instance) -> CellKey {
