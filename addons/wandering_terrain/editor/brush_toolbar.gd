@@ -163,7 +163,8 @@ func set_instancer(target: TerrainInstancer) -> void:
 	var meshes: Array[Mesh] = []
 	for m: TerrainInstanceMesh in target.meshes:
 		meshes.append(m.mesh if m and m.mesh else BoxMesh.new())
-	var previews := EditorInterface.make_mesh_previews(meshes, 24)
+	# Previews need a renderer (a headless editor has none).
+	var previews: Array = [] if DisplayServer.get_name() == "headless" else EditorInterface.make_mesh_previews(meshes, 24)
 	for i in meshes.size():
 		var m: TerrainInstanceMesh = target.meshes[i]
 		var label := m.resource_name if m and m.resource_name != "" else "Mesh %d" % i

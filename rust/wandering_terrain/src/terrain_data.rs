@@ -251,6 +251,10 @@ impl TerrainData {
             return Rect2i::default();
         };
         let b = b.bind().core();
+        if matches!(b.tool, terrain_core::brush::Tool::Instances { .. }) {
+            godot_error!("TerrainData.apply_brush: INSTANCE_ADD / INSTANCE_REMOVE brushes go to TerrainInstancer.apply_brush");
+            return Rect2i::default();
+        }
         let c = [f64::from(center.x), f64::from(center.y)];
         match terrain_core::brush::apply(&mut self.core, &b, c, delta) {
             // Holes and paint leave the heights (and the data texture) alone: only the control map changed.
