@@ -99,6 +99,7 @@ func _flight_over(data: TerrainData, mesh: TerrainInstanceMesh, seconds: float) 
 	var gpu_cells: Array[float] = []
 	var own: Array[float] = []
 	var w0 := inst.get_work_usec() if inst else 0
+	var b0: PackedInt64Array = inst.get_work_breakdown() if inst else PackedInt64Array()
 	while Time.get_ticks_msec() - t_start < seconds * 1000.0:
 		await tree.process_frame
 		if inst != null:
@@ -111,8 +112,12 @@ func _flight_over(data: TerrainData, mesh: TerrainInstanceMesh, seconds: float) 
 	var f := last.frames
 	var extra := ""
 	if inst != null:
-		extra = "; the instancer's own update median %.3f ms, p99 %.3f ms, worst %.2f ms; GPU cells in view median %d, max %d; bodies %d" % [
-			Util.median(own), Util.quantile(own, 0.99), own.max(), int(Util.median(gpu_cells)), int(gpu_cells.max()), inst.get_body_count()]
+		var b1: PackedInt64Array = inst.get_work_breakdown()
+		var per := PackedStringArray()
+		for i in range(1, b1.size()):
+			per.append("%.3f" % ((b1[i] - b0[i]) / 1000.0 / maxf(own.size(), 1)))
+		extra = "; the instancer's own update mean per frame: showing %s, choosing %s, asking %s, colliding %s ms; median %.3f ms, p99 %.3f ms, worst %.2f ms; GPU cells in view median %d, max %d; bodies %d" % [
+			per[0], per[1], per[2], per[3], Util.median(own), Util.quantile(own, 0.99), own.max(), int(Util.median(gpu_cells)), int(gpu_cells.max()), inst.get_body_count()]
 	print("bench instances (%s) 100 m/s over 4096², %s: %d frames, terrain work per frame median %.3f ms, p99 %.3f ms, worst %.2f ms (goal <= 0.5 / 2 ms)%s" % [
 		renderer, label, f.size(), Util.median(f), Util.quantile(f, 0.99), f.max(), extra])
 	root.queue_free()

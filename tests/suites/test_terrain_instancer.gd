@@ -306,3 +306,56 @@ func test_bad_input_is_refused_with_the_property_named() -> void:
 	check_eq(lone.scatter(0, Rect2(0, 0, 1, 1), 1, 1), 0, "nothing without a terrain")
 	lone.queue_free()
 	_free(s)
+
+
+func test_on_an_endless_world_and_under_a_wandering_terrain() -> void:
+	# An endless generated world: cells far out computed on the workers, standing on get_height.
+	var g := TerrainGenerator.new()
+	g.seed = 5
+	g.height = 40.0
+	var tn := TerrainNode.new()
+	tn.tile_resolution = 8
+	tn.levels = 3
+	tn.terrain_generator = g
+	var inst := TerrainInstancer.new()
+	var meshes: Array[TerrainInstanceMesh] = [_mesh(0.25)]
+	inst.meshes = meshes
+	tn.add_child(inst)
+	var cam := Camera3D.new()
+	cam.position = Vector3(100000, 100, -50000)
+	tree.root.add_child(cam)
+	cam.make_current()
+	tree.root.add_child(tn)
+	var n := inst.scatter(0, Rect2(100000 - 100, -50000 - 100, 200, 200), 2000, 4)
+	check_eq(n, 2000, "scatter far out on an endless world")
+	inst.update_now()
+	check_eq(inst.get_drawn_count(0), 2000, "all drawn around the camera")
+	# 100 km out a world f32 position is good to 4 mm (Godot's single-precision coordinates): the ground's
+	# slope times that is the tolerance of comparing get_height at the rounded position.
+	var far_err := _drawn_error(tn, inst.get_drawn_positions(0), 0.25)
+	check(far_err <= 0.02, "drawn at get_height + offset far out (worst %f)" % far_err)
+	tn.queue_free()
+	cam.queue_free()
+	# A WanderingTerrain parent (moved on X/Z).
+	var t := _data()
+	var wt := WanderingTerrain.new()
+	wt.terrain_data = t
+	wt.position = Vector3(30, 0, -10)
+	var inst2 := TerrainInstancer.new()
+	var meshes2: Array[TerrainInstanceMesh] = [_mesh(0.5)]
+	inst2.meshes = meshes2
+	wt.add_child(inst2)
+	var cam2 := Camera3D.new()
+	cam2.position = Vector3(150, 200, 110)
+	tree.root.add_child(cam2)
+	cam2.make_current()
+	tree.root.add_child(wt)
+	check_eq(inst2.scatter(0, Rect2(40, 0, 200, 200), 1000, 8), 1000, "scatter under a WanderingTerrain")
+	var worst := 0.0
+	for tr: Transform3D in inst2.get_instances(0, Rect2(0, -20, 300, 300)):
+		worst = worst_of(worst, absf(tr.origin.y - wt.get_height(Vector2(tr.origin.x, tr.origin.z)) - 0.5))
+	check(worst <= 1e-4, "on the wandering terrain's get_height + offset (worst %f)" % worst)
+	inst2.update_now()
+	check_eq(inst2.get_drawn_count(0), 1000, "all drawn")
+	wt.queue_free()
+	cam2.queue_free()

@@ -110,8 +110,9 @@ pub struct TerrainInstancer {
     dirty: bool,
     /// The cells of the viewer and the target at the last look (a frame that keeps both skips it).
     last_view: Option<(CellKey, CellKey)>,
-    /// Main-thread time spent in frame updates so far (µs), for benches.
-    work_usec: u64,
+    /// Main-thread time spent in frame updates so far (µs), for benches: all, showing results, choosing
+    /// cells, asking, colliding.
+    work_usec: [u64; 5],
     base: Base<Node3D>,
 }
 
@@ -136,7 +137,7 @@ impl INode3D for TerrainInstancer {
             dab_count: 0,
             dirty: true,
             last_view: None,
-            work_usec: 0,
+            work_usec: [0; 5],
             base,
         }
     }
@@ -148,7 +149,7 @@ impl INode3D for TerrainInstancer {
     fn process(&mut self, _delta: f64) {
         let t0 = std::time::Instant::now();
         self.update(false);
-        self.work_usec += t0.elapsed().as_micros() as u64;
+        self.work_usec[0] += t0.elapsed().as_micros() as u64;
     }
 
     fn get_configuration_warnings(&self) -> PackedStringArray {
@@ -562,7 +563,13 @@ impl TerrainInstancer {
     /// readings to time a stretch of frames).
     #[func]
     fn get_work_usec(&self) -> i64 {
-        self.work_usec as i64
+        self.work_usec[0] as i64
+    }
+
+    /// `get_work_usec` split: [all, showing finished cells, choosing cells, asking, colliding] (µs).
+    #[func]
+    fn get_work_breakdown(&self) -> PackedInt64Array {
+        self.work_usec.iter().map(|&v| v as i64).collect()
     }
 
     /// Cells with MultiMeshes on the GPU (bounded by the view, not the instance count).
@@ -807,19 +814,27 @@ impl TerrainInstancer {
         let mut changed = false;
         loop {
             self.stream.poll(&mut self.ready);
+            let t = std::time::Instant::now();
             if self.show_ready() {
                 changed = true;
                 self.dirty = true;
             }
+            self.work_usec[1] += t.elapsed().as_micros() as u64;
             // A still frame with nothing new costs a position read and a channel poll.
             let view = self.view_key(&host);
             if self.dirty || view != self.last_view {
                 self.dirty = false;
                 self.last_view = view;
+                let t = std::time::Instant::now();
                 self.want_cells(&host);
+                let t1 = std::time::Instant::now();
                 changed |= self.ask(&host);
                 changed |= self.show_ready();
+                let t2 = std::time::Instant::now();
                 self.collide(&host);
+                self.work_usec[2] += (t1 - t).as_micros() as u64;
+                self.work_usec[3] += (t2 - t1).as_micros() as u64;
+                self.work_usec[4] += t2.elapsed().as_micros() as u64;
             }
             if !wait || self.stream.in_flight() == 0 {
                 break;
