@@ -531,6 +531,8 @@ func _test_instance_paint_undo(plugin, tn: TerrainNode, cam: Camera3D) -> void:
 	check(plugin.toolbar._mesh.item_count == 1 and plugin.toolbar._mesh.get_item_text(0).begins_with("0:"), "the mesh picker lists the instancer's mesh")
 	if DisplayServer.get_name() != "headless":
 		check(plugin.toolbar._mesh.get_item_icon(0) != null, "with a preview")
+	plugin.toolbar._scale_max.value = 2.5
+	check(m.scale_max == 2.5, "the toolbar's scale edits the picked mesh's rule")
 	plugin.toolbar.select_tool(TerrainBrush.INSTANCE_ADD)
 	plugin.brush.size = 16.0
 	plugin.brush.strength = 10.0

@@ -34,6 +34,9 @@ var _image_clear: Button
 var _image_dialog: EditorFileDialog
 var _mesh: OptionButton
 var _density: SpinBox
+var _scale_min: SpinBox
+var _scale_max: SpinBox
+var _yaw: CheckBox
 ## The instancer whose meshes the mesh picker lists (null: none under the edited terrain).
 var instancer: TerrainInstancer
 
@@ -76,7 +79,16 @@ func setup(b: TerrainBrush) -> void:
 	_mesh.item_selected.connect(func(i): _pick_mesh(_mesh.get_item_id(i)))
 	add_child(_mesh)
 	_density = _spin("Density", 0.0, 100.0, 0.0001, "Instances per square unit the instance brush fills up to (the selected mesh's density)")
-	_density.value_changed.connect(_set_density)
+	_density.value_changed.connect(func(v): _set_rule("density", v))
+	_scale_min = _spin("Scale", 0.01, 1000.0, 0.01, "Smallest random scale of the selected mesh")
+	_scale_min.value_changed.connect(func(v): _set_rule("scale_min", v))
+	_scale_max = _spin("–", 0.01, 1000.0, 0.01, "Largest random scale of the selected mesh")
+	_scale_max.value_changed.connect(func(v): _set_rule("scale_max", v))
+	_yaw = CheckBox.new()
+	_yaw.text = "Random yaw"
+	_yaw.tooltip_text = "Turn each placed instance of the selected mesh by a random angle about the up axis"
+	_yaw.toggled.connect(func(v): _set_rule("random_yaw", v))
+	add_child(_yaw)
 	set_instancer(null)
 	refresh()
 
@@ -158,7 +170,7 @@ func set_instancer(target: TerrainInstancer) -> void:
 	if target == null or target.meshes.is_empty():
 		_mesh.add_item("No instancer", 0)
 		_mesh.set_item_tooltip(0, "Add a TerrainInstancer with meshes under the terrain to place instances")
-		_density.editable = false
+		_pick_mesh(-1)
 		return
 	var meshes: Array[Mesh] = []
 	for m: TerrainInstanceMesh in target.meshes:
@@ -176,16 +188,30 @@ func set_instancer(target: TerrainInstancer) -> void:
 
 
 func _pick_mesh(i: int) -> void:
-	brush.mesh_index = i
-	var m: TerrainInstanceMesh = instancer.meshes[i] if instancer and i < instancer.meshes.size() else null
-	_density.editable = m != null
+	if i >= 0:
+		brush.mesh_index = i
+	var m := _picked()
+	for c: Control in [_density, _scale_min, _scale_max]:
+		c.editable = m != null
+	_yaw.disabled = m == null
 	if m:
 		_density.set_value_no_signal(m.density)
+		_scale_min.set_value_no_signal(m.scale_min)
+		_scale_max.set_value_no_signal(m.scale_max)
+		_yaw.set_pressed_no_signal(m.random_yaw)
 
 
-func _set_density(v: float) -> void:
-	if instancer and brush.mesh_index >= 0 and brush.mesh_index < instancer.meshes.size():
-		instancer.meshes[brush.mesh_index].density = v
+func _picked() -> TerrainInstanceMesh:
+	var i := brush.mesh_index
+	return instancer.meshes[i] if instancer and i >= 0 and i < instancer.meshes.size() else null
+
+
+## Sets a placement rule of the picked mesh (its setter checks the range; the toolbar shows what it kept).
+func _set_rule(property: String, v: Variant) -> void:
+	var m := _picked()
+	if m:
+		m.set(property, v)
+		_pick_mesh(-1)
 
 
 ## The tool for a stroke: the selected one (NONE: no brush), Shift smooths (sculpting tools), Ctrl inverts.

@@ -106,10 +106,12 @@ pub struct TerrainInstancer {
     /// Cells whose stamp must move on (edited) before the next request.
     ready: Vec<CellDraw>,
     dab_count: u64,
-    /// Something changed (an edit, results shown, a reset): the cells wanted and asked are looked at again.
+    /// Something changed (an edit, a reset): the cells wanted are chosen again.
     dirty: bool,
     /// The cells of the viewer and the target at the last look (a frame that keeps both skips it).
     last_view: Option<(CellKey, CellKey)>,
+    /// Results came back or not everything could be asked: ask and collide again next frame.
+    pending: bool,
     /// Main-thread time spent in frame updates so far (µs), for benches: all, showing results, choosing
     /// cells, asking, colliding.
     work_usec: [u64; 5],
@@ -137,6 +139,7 @@ impl INode3D for TerrainInstancer {
             dab_count: 0,
             dirty: true,
             last_view: None,
+            pending: false,
             work_usec: [0; 5],
             base,
         }
@@ -817,16 +820,21 @@ impl TerrainInstancer {
             let t = std::time::Instant::now();
             if self.show_ready() {
                 changed = true;
-                self.dirty = true;
+                self.pending = true;
             }
             self.work_usec[1] += t.elapsed().as_micros() as u64;
-            // A still frame with nothing new costs a position read and a channel poll.
+            // A still frame with nothing new costs a position read and a channel poll; the cells wanted
+            // are chosen again only when the viewer or the target enters another cell, or after an edit.
             let view = self.view_key(&host);
-            if self.dirty || view != self.last_view {
-                self.dirty = false;
-                self.last_view = view;
+            let want = self.dirty || view != self.last_view;
+            if want || self.pending {
+                self.pending = false;
                 let t = std::time::Instant::now();
-                self.want_cells(&host);
+                if want {
+                    self.dirty = false;
+                    self.last_view = view;
+                    self.want_cells(&host);
+                }
                 let t1 = std::time::Instant::now();
                 changed |= self.ask(&host);
                 changed |= self.show_ready();
@@ -936,10 +944,9 @@ impl TerrainInstancer {
             .filter(|k| !keep.contains(k))
             .copied()
             .collect();
+        let viewer = self.viewer(host);
         for k in gone {
-            let near = self
-                .viewer(host)
-                .is_some_and(|v| cell_distance(store, k, v) <= range + cs);
+            let near = viewer.is_some_and(|v| cell_distance(store, k, v) <= range + cs);
             if !near || store.cell(k).is_none() {
                 self.cells.drop_cell(k);
             }
@@ -996,10 +1003,16 @@ impl TerrainInstancer {
         }
         if need.len() > room {
             // The rest are asked for when these come back.
-            self.dirty = true;
+            self.pending = true;
             need.truncate(room);
         }
-        for chunk in need.chunks(JOB_CELLS) {
+        // Terrain data: a job per cell with the cell's own block (cells far apart would copy all between
+        // them); an endless source is read by the worker, a few cells a job.
+        let per_job = match &host.surface {
+            Some(Surface::Data(_)) => 1,
+            _ => JOB_CELLS,
+        };
+        for chunk in need.chunks(per_job) {
             let cells: Vec<(CellKey, u64)> = chunk.iter().map(|c| (c.1, c.2)).collect();
             let source: SharedSamples = match &host.surface {
                 Some(Surface::Data(d)) => {
