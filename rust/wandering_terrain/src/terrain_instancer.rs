@@ -297,16 +297,15 @@ impl TerrainInstancer {
     /// Removes the instances of `mesh_index` (-1: every mesh) inside the world X/Z `area`. Returns how many.
     #[func]
     fn remove_instances(&mut self, mesh_index: i64, area: Rect2) -> i64 {
-        let Some(mesh) = self.mesh_arg("remove_instances", mesh_index, true) else {
-            return 0;
-        };
-        let (Some(host), Some(area)) = (
+        let (Some(mesh), Some(host)) = (
+            self.mesh_arg("remove_instances", mesh_index, true),
             self.host_or_error("remove_instances"),
-            self.area_arg("remove_instances", area),
         ) else {
             return 0;
         };
-        let _ = host;
+        let Some(area) = area_arg("remove_instances", area, &host) else {
+            return 0;
+        };
         let (n, cells) = self.with_store(|s| s.remove(mesh, area));
         self.touch(&cells);
         n as i64
@@ -317,11 +316,13 @@ impl TerrainInstancer {
     #[func]
     fn get_instances(&self, mesh_index: i64, area: Rect2) -> Array<Transform3D> {
         let mut out = Array::new();
-        let (Some(mesh), Some(host), Some(area)) = (
+        let (Some(mesh), Some(host)) = (
             self.mesh_arg("get_instances", mesh_index, false).flatten(),
             self.host_or_error("get_instances"),
-            self.area_arg("get_instances", area),
         ) else {
+            return out;
+        };
+        let Some(area) = area_arg("get_instances", area, &host) else {
             return out;
         };
         let Some(res) = self.instances.as_ref() else {
@@ -362,11 +363,13 @@ impl TerrainInstancer {
     /// the same seed and terrain give the same transforms on every machine. Returns how many were placed.
     #[func]
     fn scatter(&mut self, mesh_index: i64, area: Rect2, count: i64, seed: i64) -> i64 {
-        let (Some(mesh), Some(host), Some(area)) = (
+        let (Some(mesh), Some(host)) = (
             self.mesh_arg("scatter", mesh_index, false).flatten(),
             self.host_or_error("scatter"),
-            self.area_arg("scatter", area),
         ) else {
+            return 0;
+        };
+        let Some(area) = area_arg("scatter", area, &host) else {
             return 0;
         };
         if !(0..=10_000_000).contains(&count) {
@@ -411,7 +414,9 @@ impl TerrainInstancer {
         let c = host.to_world.affine_inverse() * Vector3::new(center.x, 0.0, center.y);
         let scale = host.to_world.basis.get_scale();
         let (cx, cz) = (f64::from(c.x), f64::from(c.z));
-        let radius = 0.5 * b.size() / f64::from(scale.x.abs().max(1e-6));
+        // The brush is sized in world units; the dab works in terrain units.
+        let sc = f64::from(scale.x.abs().max(1e-6));
+        let radius = 0.5 * b.size() / sc;
         let amount = b.strength() * delta;
         self.dab_count += 1;
         let seed = self.dab_count ^ (cx.to_bits().rotate_left(17) ^ cz.to_bits());
@@ -422,8 +427,13 @@ impl TerrainInstancer {
         let changed = if erase {
             let (n, cells) = self.with_store(|s| {
                 s.remove_where(mesh, area, &mut |x, z| {
-                    let w = |_: f32| b.weight_at(x - cx, z - cz);
-                    dab_removes([cx, cz], radius, amount, seed, &w, x, z)
+                    dab_removes(
+                        amount,
+                        seed,
+                        b.weight_at((x - cx) * sc, (z - cz) * sc),
+                        x,
+                        z,
+                    )
                 })
             });
             self.touch(&cells);
@@ -444,18 +454,9 @@ impl TerrainInstancer {
             }
             let ps = with_samples(&host, |s| {
                 let allowed = layer_rule(&host, s, &layers);
-                let shaped = |x: f64, z: f64| b.weight_at(x - cx, z - cz) * allowed(x, z);
-                dab_add(
-                    &rules,
-                    s,
-                    [cx, cz],
-                    radius,
-                    existing,
-                    amount,
-                    seed,
-                    &|_| 1.0,
-                    &shaped,
-                )
+                let shaped =
+                    |x: f64, z: f64| b.weight_at((x - cx) * sc, (z - cz) * sc) * allowed(x, z);
+                dab_add(&rules, s, [cx, cz], radius, existing, amount, seed, &shaped)
             });
             self.add_placements(&host, mesh, &ps)
         };
@@ -474,8 +475,9 @@ impl TerrainInstancer {
     /// `get_cells_data` / `set_cells_data`, as the editor's undo keeps them.
     #[func]
     fn get_cell_keys(&self, area: Rect2) -> Array<Vector2i> {
+        let host = self.host_or_error("get_cell_keys");
         let (Some(area), Some(res)) = (
-            self.area_arg("get_cell_keys", area),
+            host.and_then(|h| area_arg("get_cell_keys", area, &h)),
             self.instances.as_ref(),
         ) else {
             return Array::new();
@@ -684,24 +686,6 @@ impl TerrainInstancer {
             return None;
         }
         Some(Some(m as usize))
-    }
-
-    fn area_arg(&self, what: &str, area: Rect2) -> Option<Area> {
-        let host = self.host()?;
-        let inv = host.to_world.affine_inverse();
-        let a = inv * Vector3::new(area.position.x, 0.0, area.position.y);
-        let b = inv * Vector3::new(area.end().x, 0.0, area.end().y);
-        let out = Area {
-            min: [a.x.min(b.x), a.z.min(b.z)].map(f64::from),
-            max: [a.x.max(b.x), a.z.max(b.z)].map(f64::from),
-        };
-        if !(out.is_valid() && area.size.x >= 0.0 && area.size.y >= 0.0) {
-            godot_error!(
-                "TerrainInstancer.{what}: area must be finite with a size ≥ 0, got {area}"
-            );
-            return None;
-        }
-        Some(out)
     }
 
     fn rules_of(&self, mesh: usize) -> (instances::Rules, Vec<usize>) {
@@ -1069,6 +1053,22 @@ impl TerrainInstancer {
             }
         }
     }
+}
+
+/// A world X/Z rectangle in terrain space (an error naming `what` when it is not finite).
+fn area_arg(what: &str, area: Rect2, host: &Host) -> Option<Area> {
+    let inv = host.to_world.affine_inverse();
+    let a = inv * Vector3::new(area.position.x, 0.0, area.position.y);
+    let b = inv * Vector3::new(area.end().x, 0.0, area.end().y);
+    let out = Area {
+        min: [a.x.min(b.x), a.z.min(b.z)].map(f64::from),
+        max: [a.x.max(b.x), a.z.max(b.z)].map(f64::from),
+    };
+    if !(out.is_valid() && area.size.x >= 0.0 && area.size.y >= 0.0) {
+        godot_error!("TerrainInstancer.{what}: area must be finite with a size ≥ 0, got {area}");
+        return None;
+    }
+    Some(out)
 }
 
 /// Distance on X/Z from terrain point `p` to cell `k`'s square.

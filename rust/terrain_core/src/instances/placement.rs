@@ -92,15 +92,13 @@ impl Rules {
     /// The placement at terrain (x, z) with the random numbers `r` (in [0, 1)), or None if the ground there
     /// breaks a rule (a hole, outside a finite grid, a slope out of range).
     fn place<S: Samples + ?Sized>(&self, s: &S, x: f64, z: f64, r: [f64; 2]) -> Option<Placement> {
+        if !super::on_grid(s, x, z) {
+            return None;
+        }
+        // NaN over a hole.
         let h = samples::height_at(s, x, z);
         if !h.is_finite() {
             return None;
-        }
-        if let Some([w, d]) = s.size() {
-            let sp = s.spacing();
-            if !(x >= 0.0 && z >= 0.0 && x <= w as f64 * sp && z <= d as f64 * sp) {
-                return None;
-            }
         }
         let n = Vec3::from(samples::normal_at(s, x, z));
         let slope = n.y.clamp(-1.0, 1.0).acos().to_degrees();
@@ -180,8 +178,8 @@ pub fn scatter<S: Samples + ?Sized>(
 
 /// An instance brush dab that adds: fills the circle toward `rules.density`. `existing` instances of the
 /// mesh are already inside; `amount` in [0, 1] is the share of the missing ones added by this dab (the
-/// brush's strength × the dab's time), placed with probability `weight(r)` (the falloff at r = distance /
-/// radius).
+/// brush's strength × the dab's time). A point is kept with probability `weight(x, z)` (the brush's
+/// falloff and image there times the layer rule; nothing beyond the radius).
 #[allow(clippy::too_many_arguments)]
 pub fn dab_add<S: Samples + ?Sized>(
     rules: &Rules,
@@ -191,8 +189,7 @@ pub fn dab_add<S: Samples + ?Sized>(
     existing: usize,
     amount: f64,
     seed: u64,
-    weight: &(dyn Fn(f32) -> f32 + Sync),
-    layers: &(dyn Fn(f64, f64) -> f32 + Sync),
+    weight: &(dyn Fn(f64, f64) -> f32 + Sync),
 ) -> Vec<Placement> {
     let target = rules.density * std::f64::consts::PI * radius * radius;
     let missing = (target - existing as f64).max(0.0) * amount.clamp(0.0, 1.0);
@@ -203,33 +200,20 @@ pub fn dab_add<S: Samples + ?Sized>(
         min: [center[0] - radius, center[1] - radius],
         max: [center[0] + radius, center[1] + radius],
     };
-    let falloff = |x: f64, z: f64| {
-        let r = ((x - center[0]).hypot(z - center[1]) / radius) as f32;
-        if r >= 1.0 {
+    let inside = |x: f64, z: f64| {
+        if (x - center[0]).hypot(z - center[1]) >= radius {
             0.0
         } else {
-            weight(r) * layers(x, z)
+            weight(x, z)
         }
     };
-    scatter(rules, s, area, n, seed, &falloff)
+    scatter(rules, s, area, n, seed, &inside)
 }
 
-/// Whether a dab that removes takes the instance at (x, z): with probability `amount × weight(r)`, drawn
-/// from the instance's position and the dab's seed.
-pub fn dab_removes(
-    center: [f64; 2],
-    radius: f64,
-    amount: f64,
-    seed: u64,
-    weight: &dyn Fn(f32) -> f32,
-    x: f64,
-    z: f64,
-) -> bool {
-    let r = ((x - center[0]).hypot(z - center[1]) / radius) as f32;
-    if r >= 1.0 {
-        return false;
-    }
-    let p = amount.clamp(0.0, 1.0) * f64::from(weight(r));
+/// Whether a dab that removes takes the instance at (x, z), where the brush's weight is `weight`: with
+/// probability `amount × weight`, drawn from the instance's position and the dab's seed.
+pub fn dab_removes(amount: f64, seed: u64, weight: f32, x: f64, z: f64) -> bool {
+    let p = amount.clamp(0.0, 1.0) * f64::from(weight);
     let i = x.to_bits() ^ z.to_bits().rotate_left(32);
     unit(seed, i, 0) < p
 }

@@ -260,11 +260,11 @@ fn painting_fills_toward_the_density_and_removal_thins() {
         min: [c[0] - r, c[1] - r],
         max: [c[0] + r, c[1] + r],
     };
-    let hard = |_: f32| 1.0;
+    let hard = |x: f64, z: f64| f32::from((x - c[0]).hypot(z - c[1]) < r);
     for dab in 0..40u64 {
         let mut existing = 0;
         s.for_each_in(0, area, &mut |_, _, _| existing += 1);
-        let ps = dab_add(&rules, &t, c, r, existing, 0.5, dab, &hard, &all);
+        let ps = dab_add(&rules, &t, c, r, existing, 0.5, dab, &hard);
         s.add(0, &ps, &|x, z| ground_of(&t, x, z)).unwrap();
     }
     let target = 0.05 * std::f64::consts::PI * r * r;
@@ -274,7 +274,7 @@ fn painting_fills_toward_the_density_and_removal_thins() {
         "{n} vs {target}"
     );
     let (gone, _) = s.remove_where(Some(0), area, &mut |x, z| {
-        dab_removes(c, r, 0.5, 7, &hard, x, z)
+        dab_removes(0.5, 7, hard(x, z), x, z)
     });
     assert!(
         gone as f64 > n * 0.3 && (gone as f64) < n * 0.7,
