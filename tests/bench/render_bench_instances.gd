@@ -7,15 +7,7 @@ extends "res://bench/render_bench_main_thread.gd"
 
 
 func run(quick: bool) -> void:
-	var max_fps := Engine.max_fps
-	Engine.max_fps = 60
-	var window_size := tree.root.size
-	tree.root.size = Vector2i(320, 180)
-	first = Stamp.new(true)
-	last = Stamp.new(false)
-	last.other = first
-	tree.root.add_child(first)
-	tree.root.add_child(last)
+	var saved := _open()
 	var data := TerrainData.new()
 	data.size = Vector2i(4096, 4096)
 	data.generate_noise(7, 0.004, 6, 2.0, 0.5, 120.0, -1e9, TerrainData.NOISE_PERLIN)
@@ -23,10 +15,7 @@ func run(quick: bool) -> void:
 	await _flight_over(data, null, seconds)
 	await _flight_over(data, _tree_mesh(), seconds)
 	await _edits(data, quick)
-	first.queue_free()
-	last.queue_free()
-	Engine.max_fps = max_fps
-	tree.root.size = window_size
+	_close(saved)
 
 
 func _tree_mesh() -> TerrainInstanceMesh:

@@ -67,18 +67,31 @@ var first: Stamp
 var last: Stamp
 
 
-func run(quick: bool) -> void:
-	var max_fps := Engine.max_fps
+## Paces frames at 60 a second in a small window and puts the stamps in the tree; returns what `_close`
+## restores.
+func _open() -> Array:
+	var saved := [Engine.max_fps, tree.root.size]
 	Engine.max_fps = 60
 	# A small window: the software rasteriser then keeps up with 60 frames a second (mostly one physics
 	# tick a frame, as on a player's machine), so the numbers are the terrain's, not the rasteriser's.
-	var window_size := tree.root.size
 	tree.root.size = Vector2i(320, 180)
 	first = Stamp.new(true)
 	last = Stamp.new(false)
 	last.other = first
 	tree.root.add_child(first)
 	tree.root.add_child(last)
+	return saved
+
+
+func _close(saved: Array) -> void:
+	first.queue_free()
+	last.queue_free()
+	Engine.max_fps = saved[0]
+	tree.root.size = saved[1]
+
+
+func run(quick: bool) -> void:
+	var saved := _open()
 	var seconds := 8.0 if quick else 30.0
 	var g := TerrainGenerator.new()
 	g.seed = 4096
@@ -92,10 +105,7 @@ func run(quick: bool) -> void:
 	data.generate_noise(7, 0.004, 6, 2.0, 0.5, 120.0, -1e9, TerrainData.NOISE_PERLIN)
 	await _flight("4096² TerrainData, 100 m/s", null, data, 100.0, seconds, TerrainNode.COLLISION_DYNAMIC)
 	await _still_and_edits(data, quick)
-	first.queue_free()
-	last.queue_free()
-	Engine.max_fps = max_fps
-	tree.root.size = window_size
+	_close(saved)
 
 
 ## A target flying at `speed` m/s for `seconds` over a terrain from `g` or `data`.

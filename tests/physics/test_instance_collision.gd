@@ -128,3 +128,24 @@ func test_a_hole_removes_the_trunk_and_filling_brings_it_back() -> void:
 	for n in s:
 		if n is Node:
 			n.queue_free()
+
+
+func test_a_scenes_collision_shape_keeps_its_place() -> void:
+	var s := _scene()
+	var tn: TerrainNode = s[0]
+	var inst: TerrainInstancer = s[1]
+	var meshes: Array[TerrainInstanceMesh] = [preload("res://suites/test_terrain_instancer.gd").scene_mesh(Vector3(0, 3, 0))]
+	inst.meshes = meshes
+	var at := _tree_at(tn, 58.5, 61.5)
+	var ts: Array[Transform3D] = [at]
+	inst.add_instances(0, ts)
+	inst.update_now()
+	await tree.physics_frame
+	await tree.physics_frame
+	var hit := _ray(at.origin.x, at.origin.z)
+	check(not hit.is_empty() and hit["collider"] == inst, "the scene's sphere collides: %s" % hit)
+	if not hit.is_empty():
+		check_near(hit["position"].y, at.origin.y + 4.0, 0.05, "at the sphere's top, 3 + 1 above the ground")
+	for n in s:
+		if n is Node:
+			n.queue_free()

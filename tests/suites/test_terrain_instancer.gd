@@ -359,3 +359,54 @@ func test_on_an_endless_world_and_under_a_wandering_terrain() -> void:
 	check_eq(inst2.get_drawn_count(0), 1000, "all drawn")
 	wt.queue_free()
 	cam2.queue_free()
+
+
+## A scene as the mesh: its MeshInstance3Ds are the LODs (the first ends at its visibility_range_end).
+static func scene_mesh(shape_at: Vector3) -> TerrainInstanceMesh:
+	var root := Node3D.new()
+	var lod0 := MeshInstance3D.new()
+	lod0.mesh = BoxMesh.new()
+	lod0.visibility_range_end = 50.0
+	root.add_child(lod0)
+	lod0.owner = root
+	var lod1 := MeshInstance3D.new()
+	lod1.mesh = PrismMesh.new()
+	root.add_child(lod1)
+	lod1.owner = root
+	var cs := CollisionShape3D.new()
+	var sphere := SphereShape3D.new()
+	sphere.radius = 1.0
+	cs.shape = sphere
+	cs.position = shape_at
+	root.add_child(cs)
+	cs.owner = root
+	var ps := PackedScene.new()
+	ps.pack(root)
+	root.free()
+	var m := TerrainInstanceMesh.new()
+	m.scene = ps
+	m.visibility_range = 2000.0
+	return m
+
+
+func test_a_scene_gives_the_lods_and_cell_size_regroups() -> void:
+	var s := _scene(_data(), [scene_mesh(Vector3(0, 3, 0))])
+	var inst: TerrainInstancer = s[1]
+	inst.scatter(0, Rect2(0, 0, SIZE, SIZE), 300, 6)
+	inst.update_now()
+	check_eq(inst.get_drawn_count(0), 300, "instances of a scene's mesh are drawn")
+	var before := inst.get_instances(0, Rect2(0, 0, SIZE, SIZE))
+	var res: TerrainInstances = inst.instances
+	res.cell_size = 16.0
+	check_eq(inst.get_instance_count(0), 300, "regrouped into cells of 16: none lost")
+	var after := inst.get_instances(0, Rect2(0, 0, SIZE, SIZE))
+	var worst := 0.0
+	for a: Transform3D in after:
+		var best := INF
+		for b: Transform3D in before:
+			best = minf(best, a.origin.distance_to(b.origin))
+		worst = worst_of(worst, best)
+	check(after.size() == 300 and worst < 1e-3, "the same places after regrouping (worst %f)" % worst)
+	inst.update_now()
+	check_eq(inst.get_drawn_count(0), 300, "and drawn again")
+	_free(s)
