@@ -70,14 +70,7 @@ pub trait Samples: Sync {
     /// Lowest and highest control height of the patch whose lower corner is sample (ix, iz): its surface
     /// lies between them.
     fn patch_bounds(&self, ix: i64, iz: i64) -> (f32, f32) {
-        let (ix1, iz1) = (ix.saturating_add(1), iz.saturating_add(1));
-        let c = [
-            self.texel(ix, iz),
-            self.texel(ix1, iz),
-            self.texel(ix, iz1),
-            self.texel(ix1, iz1),
-        ];
-        bezier_patch::control_bounds(&c)
+        bezier_patch::control_bounds(&corners(ix, iz, |x, z| self.texel(x, z)))
     }
 
     /// Heights at sample-space points (sx(i), sz) for every `out[i]`, NaN where every triangle around a
@@ -350,17 +343,19 @@ impl Samples for SampleBlock {
 #[inline]
 pub(crate) fn patch_of<S: Samples + ?Sized>(s: &S, sx: f64, sz: f64) -> ([Texel; 4], f32, f32) {
     let ([ix, iz], tu, tv) = bezier_patch::locate(sx, sz);
+    (corners(ix, iz, |x, z| s.texel(x, z)), tu, tv)
+}
+
+/// The texels of the patch whose lower corner is sample (ix, iz), in patch order, through `texel`.
+#[inline]
+pub(crate) fn corners(ix: i64, iz: i64, mut texel: impl FnMut(i64, i64) -> Texel) -> [Texel; 4] {
     let (ix1, iz1) = (ix.saturating_add(1), iz.saturating_add(1));
-    (
-        [
-            s.texel(ix, iz),
-            s.texel(ix1, iz),
-            s.texel(ix, iz1),
-            s.texel(ix1, iz1),
-        ],
-        tu,
-        tv,
-    )
+    [
+        texel(ix, iz),
+        texel(ix1, iz),
+        texel(ix, iz1),
+        texel(ix1, iz1),
+    ]
 }
 
 /// `TerrainData`'s hole rule over any grid's control values: the square between four samples is split

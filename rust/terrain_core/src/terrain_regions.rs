@@ -17,7 +17,7 @@
 
 use crate::bezier_patch::{self, Texel};
 use crate::samples::Samples;
-use crate::samples::{grid_texels, slope};
+use crate::samples::{corners, grid_texels, slope};
 use crate::terrain_data::TerrainData;
 use std::collections::HashMap;
 use std::fmt;
@@ -648,17 +648,7 @@ impl<'v, 'a> Cursor<'v, 'a> {
                 return (grid_texels(&reg.heights, reg.width, i), tu, tv);
             }
         }
-        let (ix1, iz1) = (ix.saturating_add(1), iz.saturating_add(1));
-        (
-            [
-                self.texel(ix, iz),
-                self.texel(ix1, iz),
-                self.texel(ix, iz1),
-                self.texel(ix1, iz1),
-            ],
-            tu,
-            tv,
-        )
+        (corners(ix, iz, |x, z| self.texel(x, z)), tu, tv)
     }
 }
 
