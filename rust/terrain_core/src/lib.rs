@@ -9,6 +9,7 @@ pub mod clipmap_stream;
 pub mod collision;
 pub mod collision_stream;
 pub mod control;
+pub mod detail;
 pub mod generation;
 pub mod heightmap_io;
 pub mod instances;

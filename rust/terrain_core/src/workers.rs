@@ -6,6 +6,7 @@
 //! `shut_down` (called when the extension is deinitialised) lets the running and queued jobs finish and
 //! joins every thread. A later `spawn` starts a new pool.
 
+use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
@@ -44,6 +45,64 @@ fn build() -> Pool {
 /// Runs `job` on a worker thread, later.
 pub(crate) fn spawn(job: impl FnOnce() + Send + 'static) {
     lock().get_or_insert_with(build).pool.spawn(job);
+}
+
+/// Results of jobs on the pool, collected on the thread that asked: a job returns a batch of items, and
+/// `in_flight` counts the items asked for and not yet taken (the streams' back-pressure).
+pub struct Results<T> {
+    tx: Sender<(usize, Vec<T>)>,
+    rx: Receiver<(usize, Vec<T>)>,
+    in_flight: usize,
+}
+
+impl<T: Send + 'static> Default for Results<T> {
+    fn default() -> Self {
+        let (tx, rx) = channel();
+        Self {
+            tx,
+            rx,
+            in_flight: 0,
+        }
+    }
+}
+
+impl<T: Send + 'static> Results<T> {
+    /// Items asked for whose results have not been taken yet.
+    pub fn in_flight(&self) -> usize {
+        self.in_flight
+    }
+
+    /// Runs `job` on a worker; it counts as `items` in flight until its results are taken.
+    pub fn spawn(&mut self, items: usize, job: impl FnOnce() -> Vec<T> + Send + 'static) {
+        self.in_flight += items;
+        let tx = self.tx.clone();
+        spawn(move || {
+            // A panicking job still reports, so that nobody waits for it forever.
+            let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)).unwrap_or_default();
+            let _ = tx.send((items, out));
+        });
+    }
+
+    /// Finished results, without waiting.
+    pub fn poll(&mut self, out: &mut Vec<T>) {
+        while let Ok((n, b)) = self.rx.try_recv() {
+            self.in_flight = self.in_flight.saturating_sub(n);
+            out.extend(b);
+        }
+    }
+
+    /// Every result asked for, waiting for them.
+    pub fn wait(&mut self, out: &mut Vec<T>) {
+        while self.in_flight > 0 {
+            match self.rx.recv() {
+                Ok((n, b)) => {
+                    self.in_flight = self.in_flight.saturating_sub(n);
+                    out.extend(b);
+                }
+                Err(_) => break,
+            }
+        }
+    }
 }
 
 /// Lets every spawned job finish and joins the worker threads: after this no code of this library runs

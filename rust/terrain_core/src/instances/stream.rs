@@ -11,7 +11,6 @@
 use super::{placed, Area, Cell, CellKey, InstanceStore};
 use crate::clipmap_stream::SharedSamples;
 use crate::samples::{SampleBlock, Samples};
-use std::sync::mpsc::{channel, Receiver, Sender};
 
 /// One mesh's visible instances in a cell.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -81,27 +80,16 @@ pub fn draw_cell<S: Samples + ?Sized>(s: &S, origin: [f64; 2], cell: &Cell) -> V
     out
 }
 
+/// Cell buffers computed on the worker pool.
+#[derive(Default)]
 pub struct InstanceStream {
-    tx: Sender<Vec<CellDraw>>,
-    rx: Receiver<Vec<CellDraw>>,
-    in_flight: usize,
-}
-
-impl Default for InstanceStream {
-    fn default() -> Self {
-        let (tx, rx) = channel();
-        Self {
-            tx,
-            rx,
-            in_flight: 0,
-        }
-    }
+    results: crate::workers::Results<CellDraw>,
 }
 
 impl InstanceStream {
     /// Cells asked for whose results have not been taken yet.
     pub fn in_flight(&self) -> usize {
-        self.in_flight
+        self.results.in_flight()
     }
 
     /// Computes the buffers of `cells` (key, stamp) of `store` on a worker. `source` must stay readable:
@@ -129,13 +117,10 @@ impl InstanceStream {
                 )
             })
             .collect();
-        self.in_flight += jobs.len();
-        let tx = self.tx.clone();
-        crate::workers::spawn(move || {
+        self.results.spawn(jobs.len(), move || {
             let mut block = SampleBlock::default();
             let endless = source.size().is_none();
-            let out = jobs
-                .into_iter()
+            jobs.into_iter()
                 .map(|(key, stamp, origin, area, cell)| {
                     let meshes = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                         if endless {
@@ -149,30 +134,18 @@ impl InstanceStream {
                     .unwrap_or_default();
                     CellDraw { key, stamp, meshes }
                 })
-                .collect();
-            let _ = tx.send(out);
+                .collect()
         });
     }
 
     /// Finished cells, without waiting.
     pub fn poll(&mut self, out: &mut Vec<CellDraw>) {
-        while let Ok(b) = self.rx.try_recv() {
-            self.in_flight = self.in_flight.saturating_sub(b.len());
-            out.extend(b);
-        }
+        self.results.poll(out);
     }
 
     /// Every cell asked for, waiting for them.
     pub fn wait(&mut self, out: &mut Vec<CellDraw>) {
-        while self.in_flight > 0 {
-            match self.rx.recv() {
-                Ok(b) => {
-                    self.in_flight = self.in_flight.saturating_sub(b.len());
-                    out.extend(b);
-                }
-                Err(_) => break,
-            }
-        }
+        self.results.wait(out);
     }
 }
 
@@ -182,9 +155,15 @@ pub fn block_for<S: Samples + ?Sized>(
     store: &InstanceStore,
     cells: &[CellKey],
 ) -> SampleBlock {
+    block_over(s, cells.iter().map(|&k| store.cell_area(k)))
+}
+
+/// A copy of the samples that what stands on `areas` reads (`cell_samples` of each), one rectangle
+/// around them all.
+pub fn block_over<S: Samples + ?Sized>(s: &S, areas: impl IntoIterator<Item = Area>) -> SampleBlock {
     let (mut lo, mut hi) = ([i64::MAX; 2], [i64::MIN; 2]);
-    for &k in cells {
-        let (o, n) = cell_samples(store.cell_area(k), s.spacing());
+    for a in areas {
+        let (o, n) = cell_samples(a, s.spacing());
         for a in 0..2 {
             lo[a] = lo[a].min(o[a]);
             hi[a] = hi[a].max(o[a] + n[a] as i64);
