@@ -73,9 +73,15 @@ pub enum DetailRulesError {
 impl std::fmt::Display for DetailRulesError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Self::Density(v) => write!(f, "density must be in (0, {MAX_DENSITY}] per square unit, got {v}"),
+            Self::Density(v) => write!(
+                f,
+                "density must be in (0, {MAX_DENSITY}] per square unit, got {v}"
+            ),
             Self::Scale(v) => write!(f, "scale range must be 0 < min ≤ max ≤ 1000, got {v:?}"),
-            Self::Slope(v) => write!(f, "slope range must be 0 ≤ min ≤ max ≤ 90 degrees, got {v:?}"),
+            Self::Slope(v) => write!(
+                f,
+                "slope range must be 0 ≤ min ≤ max ≤ 90 degrees, got {v:?}"
+            ),
             Self::Height(v) => write!(f, "height range must be finite with min ≤ max, got {v:?}"),
             Self::Align(v) => write!(f, "align_to_normal must be in [0, 1], got {v}"),
             Self::Offset(v) => write!(f, "height_offset must be in [-1000, 1000], got {v}"),
@@ -166,7 +172,11 @@ impl DetailGrid {
     /// The cell holding terrain (x, z) (clamped to the keys' range).
     pub fn cell_of(&self, x: f64, z: f64) -> DetailKey {
         let c = self.cell_size();
-        let k = |v: f64| (v / c).floor().clamp(f64::from(i32::MIN), f64::from(i32::MAX - 1)) as i32;
+        let k = |v: f64| {
+            (v / c)
+                .floor()
+                .clamp(f64::from(i32::MIN), f64::from(i32::MAX - 1)) as i32
+        };
         (k(x), k(z))
     }
 
@@ -337,7 +347,12 @@ fn candidate<S: Samples + ?Sized>(
     let rot = Quat::IDENTITY.slerp(tilt, r.align) * yaw;
     let sc = r.scale[0] + (r.scale[1] - r.scale[0]) * unit(seed, i, j, 4) as f32;
     let dark = 1.0 - r.color_jitter * unit(seed, i, j, 5) as f32;
-    let rgba = [tint[0] * dark, tint[1] * dark, tint[2] * dark, unit(seed, i, j, 6) as f32];
+    let rgba = [
+        tint[0] * dark,
+        tint[1] * dark,
+        tint[2] * dark,
+        unit(seed, i, j, 6) as f32,
+    ];
     Some((
         [x, f64::from(h + r.offset), z],
         Mat3::from_quat(rot) * sc,

@@ -78,7 +78,8 @@ impl<T: Send + 'static> Results<T> {
         let tx = self.tx.clone();
         spawn(move || {
             // A panicking job still reports, so that nobody waits for it forever.
-            let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)).unwrap_or_default();
+            let out =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)).unwrap_or_default();
             let _ = tx.send((items, out));
         });
     }

@@ -86,7 +86,9 @@ fn instances_stand_on_the_surface_and_none_over_holes() {
         65,
         65,
         1.0,
-        (0..65 * 65).map(|i| ((i % 65) as f32 * 0.2).sin() * 3.0).collect(),
+        (0..65 * 65)
+            .map(|i| ((i % 65) as f32 * 0.2).sin() * 3.0)
+            .collect(),
     )
     .unwrap();
     let mut control = vec![0u32; 65 * 65];
@@ -119,9 +121,13 @@ fn instances_stand_on_the_surface_and_none_over_holes() {
 fn slope_height_and_layer_rules_refuse_ground() {
     // A ramp: slope atan(0.5) ≈ 26.6°, heights 0..32.
     let n = 65;
-    let mut t =
-        TerrainData::from_heights(n, n, 1.0, (0..n * n).map(|i| (i % n) as f32 * 0.5).collect())
-            .unwrap();
+    let mut t = TerrainData::from_heights(
+        n,
+        n,
+        1.0,
+        (0..n * n).map(|i| (i % n) as f32 * 0.5).collect(),
+    )
+    .unwrap();
     let area = Area {
         min: [4.0, 4.0],
         max: [60.0, 60.0],
@@ -178,7 +184,10 @@ fn endless_worlds_grow_detail_far_out_on_their_surface() {
     generate_cell(&l, &block, key, &mut d);
     assert!(d.count() > 100);
     for c in d.buffer.chunks(FLOATS) {
-        let (x, z) = (area.min[0] + f64::from(c[3]), area.min[1] + f64::from(c[11]));
+        let (x, z) = (
+            area.min[0] + f64::from(c[3]),
+            area.min[1] + f64::from(c[11]),
+        );
         assert!(area.contains(x, z));
         let h = height_at(&g, x, z);
         assert!((h - c[7]).abs() < 1e-3, "{h} vs {}", c[7]);

@@ -19,7 +19,9 @@ mod stream;
 
 pub use format::FormatError;
 pub use placement::{dab_add, dab_removes, scatter, Rules, RulesError};
-pub use stream::{block_for, block_over, cell_samples, draw_cell, CellDraw, InstanceStream, MeshDraw};
+pub use stream::{
+    block_for, block_over, cell_samples, draw_cell, CellDraw, InstanceStream, MeshDraw,
+};
 
 use crate::samples::Samples;
 use glam::{Mat3, Quat, Vec3};

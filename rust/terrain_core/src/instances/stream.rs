@@ -160,7 +160,10 @@ pub fn block_for<S: Samples + ?Sized>(
 
 /// A copy of the samples that what stands on `areas` reads (`cell_samples` of each), one rectangle
 /// around them all.
-pub fn block_over<S: Samples + ?Sized>(s: &S, areas: impl IntoIterator<Item = Area>) -> SampleBlock {
+pub fn block_over<S: Samples + ?Sized>(
+    s: &S,
+    areas: impl IntoIterator<Item = Area>,
+) -> SampleBlock {
     let (mut lo, mut hi) = ([i64::MAX; 2], [i64::MIN; 2]);
     for a in areas {
         let (o, n) = cell_samples(a, s.spacing());
