@@ -9,7 +9,8 @@
 //! height in range) with the probability the ground's layers give (`Ground`).
 
 use crate::clipmap_stream::SharedSamples;
-use crate::instances::{block_over, cell_samples, Area};
+pub use crate::instances::Area;
+use crate::instances::{block_over, cell_samples};
 use crate::material::{layer_weights, Blending};
 use crate::samples::{height_and_gradient_at, SampleBlock, Samples};
 use crate::workers::Results;

@@ -5,10 +5,12 @@ use godot::prelude::*;
 
 mod clipmap_data;
 mod collision;
+mod detail_cells;
 mod follow;
 mod instance_cells;
 mod terrain_brush;
 mod terrain_data;
+mod terrain_detail_layer;
 mod terrain_generator;
 mod terrain_instance_mesh;
 mod terrain_instancer;

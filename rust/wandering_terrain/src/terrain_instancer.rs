@@ -1,10 +1,12 @@
 //! `TerrainInstancer`: trees, rocks and props placed on its parent terrain (store, rules and cell
 //! buffers in `terrain_core::instances`; the servers' side in `instance_cells`).
 
+use crate::detail_cells::{self, Detail, Frame};
 use crate::follow::active_camera;
 use crate::instance_cells::{CellState, Cells, View};
 use crate::terrain_brush::TerrainBrush;
 use crate::terrain_data::TerrainData;
+use crate::terrain_detail_layer::TerrainDetailLayer;
 use crate::terrain_instance_mesh::{Resolved, TerrainInstanceMesh};
 use crate::terrain_instances::TerrainInstances;
 use crate::terrain_material::TerrainMaterial;
@@ -15,6 +17,7 @@ use godot::prelude::*;
 use std::sync::Arc;
 use terrain_core::brush::Tool;
 use terrain_core::clipmap_stream::SharedSamples;
+use terrain_core::detail::Ground;
 use terrain_core::instances::{
     self, block_for, dab_add, dab_removes, draw_cell, scatter, Area, CellDraw, CellKey,
     InstanceStore, InstanceStream, Placement,
@@ -91,9 +94,20 @@ pub struct TerrainInstancer {
     #[export(flags_3d_physics)]
     #[var(set = set_collision_mask)]
     collision_mask: u32,
+    /// Grass, flowers and pebbles grown by rules around the camera (nothing stored; see
+    /// TerrainDetailLayer). Reassign the array after editing it from a script.
+    #[export]
+    #[export_group(name = "Detail")]
+    #[var(set = set_detail_layers)]
+    detail_layers: Array<Gd<TerrainDetailLayer>>,
 
     resolved: Vec<Resolved>,
     cells: Cells,
+    detail: Detail,
+    /// The detail layers must be resolved again (changed layers, surface, terrain transform).
+    detail_stale: bool,
+    /// The terrain material the detail layers were resolved with (its blending and tints).
+    detail_material: Option<InstanceId>,
     stream: InstanceStream,
     /// Edit counter: a cell's stamp is the counter's value at its last edit.
     next_stamp: u64,
@@ -113,8 +127,8 @@ pub struct TerrainInstancer {
     /// Results came back or not everything could be asked: ask and collide again next frame.
     pending: bool,
     /// Main-thread time spent in frame updates so far (µs), for benches: all, showing results, choosing
-    /// cells, asking, colliding.
-    work_usec: [u64; 5],
+    /// cells, asking, colliding, detail.
+    work_usec: [u64; 6],
     base: Base<Node3D>,
 }
 
@@ -127,8 +141,12 @@ impl INode3D for TerrainInstancer {
             collision_radius: 64.0,
             collision_layer: 1,
             collision_mask: 1,
+            detail_layers: Array::new(),
             resolved: Vec::new(),
             cells: Cells::default(),
+            detail: Detail::default(),
+            detail_stale: true,
+            detail_material: None,
             stream: InstanceStream::default(),
             next_stamp: 1,
             reset_stamp: 1,
@@ -140,7 +158,7 @@ impl INode3D for TerrainInstancer {
             dirty: true,
             last_view: None,
             pending: false,
-            work_usec: [0; 5],
+            work_usec: [0; 6],
             base,
         }
     }
@@ -172,11 +190,14 @@ impl INode3D for TerrainInstancer {
             N::EXIT_TREE => {
                 self.follow(None);
                 self.cells.clear();
+                self.detail.clear();
+                self.detail_stale = true;
                 self.surface_key = None;
             }
             N::VISIBILITY_CHANGED => {
                 let v = self.base().is_visible_in_tree();
                 self.cells.set_visible(v);
+                self.detail.set_visible(v);
             }
             _ => {}
         }
@@ -223,6 +244,26 @@ impl TerrainInstancer {
     fn on_meshes_changed(&mut self) {
         self.resolve_meshes();
         self.reset();
+    }
+
+    #[func]
+    fn set_detail_layers(&mut self, layers: Array<Gd<TerrainDetailLayer>>) {
+        let callable = self.base().callable("_on_detail_changed");
+        for l in self.detail_layers.iter_shared() {
+            crate::follow::relink_changed(Some(l), None::<Gd<TerrainDetailLayer>>, &callable, true);
+        }
+        for l in layers.iter_shared() {
+            crate::follow::relink_changed(None::<Gd<TerrainDetailLayer>>, Some(l), &callable, true);
+        }
+        self.detail_layers = layers;
+        self.on_detail_changed();
+    }
+
+    /// A detail layer changed: its cells grow again.
+    #[func(rename = _on_detail_changed)]
+    fn on_detail_changed(&mut self) {
+        self.detail.clear();
+        self.detail_stale = true;
     }
 
     #[func]
@@ -538,7 +579,10 @@ impl TerrainInstancer {
     /// Whether every cell near the camera shows the ground as it is now (false while cells are computed).
     #[func]
     fn is_up_to_date(&self) -> bool {
-        self.stream.in_flight() == 0 && self.cells.map.values().all(|c| c.shown >= c.stamp)
+        self.stream.in_flight() == 0
+            && self.cells.map.values().all(|c| c.shown >= c.stamp)
+            && (self.detail_layers.is_empty() || !self.detail_stale)
+            && self.detail.is_up_to_date()
     }
 
     /// Instances of `mesh_index` drawn now (on the GPU, over ground, within range; every LOD counts once).
@@ -564,6 +608,76 @@ impl TerrainInstancer {
             .collect()
     }
 
+    /// World transforms of the detail of `layer_index` inside the world X/Z `area`, as the terrain is now:
+    /// exactly what is drawn where the area is within the layer's view radius (the detail is a pure
+    /// function of the ground, the rules and the seed). At most 1,000,000.
+    #[func]
+    fn get_detail_transforms(&self, layer_index: i64, area: Rect2) -> Array<Transform3D> {
+        let mut out = Array::new();
+        let Some(host) = self.host_or_error("get_detail_transforms") else {
+            return out;
+        };
+        let Some(area) = area_arg("get_detail_transforms", area, &host) else {
+            return out;
+        };
+        // The layer as it is now (its `changed` reaches the drawn cells at the end of the frame).
+        let n = self.detail_layers.len();
+        let Some(layer) = usize::try_from(layer_index).ok().filter(|&i| i < n) else {
+            godot_error!("TerrainInstancer.get_detail_transforms: layer_index must be in [0, {}] (the detail layers), got {layer_index}", n as i64 - 1);
+            return out;
+        };
+        let core = match self
+            .detail_layers
+            .at(layer)
+            .bind()
+            .core(host.to_world, self.ground(&host))
+        {
+            Ok((core, ..)) => core,
+            Err(e) => {
+                godot_error!("TerrainInstancer.get_detail_transforms: detail_layers[{layer}]: {e}");
+                return out;
+            }
+        };
+        const LIMIT: usize = 1_000_000;
+        let ts = with_samples(&host, |s| {
+            detail_cells::transforms_in(&core, s, area, host.to_world, LIMIT + 1)
+        });
+        if ts.len() > LIMIT {
+            godot_error!("TerrainInstancer.get_detail_transforms: more than {LIMIT} instances in the area; returning the first {LIMIT}");
+        }
+        for t in ts.into_iter().take(LIMIT) {
+            out.push(t);
+        }
+        out
+    }
+
+    /// Detail instances of `layer_index` on the GPU now.
+    #[func]
+    fn get_detail_drawn_count(&self, layer_index: i64) -> i64 {
+        usize::try_from(layer_index).map_or(0, |i| self.detail.drawn_count(i) as i64)
+    }
+
+    /// World transforms of the detail of `layer_index` as its MultiMeshes hold them (read back from the
+    /// RenderingServer: slow; for tests and debugging).
+    #[func]
+    fn get_detail_drawn_transforms(&self, layer_index: i64) -> Array<Transform3D> {
+        usize::try_from(layer_index)
+            .map(|i| self.detail.drawn_transforms(i).into_iter().collect())
+            .unwrap_or_default()
+    }
+
+    /// Detail cells with a MultiMesh on the GPU (every layer).
+    #[func]
+    fn get_detail_cell_count(&self) -> i64 {
+        self.detail.gpu_cells() as i64
+    }
+
+    /// Bytes of detail instance buffers: [on the GPU, on the CPU waiting to be shown].
+    #[func]
+    fn get_detail_memory(&self) -> PackedInt64Array {
+        self.detail.memory().iter().map(|&v| v as i64).collect()
+    }
+
     /// Main-thread time this instancer's frame updates took so far, in microseconds (difference two
     /// readings to time a stretch of frames).
     #[func]
@@ -571,7 +685,7 @@ impl TerrainInstancer {
         self.work_usec[0] as i64
     }
 
-    /// `get_work_usec` split: [all, showing finished cells, choosing cells, asking, colliding] (µs).
+    /// `get_work_usec` split: [all, showing finished cells, choosing cells, asking, colliding, detail] (µs).
     #[func]
     fn get_work_breakdown(&self) -> PackedInt64Array {
         self.work_usec.iter().map(|&v| v as i64).collect()
@@ -607,6 +721,7 @@ impl TerrainInstancer {
         };
         let keys = self.with_store(|s| s.cells_in(area));
         self.touch(&keys);
+        self.detail.touch(area);
     }
 
     /// `changed` of the followed TerrainData (new size, spacing or a whole replacement): every cell.
@@ -617,6 +732,7 @@ impl TerrainInstancer {
         for c in self.cells.map.values_mut() {
             c.stamp = stamp;
         }
+        self.detail.touch_all();
     }
 }
 
@@ -748,6 +864,8 @@ impl TerrainInstancer {
     /// Everything shown is dropped and drawn again from the current surface and meshes.
     fn reset(&mut self) {
         self.cells.clear();
+        self.detail.clear();
+        self.detail_stale = true;
         self.reset_stamp = self.bump();
         self.surface_key = None;
         self.dirty = true;
@@ -795,6 +913,11 @@ impl TerrainInstancer {
             });
         }
         if host.to_world != self.world {
+            // Detail's rules are in terrain units: a new scale regrows it.
+            if host.to_world.basis != self.world.basis {
+                self.detail.clear();
+                self.detail_stale = true;
+            }
             self.world = host.to_world;
             self.cells.set_world(self.world);
         }
@@ -833,7 +956,69 @@ impl TerrainInstancer {
             }
             self.stream.wait(&mut self.ready);
         }
+        let t = std::time::Instant::now();
+        changed |= self.update_detail(&host, wait);
+        self.work_usec[5] += t.elapsed().as_micros() as u64;
         changed
+    }
+
+    /// Detail's frame: its layers resolved when stale, then its cells (`detail_cells`).
+    fn update_detail(&mut self, host: &Host, wait: bool) -> bool {
+        let material = host.material.as_ref().map(|m| m.instance_id());
+        if self.detail_stale || material != self.detail_material {
+            self.detail_stale = false;
+            self.detail_material = material;
+            let layers = self.resolve_detail(host);
+            self.detail.set_layers(layers);
+        }
+        let Some(surface) = host.surface.as_ref() else {
+            return false;
+        };
+        let frame = Frame {
+            viewer: self.viewer(host),
+            surface,
+            scenario: self
+                .base()
+                .get_world_3d()
+                .map(|w| w.get_scenario())
+                .unwrap_or(Rid::Invalid),
+            world: self.world,
+            visible: self.base().is_visible_in_tree(),
+        };
+        self.detail.update(&frame, wait)
+    }
+
+    /// What the terrain material says of the ground under detail: its blending and layer tints.
+    fn ground(&self, host: &Host) -> Ground {
+        Ground {
+            blending: host.material.as_ref().map(|m| m.bind().blending()),
+            grad_scale: host.grad_scale,
+            allowed: Vec::new(),
+            tints: host
+                .material
+                .as_ref()
+                .map(|m| m.bind().tints())
+                .unwrap_or_default(),
+        }
+    }
+
+    /// The detail layers in terrain space, with the terrain material's blending and tints (a layer that
+    /// cannot grow on this terrain's scale is skipped with an error).
+    fn resolve_detail(&self, host: &Host) -> Vec<crate::terrain_detail_layer::ResolvedDetail> {
+        let ground = self.ground(host);
+        self.detail_layers
+            .iter_shared()
+            .enumerate()
+            .filter_map(
+                |(i, l)| match l.bind().resolve(host.to_world, ground.clone()) {
+                    Ok(r) => Some(r),
+                    Err(e) => {
+                        godot_error!("TerrainInstancer.detail_layers[{i}]: {e}; not drawn");
+                        None
+                    }
+                },
+            )
+            .collect()
     }
 
     /// The cells the viewer and the target are in.

@@ -314,6 +314,17 @@ impl TerrainMaterial {
         }
     }
 
+    /// Each layer's tint (linear RGB, its `albedo_color`): what detail standing on it takes.
+    pub fn tints(&self) -> Vec<[f32; 3]> {
+        self.layers
+            .iter_shared()
+            .map(|l| {
+                let c = l.bind().color();
+                [c.x, c.y, c.z]
+            })
+            .collect()
+    }
+
     /// Removes this resource's parameters from `material` (before a scene is saved).
     pub fn clear_from(material: &mut Gd<ShaderMaterial>) {
         for name in PARAMS {

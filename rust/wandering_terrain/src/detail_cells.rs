@@ -1,0 +1,552 @@
+//! A `TerrainInstancer`'s detail layers on the servers: the cells within each layer's view radius of the
+//! camera are generated on the worker pool (`terrain_core::detail`) and handed to `RenderingServer` as one
+//! MultiMesh per cell (transform and colour per instance, origins relative to the cell). Cells leaving the
+//! radius give their MultiMesh to the next cell entering it.
+
+use crate::terrain_detail_layer::ResolvedDetail;
+use crate::terrain_instancer::Surface;
+use godot::classes::rendering_server::{MultimeshTransformFormat, ShadowCastingSetting};
+use godot::classes::{Material, Mesh, RenderingServer};
+use godot::prelude::*;
+use std::collections::HashMap;
+use std::sync::Arc;
+use terrain_core::clipmap_stream::SharedSamples;
+use terrain_core::detail::{
+    block_for, Area, DetailDraw, DetailKey, DetailLayer, DetailResult, DetailStream, FLOATS,
+};
+
+/// Cells asked of the workers at most at once.
+const IN_FLIGHT: usize = 48;
+/// Cells per worker job on an endless source (a TerrainData job copies one cell's samples).
+const JOB_CELLS: usize = 4;
+/// Instances handed to the RenderingServer per frame at most (about 4 MB of buffers); the rest wait for
+/// the next frames.
+const SHOW_PER_FRAME: usize = 65_536;
+/// MultiMeshes kept for cells to come.
+const SPARE: usize = 32;
+
+#[derive(Default)]
+struct CellState {
+    stamp: u64,
+    shown: u64,
+    asked: u64,
+    gpu: Option<(Rid, Rid)>,
+    count: usize,
+}
+
+/// One layer's cells.
+struct Field {
+    core: Arc<DetailLayer>,
+    radius: f32,
+    fade: f32,
+    look: ResolvedDetailLook,
+    cells: HashMap<DetailKey, CellState>,
+    spare: Vec<(Rid, Rid)>,
+    last_view: Option<DetailKey>,
+}
+
+struct ResolvedDetailLook {
+    mesh: Gd<Mesh>,
+    material: Option<Gd<Material>>,
+    aabb: Aabb,
+    shadow: i64,
+}
+
+/// What a frame's update needs from the instancer.
+pub struct Frame<'a> {
+    /// The camera in terrain space.
+    pub viewer: Option<Vector3>,
+    pub surface: &'a Surface,
+    pub scenario: Rid,
+    pub world: Transform3D,
+    pub visible: bool,
+}
+
+#[derive(Default)]
+pub struct Detail {
+    fields: Vec<Field>,
+    stream: DetailStream,
+    ready: Vec<DetailResult>,
+    next_stamp: u64,
+    /// Results stamped before this are from older layers or another surface.
+    reset_stamp: u64,
+    dirty: bool,
+    world: Transform3D,
+}
+
+impl Detail {
+    /// New layers (everything shown is dropped).
+    pub fn set_layers(&mut self, layers: Vec<ResolvedDetail>) {
+        self.clear();
+        self.fields = layers
+            .into_iter()
+            .map(|r| Field {
+                core: Arc::new(r.core),
+                radius: r.radius,
+                fade: r.fade,
+                look: ResolvedDetailLook {
+                    mesh: r.mesh,
+                    material: r.material,
+                    aabb: r.aabb,
+                    shadow: r.shadow,
+                },
+                cells: HashMap::new(),
+                spare: Vec::new(),
+                last_view: None,
+            })
+            .collect();
+    }
+
+    /// Frees every cell on the servers; results on their way are ignored.
+    pub fn clear(&mut self) {
+        let mut rs = RenderingServer::singleton();
+        for f in &mut self.fields {
+            for (_, c) in f.cells.drain() {
+                if let Some((mm, inst)) = c.gpu {
+                    rs.free_rid(inst);
+                    rs.free_rid(mm);
+                }
+            }
+            for (mm, inst) in f.spare.drain(..) {
+                rs.free_rid(inst);
+                rs.free_rid(mm);
+            }
+            f.last_view = None;
+        }
+        self.ready.clear();
+        self.next_stamp += 1;
+        self.reset_stamp = self.next_stamp;
+        self.dirty = true;
+    }
+
+    /// The ground under terrain `area` changed: its cells grow again.
+    pub fn touch(&mut self, area: Area) {
+        self.next_stamp += 1;
+        let stamp = self.next_stamp;
+        for f in &mut self.fields {
+            for k in f.core.grid.cells_in(area) {
+                if let Some(c) = f.cells.get_mut(&k) {
+                    c.stamp = stamp;
+                }
+            }
+        }
+        self.dirty = true;
+    }
+
+    /// All the ground changed.
+    pub fn touch_all(&mut self) {
+        self.next_stamp += 1;
+        let stamp = self.next_stamp;
+        for f in &mut self.fields {
+            f.cells.values_mut().for_each(|c| c.stamp = stamp);
+        }
+        self.dirty = true;
+    }
+
+    pub fn is_up_to_date(&self) -> bool {
+        self.stream.in_flight() == 0
+            && self.ready.is_empty()
+            && self
+                .fields
+                .iter()
+                .all(|f| f.cells.values().all(|c| c.shown >= c.stamp))
+    }
+
+    /// Instances of layer `i` drawn now.
+    pub fn drawn_count(&self, i: usize) -> usize {
+        self.fields.get(i).map_or(0, |f| {
+            f.cells
+                .values()
+                .filter(|c| c.gpu.is_some())
+                .map(|c| c.count)
+                .sum()
+        })
+    }
+
+    /// Cells with a MultiMesh on the GPU, over every layer.
+    pub fn gpu_cells(&self) -> usize {
+        self.fields
+            .iter()
+            .map(|f| f.cells.values().filter(|c| c.gpu.is_some()).count())
+            .sum()
+    }
+
+    /// Bytes of instance buffers: on the GPU (shown cells) and on the CPU (results waiting to be shown).
+    pub fn memory(&self) -> [usize; 2] {
+        let per = FLOATS * 4;
+        let gpu = self
+            .fields
+            .iter()
+            .flat_map(|f| f.cells.values())
+            .filter(|c| c.gpu.is_some())
+            .map(|c| c.count * per)
+            .sum();
+        let cpu = self
+            .ready
+            .iter()
+            .map(|r| r.draw.buffer.capacity() * 4)
+            .sum();
+        [gpu, cpu]
+    }
+
+    /// The world transforms layer `i`'s MultiMeshes hold (read back from the RenderingServer: slow, for
+    /// tests and debugging), cells in key order.
+    pub fn drawn_transforms(&self, i: usize) -> Vec<Transform3D> {
+        let Some(f) = self.fields.get(i) else {
+            return Vec::new();
+        };
+        let rs = RenderingServer::singleton();
+        let mut keys: Vec<&DetailKey> = f.cells.keys().collect();
+        keys.sort();
+        let mut out = Vec::new();
+        for k in keys {
+            let c = &f.cells[k];
+            let Some((mm, _)) = c.gpu else {
+                continue;
+            };
+            let at = self.world * cell_offset(&f.core, *k);
+            let buffer = rs.multimesh_get_buffer(mm);
+            for v in buffer.as_slice().chunks_exact(FLOATS) {
+                out.push(at * transform_of(v));
+            }
+        }
+        out
+    }
+
+    pub fn set_world(&mut self, world: Transform3D) {
+        self.world = world;
+        let mut rs = RenderingServer::singleton();
+        for f in &self.fields {
+            for (k, c) in &f.cells {
+                if let Some((_, inst)) = c.gpu {
+                    rs.instance_set_transform(inst, world * cell_offset(&f.core, *k));
+                }
+            }
+        }
+    }
+
+    pub fn set_visible(&mut self, visible: bool) {
+        let mut rs = RenderingServer::singleton();
+        for f in &self.fields {
+            for c in f.cells.values() {
+                if let Some((_, inst)) = c.gpu {
+                    rs.instance_set_visible(inst, visible);
+                }
+            }
+        }
+    }
+
+    /// One frame: shows finished cells, chooses the cells in view when the camera entered another cell
+    /// (or after an edit) and asks the workers for those that need growing. `wait`: until all is shown.
+    /// Returns whether anything was shown.
+    pub fn update(&mut self, frame: &Frame, wait: bool) -> bool {
+        if self.fields.is_empty() {
+            return false;
+        }
+        if frame.world != self.world {
+            self.set_world(frame.world);
+        }
+        let mut shown = false;
+        loop {
+            self.stream.poll(&mut self.ready);
+            shown |= self.show_ready(frame, if wait { usize::MAX } else { SHOW_PER_FRAME });
+            let dirty = std::mem::take(&mut self.dirty);
+            for i in 0..self.fields.len() {
+                let key = frame.viewer.map(|v| {
+                    self.fields[i]
+                        .core
+                        .grid
+                        .cell_of(f64::from(v.x), f64::from(v.z))
+                });
+                if dirty || key != self.fields[i].last_view {
+                    self.fields[i].last_view = key;
+                    self.want_cells(i, frame.viewer);
+                }
+            }
+            self.ask(frame);
+            if !wait || (self.stream.in_flight() == 0 && self.ready.is_empty()) {
+                break;
+            }
+            self.stream.wait(&mut self.ready);
+        }
+        shown
+    }
+
+    /// Adds the cells within the radius and drops those a cell beyond it.
+    fn want_cells(&mut self, i: usize, viewer: Option<Vector3>) {
+        let stamp = self.next_stamp.max(1);
+        let f = &mut self.fields[i];
+        let Some(v) = viewer else {
+            let keys: Vec<DetailKey> = f.cells.keys().copied().collect();
+            keys.into_iter().for_each(|k| drop_cell(f, k));
+            return;
+        };
+        let r = f.radius;
+        let area = Area {
+            min: [f64::from(v.x - r), f64::from(v.z - r)],
+            max: [f64::from(v.x + r), f64::from(v.z + r)],
+        };
+        for k in f.core.grid.cells_in(area) {
+            if cell_distance(&f.core, k, v) <= r {
+                f.cells.entry(k).or_insert_with(|| CellState {
+                    stamp,
+                    ..CellState::default()
+                });
+            }
+        }
+        let beyond = r + f.core.grid.cell_size() as f32;
+        let gone: Vec<DetailKey> = f
+            .cells
+            .keys()
+            .filter(|&&k| cell_distance(&f.core, k, v) > beyond)
+            .copied()
+            .collect();
+        gone.into_iter().for_each(|k| drop_cell(f, k));
+    }
+
+    /// Asks the workers for the cells that need growing, nearest first.
+    fn ask(&mut self, frame: &Frame) {
+        let room = IN_FLIGHT.saturating_sub(self.stream.in_flight());
+        if room == 0 {
+            return;
+        }
+        let v = frame.viewer.unwrap_or(Vector3::ZERO);
+        let mut need: Vec<(f32, usize, DetailKey, u64)> = Vec::new();
+        for (i, f) in self.fields.iter().enumerate() {
+            need.extend(
+                f.cells
+                    .iter()
+                    .filter(|(_, c)| c.shown < c.stamp && c.asked < c.stamp)
+                    .map(|(k, c)| (cell_distance(&f.core, *k, v), i, *k, c.stamp)),
+            );
+        }
+        need.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        need.truncate(room);
+        let per_job = match frame.surface {
+            Surface::Data(_) => 1,
+            Surface::Streamed(_) => JOB_CELLS,
+        };
+        for i in 0..self.fields.len() {
+            let mine: Vec<(DetailKey, u64)> = need
+                .iter()
+                .filter(|n| n.1 == i)
+                .map(|n| (n.2, n.3))
+                .collect();
+            let f = &mut self.fields[i];
+            for chunk in mine.chunks(per_job) {
+                let source: SharedSamples = match frame.surface {
+                    Surface::Data(d) => {
+                        let keys: Vec<DetailKey> = chunk.iter().map(|c| c.0).collect();
+                        Arc::new(block_for(d.bind().core(), &f.core.grid, &keys))
+                    }
+                    Surface::Streamed(s) => s.clone(),
+                };
+                self.stream
+                    .request(i, f.core.clone(), source, chunk.to_vec());
+                for (k, stamp) in chunk {
+                    if let Some(c) = f.cells.get_mut(k) {
+                        c.asked = *stamp;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Hands finished cells to the RenderingServer, up to `budget` instances (at least one cell).
+    fn show_ready(&mut self, frame: &Frame, budget: usize) -> bool {
+        if self.ready.is_empty() {
+            return false;
+        }
+        let mut rs = RenderingServer::singleton();
+        let mut used = 0;
+        let mut any = false;
+        let mut taken = 0;
+        for r in &mut self.ready {
+            if used > 0 && used + r.draw.count() > budget {
+                break;
+            }
+            taken += 1;
+            let Some(f) = self.fields.get_mut(r.layer) else {
+                continue;
+            };
+            let fresh = f
+                .cells
+                .get(&r.key)
+                .is_some_and(|c| r.stamp > c.shown && r.stamp >= self.reset_stamp);
+            if !fresh {
+                continue;
+            }
+            used += r.draw.count();
+            show(
+                &mut rs,
+                f,
+                r.key,
+                r.stamp,
+                &std::mem::take(&mut r.draw),
+                frame,
+            );
+            any = true;
+        }
+        self.ready.drain(..taken);
+        any
+    }
+}
+
+/// Shows `draw` as cell `key` of `f`.
+fn show(
+    rs: &mut Gd<RenderingServer>,
+    f: &mut Field,
+    key: DetailKey,
+    stamp: u64,
+    draw: &DetailDraw,
+    frame: &Frame,
+) {
+    let offset = cell_offset(&f.core, key);
+    let Some(c) = f.cells.get_mut(&key) else {
+        return;
+    };
+    c.shown = stamp;
+    if draw.count() == 0 {
+        if let Some(g) = c.gpu.take() {
+            park(rs, &mut f.spare, g);
+        }
+        c.count = 0;
+        return;
+    }
+    let (mm, inst) = match c.gpu {
+        Some(g) => g,
+        None => {
+            let g = f
+                .spare
+                .pop()
+                .unwrap_or_else(|| new_gpu(rs, &f.look, f.radius, f.fade, frame));
+            rs.instance_set_scenario(g.1, frame.scenario);
+            rs.instance_set_visible(g.1, frame.visible);
+            c.count = usize::MAX;
+            c.gpu = Some(g);
+            g
+        }
+    };
+    if c.count != draw.count() {
+        rs.multimesh_allocate_data_ex(
+            mm,
+            draw.count() as i32,
+            MultimeshTransformFormat::TRANSFORM_3D,
+        )
+        .color_format(true)
+        .done();
+    }
+    // The cell's box, so the server need not walk the instances: the origins' box grown by the mesh's
+    // reach at the largest scale.
+    let reach = f
+        .look
+        .aabb
+        .position
+        .abs()
+        .coord_max(f.look.aabb.end().abs())
+        .length()
+        * draw.max_scale;
+    let lo = Vector3::from_array(draw.lo) - Vector3::splat(reach);
+    let hi = Vector3::from_array(draw.hi) + Vector3::splat(reach);
+    rs.multimesh_set_custom_aabb(mm, Aabb::new(lo, hi - lo));
+    rs.multimesh_set_buffer(mm, &PackedFloat32Array::from(draw.buffer.as_slice()));
+    rs.instance_set_transform(inst, frame.world * offset);
+    c.count = draw.count();
+}
+
+fn new_gpu(
+    rs: &mut Gd<RenderingServer>,
+    look: &ResolvedDetailLook,
+    radius: f32,
+    fade: f32,
+    frame: &Frame,
+) -> (Rid, Rid) {
+    let mm = rs.multimesh_create();
+    rs.multimesh_set_mesh(mm, look.mesh.get_rid());
+    let inst = rs.instance_create2(mm, frame.scenario);
+    if let Some(m) = &look.material {
+        rs.instance_geometry_set_material_override(inst, m.get_rid());
+    }
+    rs.instance_geometry_set_cast_shadows_setting(
+        inst,
+        ShadowCastingSetting::from_ord(look.shadow as i32),
+    );
+    // The include's per-instance fade, in world units.
+    let scale = frame.world.basis.get_scale().x.abs();
+    rs.instance_geometry_set_shader_parameter(
+        inst,
+        "detail_fade",
+        &Vector2::new(fade * scale, radius * scale).to_variant(),
+    );
+    (mm, inst)
+}
+
+fn park(rs: &mut Gd<RenderingServer>, spare: &mut Vec<(Rid, Rid)>, g: (Rid, Rid)) {
+    if spare.len() < SPARE {
+        rs.instance_set_visible(g.1, false);
+        spare.push(g);
+    } else {
+        rs.free_rid(g.1);
+        rs.free_rid(g.0);
+    }
+}
+
+fn drop_cell(f: &mut Field, k: DetailKey) {
+    if let Some(c) = f.cells.remove(&k) {
+        if let Some(g) = c.gpu {
+            park(&mut RenderingServer::singleton(), &mut f.spare, g);
+        }
+    }
+}
+
+/// Terrain space → the cell's frame (its buffer's origins are relative to its lower corner).
+fn cell_offset(core: &DetailLayer, k: DetailKey) -> Transform3D {
+    let o = core.grid.cell_area(k).min;
+    Transform3D::new(Basis::IDENTITY, Vector3::new(o[0] as f32, 0.0, o[1] as f32))
+}
+
+/// One instance of a MultiMesh buffer (rows of basis and origin).
+pub fn transform_of(c: &[f32]) -> Transform3D {
+    Transform3D::new(
+        Basis::from_rows(
+            Vector3::new(c[0], c[1], c[2]),
+            Vector3::new(c[4], c[5], c[6]),
+            Vector3::new(c[8], c[9], c[10]),
+        ),
+        Vector3::new(c[3], c[7], c[11]),
+    )
+}
+
+/// Distance on X/Z from terrain point `p` to cell `k`.
+fn cell_distance(core: &DetailLayer, k: DetailKey, p: Vector3) -> f32 {
+    let a = core.grid.cell_area(k);
+    let d = |v: f32, lo: f64, hi: f64| (lo as f32 - v).max(v - hi as f32).max(0.0);
+    d(p.x, a.min[0], a.max[0]).hypot(d(p.z, a.min[1], a.max[1]))
+}
+
+/// The layer's instances inside terrain `area` on `s`, as world transforms, at most `limit`.
+pub fn transforms_in<S: terrain_core::samples::Samples + ?Sized>(
+    core: &DetailLayer,
+    s: &S,
+    area: Area,
+    world: Transform3D,
+    limit: usize,
+) -> Vec<Transform3D> {
+    terrain_core::detail::instances_in(core, s, area, limit)
+        .into_iter()
+        .map(|(p, b, _)| {
+            // Through the cell's frame, as drawn, so the f32 rounding is the same.
+            let key = core.grid.cell_of(p[0], p[2]);
+            let o = core.grid.cell_area(key).min;
+            let local = Transform3D::new(
+                Basis::from_cols(
+                    Vector3::from_array(b.x_axis.to_array()),
+                    Vector3::from_array(b.y_axis.to_array()),
+                    Vector3::from_array(b.z_axis.to_array()),
+                ),
+                Vector3::new((p[0] - o[0]) as f32, p[1] as f32, (p[2] - o[1]) as f32),
+            );
+            world * cell_offset(core, key) * local
+        })
+        .collect()
+}

@@ -1,0 +1,252 @@
+extends "res://wt_test.gd"
+## TerrainDetailLayer on a TerrainInstancer: detail grown by rules around the camera. What is drawn equals
+## get_detail_transforms, which stand on the ground; holes, slope, height and layer rules refuse ground;
+## the density is what was asked; the transforms are a pure function of (seed, terrain, rules) — the same
+## in another process (a golden digest) and after edits everywhere but where the edit was; endless worlds
+## grow correct detail 100 km out; bad input is refused.
+
+const SIZE := 256
+const GOLDEN := "res://fixtures/detail/digest_seed3.txt"
+
+
+func _data(flat := false) -> TerrainData:
+	var t := TerrainData.new()
+	t.size = Vector2i(SIZE, SIZE)
+	if not flat:
+		t.generate_noise(3, 1.0 / 40.0, 4, 2.0, 0.5, 12.0, -1e9, TerrainData.NOISE_PERLIN)
+	return t
+
+
+func _layer(density := 1.0, radius := 60.0) -> TerrainDetailLayer:
+	var l := TerrainDetailLayer.new()
+	l.density = density
+	l.view_radius = radius
+	l.slope_max = 90.0
+	l.seed = 3
+	return l
+
+
+## A terrain (data or generator) with an instancer growing `layers`, the camera at `cam_at`;
+## [terrain, instancer, camera].
+func _scene(source: Resource, layers: Array[TerrainDetailLayer], cam_at: Vector3) -> Array:
+	var tn := TerrainNode.new()
+	tn.tile_resolution = 8
+	tn.levels = 3
+	if source is TerrainData:
+		tn.terrain_data = source
+	else:
+		tn.terrain_generator = source
+	var inst := TerrainInstancer.new()
+	inst.detail_layers = layers
+	tn.add_child(inst)
+	var cam := Camera3D.new()
+	cam.position = cam_at
+	cam.rotation_degrees = Vector3(-90, 0, 0)
+	tree.root.add_child(cam)
+	cam.make_current()
+	tree.root.add_child(tn)
+	return [tn, inst, cam]
+
+
+func _free(s: Array) -> void:
+	for n in s:
+		n.queue_free()
+
+
+## Worst |origin.y - get_height| over `ts` (INF if one is not finite).
+func _glue_error(tn: TerrainNode, ts: Array[Transform3D]) -> float:
+	var worst := 0.0
+	for t in ts:
+		worst = worst_of(worst, absf(t.origin.y - tn.get_height(Vector2(t.origin.x, t.origin.z))))
+	return worst
+
+
+func test_detail_covers_the_view_and_stands_on_the_ground() -> void:
+	var s := _scene(_data(), [_layer(1.0, 300.0)], Vector3(SIZE / 2.0, 40.0, SIZE / 2.0))
+	var tn: TerrainNode = s[0]
+	var inst: TerrainInstancer = s[1]
+	inst.update_now()
+	check(inst.is_up_to_date(), "up to date after update_now")
+	var all := inst.get_detail_transforms(0, Rect2(-10, -10, SIZE + 20, SIZE + 20))
+	# The radius covers the whole terrain: everything there is drawn, nothing else.
+	check(all.size() > 0.95 * SIZE * SIZE and all.size() < 1.05 * SIZE * SIZE, "about 1 per m²: %d" % all.size())
+	check_eq(inst.get_detail_drawn_count(0), all.size(), "drawn count equals get_detail_transforms")
+	check(_glue_error(tn, all) <= 1e-3, "detail stands on get_height: %f" % _glue_error(tn, all))
+	var mem := inst.get_detail_memory()
+	check_eq(mem[0], all.size() * 64, "64 bytes an instance on the GPU")
+	check_eq(mem[1], 0, "nothing waiting on the CPU")
+	check(inst.get_work_breakdown()[5] > 0, "detail's main-thread time is counted")
+	_free(s)
+
+
+func test_cells_follow_the_camera_within_the_radius() -> void:
+	var s := _scene(_data(), [_layer(2.0, 30.0)], Vector3(40, 30, 40))
+	var inst: TerrainInstancer = s[1]
+	var cam: Camera3D = s[2]
+	inst.update_now()
+	var near := inst.get_detail_drawn_count(0)
+	var cells := inst.get_detail_cell_count()
+	# Drawn: the cells within the radius (and at most a cell beyond it).
+	var inside := inst.get_detail_transforms(0, Rect2(40 - 30, 40 - 30, 60, 60)).size()
+	var outer := inst.get_detail_transforms(0, Rect2(40 - 45, 40 - 45, 90, 90)).size()
+	check(near >= inside * 0.75 and near <= outer, "drawn %d: between the radius' disc and a cell beyond (%d, %d)" % [near, inside, outer])
+	cam.position = Vector3(200, 30, 200)
+	await tree.process_frame
+	inst.update_now()
+	var far := inst.get_detail_transforms(0, Rect2(200 - 45, 200 - 45, 90, 90)).size()
+	check(inst.get_detail_drawn_count(0) <= far, "the old cells left with the camera")
+	check(absi(inst.get_detail_cell_count() - cells) <= cells / 2 + 2, "about as many cells: %d then %d" % [cells, inst.get_detail_cell_count()])
+	_free(s)
+
+
+func test_density_is_within_five_percent_on_flat_ground() -> void:
+	for d in [0.5, 4.0, 8.0]:
+		var s := _scene(_data(true), [_layer(d, 100.0)], Vector3(128, 30, 128))
+		var inst: TerrainInstancer = s[1]
+		var n := inst.get_detail_transforms(0, Rect2(28, 28, 200, 200)).size()
+		var want: float = d * 200.0 * 200.0
+		check(absf(n / want - 1.0) <= 0.05, "density %s: %d of %f" % [d, n, want])
+		_free(s)
+
+
+func test_rules_refuse_holes_slopes_heights_and_other_layers() -> void:
+	var t := _data()
+	# A hole 40 samples wide in the middle.
+	var holes := PackedByteArray()
+	holes.resize(40 * 40)
+	holes.fill(1)
+	t.set_holes_region(Rect2i(100, 100, 40, 40), holes)
+	# Layer 1 painted on the left half.
+	var w := PackedFloat32Array()
+	w.resize(128 * SIZE)
+	w.fill(1.0)
+	t.set_layer_region(Rect2i(0, 0, 128, SIZE), 1, w)
+	var l := _layer(2.0, 300.0)
+	var s := _scene(t, [l], Vector3(128, 40, 128))
+	var tn: TerrainNode = s[0]
+	var inst: TerrainInstancer = s[1]
+	var look := TerrainMaterial.new()
+	look.layers = [TerrainLayer.new(), TerrainLayer.new()] as Array[TerrainLayer]
+	tn.terrain_material = look
+	var all := Rect2(0, 0, SIZE, SIZE)
+	var ts := inst.get_detail_transforms(0, all)
+	var over_holes := 0
+	for tr in ts:
+		over_holes += int(not is_finite(tn.get_height(Vector2(tr.origin.x, tr.origin.z))))
+	check(ts.size() > 0, "detail grows")
+	check_eq(over_holes, 0, "none over holes")
+	check(inst.get_detail_transforms(0, Rect2(102, 102, 36, 36)).is_empty(), "the hole is bare")
+	# Height and slope ranges (world units, degrees).
+	l.height_min = 0.0
+	l.height_max = 4.0
+	var bad := 0
+	ts = inst.get_detail_transforms(0, all)
+	for tr in ts:
+		bad += int(tr.origin.y < -1e-4 or tr.origin.y > 4.0001)
+	check(ts.size() > 0 and bad == 0, "height range: %d of %d outside" % [bad, ts.size()])
+	l.height_min = -1e6
+	l.height_max = 1e6
+	l.slope_max = 10.0
+	bad = 0
+	ts = inst.get_detail_transforms(0, all)
+	for tr in ts:
+		var n := tn.get_normal(Vector2(tr.origin.x, tr.origin.z))
+		bad += int(rad_to_deg(acos(clampf(n.y, -1, 1))) > 10.01)
+	check(ts.size() > 0 and bad == 0, "slope range: %d of %d steeper" % [bad, ts.size()])
+	# Grows on layer 1 only: never where its weight is 0.
+	l.slope_max = 90.0
+	l.layers = PackedInt32Array([1])
+	bad = 0
+	ts = inst.get_detail_transforms(0, all)
+	for tr in ts:
+		var lw := tn.get_layer_weights(Vector2(tr.origin.x, tr.origin.z))
+		bad += int(lw.size() < 2 or lw[1] <= 0.0)
+	check(ts.size() > 0 and bad == 0, "layer rule: %d of %d on other ground" % [bad, ts.size()])
+	check(inst.get_detail_transforms(0, Rect2(140, 0, 110, SIZE)).is_empty(), "the unpainted half is bare")
+	inst.update_now()
+	check_eq(inst.get_detail_drawn_count(0), ts.size(), "drawn follows the rules")
+	_free(s)
+
+
+## A digest of transforms: positions to 1 mm, then hashed.
+func _digest(ts: Array[Transform3D]) -> String:
+	var parts := PackedStringArray()
+	for t in ts:
+		parts.append("%d,%d,%d,%d" % [roundi(t.origin.x * 1000), roundi(t.origin.y * 1000), roundi(t.origin.z * 1000), roundi(t.basis.x.x * 1000)])
+	return ",".join(parts).sha256_text()
+
+
+func test_detail_is_deterministic_across_processes_and_edits_change_only_their_cells() -> void:
+	var t := _data()
+	var s := _scene(t, [_layer(2.0, 60.0)], Vector3(128, 40, 128))
+	var inst: TerrainInstancer = s[1]
+	var a := inst.get_detail_transforms(0, Rect2(0, 0, 128, 128))
+	var b := inst.get_detail_transforms(0, Rect2(128, 128, 128, 128))
+	var digest := "%s %s %d %d" % [_digest(a), _digest(b), a.size(), b.size()]
+	# Another process (an earlier run, another machine) got this.
+	var f := FileAccess.open(GOLDEN, FileAccess.READ)
+	if check(f != null, "golden file " + GOLDEN):
+		check_eq(digest, f.get_as_text().strip_edges(), "same detail as the golden run")
+	# Drawn, then an edit in one corner: the other corner's detail and drawn count are unchanged.
+	inst.update_now()
+	var before := inst.get_detail_drawn_count(0)
+	var heights := PackedFloat32Array()
+	heights.resize(20 * 20)
+	heights.fill(30.0)
+	t.set_heights_region(Rect2i(200, 200, 20, 20), heights)
+	check_eq(_digest(inst.get_detail_transforms(0, Rect2(0, 0, 128, 128))), _digest(a), "far corner unchanged")
+	var moved := inst.get_detail_transforms(0, Rect2(195, 195, 30, 30))
+	var on_top := 0
+	for tr in moved:
+		on_top += int(absf(tr.origin.y - 30.0) < 1e-3)
+	check(on_top > 100, "the edited square's detail stands on the new ground: %d" % on_top)
+	check(not inst.is_up_to_date(), "the touched cells regrow")
+	inst.update_now()
+	check(inst.is_up_to_date(), "and are shown")
+	check(absi(inst.get_detail_drawn_count(0) - before) < before / 10, "about as much drawn: %d then %d" % [before, inst.get_detail_drawn_count(0)])
+	_free(s)
+
+
+func test_endless_world_grows_correct_detail_100_km_out() -> void:
+	var g := TerrainGenerator.new()
+	g.seed = 5
+	g.frequency = 0.03
+	g.octaves = 5
+	g.height = 25.0
+	var at := Vector3(100000.0, 60.0, -100000.0)
+	var s := _scene(g, [_layer(4.0, 40.0)], at)
+	var tn: TerrainNode = s[0]
+	var inst: TerrainInstancer = s[1]
+	inst.update_now()
+	check(inst.get_detail_drawn_count(0) > 4.0 * 3.0 * 40.0 * 40.0 * 0.5, "detail drawn 100 km out: %d" % inst.get_detail_drawn_count(0))
+	var ts := inst.get_detail_transforms(0, Rect2(at.x - 10, at.z - 10, 20, 20))
+	check(ts.size() > 1200, "about 4 per m²: %d" % ts.size())
+	# f32 world positions 100 km out are good to ~8 mm: the ground under a rounded position may differ by
+	# its slope times that.
+	check(_glue_error(tn, ts) <= 0.03, "on the ground: %f" % _glue_error(tn, ts))
+	_free(s)
+
+
+func test_bad_input_is_refused_and_the_layer_stays_usable() -> void:
+	var l := _layer()
+	expect_error("TerrainDetailLayer.density must be in (0, 64]")
+	l.density = 0.0
+	check_eq(l.density, 1.0, "density kept")
+	expect_error("over the budget of 1000000")
+	l.view_radius = 2000.0
+	check_eq(l.view_radius, 60.0, "radius kept")
+	expect_error("TerrainDetailLayer.layers: layer indices must be in [0, 63]")
+	l.layers = PackedInt32Array([-1])
+	check(l.layers.is_empty(), "layers kept")
+	expect_error("TerrainDetailLayer.scale_min")
+	l.scale_min = -1.0
+	expect_error("TerrainDetailLayer.fade_distance must be in [0, 60]")
+	l.fade_distance = 100.0
+	var s := _scene(_data(), [l], Vector3(128, 30, 128))
+	var inst: TerrainInstancer = s[1]
+	expect_error("layer_index must be in [0, 0]")
+	check(inst.get_detail_transforms(3, Rect2(0, 0, 10, 10)).is_empty(), "bad layer: empty")
+	expect_error("area must be finite")
+	inst.get_detail_transforms(0, Rect2(NAN, 0, 10, 10))
+	check(inst.get_detail_transforms(0, Rect2(0, 0, 10, 10)).size() > 50, "still usable")
+	_free(s)
