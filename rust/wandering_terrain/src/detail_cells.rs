@@ -19,9 +19,10 @@ use terrain_core::detail::{
 const IN_FLIGHT: usize = 48;
 /// Cells per worker job on an endless source (a TerrainData job copies one cell's samples).
 const JOB_CELLS: usize = 4;
-/// Instances handed to the RenderingServer per frame at most (about 4 MB of buffers); the rest wait for
+/// Instances handed to the RenderingServer per frame at most (512 KB of buffers, under a millisecond; a
+/// player flying at 30 m/s needs a tenth of that); the rest wait for
 /// the next frames.
-const SHOW_PER_FRAME: usize = 65_536;
+const SHOW_PER_FRAME: usize = 8_192;
 /// MultiMeshes kept for cells to come.
 const SPARE: usize = 32;
 
@@ -32,6 +33,8 @@ struct CellState {
     asked: u64,
     gpu: Option<(Rid, Rid)>,
     count: usize,
+    /// The frame the cell came within the view radius (None: only in the ring grown ahead of the view).
+    since: Option<u64>,
 }
 
 /// One layer's cells.
@@ -72,7 +75,14 @@ pub struct Detail {
     reset_stamp: u64,
     dirty: bool,
     world: Transform3D,
+    /// Frame updates so far.
+    frame: u64,
+    /// Frames from coming into view to first shown, per cell since the last `take_latencies` (at most
+    /// `LATENCIES` kept).
+    latencies: Vec<u32>,
 }
+
+const LATENCIES: usize = 4096;
 
 impl Detail {
     /// New layers (everything shown is dropped).
@@ -213,6 +223,11 @@ impl Detail {
         out
     }
 
+    /// Frames each cell took from coming into view to being shown, since the last call.
+    pub fn take_latencies(&mut self) -> Vec<u32> {
+        std::mem::take(&mut self.latencies)
+    }
+
     pub fn set_world(&mut self, world: Transform3D) {
         self.world = world;
         let mut rs = RenderingServer::singleton();
@@ -246,6 +261,7 @@ impl Detail {
         if frame.world != self.world {
             self.set_world(frame.world);
         }
+        self.frame += 1;
         let mut shown = false;
         loop {
             self.stream.poll(&mut self.ready);
@@ -272,29 +288,40 @@ impl Detail {
         shown
     }
 
-    /// Adds the cells within the radius and drops those a cell beyond it.
+    /// Adds the cells within the radius and a ring of half a cell beyond it (grown ahead, so that a cell is
+    /// usually drawn before it comes into view), and drops those a cell and a half beyond it.
     fn want_cells(&mut self, i: usize, viewer: Option<Vector3>) {
         let stamp = self.next_stamp.max(1);
+        let frame = self.frame;
         let f = &mut self.fields[i];
         let Some(v) = viewer else {
             let keys: Vec<DetailKey> = f.cells.keys().copied().collect();
             keys.into_iter().for_each(|k| drop_cell(f, k));
             return;
         };
-        let r = f.radius;
+        let cell = f.core.grid.cell_size() as f32;
+        let (r, ahead) = (f.radius, f.radius + 0.5 * cell);
         let area = Area {
-            min: [f64::from(v.x - r), f64::from(v.z - r)],
-            max: [f64::from(v.x + r), f64::from(v.z + r)],
+            min: [f64::from(v.x - ahead), f64::from(v.z - ahead)],
+            max: [f64::from(v.x + ahead), f64::from(v.z + ahead)],
         };
         for k in f.core.grid.cells_in(area) {
-            if cell_distance(&f.core, k, v) <= r {
-                f.cells.entry(k).or_insert_with(|| CellState {
-                    stamp,
-                    ..CellState::default()
-                });
+            let d = cell_distance(&f.core, k, v);
+            if d > ahead {
+                continue;
+            }
+            let c = f.cells.entry(k).or_insert_with(|| CellState {
+                stamp,
+                ..CellState::default()
+            });
+            if d <= r && c.since.is_none() {
+                c.since = Some(frame);
+                if c.shown > 0 && self.latencies.len() < LATENCIES {
+                    self.latencies.push(0);
+                }
             }
         }
-        let beyond = r + f.core.grid.cell_size() as f32;
+        let beyond = r + 1.5 * cell;
         let gone: Vec<DetailKey> = f
             .cells
             .keys()
@@ -377,6 +404,16 @@ impl Detail {
                 continue;
             }
             used += r.draw.count();
+            if let Some(since) = f
+                .cells
+                .get(&r.key)
+                .filter(|c| c.shown == 0)
+                .and_then(|c| c.since)
+            {
+                if self.latencies.len() < LATENCIES {
+                    self.latencies.push((self.frame - since) as u32);
+                }
+            }
             show(
                 &mut rs,
                 f,

@@ -666,6 +666,17 @@ impl TerrainInstancer {
             .unwrap_or_default()
     }
 
+    /// For each detail cell shown since the last call: the frames it took from coming into view (within a
+    /// layer's radius) to being drawn (0: the same frame).
+    #[func]
+    fn take_detail_latencies(&mut self) -> PackedInt32Array {
+        self.detail
+            .take_latencies()
+            .into_iter()
+            .map(|v| v as i32)
+            .collect()
+    }
+
     /// Detail cells with a MultiMesh on the GPU (every layer).
     #[func]
     fn get_detail_cell_count(&self) -> i64 {
