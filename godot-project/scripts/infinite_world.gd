@@ -1,7 +1,8 @@
 @tool
 extends Node3D
 ## An endless world: a TerrainNode drawing a TerrainGenerator's terrain wherever the camera goes (no
-## TerrainData, nothing stored), textured by the open world's TerrainMaterial. Fly with WASD, Q/E down/up,
+## TerrainData, nothing stored), textured by the open world's TerrainMaterial, with grass, flowers and
+## pebbles (Meadow) grown around the camera. Fly with WASD, Q/E down/up,
 ## Shift to go fast (right mouse button to look). The HUD shows where you are and whether the terrain around
 ## you is complete.
 
@@ -10,7 +11,12 @@ extends Node3D
 @onready var hud: Label = $HUD/Label
 
 
+var meadow: TerrainInstancer
+
+
 func _ready() -> void:
+	# Grass, flowers and pebbles wherever the camera goes (grown by rules: nothing stored).
+	meadow = Meadow.grow(terrain)
 	if Engine.is_editor_hint():
 		return
 	fly.position = Vector3(0, terrain.get_height(Vector2.ZERO) + 60.0, 0)
@@ -28,7 +34,7 @@ func _process(_delta: float) -> void:
 ## generator everywhere.
 func demo_views() -> Array:
 	var views: Array = []
-	for v in [[Vector2(0, 0), 40.0, -12.0, 20.0, "Start"], [Vector2(40000, -15000), 180.0, -16.0, 200.0, "FortyKm"], [Vector2(-2.5e5, 1.0e5), 600.0, -30.0, 60.0, "Far"]]:
+	for v in [[Vector2(0, 0), 40.0, -12.0, 20.0, "Start"], [Vector2(40030, -15010), 1.7, -6.0, 200.0, "MeadowFortyKm"], [Vector2(40000, -15000), 180.0, -16.0, 200.0, "FortyKm"], [Vector2(-2.5e5, 1.0e5), 600.0, -30.0, 60.0, "Far"]]:
 		var cam := Camera3D.new()
 		cam.name = v[4]
 		cam.far = 12000.0
@@ -47,4 +53,6 @@ func prepare_view(cam: Camera3D) -> void:
 
 ## Whether the terrain around the current view is complete (the demo renderer waits for it).
 func view_ready() -> bool:
-	return terrain.is_up_to_date()
+	# The meadow's cells are shown a few a frame as the camera moves; a picture takes them all at once.
+	meadow.update_now()
+	return terrain.is_up_to_date() and meadow.is_up_to_date()

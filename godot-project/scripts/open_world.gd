@@ -1,7 +1,7 @@
 @tool
 extends Node3D
 ## Open world on a TerrainNode (geometry clipmap), textured by a TerrainMaterial (sand, grass and snow by
-## height bands, rock on cliffs, a painted road, a pit with a hole), with trees and rocks (Forest): a 4096² terrain generated when the scene loads — in the
+## height bands, rock on cliffs, a painted road, a pit with a hole), with trees and rocks (Forest) and grass, flowers and pebbles (Meadow): a 4096² terrain generated when the scene loads — in the
 ## editor too, so the real terrain shows there (it is not saved into the scene) — a fly camera, and a few
 ## fixed viewpoints for the demo renderer.
 
@@ -28,7 +28,9 @@ func _ready() -> void:
 	TerrainFeatures.dig_pit(_data, c + Vector2(-60, 160), 50.0, 40.0, 8.0)
 	terrain.terrain_data = _data
 	# A forest around the centre (made again on every load, like the terrain; not saved in the scene).
-	Forest.plant(terrain, c, 1200.0, 40000, 12000)
+	var forest := Forest.plant(terrain, c, 1200.0, 40000, 12000)
+	# Grass, flowers and pebbles around the camera (grown by rules, nothing stored).
+	forest.detail_layers = Meadow.layers()
 	if Engine.is_editor_hint():
 		return
 	fly.position = Vector3(c.x, terrain.get_height(c) + 60.0, c.y)
@@ -38,7 +40,7 @@ func _ready() -> void:
 func demo_views() -> Array:
 	var views: Array = []
 	var c := Vector2(terrain_size) * 0.5
-	for v in [[Vector2(-300, 200), 6.0, -4.0, 30.0, "Ground"], [Vector2(400, -100), 140.0, -18.0, 200.0, "Overview"], [Vector2(0, 900), 900.0, -40.0, 0.0, "High"], [Vector2(-60, 250), 80.0, -28.0, 0.0, "RoadAndPit"], [Vector2(150, -420), 30.0, -14.0, 35.0, "Forest"]]:
+	for v in [[Vector2(-300, 200), 6.0, -4.0, 30.0, "Ground"], [Vector2(400, -100), 140.0, -18.0, 200.0, "Overview"], [Vector2(0, 900), 900.0, -40.0, 0.0, "High"], [Vector2(-60, 250), 80.0, -28.0, 0.0, "RoadAndPit"], [Vector2(150, -420), 30.0, -14.0, 35.0, "Forest"], [Vector2(150, -330), 1.7, -6.0, 20.0, "Meadow"]]:
 		var cam := Camera3D.new()
 		cam.name = v[4]
 		cam.far = 12000.0
@@ -61,3 +63,6 @@ func _notification(what: int) -> void:
 func prepare_view(cam: Camera3D) -> void:
 	if cam:
 		cam.make_current()
+		# The instances and detail around the new view, before the picture.
+		for inst in find_children("*", "TerrainInstancer", true, false):
+			inst.update_now()

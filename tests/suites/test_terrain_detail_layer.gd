@@ -227,6 +227,58 @@ func test_endless_world_grows_correct_detail_100_km_out() -> void:
 	_free(s)
 
 
+func test_painted_density_thins_detail_saves_and_undoes() -> void:
+	var t := _data(true)
+	var s := _scene(t, [_layer(2.0, 300.0)], Vector3(128, 40, 128))
+	var inst: TerrainInstancer = s[1]
+	inst.update_now()
+	var spot := Rect2(100, 100, 30, 30)
+	var full := inst.get_detail_transforms(0, spot).size()
+	var drawn := inst.get_detail_drawn_count(0)
+	var saved: PackedByteArray = inst.instances.detail_density
+	check(saved.is_empty(), "nothing painted: no density bytes")
+	var b := TerrainBrush.new()
+	b.tool = TerrainBrush.DETAIL_REMOVE
+	b.mesh_index = 0
+	b.size = 80.0
+	b.hardness = 1.0
+	b.strength = 0.5
+	var changed := inst.apply_brush(b, Vector2(115, 115), 1.0)
+	check(changed.has_point(Vector2(115, 115)) and changed.size.x >= 80.0, "the dab's rectangle: %s" % changed)
+	var half := inst.get_detail_transforms(0, spot).size()
+	check(absf(float(half) / full - 0.5) < 0.08, "half the density: %d of %d" % [half, full])
+	inst.update_now()
+	check(inst.get_detail_drawn_count(0) < drawn, "drawn follows the paint")
+	inst.apply_brush(b, Vector2(115, 115), 1.0)
+	check(inst.get_detail_transforms(0, spot).is_empty(), "painted down to none")
+	check_eq(inst.get_detail_transforms(0, Rect2(200, 200, 30, 30)).size(), inst.get_detail_transforms(0, Rect2(200, 200, 30, 30)).size(), "elsewhere untouched")
+	# Saved and loaded with the instances resource: the same detail.
+	var bytes: PackedByteArray = inst.instances.detail_density
+	check(bytes.size() > 4096, "the painted tiles are stored (%d bytes)" % bytes.size())
+	var path := "user://detail_density_test.res"
+	check_eq(ResourceSaver.save(inst.instances, path), OK, "save")
+	var loaded: TerrainInstances = ResourceLoader.load(path, "", ResourceLoader.CACHE_MODE_IGNORE)
+	check_eq(loaded.detail_density, bytes, "same bytes after a round trip")
+	# Undo: the bytes from before; the detail comes back exactly.
+	inst.instances.detail_density = saved
+	await tree.process_frame
+	check_eq(inst.get_detail_transforms(0, spot).size(), full, "undone: all back")
+	inst.update_now()
+	check_eq(inst.get_detail_drawn_count(0), drawn, "drawn as before")
+	# Adding back paints up to the full density, not beyond.
+	inst.instances.detail_density = bytes
+	b.tool = TerrainBrush.DETAIL_ADD
+	b.strength = 5.0
+	inst.apply_brush(b, Vector2(115, 115), 1.0)
+	check_eq(inst.get_detail_transforms(0, spot).size(), full, "painted back to the rules' density")
+	expect_error("must name one of the 1 detail layers")
+	b.mesh_index = 3
+	inst.apply_brush(b, Vector2(115, 115), 1.0)
+	expect_error("TerrainInstances.detail_density: not detail density data")
+	inst.instances.detail_density = PackedByteArray([1, 2, 3, 4, 5])
+	_free(s)
+
+
 func test_bad_input_is_refused_and_the_layer_stays_usable() -> void:
 	var l := _layer()
 	expect_error("TerrainDetailLayer.density must be in (0, 64]")

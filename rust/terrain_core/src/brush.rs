@@ -32,9 +32,17 @@ pub enum Tool {
     /// Instances of an instancer's mesh are added (`erase`: removed; `mesh` None: every mesh) by the
     /// instancer's `apply_brush` (`instances::dab_add`); terrain data does not change.
     Instances { mesh: Option<usize>, erase: bool },
+    /// The painted density of an instancer's detail layer goes up (`erase`: down) by the instancer's
+    /// `apply_brush` (`detail::density::dab`); terrain data does not change.
+    Detail { layer: Option<usize>, erase: bool },
 }
 
 impl Tool {
+    /// Whether the tool is a `TerrainInstancer`'s (instances, detail density) and leaves terrain data alone.
+    pub fn is_instancer_tool(&self) -> bool {
+        matches!(self, Self::Instances { .. } | Self::Detail { .. })
+    }
+
     /// Whether the tool edits the control map (holes, paint) rather than heights.
     pub fn edits_control(&self) -> bool {
         matches!(self, Self::HoleAdd | Self::HoleRemove | Self::Paint { .. })
@@ -279,7 +287,7 @@ pub fn apply(
     if !(center[0].is_finite() && center[1].is_finite()) {
         return Ok(None);
     }
-    if matches!(b.tool, Tool::Instances { .. }) {
+    if b.tool.is_instancer_tool() {
         return Ok(None);
     }
     let Some(r) = dab_region(t, center, b.size) else {
@@ -375,7 +383,11 @@ pub fn apply(
                 let target = slope_height(from, to, [(x as f64 + 0.5) * sp, (z as f64 + 0.5) * sp]);
                 *h + (target as f32 - *h) * blend(w)
             }
-            Tool::HoleAdd | Tool::HoleRemove | Tool::Paint { .. } | Tool::Instances { .. } => {
+            Tool::HoleAdd
+            | Tool::HoleRemove
+            | Tool::Paint { .. }
+            | Tool::Instances { .. }
+            | Tool::Detail { .. } => {
                 unreachable!("handled above")
             }
         };

@@ -17,6 +17,9 @@ use crate::workers::Results;
 use glam::{Mat3, Quat, Vec3};
 use std::sync::Arc;
 
+pub mod density;
+pub use density::DensityMap;
+
 /// A detail cell: (x, z) in cells of `DetailGrid::cell_size`.
 pub type DetailKey = (i32, i32);
 
@@ -200,13 +203,16 @@ pub struct Ground {
     pub allowed: Vec<usize>,
     /// Each layer's tint (linear RGB); a layer without one tints white.
     pub tints: Vec<[f32; 3]>,
+    /// The painted density (one byte a terrain sample), multiplied with the layers' share.
+    pub density: DensityMap,
 }
 
 impl Ground {
     /// (share of allowed layers, tint) at terrain (x, z).
     pub fn at<S: Samples + ?Sized>(&self, s: &S, x: f64, z: f64) -> (f32, [f32; 3]) {
+        let painted = self.density.at(x / s.spacing(), z / s.spacing());
         let Some(b) = &self.blending else {
-            return (1.0, [1.0; 3]);
+            return (painted, [1.0; 3]);
         };
         let weights = layer_weights(b, s, x, z, self.grad_scale);
         let mut keep = 0.0;
@@ -230,7 +236,7 @@ impl Ground {
         } else {
             tint = [1.0; 3];
         }
-        (keep, tint)
+        (keep * painted, tint)
     }
 }
 

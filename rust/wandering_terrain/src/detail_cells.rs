@@ -129,6 +129,18 @@ impl Detail {
         self.dirty = true;
     }
 
+    /// Layer `i`'s painted density is now `density` (changed inside terrain `area`): those cells grow
+    /// again from it.
+    pub fn set_density(&mut self, i: usize, density: terrain_core::detail::DensityMap, area: Area) {
+        let Some(f) = self.fields.get_mut(i) else {
+            return;
+        };
+        let mut core = (*f.core).clone();
+        core.ground.density = density;
+        f.core = Arc::new(core);
+        self.touch(area);
+    }
+
     /// The ground under terrain `area` changed: its cells grow again.
     pub fn touch(&mut self, area: Area) {
         self.next_stamp += 1;

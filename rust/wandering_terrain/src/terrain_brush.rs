@@ -58,7 +58,9 @@ pub struct TerrainBrush {
     layer: i64,
     /// INSTANCE_ADD / INSTANCE_REMOVE: the instancer's mesh (index into its `meshes`), [-1, 255]; -1
     /// removes every mesh. `strength` is the share of the missing instances a second of painting adds
-    /// (of the present ones it removes).
+    /// (of the present ones it removes). DETAIL_ADD / DETAIL_REMOVE: the instancer's detail layer (index
+    /// into its `detail_layers`); `strength` is the share of the full density a second of painting adds
+    /// (removes).
     #[export(range = (-1.0, 255.0, 1.0))]
     #[var(set = set_mesh_index)]
     mesh_index: i64,
@@ -109,12 +111,19 @@ impl TerrainBrush {
     /// With `TerrainInstancer.apply_brush`: removes instances of `mesh_index` (-1: every mesh).
     #[constant]
     const INSTANCE_REMOVE: i64 = 11;
+    /// With `TerrainInstancer.apply_brush`: paints detail layer `mesh_index`'s density up (toward its
+    /// rules' full density).
+    #[constant]
+    const DETAIL_ADD: i64 = 12;
+    /// With `TerrainInstancer.apply_brush`: paints detail layer `mesh_index`'s density down (toward none).
+    #[constant]
+    const DETAIL_REMOVE: i64 = 13;
 
     #[func]
     fn set_tool(&mut self, v: i64) {
-        if !(0..=11).contains(&v) {
+        if !(0..=13).contains(&v) {
             godot_error!(
-                "TerrainBrush.tool must be in [0, 11] (RAISE .. INSTANCE_REMOVE), got {v}; keeping {}",
+                "TerrainBrush.tool must be in [0, 13] (RAISE .. DETAIL_REMOVE), got {v}; keeping {}",
                 self.tool
             );
             return;
@@ -245,6 +254,10 @@ impl TerrainBrush {
             10 | 11 => Tool::Instances {
                 mesh: usize::try_from(self.mesh_index).ok(),
                 erase: self.tool == 11,
+            },
+            12 | 13 => Tool::Detail {
+                layer: usize::try_from(self.mesh_index).ok(),
+                erase: self.tool == 13,
             },
             _ => Tool::Raise,
         };

@@ -251,8 +251,8 @@ impl TerrainData {
             return Rect2i::default();
         };
         let b = b.bind().core();
-        if matches!(b.tool, terrain_core::brush::Tool::Instances { .. }) {
-            godot_error!("TerrainData.apply_brush: INSTANCE_ADD / INSTANCE_REMOVE brushes go to TerrainInstancer.apply_brush");
+        if b.tool.is_instancer_tool() {
+            godot_error!("TerrainData.apply_brush: INSTANCE_ADD / INSTANCE_REMOVE / DETAIL_ADD / DETAIL_REMOVE brushes go to TerrainInstancer.apply_brush");
             return Rect2i::default();
         }
         let c = [f64::from(center.x), f64::from(center.y)];

@@ -441,14 +441,20 @@ impl TerrainInstancer {
             return none;
         };
         let b = brush.bind().core();
-        let Tool::Instances { mesh, erase } = b.tool else {
-            godot_error!("TerrainInstancer.apply_brush: the brush's tool must be INSTANCE_ADD or INSTANCE_REMOVE");
-            return none;
-        };
         if !(0.0..=10.0).contains(&delta) || !center.is_finite() {
             godot_error!("TerrainInstancer.apply_brush: delta must be in [0, 10] and center finite, got {delta}, {center}");
             return none;
         }
+        let (mesh, erase) = match b.tool {
+            Tool::Instances { mesh, erase } => (mesh, erase),
+            Tool::Detail { layer, erase } => {
+                return self.density_dab(&b, layer, erase, center, delta)
+            }
+            _ => {
+                godot_error!("TerrainInstancer.apply_brush: the brush's tool must be INSTANCE_ADD, INSTANCE_REMOVE, DETAIL_ADD or DETAIL_REMOVE");
+                return none;
+            }
+        };
         let Some(host) = self.host_or_error("apply_brush") else {
             return none;
         };
@@ -630,7 +636,7 @@ impl TerrainInstancer {
             .detail_layers
             .at(layer)
             .bind()
-            .core(host.to_world, self.ground(&host))
+            .core(host.to_world, self.ground(&host, layer))
         {
             Ok((core, ..)) => core,
             Err(e) => {
@@ -821,6 +827,17 @@ impl TerrainInstancer {
         (m.rules(), m.allowed_layers())
     }
 
+    /// `f` on the instances resource (made when there is none), without its `changed` signal (the
+    /// caller redraws what it changed).
+    fn with_store_resource<R>(&mut self, f: impl FnOnce(&mut TerrainInstances) -> R) -> R {
+        if self.instances.is_none() {
+            self.instances = Some(TerrainInstances::new_gd());
+        }
+        let mut r = self.instances.clone().expect("made above");
+        let mut r = r.bind_mut();
+        f(&mut r)
+    }
+
     fn with_store<R>(&mut self, f: impl FnOnce(&mut InstanceStore) -> R) -> R {
         if self.instances.is_none() {
             self.instances = Some(TerrainInstances::new_gd());
@@ -999,8 +1016,9 @@ impl TerrainInstancer {
         self.detail.update(&frame, wait)
     }
 
-    /// What the terrain material says of the ground under detail: its blending and layer tints.
-    fn ground(&self, host: &Host) -> Ground {
+    /// What the ground says of detail layer `layer`: the terrain material's blending and layer tints, and
+    /// the density painted on the layer.
+    fn ground(&self, host: &Host, layer: usize) -> Ground {
         Ground {
             blending: host.material.as_ref().map(|m| m.bind().blending()),
             grad_scale: host.grad_scale,
@@ -1010,18 +1028,79 @@ impl TerrainInstancer {
                 .as_ref()
                 .map(|m| m.bind().tints())
                 .unwrap_or_default(),
+            density: self
+                .instances
+                .as_ref()
+                .map(|r| r.bind().density(layer))
+                .unwrap_or_default(),
         }
+    }
+
+    /// A DETAIL_ADD / DETAIL_REMOVE dab: detail layer `layer`'s painted density moves up or down under the
+    /// brush, and the cells under it grow again. Returns the world rectangle that changed.
+    fn density_dab(
+        &mut self,
+        b: &terrain_core::brush::Brush,
+        layer: Option<usize>,
+        erase: bool,
+        center: Vector2,
+        delta: f64,
+    ) -> Rect2 {
+        let n = self.detail_layers.len();
+        let Some(layer) = layer.filter(|&l| l < n) else {
+            godot_error!("TerrainInstancer.apply_brush: the brush's mesh_index must name one of the {n} detail layers");
+            return Rect2::default();
+        };
+        let Some(host) = self.host_or_error("apply_brush") else {
+            return Rect2::default();
+        };
+        let sp = with_samples(&host, |s| s.spacing());
+        let c = host.to_world.affine_inverse() * Vector3::new(center.x, 0.0, center.y);
+        let sc = f64::from(host.to_world.basis.get_scale().x.abs().max(1e-6));
+        // The brush is sized in world units; the map is in samples.
+        let radius = 0.5 * b.size() / sc / sp;
+        let at = [f64::from(c.x) / sp, f64::from(c.z) / sp];
+        let weight = |dx: f64, dz: f64| b.weight_at(dx * sp * sc, dz * sp * sc);
+        let touched = self.with_store_resource(|r| {
+            let map = r.density_mut(layer);
+            terrain_core::detail::density::dab(
+                map,
+                at,
+                radius,
+                b.strength() * delta,
+                erase,
+                &weight,
+            )
+        });
+        let Some([x0, z0, w, d]) = touched else {
+            return Rect2::default();
+        };
+        let area = Area {
+            min: [x0 as f64 * sp, z0 as f64 * sp],
+            max: [(x0 + w) as f64 * sp, (z0 + d) as f64 * sp],
+        };
+        let density = self
+            .instances
+            .as_ref()
+            .map(|r| r.bind().density(layer))
+            .unwrap_or_default();
+        self.detail.set_density(layer, density, area);
+        let lo = host.to_world * Vector3::new(area.min[0] as f32, 0.0, area.min[1] as f32);
+        let hi = host.to_world * Vector3::new(area.max[0] as f32, 0.0, area.max[1] as f32);
+        Rect2::new(
+            Vector2::new(lo.x.min(hi.x), lo.z.min(hi.z)),
+            Vector2::new((hi.x - lo.x).abs(), (hi.z - lo.z).abs()),
+        )
     }
 
     /// The detail layers in terrain space, with the terrain material's blending and tints (a layer that
     /// cannot grow on this terrain's scale is skipped with an error).
     fn resolve_detail(&self, host: &Host) -> Vec<crate::terrain_detail_layer::ResolvedDetail> {
-        let ground = self.ground(host);
         self.detail_layers
             .iter_shared()
             .enumerate()
             .filter_map(
-                |(i, l)| match l.bind().resolve(host.to_world, ground.clone()) {
+                |(i, l)| match l.bind().resolve(host.to_world, self.ground(host, i)) {
                     Ok(r) => Some(r),
                     Err(e) => {
                         godot_error!("TerrainInstancer.detail_layers[{i}]: {e}; not drawn");

@@ -2,10 +2,12 @@
 //! `terrain_core::instances`).
 
 use godot::prelude::*;
+use terrain_core::detail::density::{self, DensityMap};
 use terrain_core::instances::InstanceStore;
 
 /// Every instance a `TerrainInstancer` placed, grouped in cells of the terrain: 32 bytes an instance
-/// (position in its cell, height above the ground, rotation, scale). Saved inside the scene or as its own
+/// (position in its cell, height above the ground, rotation, scale), and the density painted on its detail
+/// layers (a byte a terrain sample, only where painted). Saved inside the scene or as its own
 /// `.res`/`.tres`; loading gives back the same bits. Edit it through the instancer.
 #[derive(GodotClass)]
 #[class(tool, init, base=Resource)]
@@ -21,7 +23,14 @@ pub struct TerrainInstances {
     #[var(get = get_data, set = set_data)]
     #[allow(dead_code)]
     data: PackedByteArray,
+    /// The painted density of the instancer's detail layers (by index), in
+    /// `terrain_core::detail::density`'s byte format; empty: nothing painted.
+    #[export(storage)]
+    #[var(get = get_detail_density, set = set_detail_density)]
+    #[allow(dead_code)]
+    detail_density: PackedByteArray,
     store: InstanceStore,
+    densities: Vec<DensityMap>,
     base: Base<Resource>,
 }
 
@@ -55,6 +64,22 @@ impl TerrainInstances {
             Err(e) => godot_error!("TerrainInstances.data: {e}; keeping the previous instances"),
         }
     }
+    #[func]
+    fn get_detail_density(&self) -> PackedByteArray {
+        PackedByteArray::from(density::to_bytes(&self.densities))
+    }
+    #[func]
+    fn set_detail_density(&mut self, bytes: PackedByteArray) {
+        match density::from_bytes(bytes.as_slice()) {
+            Ok(d) => {
+                self.densities = d;
+                self.base_mut().emit_changed();
+            }
+            Err(e) => {
+                godot_error!("TerrainInstances.detail_density: {e}; keeping the previous density")
+            }
+        }
+    }
     /// Instances of every mesh.
     #[func]
     fn get_total_count(&self) -> i64 {
@@ -73,5 +98,15 @@ impl TerrainInstances {
     }
     pub fn store_mut(&mut self) -> &mut InstanceStore {
         &mut self.store
+    }
+    /// Detail layer `i`'s painted density (a snapshot: its tiles are shared, not copied).
+    pub fn density(&self, i: usize) -> DensityMap {
+        self.densities.get(i).cloned().unwrap_or_default()
+    }
+    pub fn density_mut(&mut self, i: usize) -> &mut DensityMap {
+        if self.densities.len() <= i {
+            self.densities.resize_with(i + 1, DensityMap::default);
+        }
+        &mut self.densities[i]
     }
 }
