@@ -295,7 +295,7 @@ mod tests {
         assert_eq!(m.get(9, 9), 127);
         assert_eq!(m.get(20, 20), 255);
         // Corners of the box are beyond the radius.
-        assert_eq!(m.get(r[0] as i64, r[1] as i64), 255);
+        assert_eq!(m.get(r[0], r[1]), 255);
         dab(&mut m, [10.0, 10.0], 3.0, 1.0, true, &|_, _| 1.0);
         assert_eq!(m.get(9, 9), 0);
         // Adding back with a falloff: the centre goes up most.
