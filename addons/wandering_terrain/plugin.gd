@@ -140,8 +140,9 @@ func _instancer() -> TerrainInstancer:
 	return null
 
 
+## The tools that go to the TerrainInstancer (instances and detail density) rather than terrain data.
 static func _is_instance_tool(t: int) -> bool:
-	return t == TerrainBrush.INSTANCE_ADD or t == TerrainBrush.INSTANCE_REMOVE
+	return t in [TerrainBrush.INSTANCE_ADD, TerrainBrush.INSTANCE_REMOVE, TerrainBrush.DETAIL_ADD, TerrainBrush.DETAIL_REMOVE]
 
 
 func _forward_3d_gui_input(camera: Camera3D, event: InputEvent) -> int:
@@ -222,7 +223,7 @@ func _begin(hit: Vector3, event: InputEventMouseButton) -> void:
 	if _is_instance_tool(t):
 		var inst := _instancer()
 		if inst == null:
-			push_warning("Terrain instances: add a TerrainInstancer with meshes under the terrain first.")
+			push_warning("Terrain instances and detail: add a TerrainInstancer (with meshes or detail layers) under the terrain first.")
 			return
 		stroke = InstanceStroke.new(inst, t)
 	else:

@@ -76,6 +76,7 @@ func _run() -> void:
 	await _test_import_heightmap(plugin, tn)
 	await _test_new_terrain_data(plugin, tn)
 	await _test_instance_paint_undo(plugin, tn, cam)
+	await _test_detail_paint_undo(plugin, tn, cam)
 	cam.free()
 	print("::summary")
 	get_tree().quit(0)
@@ -564,3 +565,49 @@ func _test_instance_paint_undo(plugin, tn: TerrainNode, cam: Camera3D) -> void:
 	tn.remove_child(inst)
 	inst.free()
 	_end()
+
+
+func _test_detail_paint_undo(plugin, tn: TerrainNode, cam: Camera3D) -> void:
+	_begin("test_detail_paint_undo")
+	var inst := TerrainInstancer.new()
+	inst.name = "Meadow"
+	var grass := TerrainDetailLayer.new()
+	grass.density = 2.0
+	grass.view_radius = 200.0
+	grass.slope_max = 90.0
+	inst.detail_layers = [grass] as Array[TerrainDetailLayer]
+	tn.add_child(inst)
+	inst.owner = tn.owner
+	plugin._edit(tn)
+	plugin.toolbar.select_tool(TerrainBrush.DETAIL_REMOVE)
+	check(plugin.toolbar._mesh.item_count == 1 and plugin.toolbar._mesh.get_item_text(0) == "0: Grass", "the picker lists the detail layer: %s" % plugin.toolbar._mesh.get_item_text(0))
+	plugin.brush.size = 16.0
+	plugin.brush.strength = 100.0
+	plugin.brush.hardness = 1.0
+	var ur := _history(tn)
+	var pos := cam.get_viewport().get_visible_rect().size * Vector2(0.5, 0.5)
+	var hit := tn.raycast(cam.project_ray_origin(pos), cam.project_ray_normal(pos))
+	var spot := Rect2(hit.x - 4, hit.z - 4, 8, 8)
+	var full := inst.get_detail_transforms(0, spot).size()
+	check(full > 50, "grass grows under the cursor (%d)" % full)
+	_mouse(plugin, cam, pos, true)
+	_mouse(plugin, cam, pos, false)
+	check(inst.get_detail_transforms(0, spot).is_empty(), "a stroke clears the grass under it")
+	var after: PackedByteArray = inst.instances.detail_density
+	check(not after.is_empty(), "the density is stored with the instances")
+	ur.undo()
+	check_eq_size(inst.get_detail_transforms(0, spot).size(), full, "one undo brings the grass back")
+	ur.redo()
+	check(inst.instances.detail_density == after, "redo paints it again bit for bit")
+	# Ctrl inverts: the stroke paints the density back up.
+	_mouse(plugin, cam, pos, true, true)
+	_mouse(plugin, cam, pos, false, true)
+	check_eq_size(inst.get_detail_transforms(0, spot).size(), full, "Ctrl+stroke grows it back")
+	plugin.toolbar.select_tool(plugin.toolbar.NONE)
+	tn.remove_child(inst)
+	inst.free()
+	_end()
+
+
+func check_eq_size(got: int, want: int, msg: String) -> void:
+	check(got == want, "%s: got %d, want %d" % [msg, got, want])

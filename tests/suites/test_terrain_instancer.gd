@@ -288,7 +288,7 @@ func test_bad_input_is_refused_with_the_property_named() -> void:
 	m.scale_min = 3.0
 	check_eq(m.scale_max, 3.0, "scale_max follows a larger scale_min")
 	var b := TerrainBrush.new()
-	expect_error("INSTANCE_ADD or INSTANCE_REMOVE")
+	expect_error("INSTANCE_ADD, INSTANCE_REMOVE, DETAIL_ADD or DETAIL_REMOVE")
 	inst.apply_brush(b, Vector2(10, 10), 0.1)
 	var res := TerrainInstances.new()
 	expect_error("TerrainInstances.data: instance data is truncated")

@@ -2,11 +2,12 @@
 extends HBoxContainer
 ## The terrain brush toolbar of the 3D editor: tool, size, strength, hardness, the layer to paint (the
 ## TerrainMaterial's layers, with their albedo as a thumbnail) and, for the instance tools, the mesh to
-## place (the TerrainInstancer's meshes, with previews) and its density.
+## place (the TerrainInstancer's meshes, with previews) and its density; for the detail tools, the detail
+## layer whose density is painted.
 
 ## Tool names by TerrainBrush tool value; the first entry of the menu is "no tool" (the mouse selects).
 const NONE := 100
-const NAMES := ["Raise", "Lower", "Smooth", "Flatten", "Set height", "Slope", "Hole", "Fill hole", "Paint", "Erase paint", "Instances", "Remove instances"]
+const NAMES := ["Raise", "Lower", "Smooth", "Flatten", "Set height", "Slope", "Hole", "Fill hole", "Paint", "Erase paint", "Instances", "Remove instances", "Detail", "Remove detail"]
 const TIPS := [
 	"Raise the ground (Ctrl: lower, Shift: smooth)",
 	"Lower the ground (Ctrl: raise, Shift: smooth)",
@@ -20,6 +21,8 @@ const TIPS := [
 	"Erase the selected layer back to auto-texturing (Ctrl: paint)",
 	"Place instances of the selected mesh up to its density (Ctrl: remove); needs a TerrainInstancer child",
 	"Remove instances of the selected mesh (Ctrl: place)",
+	"Paint the selected detail layer's density up to its rules' full density (Ctrl: down); needs a TerrainInstancer with detail layers",
+	"Paint the selected detail layer's density down to none (Ctrl: up)",
 ]
 
 var brush: TerrainBrush
@@ -50,6 +53,8 @@ func setup(b: TerrainBrush) -> void:
 		_tool.add_item(NAMES[i], i)
 		_tool.set_item_tooltip(i + 1, TIPS[i])
 	_tool.tooltip_text = "Terrain brush tool"
+	# The picker lists meshes for the instance tools and detail layers for the detail tools.
+	_tool.item_selected.connect(func(_i): set_instancer(instancer))
 	add_child(_tool)
 	_size = _spin("Size", 0.5, 4096.0, 0.5, "Brush diameter in world units ([ and ] while painting)")
 	_strength = _spin("Strength", 0.0, 100.0, 0.1, "Effect per second at the centre")
@@ -167,6 +172,9 @@ func set_layers(material: TerrainMaterial) -> void:
 func set_instancer(target: TerrainInstancer) -> void:
 	instancer = target
 	_mesh.clear()
+	if _detail_tool():
+		_list_detail_layers(target)
+		return
 	if target == null or target.meshes.is_empty():
 		_mesh.add_item("No instancer", 0)
 		_mesh.set_item_tooltip(0, "Add a TerrainInstancer with meshes under the terrain to place instances")
@@ -187,6 +195,30 @@ func set_instancer(target: TerrainInstancer) -> void:
 	_pick_mesh(_mesh.get_selected_id())
 
 
+func _detail_tool() -> bool:
+	var t := _tool.get_selected_id() if _tool else NONE
+	return t == TerrainBrush.DETAIL_ADD or t == TerrainBrush.DETAIL_REMOVE
+
+
+## Lists `target`'s detail layers in the picker (their mesh's name, or "Grass" for the built-in clump).
+func _list_detail_layers(target: TerrainInstancer) -> void:
+	if target == null or target.detail_layers.is_empty():
+		_mesh.add_item("No detail layers", 0)
+		_mesh.set_item_tooltip(0, "Add a TerrainInstancer with detail layers under the terrain to paint their density")
+		_pick_mesh(-1)
+		return
+	for i in target.detail_layers.size():
+		var l: TerrainDetailLayer = target.detail_layers[i]
+		var label := "Detail %d" % i
+		if l and l.resource_name != "":
+			label = l.resource_name
+		elif l and l.mesh == null:
+			label = "Grass"
+		_mesh.add_item("%d: %s" % [i, label], i)
+	_mesh.select(clampi(brush.mesh_index, 0, target.detail_layers.size() - 1))
+	_pick_mesh(_mesh.get_selected_id())
+
+
 func _pick_mesh(i: int) -> void:
 	if i >= 0:
 		brush.mesh_index = i
@@ -202,6 +234,8 @@ func _pick_mesh(i: int) -> void:
 
 
 func _picked() -> TerrainInstanceMesh:
+	if _detail_tool():
+		return null
 	var i := brush.mesh_index
 	return instancer.meshes[i] if instancer and i >= 0 and i < instancer.meshes.size() else null
 
@@ -231,6 +265,8 @@ func tool_for(ctrl: bool, shift: bool) -> int:
 			TerrainBrush.ERASE: return TerrainBrush.PAINT
 			TerrainBrush.INSTANCE_ADD: return TerrainBrush.INSTANCE_REMOVE
 			TerrainBrush.INSTANCE_REMOVE: return TerrainBrush.INSTANCE_ADD
+			TerrainBrush.DETAIL_ADD: return TerrainBrush.DETAIL_REMOVE
+			TerrainBrush.DETAIL_REMOVE: return TerrainBrush.DETAIL_ADD
 	return t
 
 
@@ -241,3 +277,4 @@ func tool_name(t: int) -> String:
 ## Selects a tool (NONE or a TerrainBrush tool; also for scripts and tests).
 func select_tool(t: int) -> void:
 	_tool.select(_tool.get_item_index(t))
+	set_instancer(instancer)
