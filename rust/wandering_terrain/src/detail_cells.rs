@@ -107,6 +107,10 @@ impl Detail {
             .collect();
     }
 
+    pub fn has_layers(&self) -> bool {
+        !self.fields.is_empty()
+    }
+
     /// Frees every cell on the servers; results on their way are ignored.
     pub fn clear(&mut self) {
         let mut rs = RenderingServer::singleton();

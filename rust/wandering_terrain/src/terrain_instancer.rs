@@ -999,7 +999,7 @@ impl TerrainInstancer {
             let layers = self.resolve_detail(host);
             self.detail.set_layers(layers);
         }
-        let Some(surface) = host.surface.as_ref() else {
+        let Some(surface) = host.surface.as_ref().filter(|_| self.detail.has_layers()) else {
             return false;
         };
         let frame = Frame {
