@@ -23,6 +23,9 @@ const JOB_CELLS: usize = 4;
 /// player flying at 30 m/s needs a tenth of that); the rest wait for
 /// the next frames.
 const SHOW_PER_FRAME: usize = 8_192;
+/// Main-thread time spent showing cells per frame at most (at least one cell is shown): creating a GPU
+/// buffer can cost more than its size says.
+const SHOW_USEC: u128 = 600;
 /// MultiMeshes kept for cells to come.
 const SPARE: usize = 32;
 
@@ -404,8 +407,10 @@ impl Detail {
         let mut used = 0;
         let mut any = false;
         let mut taken = 0;
+        let t0 = std::time::Instant::now();
         for r in &mut self.ready {
-            if used > 0 && used + r.draw.count() > budget {
+            let late = budget != usize::MAX && t0.elapsed().as_micros() > SHOW_USEC;
+            if used > 0 && (used + r.draw.count() > budget || late) {
                 break;
             }
             taken += 1;
