@@ -14,6 +14,7 @@ pub mod generation;
 pub mod heightmap_io;
 pub mod instances;
 pub mod material;
+pub mod navigation;
 pub mod raycast;
 pub mod samples;
 pub mod terrain_data;
