@@ -8,8 +8,7 @@ use crate::terrain_instancer::{Host, Surface};
 use crate::terrain_material::{self, TerrainMaterial};
 use crate::wandering_mesh::WanderingMesh;
 use godot::classes::{
-    Camera3D, GeometryInstance3D, INode3D, Material, MeshInstance3D, Node, Node3D, PhysicsMaterial,
-    ShaderMaterial,
+    Camera3D, INode3D, Node, Node3D, PhysicsMaterial, RenderingServer, ShaderMaterial,
 };
 use godot::prelude::*;
 use terrain_core::clipmap_data::Frame;
@@ -120,7 +119,12 @@ pub struct WanderingTerrain {
     collision_subdivision: i64,
 
     collision: TerrainCollision,
-    instance: Option<Gd<MeshInstance3D>>,
+    /// The drawn mesh: a RenderingServer instance, not a MeshInstance3D child, so that a navigation bake
+    /// parses the terrain's surface (`navigation.rs`) instead of the flat mesh the shader displaces.
+    instance: Option<Rid>,
+    /// The instance's transform and culling box (kept for when it is made again on entering a tree).
+    instance_xform: Transform3D,
+    instance_aabb: Aabb,
     last: Option<Placement>,
     // Interned once: the per-frame path allocates nothing.
     param_translation: StringName,
@@ -149,6 +153,8 @@ impl INode3D for WanderingTerrain {
             collision_subdivision: 0,
             collision: TerrainCollision::default(),
             instance: None,
+            instance_xform: Transform3D::IDENTITY,
+            instance_aabb: Aabb::default(),
             last: None,
             param_translation: StringName::from("translation"),
             param_rotation: StringName::from("rotation"),
@@ -173,14 +179,7 @@ impl INode3D for WanderingTerrain {
             ));
             self.apply_look();
         }
-        let mut mi = MeshInstance3D::new_alloc();
-        mi.set_name("WanderingTerrainMesh");
-        self.instance = Some(mi.clone());
-        // Internal child: not saved with the scene, not shown in the scene tree dock.
-        self.base_mut()
-            .add_child_ex(&mi)
-            .internal(godot::classes::node::InternalMode::FRONT)
-            .done();
+        self.make_instance();
         self.sync_instance();
         self.on_data_changed();
         self.base_mut().set_process(true);
@@ -209,8 +208,23 @@ impl INode3D for WanderingTerrain {
                     self.collision.enter(world.get_space(), id);
                     self.update_collision();
                 }
+                // After the first `ready` (which sets the mesh up), the instance is made on every entry.
+                if self.mesh.is_some() {
+                    self.make_instance();
+                }
             }
-            N::EXIT_TREE => self.collision.exit(),
+            N::EXIT_TREE => {
+                self.collision.exit();
+                if let Some(rid) = self.instance.take() {
+                    RenderingServer::singleton().free_rid(rid);
+                }
+            }
+            N::VISIBILITY_CHANGED => {
+                if let Some(rid) = self.instance {
+                    let v = self.base().is_visible_in_tree();
+                    RenderingServer::singleton().instance_set_visible(rid, v);
+                }
+            }
             // The data textures and placement are runtime state: not saved into the scene with the material.
             N::EDITOR_PRE_SAVE => {
                 if let Some(m) = self.material.as_mut() {
@@ -454,6 +468,13 @@ impl WanderingTerrain {
         )
     }
 
+    /// The box the drawn mesh is culled by, around the camera's placement (local to the mesh's
+    /// placement: the rings' reach on X/Z, the data's height range on Y).
+    #[func]
+    fn get_aabb(&self) -> Aabb {
+        self.instance_aabb
+    }
+
     /// Height of the terrain at world X/Z `pos` (what the shader draws there); NaN without terrain data.
     #[func]
     fn get_height(&self, pos: Vector2) -> f32 {
@@ -505,8 +526,9 @@ impl WanderingTerrain {
             0.0,
             pl.position[1] as f32 + o.y,
         );
-        if let Some(mi) = self.instance.as_mut() {
-            mi.set_global_transform(Transform3D::new(Basis::IDENTITY, node_pos));
+        self.instance_xform = Transform3D::new(Basis::IDENTITY, node_pos);
+        if let Some(rid) = self.instance {
+            RenderingServer::singleton().instance_set_transform(rid, self.instance_xform);
         }
         if let Some(mat) = self.material.as_mut() {
             mat.set_shader_parameter(
@@ -546,13 +568,13 @@ impl WanderingTerrain {
         );
         mat.set_shader_parameter("spacing", &(spacing as f32).to_variant());
         let radius = self.mesh.as_ref().map(|m| m.bind().reach()).unwrap_or(0.0) as f32;
-        if let Some(mi) = self.instance.as_mut() {
-            let lo = range.x - 1.0;
-            let hi = range.y + 1.0;
-            mi.set_custom_aabb(Aabb::new(
-                Vector3::new(-radius, lo, -radius),
-                Vector3::new(2.0 * radius, hi - lo, 2.0 * radius),
-            ));
+        let (lo, hi) = (range.x - 1.0, range.y + 1.0);
+        self.instance_aabb = Aabb::new(
+            Vector3::new(-radius, lo, -radius),
+            Vector3::new(2.0 * radius, hi - lo, 2.0 * radius),
+        );
+        if let Some(rid) = self.instance {
+            RenderingServer::singleton().instance_set_custom_aabb(rid, self.instance_aabb);
         }
         self.last = None;
     }
@@ -575,21 +597,44 @@ impl WanderingTerrain {
         Vector2::new(p.x, p.z)
     }
 
-    fn sync_instance(&mut self) {
-        let mesh = self.mesh.clone();
-        let mat = self.material.clone();
-        let (shadow, layers) = (self.cast_shadow, self.layers);
-        let Some(mi) = self.instance.as_mut() else {
+    /// Makes the RenderingServer instance in this node's world (once per entry into a tree).
+    fn make_instance(&mut self) {
+        if self.instance.is_some() {
+            return;
+        }
+        let Some(world) = self.base().get_world_3d() else {
             return;
         };
-        mi.set_mesh(mesh.map(|m| m.upcast::<godot::classes::Mesh>()).as_ref());
-        mi.set_material_override(mat.map(|m| m.upcast::<Material>()).as_ref());
-        mi.set_layer_mask(layers);
-        mi.clone()
-            .upcast::<GeometryInstance3D>()
-            .set_cast_shadows_setting(
-                godot::classes::geometry_instance_3d::ShadowCastingSetting::from_ord(shadow as i32),
-            );
+        let mut rs = RenderingServer::singleton();
+        let rid = rs.instance_create();
+        rs.instance_set_scenario(rid, world.get_scenario());
+        // Clicking the terrain in the editor selects this node.
+        rs.instance_attach_object_instance_id(rid, self.base().instance_id().to_i64() as u64);
+        rs.instance_set_visible(rid, self.base().is_visible_in_tree());
+        self.instance = Some(rid);
+        self.sync_instance();
+        rs.instance_set_transform(rid, self.instance_xform);
+        rs.instance_set_custom_aabb(rid, self.instance_aabb);
+    }
+
+    fn sync_instance(&mut self) {
+        let Some(rid) = self.instance else {
+            return;
+        };
+        let mut rs = RenderingServer::singleton();
+        let mesh = self.mesh.as_ref().map_or(Rid::Invalid, |m| m.get_rid());
+        rs.instance_set_base(rid, mesh);
+        let mat = self.material.as_ref().map_or(Rid::Invalid, |m| m.get_rid());
+        rs.instance_geometry_set_material_override(rid, mat);
+        rs.instance_set_layer_mask(rid, self.layers);
+        rs.instance_geometry_set_cast_shadows_setting(
+            rid,
+            godot::classes::rendering_server::ShadowCastingSetting::from_ord(
+                self.cast_shadow as i32,
+            ),
+        );
+        // Setting the base resets the box.
+        rs.instance_set_custom_aabb(rid, self.instance_aabb);
         self.last = None;
     }
 
