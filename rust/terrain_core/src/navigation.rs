@@ -189,20 +189,21 @@ impl Grid {
             .sum()
     }
 
-    /// Faces of the block of `n` × `n` squares at square (x, z) (clipped to the grid), merged where flat.
+    /// Faces of the block of `n` × `n` squares at square (x, z) (clipped to the grid: a rectangle at its
+    /// edges), merged where flat.
     fn block(&self, x: usize, z: usize, n: usize, tol: f32, out: &mut Vec<[f32; 3]>) {
         let (sw, sd) = (self.w - 1, self.d - 1);
         if x >= sw || z >= sd {
             return;
         }
-        let fits = x + n <= sw && z + n <= sd;
+        let (nx, nz) = (n.min(sw - x), n.min(sd - z));
         if n == 1 {
             let hole = self.holes[z * sw + x];
-            self.quad(x, z, 1, hole, out);
+            self.quad(x, z, [1, 1], hole, out);
             return;
         }
-        if fits && self.holes_in(x, z, n, n) == 0 && self.flat(x, z, n, tol) {
-            self.quad(x, z, n, 0, out);
+        if self.holes_in(x, z, nx, nz) == 0 && self.flat(x, z, [nx, nz], tol) {
+            self.quad(x, z, [nx, nz], 0, out);
             return;
         }
         let h = n / 2;
@@ -212,16 +213,15 @@ impl Grid {
     }
 
     /// Whether every sample of the block lies within `tol` of its two corner triangles.
-    fn flat(&self, x: usize, z: usize, n: usize, tol: f32) -> bool {
-        let (a, b) = (self.h(x, z), self.h(x + n, z));
-        let (c, e) = (self.h(x, z + n), self.h(x + n, z + n));
+    fn flat(&self, x: usize, z: usize, [nx, nz]: [usize; 2], tol: f32) -> bool {
+        let (a, b) = (self.h(x, z), self.h(x + nx, z));
+        let (c, e) = (self.h(x, z + nz), self.h(x + nx, z + nz));
         if ![a, b, c, e].iter().all(|v| v.is_finite()) {
             return false;
         }
-        let nf = n as f32;
-        for dz in 0..=n {
-            for dx in 0..=n {
-                let (u, v) = (dx as f32 / nf, dz as f32 / nf);
+        for dz in 0..=nz {
+            for dx in 0..=nx {
+                let (u, v) = (dx as f32 / nx as f32, dz as f32 / nz as f32);
                 // The same diagonal as the sample squares: (x + n, z)–(x, z + n).
                 let plane = if u + v <= 1.0 {
                     a + (b - a) * u + (c - a) * v
@@ -237,15 +237,15 @@ impl Grid {
         true
     }
 
-    /// The two triangles of the `n`-square quad at (x, z), less those marked in `hole`; vertices in
-    /// square units (the caller places them).
-    fn quad(&self, x: usize, z: usize, n: usize, hole: u8, out: &mut Vec<[f32; 3]>) {
+    /// The two triangles of the `nx` × `nz`-square quad at (x, z), less those marked in `hole`; vertices
+    /// in square units (the caller places them).
+    fn quad(&self, x: usize, z: usize, [nx, nz]: [usize; 2], hole: u8, out: &mut Vec<[f32; 3]>) {
         let v = |dx: usize, dz: usize| [(x + dx) as f32, self.h(x + dx, z + dz), (z + dz) as f32];
         if hole & 1 == 0 {
-            out.extend([v(0, 0), v(n, 0), v(0, n)]);
+            out.extend([v(0, 0), v(nx, 0), v(0, nz)]);
         }
         if hole & 2 == 0 {
-            out.extend([v(n, 0), v(n, n), v(0, n)]);
+            out.extend([v(nx, 0), v(nx, nz), v(0, nz)]);
         }
     }
 }

@@ -8,6 +8,7 @@ mod collision;
 mod detail_cells;
 mod follow;
 mod instance_cells;
+mod navigation;
 mod terrain_brush;
 mod terrain_data;
 mod terrain_detail_layer;
@@ -30,6 +31,7 @@ unsafe impl ExtensionLibrary for WanderingTerrainExtension {
         // The last stage deinitialised (min_level is Scene) before the library is unloaded: no streaming
         // or collision job may still be running its code (quitting mid-edit crashed there).
         if stage == InitStage::Scene {
+            navigation::unregister();
             terrain_core::workers::shut_down();
         }
     }

@@ -286,6 +286,8 @@ impl INode3D for TerrainNode {
         match what {
             // Instances live while the node is in the tree (ready() runs once; a node may re-enter).
             N::ENTER_TREE => {
+                // Navigation bakes see terrain nodes from then on.
+                crate::navigation::register();
                 if self.material.is_none() {
                     self.material = Some(terrain_material::default_material(
                         DEFAULT_SHADER,
@@ -523,6 +525,16 @@ impl TerrainNode {
     fn set_layers(&mut self, value: u32) {
         self.layers = value;
         self.apply_flags();
+    }
+
+    /// The surface inside the world box `area` as triangles (world space, three vertices each, clockwise
+    /// seen from above: what `NavigationMeshSourceGeometryData3D.add_faces` takes), on the drawn surface,
+    /// hole triangles left out, flat ground merged where it stays within `tolerance` world units of the
+    /// merged triangles (0: two triangles per square of samples). A navigation bake adds these by itself;
+    /// this is for custom bakes and checks.
+    #[func]
+    fn get_navigation_faces(&self, area: Aabb, tolerance: f64) -> PackedVector3Array {
+        crate::navigation::faces_in(&self.instance_host(), "TerrainNode", area, tolerance)
     }
 
     /// Height of the drawn terrain at world X/Z `pos` (this node's position and scale applied); NaN without

@@ -203,6 +203,8 @@ impl INode3D for WanderingTerrain {
         match what {
             // Collision is ready before the first physics frame.
             N::ENTER_TREE => {
+                // Navigation bakes see terrain nodes from then on.
+                crate::navigation::register();
                 if let Some(world) = self.base().get_world_3d() {
                     let id = self.base().instance_id();
                     self.collision.enter(world.get_space(), id);
@@ -473,6 +475,16 @@ impl WanderingTerrain {
     #[func]
     fn get_aabb(&self) -> Aabb {
         self.instance_aabb
+    }
+
+    /// The surface inside the world box `area` as triangles (world space, three vertices each, clockwise
+    /// seen from above: what `NavigationMeshSourceGeometryData3D.add_faces` takes), on the drawn surface,
+    /// hole triangles left out, flat ground merged where it stays within `tolerance` world units of the
+    /// merged triangles (0: two triangles per square of samples). A navigation bake adds these by itself;
+    /// this is for custom bakes and checks.
+    #[func]
+    fn get_navigation_faces(&self, area: Aabb, tolerance: f64) -> PackedVector3Array {
+        crate::navigation::faces_in(&self.instance_host(), "WanderingTerrain", area, tolerance)
     }
 
     /// Height of the terrain at world X/Z `pos` (what the shader draws there); NaN without terrain data.
