@@ -229,7 +229,8 @@ impl Grid {
                     e + (c - e) * (1.0 - u) + (b - e) * (1.0 - v)
                 };
                 let h = self.h(x + dx, z + dz);
-                if !((h - plane).abs() <= tol) {
+                let e = (h - plane).abs();
+                if e.is_nan() || e > tol {
                     return false;
                 }
             }
