@@ -595,8 +595,13 @@ func _test_detail_paint_undo(plugin, tn: TerrainNode, cam: Camera3D) -> void:
 	check(inst.get_detail_transforms(0, spot).is_empty(), "a stroke clears the grass under it")
 	var after: PackedByteArray = inst.instances.detail_density
 	check(not after.is_empty(), "the density is stored with the instances")
+	inst.update_now()
+	var drawn_after := inst.get_detail_drawn_count(0)
 	ur.undo()
 	check_eq_size(inst.get_detail_transforms(0, spot).size(), full, "one undo brings the grass back")
+	await get_tree().process_frame
+	inst.update_now()
+	check(inst.get_detail_drawn_count(0) > drawn_after, "and it is drawn again (%d -> %d)" % [drawn_after, inst.get_detail_drawn_count(0)])
 	ur.redo()
 	check(inst.instances.detail_density == after, "redo paints it again bit for bit")
 	# Ctrl inverts: the stroke paints the density back up.

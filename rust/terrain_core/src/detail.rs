@@ -376,6 +376,10 @@ pub fn instances_in<S: Samples + ?Sized>(
     limit: usize,
 ) -> Vec<([f64; 3], Mat3, [f32; 4])> {
     let mut out = Vec::new();
+    let area = clip(s, area);
+    if !(area.is_valid() && candidates_in(layer, area) <= MAX_CANDIDATES) {
+        return out;
+    }
     let step = layer.grid.step;
     // Only the grid squares that can hold a point of the area.
     let lo = |v: f64| (v / step).floor() as i64;
@@ -398,6 +402,30 @@ pub fn instances_in<S: Samples + ?Sized>(
         }
     }
     out
+}
+
+/// The most grid squares `instances_in` looks at (an area with more is refused by its caller).
+pub const MAX_CANDIDATES: f64 = 1.0e8;
+
+/// `area` clipped to a finite surface's extent (an empty area when they do not meet).
+pub fn clip<S: Samples + ?Sized>(s: &S, mut area: Area) -> Area {
+    if let Some([w, d]) = s.size() {
+        let sp = s.spacing();
+        area.min = [area.min[0].max(0.0), area.min[1].max(0.0)];
+        area.max = [
+            area.max[0].min(w as f64 * sp),
+            area.max[1].min(d as f64 * sp),
+        ];
+        area.max = [area.max[0].max(area.min[0]), area.max[1].max(area.min[1])];
+    }
+    area
+}
+
+/// How many grid squares of `layer` an area covers (what `instances_in` would look at).
+pub fn candidates_in(layer: &DetailLayer, area: Area) -> f64 {
+    let step = layer.grid.step;
+    ((area.max[0] - area.min[0]) / step + 1.0).max(0.0)
+        * ((area.max[1] - area.min[1]) / step + 1.0).max(0.0)
 }
 
 /// A finished cell.
@@ -440,12 +468,18 @@ impl DetailStream {
                 .into_iter()
                 .map(|(key, stamp)| {
                     let mut draw = DetailDraw::default();
-                    if endless {
-                        let (o, n) = cell_samples(layer.grid.cell_area(key), source.spacing());
-                        block.copy_from(&*source, o[0], o[1], n[0], n[1]);
-                        generate_cell(&layer, &block, key, &mut draw);
-                    } else {
-                        generate_cell(&layer, &*source, key, &mut draw);
+                    // A cell that panics comes back empty (and shown), so nothing waits for it.
+                    let grown = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        if endless {
+                            let (o, n) = cell_samples(layer.grid.cell_area(key), source.spacing());
+                            block.copy_from(&*source, o[0], o[1], n[0], n[1]);
+                            generate_cell(&layer, &block, key, &mut draw);
+                        } else {
+                            generate_cell(&layer, &*source, key, &mut draw);
+                        }
+                    }));
+                    if grown.is_err() {
+                        draw = DetailDraw::default();
                     }
                     DetailResult {
                         layer: index,

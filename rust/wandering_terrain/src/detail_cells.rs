@@ -42,6 +42,9 @@ struct CellState {
 
 /// One layer's cells.
 struct Field {
+    /// The layer's index in the instancer's `detail_layers` (a layer that cannot grow is skipped, so
+    /// positions here may differ).
+    index: usize,
     core: Arc<DetailLayer>,
     radius: f32,
     fade: f32,
@@ -88,12 +91,13 @@ pub struct Detail {
 const LATENCIES: usize = 4096;
 
 impl Detail {
-    /// New layers (everything shown is dropped).
-    pub fn set_layers(&mut self, layers: Vec<ResolvedDetail>) {
+    /// New layers, each with its index in `detail_layers` (everything shown is dropped).
+    pub fn set_layers(&mut self, layers: Vec<(usize, ResolvedDetail)>) {
         self.clear();
         self.fields = layers
             .into_iter()
-            .map(|r| Field {
+            .map(|(index, r)| Field {
+                index,
                 core: Arc::new(r.core),
                 radius: r.radius,
                 fade: r.fade,
@@ -139,7 +143,7 @@ impl Detail {
     /// Layer `i`'s painted density is now `density` (changed inside terrain `area`): those cells grow
     /// again from it.
     pub fn set_density(&mut self, i: usize, density: terrain_core::detail::DensityMap, area: Area) {
-        let Some(f) = self.fields.get_mut(i) else {
+        let Some(f) = self.fields.iter_mut().find(|f| f.index == i) else {
             return;
         };
         let mut core = (*f.core).clone();
@@ -183,13 +187,18 @@ impl Detail {
 
     /// Instances of layer `i` drawn now.
     pub fn drawn_count(&self, i: usize) -> usize {
-        self.fields.get(i).map_or(0, |f| {
+        self.field(i).map_or(0, |f| {
             f.cells
                 .values()
                 .filter(|c| c.gpu.is_some())
                 .map(|c| c.count)
                 .sum()
         })
+    }
+
+    /// Layer `i` of `detail_layers` (None: it does not grow here).
+    fn field(&self, i: usize) -> Option<&Field> {
+        self.fields.iter().find(|f| f.index == i)
     }
 
     /// Cells with a MultiMesh on the GPU, over every layer.
@@ -221,7 +230,7 @@ impl Detail {
     /// The world transforms layer `i`'s MultiMeshes hold (read back from the RenderingServer: slow, for
     /// tests and debugging), cells in key order.
     pub fn drawn_transforms(&self, i: usize) -> Vec<Transform3D> {
-        let Some(f) = self.fields.get(i) else {
+        let Some(f) = self.field(i) else {
             return Vec::new();
         };
         let rs = RenderingServer::singleton();
@@ -287,11 +296,11 @@ impl Detail {
             shown |= self.show_ready(frame, if wait { usize::MAX } else { SHOW_PER_FRAME });
             let dirty = std::mem::take(&mut self.dirty);
             for i in 0..self.fields.len() {
+                // Looked at again each half cell the viewer moves: the ring grown ahead is half a cell.
                 let key = frame.viewer.map(|v| {
-                    self.fields[i]
-                        .core
-                        .grid
-                        .cell_of(f64::from(v.x), f64::from(v.z))
+                    let half = self.fields[i].core.grid.cell_size() * 0.5;
+                    let k = |c: f32| (f64::from(c) / half).floor().clamp(-1e9, 1e9) as i32;
+                    (k(v.x), k(v.z))
                 });
                 if dirty || key != self.fields[i].last_view {
                     self.fields[i].last_view = key;

@@ -645,6 +645,13 @@ impl TerrainInstancer {
             }
         };
         const LIMIT: usize = 1_000_000;
+        let clipped = with_samples(&host, |s| terrain_core::detail::clip(s, area));
+        if terrain_core::detail::candidates_in(&core, clipped)
+            > terrain_core::detail::MAX_CANDIDATES
+        {
+            godot_error!("TerrainInstancer.get_detail_transforms: the area covers more than {} candidate points of the layer; ask for a smaller area", terrain_core::detail::MAX_CANDIDATES);
+            return out;
+        }
         let ts = with_samples(&host, |s| {
             detail_cells::transforms_in(&core, s, area, host.to_world, LIMIT + 1)
         });
@@ -727,7 +734,8 @@ impl TerrainInstancer {
             return;
         };
         // The samples' patches reach a sample beyond them.
-        let lo = |v: i32| (f64::from(v) - 1.0) * sp;
+        // Sample i moves the surface over [(i - 1.5), (i + 2.5)) × spacing (its patches' reach).
+        let lo = |v: i32| (f64::from(v) - 1.5) * sp;
         let hi = |v: i32| (f64::from(v) + 2.0) * sp;
         let area = Area {
             min: [lo(region.position.x), lo(region.position.y)],
@@ -941,8 +949,11 @@ impl TerrainInstancer {
             });
         }
         if host.to_world != self.world {
-            // Detail's rules are in terrain units: a new scale regrows it.
-            if host.to_world.basis != self.world.basis {
+            // Detail's rules are in terrain units (heights from the terrain's base): a new scale or
+            // height regrows it; a move on X/Z only moves the cells.
+            if host.to_world.basis != self.world.basis
+                || host.to_world.origin.y != self.world.origin.y
+            {
                 self.detail.clear();
                 self.detail_stale = true;
             }
@@ -995,6 +1006,14 @@ impl TerrainInstancer {
         let material = host.material.as_ref().map(|m| m.instance_id());
         if self.detail_stale || material != self.detail_material {
             self.detail_stale = false;
+            if material != self.detail_material {
+                // The material's tints and bands are the layer rule's: its edits regrow detail.
+                let callable = self.base().callable("_on_detail_changed");
+                let old = self
+                    .detail_material
+                    .and_then(|id| Gd::<TerrainMaterial>::try_from_instance_id(id).ok());
+                crate::follow::relink_changed(old, host.material.clone(), &callable, true);
+            }
             self.detail_material = material;
             let layers = self.resolve_detail(host);
             self.detail.set_layers(layers);
@@ -1047,8 +1066,9 @@ impl TerrainInstancer {
         delta: f64,
     ) -> Rect2 {
         let n = self.detail_layers.len();
-        let Some(layer) = layer.filter(|&l| l < n) else {
-            godot_error!("TerrainInstancer.apply_brush: the brush's mesh_index must name one of the {n} detail layers");
+        let most = n.min(terrain_core::detail::density::MAX_LAYERS);
+        let Some(layer) = layer.filter(|&l| l < most) else {
+            godot_error!("TerrainInstancer.apply_brush: the brush's mesh_index must name one of the {n} detail layers (the first {} can be painted)", terrain_core::detail::density::MAX_LAYERS);
             return Rect2::default();
         };
         let Some(host) = self.host_or_error("apply_brush") else {
@@ -1059,6 +1079,10 @@ impl TerrainInstancer {
         let sc = f64::from(host.to_world.basis.get_scale().x.abs().max(1e-6));
         // The brush is sized in world units; the map is in samples.
         let radius = 0.5 * b.size() / sc / sp;
+        if radius > terrain_core::detail::density::MAX_DAB_RADIUS {
+            godot_error!("TerrainInstancer.apply_brush: a detail-density brush may be at most {} terrain samples wide, got {:.0}", 2.0 * terrain_core::detail::density::MAX_DAB_RADIUS, 2.0 * radius);
+            return Rect2::default();
+        }
         let at = [f64::from(c.x) / sp, f64::from(c.z) / sp];
         let weight = |dx: f64, dz: f64| b.weight_at(dx * sp * sc, dz * sp * sc);
         let touched = self.with_store_resource(|r| {
@@ -1095,13 +1119,16 @@ impl TerrainInstancer {
 
     /// The detail layers in terrain space, with the terrain material's blending and tints (a layer that
     /// cannot grow on this terrain's scale is skipped with an error).
-    fn resolve_detail(&self, host: &Host) -> Vec<crate::terrain_detail_layer::ResolvedDetail> {
+    fn resolve_detail(
+        &self,
+        host: &Host,
+    ) -> Vec<(usize, crate::terrain_detail_layer::ResolvedDetail)> {
         self.detail_layers
             .iter_shared()
             .enumerate()
             .filter_map(
                 |(i, l)| match l.bind().resolve(host.to_world, self.ground(host, i)) {
-                    Ok(r) => Some(r),
+                    Ok(r) => Some((i, r)),
                     Err(e) => {
                         godot_error!("TerrainInstancer.detail_layers[{i}]: {e}; not drawn");
                         None

@@ -13,6 +13,9 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+/// The largest dab radius, in samples (a brush 8192 samples wide).
+pub const MAX_DAB_RADIUS: f64 = 4096.0;
+
 /// Samples along a tile's side.
 pub const TILE: i64 = 64;
 const TILE_BYTES: usize = (TILE * TILE) as usize;
@@ -140,21 +143,25 @@ pub fn dab(
     erase: bool,
     weight: &dyn Fn(f64, f64) -> f32,
 ) -> Option<[i64; 4]> {
-    if !(radius > 0.0 && radius < 1e6 && amount > 0.0 && center.iter().all(|v| v.is_finite())) {
+    if !(radius > 0.0
+        && radius <= MAX_DAB_RADIUS
+        && amount > 0.0
+        && center.iter().all(|v| v.is_finite() && v.abs() < 1e12))
+    {
         return None;
     }
     let lo = |c: f64| (c - radius - 0.5).floor() as i64;
     let hi = |c: f64| (c + radius - 0.5).ceil() as i64 + 1;
     let (x0, z0) = (lo(center[0]), lo(center[1]));
     let (w, d) = ((hi(center[0]) - x0) as usize, (hi(center[1]) - z0) as usize);
-    let step = (amount.min(1.0) * 255.0).round() as f32;
+    let step = (amount.min(1.0) * 255.0) as f32;
     let changed = map.update(x0, z0, w, d, &mut |x, z, old| {
         let (dx, dz) = (x as f64 + 0.5 - center[0], z as f64 + 0.5 - center[1]);
         if dx.hypot(dz) > radius {
             return old;
         }
-        let by = step * weight(dx, dz).clamp(0.0, 1.0);
         // At least one step where the brush reaches, so slow strokes still paint.
+        let by = step * weight(dx, dz).clamp(0.0, 1.0);
         let by = if by > 0.0 { by.max(1.0) } else { 0.0 };
         let v = if erase {
             f32::from(old) - by
@@ -292,7 +299,7 @@ mod tests {
     fn a_dab_moves_the_samples_within_its_radius() {
         let mut m = DensityMap::default();
         let r = dab(&mut m, [10.0, 10.0], 3.0, 0.5, true, &|_, _| 1.0).unwrap();
-        assert_eq!(m.get(9, 9), 127);
+        assert_eq!(m.get(9, 9), 128);
         assert_eq!(m.get(20, 20), 255);
         // Corners of the box are beyond the radius.
         assert_eq!(m.get(r[0], r[1]), 255);
