@@ -16,18 +16,25 @@ pub const MAX_BLOCK: usize = 64;
 /// The most samples an area may hold (16384²): a bigger bake must be split into tiles.
 pub const MAX_SAMPLES: u64 = 1 << 28;
 
-/// Triangles on the surface, three vertices each (terrain space), in Godot's clockwise winding seen from
-/// above (what `NavigationMeshSourceGeometryData3D.add_faces` takes).
+/// Triangles on the surface: shared vertices (terrain space) and three indices a triangle, in Godot's
+/// clockwise winding seen from above (what `NavigationMeshSourceGeometryData3D.add_faces` takes; Recast's
+/// own order, for `append_arrays`, swaps the last two).
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct Faces {
     pub vertices: Vec<[f32; 3]>,
+    pub indices: Vec<u32>,
     /// Triangles before simplification (the area's open sample triangles).
     pub full: usize,
 }
 
 impl Faces {
     pub fn triangles(&self) -> usize {
-        self.vertices.len() / 3
+        self.indices.len() / 3
+    }
+
+    /// Every triangle's three vertices in turn.
+    pub fn corners(&self) -> impl Iterator<Item = [f32; 3]> + '_ {
+        self.indices.iter().map(|&i| self.vertices[i as usize])
     }
 }
 
@@ -91,7 +98,8 @@ pub fn faces<S: Samples + ?Sized>(
             blocks.push((bx, bz));
         }
     }
-    let parts: Vec<Vec<[f32; 3]>> = blocks
+    // Each block gives grid points (z × w + x), three a triangle; they become shared vertices.
+    let parts: Vec<Vec<u32>> = blocks
         .par_iter()
         .map(|&(bx, bz)| {
             let mut out = Vec::new();
@@ -99,17 +107,30 @@ pub fn faces<S: Samples + ?Sized>(
             out
         })
         .collect();
-    let mut vertices = Vec::with_capacity(parts.iter().map(Vec::len).sum());
+    let mut index_of = vec![u32::MAX; w * d];
+    let mut vertices = Vec::new();
+    let mut indices = Vec::with_capacity(parts.iter().map(Vec::len).sum());
     for p in parts {
-        vertices.extend(p);
+        for g in p {
+            let slot = &mut index_of[g as usize];
+            if *slot == u32::MAX {
+                *slot = vertices.len() as u32;
+                let (x, z) = (g as usize % w, g as usize / w);
+                // Sample (i, j) sits at ((i + 0.5), (j + 0.5)) × spacing.
+                vertices.push([
+                    (((x as i64 + i0) as f64 + 0.5) * sp) as f32,
+                    grid.h(x, z),
+                    (((z as i64 + j0) as f64 + 0.5) * sp) as f32,
+                ]);
+            }
+            indices.push(*slot);
+        }
     }
-    let full = grid.open_triangles();
-    // Sample (i, j) sits at ((i + 0.5), (j + 0.5)) × spacing.
-    for v in &mut vertices {
-        v[0] = ((f64::from(v[0]) + i0 as f64 + 0.5) * sp) as f32;
-        v[2] = ((f64::from(v[2]) + j0 as f64 + 0.5) * sp) as f32;
-    }
-    Ok(Faces { vertices, full })
+    Ok(Faces {
+        vertices,
+        indices,
+        full: grid.open_triangles(),
+    })
 }
 
 /// Heights at the sample centres and the hole triangles of a rectangle of samples.
@@ -191,7 +212,7 @@ impl Grid {
 
     /// Faces of the block of `n` × `n` squares at square (x, z) (clipped to the grid: a rectangle at its
     /// edges), merged where flat.
-    fn block(&self, x: usize, z: usize, n: usize, tol: f32, out: &mut Vec<[f32; 3]>) {
+    fn block(&self, x: usize, z: usize, n: usize, tol: f32, out: &mut Vec<u32>) {
         let (sw, sd) = (self.w - 1, self.d - 1);
         if x >= sw || z >= sd {
             return;
@@ -238,10 +259,10 @@ impl Grid {
         true
     }
 
-    /// The two triangles of the `nx` × `nz`-square quad at (x, z), less those marked in `hole`; vertices
-    /// in square units (the caller places them).
-    fn quad(&self, x: usize, z: usize, [nx, nz]: [usize; 2], hole: u8, out: &mut Vec<[f32; 3]>) {
-        let v = |dx: usize, dz: usize| [(x + dx) as f32, self.h(x + dx, z + dz), (z + dz) as f32];
+    /// The two triangles of the `nx` × `nz`-square quad at (x, z), less those marked in `hole`, as grid
+    /// points.
+    fn quad(&self, x: usize, z: usize, [nx, nz]: [usize; 2], hole: u8, out: &mut Vec<u32>) {
+        let v = |dx: usize, dz: usize| ((z + dz) * self.w + x + dx) as u32;
         if hole & 1 == 0 {
             out.extend([v(0, 0), v(nx, 0), v(0, nz)]);
         }
@@ -275,7 +296,8 @@ mod tests {
         // No simplification at tolerance 0 on curved ground: every triangle between the 128² sample centres.
         assert_eq!(f.triangles(), f.full);
         assert_eq!(f.full, 127 * 127 * 2);
-        for tri in f.vertices.chunks(3) {
+        let corners: Vec<[f32; 3]> = f.corners().collect();
+        for tri in corners.chunks(3) {
             for v in tri {
                 let h = height_at(&t, f64::from(v[0]), f64::from(v[2]));
                 assert!((h - v[1]).abs() < 1e-4, "{v:?} vs {h}");
@@ -309,7 +331,8 @@ mod tests {
         );
         // Every sample lies within the tolerance of the triangle over it.
         let mut worst = 0.0f32;
-        for tri in f.vertices.chunks(3) {
+        let corners: Vec<[f32; 3]> = f.corners().collect();
+        for tri in corners.chunks(3) {
             let (a, b, c) = (tri[0], tri[1], tri[2]);
             let (x0, x1) = (a[0].min(b[0]).min(c[0]), a[0].max(b[0]).max(c[0]));
             let (z0, z1) = (a[2].min(b[2]).min(c[2]), a[2].max(b[2]).max(c[2]));
@@ -346,7 +369,8 @@ mod tests {
         }
         t.set_control_map(control).unwrap();
         let f = faces(&t, [0.0, 0.0], [64.0, 64.0], 0.1).unwrap();
-        for tri in f.vertices.chunks(3) {
+        let corners: Vec<[f32; 3]> = f.corners().collect();
+        for tri in corners.chunks(3) {
             let cx = (tri[0][0] + tri[1][0] + tri[2][0]) / 3.0;
             let cz = (tri[0][2] + tri[1][2] + tri[2][2]) / 3.0;
             let sp = (f64::from(cx) - 0.5, f64::from(cz) - 0.5);

@@ -145,9 +145,10 @@ fn parse(args: &[&Variant]) {
             .size()
             .map(|[w, d]| [w as f64 * s.spacing(), d as f64 * s.spacing()]),
     };
+    // What the source data applies to added geometry (the bake root's inverse), times ours.
+    let to_root = root_transform(&mut data) * to_world;
     let (min, max) = if has_aabb {
-        // The bake clips to the box in the root node's space: the root's transform times ours.
-        let to_root = root_transform(&mut data) * to_world;
+        // The bake clips to the box in the root node's space.
         terrain_rect(
             to_root.affine_inverse(),
             Aabb::new(aabb.position + offset, aabb.size),
@@ -168,15 +169,27 @@ fn parse(args: &[&Variant]) {
             return;
         }
     };
-    if f.vertices.is_empty() {
+    if f.indices.is_empty() {
         return;
     }
-    let verts: PackedVector3Array = f
-        .vertices
-        .iter()
-        .map(|v| Vector3::new(v[0], v[1], v[2]))
+    // Shared vertices, placed here (append_arrays applies no transform), and Recast's winding.
+    let mut verts = Vec::with_capacity(f.vertices.len() * 3);
+    for v in &f.vertices {
+        let p = to_root * Vector3::new(v[0], v[1], v[2]);
+        verts.extend_from_slice(&[p.x, p.y, p.z]);
+    }
+    let indices: PackedInt32Array = f
+        .indices
+        .chunks_exact(3)
+        .flat_map(|t| [t[0] as i32, t[2] as i32, t[1] as i32])
         .collect();
-    data.call("add_faces", &[verts.to_variant(), to_world.to_variant()]);
+    data.call(
+        "append_arrays",
+        &[
+            PackedFloat32Array::from(verts.as_slice()).to_variant(),
+            indices.to_variant(),
+        ],
+    );
 }
 
 /// The faces of `host`'s surface over terrain rectangle `min`..`max`, merged within `tolerance` world
@@ -212,8 +225,7 @@ pub fn faces_in(host: &Host, who: &str, area: Aabb, tolerance: f64) -> PackedVec
     let (min, max) = terrain_rect(host.to_world.affine_inverse(), area.abs());
     match terrain_faces(host, min, max, tolerance as f32) {
         Ok(f) => f
-            .vertices
-            .iter()
+            .corners()
             .map(|v| host.to_world * Vector3::new(v[0], v[1], v[2]))
             .collect(),
         Err(e) => {
