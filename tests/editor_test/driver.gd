@@ -77,6 +77,7 @@ func _run() -> void:
 	await _test_new_terrain_data(plugin, tn)
 	await _test_instance_paint_undo(plugin, tn, cam)
 	await _test_detail_paint_undo(plugin, tn, cam)
+	await _test_bake_navigation_mesh_button(root, tn)
 	cam.free()
 	print("::summary")
 	get_tree().quit(0)
@@ -611,6 +612,51 @@ func _test_detail_paint_undo(plugin, tn: TerrainNode, cam: Camera3D) -> void:
 	plugin.toolbar.select_tool(plugin.toolbar.NONE)
 	tn.remove_child(inst)
 	inst.free()
+	_end()
+
+
+## Every descendant of `n` that is a Button showing `text`.
+func _buttons(n: Node, text: String, out: Array[Button]) -> void:
+	if n is Button and (n as Button).text == text:
+		out.append(n)
+	for c in n.get_children(true):
+		_buttons(c, text, out)
+
+
+func _test_bake_navigation_mesh_button(root: Node, tn: TerrainNode) -> void:
+	_begin("test_bake_navigation_mesh_button")
+	var region := NavigationRegion3D.new()
+	region.name = "Navigation"
+	var m := NavigationMesh.new()
+	m.cell_size = 0.5
+	m.cell_height = 0.25
+	m.agent_max_slope = 60.0
+	region.navigation_mesh = m
+	root.add_child(region)
+	region.owner = root
+	# The terrain under the region, as a user drags it there (its children are the bake's source).
+	tn.reparent(region)
+	tn.owner = root
+	EditorInterface.edit_node(region)
+	await _frames(3)
+	var found: Array[Button] = []
+	_buttons(EditorInterface.get_base_control(), "Bake NavigationMesh", found)
+	check(found.size() > 0, "the NavigationRegion3D toolbar offers Bake NavigationMesh")
+	if found.size() > 0:
+		found[0].pressed.emit()
+		var waited := 0
+		while m.get_polygon_count() == 0 and waited < 600:
+			await get_tree().process_frame
+			waited += 1
+		check(m.get_polygon_count() > 20, "the button baked the terrain: %d polygons" % m.get_polygon_count())
+		var worst := 0.0
+		for v in m.get_vertices():
+			var e := absf(v.y - tn.get_height(Vector2(v.x, v.z)))
+			worst = INF if not is_finite(e) else maxf(worst, e)
+		check(worst <= 1.5, "baked on the ground: worst %.3f m" % worst)
+	tn.reparent(root)
+	tn.owner = root
+	region.free()
 	_end()
 
 
