@@ -151,8 +151,10 @@ impl Grid {
             .into_par_iter()
             .map(|z| {
                 let sz = (o[1] + z as i64) as f64;
+                // A patch's corners interpolate the samples (`bezier_patch`): the surface at a sample
+                // centre is the sample's height.
                 let h: Vec<f32> = (0..w)
-                    .map(|x| s.patch_height((o[0] + x as i64) as f64, sz))
+                    .map(|x| s.texel(o[0] + x as i64, o[1] + z as i64)[0])
                     .collect();
                 let holes: Vec<u8> = if z + 1 < d {
                     (0..w - 1)
