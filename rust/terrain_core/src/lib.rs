@@ -10,6 +10,7 @@ pub mod collision;
 pub mod collision_stream;
 pub mod control;
 pub mod detail;
+pub mod erosion;
 pub mod generation;
 pub mod heightmap_io;
 pub mod instances;
