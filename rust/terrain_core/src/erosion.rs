@@ -66,12 +66,10 @@ impl Filter {
             for dz in -1..=1 {
                 for dx in -1..=1 {
                     let (kx, kz) = (cx + f64::from(dx), cz + f64::from(dz));
-                    let hsh = mix(
-                        (kx as i64 as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
-                            ^ (kz as i64 as u64).rotate_left(31)
-                            ^ (u64::from(self.seed) << 8)
-                            ^ octave as u64,
-                    );
+                    let hsh = mix((kx as i64 as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+                        ^ (kz as i64 as u64).rotate_left(31)
+                        ^ (u64::from(self.seed) << 8)
+                        ^ octave as u64);
                     let jx = (hsh & 0xffff) as f64 / 65536.0;
                     let jz = ((hsh >> 16) & 0xffff) as f64 / 65536.0;
                     let (ddx, ddz) = (px - kx - jx, pz - kz - jz);
@@ -160,7 +158,10 @@ impl Simulation {
     pub fn check(&self) -> Result<(), SimulationError> {
         let e = |m: String| Err(SimulationError(m));
         if self.droplets > MAX_DROPLETS {
-            return e(format!("droplets must be in [0, {MAX_DROPLETS}], got {}", self.droplets));
+            return e(format!(
+                "droplets must be in [0, {MAX_DROPLETS}], got {}",
+                self.droplets
+            ));
         }
         for (name, v, hi_open) in [
             ("inertia", self.inertia, true),
@@ -175,10 +176,16 @@ impl Simulation {
             }
         }
         if !(self.capacity > 0.0 && self.capacity <= 1000.0) {
-            return e(format!("capacity must be in (0, 1000], got {}", self.capacity));
+            return e(format!(
+                "capacity must be in (0, 1000], got {}",
+                self.capacity
+            ));
         }
         if !(1..=1024).contains(&self.lifetime) {
-            return e(format!("lifetime must be in [1, 1024], got {}", self.lifetime));
+            return e(format!(
+                "lifetime must be in [1, 1024], got {}",
+                self.lifetime
+            ));
         }
         if self.thermal_iterations > 1000 {
             return e(format!(
@@ -187,7 +194,10 @@ impl Simulation {
             ));
         }
         if !(self.talus > 0.0 && self.talus < 90.0) {
-            return e(format!("talus must be in (0, 90) degrees, got {}", self.talus));
+            return e(format!(
+                "talus must be in (0, 90) degrees, got {}",
+                self.talus
+            ));
         }
         Ok(())
     }
@@ -233,7 +243,11 @@ pub fn simulate(
     }
     let mut buf: Vec<f64> = Vec::with_capacity(w * d);
     for z in z0..z0 + d {
-        buf.extend(heights[z * width + x0..z * width + x0 + w].iter().map(|&v| f64::from(v)));
+        buf.extend(
+            heights[z * width + x0..z * width + x0 + w]
+                .iter()
+                .map(|&v| f64::from(v)),
+        );
     }
     let grid = Grid {
         width: w,
@@ -379,7 +393,12 @@ fn thermal(h: &mut [f64], w: usize, d: usize, talus: f64, scratch: &mut Vec<f64>
         for (x, out) in row.iter_mut().enumerate() {
             let c = old[z * w + x];
             let mut delta = 0.0;
-            for (nx, nz) in [(x.wrapping_sub(1), z), (x + 1, z), (x, z.wrapping_sub(1)), (x, z + 1)] {
+            for (nx, nz) in [
+                (x.wrapping_sub(1), z),
+                (x + 1, z),
+                (x, z.wrapping_sub(1)),
+                (x, z + 1),
+            ] {
                 if nx >= w || nz >= d {
                     continue;
                 }

@@ -54,6 +54,14 @@ pub struct NoiseParams {
     pub warp: f64,
     /// Cycles per sample of the warping noises.
     pub warp_frequency: f64,
+    /// Depth of the erosion filter's gullies, world units (0: none; `erosion::Filter`).
+    pub erosion: f64,
+    /// Samples between the largest gullies.
+    pub erosion_scale: f64,
+    /// Octaves of gullies.
+    pub erosion_detail: usize,
+    /// -1: deep gullies … 1: sharp ridges.
+    pub erosion_balance: f64,
 }
 
 impl Default for NoiseParams {
@@ -69,6 +77,10 @@ impl Default for NoiseParams {
             sea_level: -1.0e9,
             warp: 0.0,
             warp_frequency: 1.0 / 256.0,
+            erosion: 0.0,
+            erosion_scale: 24.0,
+            erosion_detail: 3,
+            erosion_balance: 0.0,
         }
     }
 }
@@ -134,7 +146,43 @@ impl NoiseParams {
                 self.warp_frequency
             ));
         }
+        if !(self.erosion.is_finite() && self.erosion.abs() <= 1.0e5) {
+            return err(format!(
+                "erosion must be in [-100000, 100000], got {}",
+                self.erosion
+            ));
+        }
+        if !(self.erosion_scale.is_finite() && (1.0..=1.0e5).contains(&self.erosion_scale)) {
+            return err(format!(
+                "erosion_scale must be in [1, 100000] samples, got {}",
+                self.erosion_scale
+            ));
+        }
+        if !(1..=crate::erosion::MAX_DETAIL).contains(&self.erosion_detail) {
+            return err(format!(
+                "erosion_detail must be in [1, {}], got {}",
+                crate::erosion::MAX_DETAIL,
+                self.erosion_detail
+            ));
+        }
+        if !(-1.0..=1.0).contains(&self.erosion_balance) {
+            return err(format!(
+                "erosion_balance must be in [-1, 1], got {}",
+                self.erosion_balance
+            ));
+        }
         Ok(())
+    }
+
+    /// The erosion filter these parameters ask for.
+    pub fn filter(&self) -> crate::erosion::Filter {
+        crate::erosion::Filter {
+            strength: self.erosion,
+            scale: self.erosion_scale,
+            detail: self.erosion_detail,
+            balance: self.erosion_balance,
+            seed: self.seed,
+        }
     }
 }
 
@@ -181,6 +229,15 @@ fn fill<N: NoiseFn<f64, 2> + Sync>(
 ) {
     let warp = Warp::new(p);
     use rayon::prelude::*;
+    let filter = p.filter();
+    if filter.is_on() {
+        let base = |x: i64, z: i64| {
+            let (wx, wz) = warp.apply(x as f64, z as f64);
+            noise.get([wx * p.frequency, wz * p.frequency]) * p.height
+        };
+        fill_filtered(&base, &filter, p.sea_level, width, out, progress);
+        return;
+    }
     out.par_chunks_mut(width).enumerate().for_each(|(z, row)| {
         // A cancelled run leaves its remaining rows as they are (the caller drops them).
         if progress.cancel.load(Ordering::Relaxed) {
@@ -233,6 +290,64 @@ pub fn generate_watched(
         NoiseKind::Value => fill(&fbm::<Value>(p), p, width, out, progress),
     }
     Ok(!progress.cancel.load(Ordering::Relaxed))
+}
+
+/// Rows of samples filled in bands: a band's unfiltered heights (with a sample of margin all round, for
+/// the gradient) once each, then the erosion filter per sample. The same arithmetic as
+/// `Generated::height`, so any window equals the whole map's.
+fn fill_filtered(
+    base: &(dyn Fn(i64, i64) -> f64 + Sync),
+    filter: &crate::erosion::Filter,
+    sea_level: f64,
+    width: usize,
+    out: &mut [f32],
+    progress: &Progress,
+) {
+    use rayon::prelude::*;
+    const BAND: usize = 32;
+    out.par_chunks_mut(width * BAND)
+        .enumerate()
+        .for_each(|(band, rows)| {
+            if progress.cancel.load(Ordering::Relaxed) {
+                return;
+            }
+            let z0 = (band * BAND) as i64;
+            let d = rows.len() / width;
+            let mut b = Vec::new();
+            filtered_block(base, filter, sea_level, 0, z0, width, d, &mut b, rows);
+            progress.rows.fetch_add(d, Ordering::Relaxed);
+        });
+}
+
+/// Filtered heights of samples `x0 .. x0 + w` × `z0 .. z0 + d` into `out`, row-major (`b`: scratch for
+/// the unfiltered block with its margin).
+#[allow(clippy::too_many_arguments)]
+fn filtered_block(
+    base: &dyn Fn(i64, i64) -> f64,
+    filter: &crate::erosion::Filter,
+    sea_level: f64,
+    x0: i64,
+    z0: i64,
+    w: usize,
+    d: usize,
+    b: &mut Vec<f64>,
+    out: &mut [f32],
+) {
+    let bw = w + 2;
+    b.clear();
+    for j in -1..=d as i64 {
+        let z = z0.saturating_add(j);
+        b.extend((-1..=w as i64).map(|i| base(x0.saturating_add(i), z)));
+    }
+    for j in 0..d {
+        for i in 0..w {
+            let c = (j + 1) * bw + i + 1;
+            let g = [(b[c + 1] - b[c - 1]) * 0.5, (b[c + bw] - b[c - bw]) * 0.5];
+            let (x, z) = (x0.saturating_add(i as i64), z0.saturating_add(j as i64));
+            let v = filter.apply(b[c], g, x as f64, z as f64);
+            out[j * w + i] = v.max(sea_level) as f32;
+        }
+    }
 }
 
 /// The fractal of a `NoiseParams`, built once (its permutation tables) and evaluated anywhere.
@@ -289,19 +404,35 @@ impl Generated {
         &self.params
     }
 
-    /// Height of sample (x, z): `fill`'s formula.
+    /// Height of sample (x, z) before the erosion filter and the sea level.
     #[inline(always)]
-    pub fn height(&self, x: i64, z: i64) -> f32 {
+    fn base(&self, x: i64, z: i64) -> f64 {
         let f = self.params.frequency;
         let (wx, wz) = self.warp.apply(x as f64, z as f64);
-        let v = self.fractal.get([wx * f, wz * f]) * self.params.height;
+        self.fractal.get([wx * f, wz * f]) * self.params.height
+    }
+
+    /// Height of sample (x, z): `fill`'s formula (with the erosion filter, `filtered_block`'s).
+    #[inline(always)]
+    pub fn height(&self, x: i64, z: i64) -> f32 {
+        let b = self.base(x, z);
+        let filter = self.params.filter();
+        let v = if filter.is_on() {
+            let h = |dx: i64, dz: i64| self.base(x.saturating_add(dx), z.saturating_add(dz));
+            let g = [(h(1, 0) - h(-1, 0)) * 0.5, (h(0, 1) - h(0, -1)) * 0.5];
+            filter.apply(b, g, x as f64, z as f64)
+        } else {
+            b
+        };
         v.max(self.params.sea_level) as f32
     }
 
     /// Lowest and highest height any sample can have (fractal values stay within about ±1; a margin is
     /// added for the base noises that overshoot a little).
     pub fn bounds(&self) -> (f32, f32) {
-        let a = self.params.height.abs() * 1.25;
+        // The erosion filter moves a sample by at most its strength times (1 + |balance|).
+        let a = self.params.height.abs() * 1.25
+            + self.params.erosion.abs() * (1.0 + self.params.erosion_balance.abs());
         let lo = (-a).max(self.params.sea_level);
         let hi = a.max(self.params.sea_level);
         (lo as f32, hi as f32)
@@ -375,6 +506,24 @@ impl Samples for Generated {
         // The fractal once per sample (the default reads whole texels).
         heights.clear();
         control.clear();
+        let filter = self.params.filter();
+        if filter.is_on() {
+            heights.resize(w * d, 0.0);
+            let mut b = Vec::new();
+            let base = |x: i64, z: i64| self.base(x, z);
+            filtered_block(
+                &base,
+                &filter,
+                self.params.sea_level,
+                x0,
+                z0,
+                w,
+                d,
+                &mut b,
+                heights,
+            );
+            return;
+        }
         for j in 0..d as i64 {
             let z = z0.saturating_add(j);
             heights.extend((0..w as i64).map(|i| self.height(x0.saturating_add(i), z)));
@@ -390,6 +539,58 @@ pub fn sample_once(p: &NoiseParams, x: f64, z: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn eroded_windows_equal_the_whole_map_bit_for_bit() {
+        let p = NoiseParams {
+            seed: 11,
+            height: 60.0,
+            frequency: 1.0 / 80.0,
+            erosion: 6.0,
+            erosion_scale: 20.0,
+            erosion_detail: 4,
+            erosion_balance: -0.3,
+            ..Default::default()
+        };
+        let n = 100;
+        let mut whole = vec![0.0; n * n];
+        generate(&p, n, &mut whole).unwrap();
+        let plain = {
+            let mut v = vec![0.0; n * n];
+            generate(&NoiseParams { erosion: 0.0, ..p }, n, &mut v).unwrap();
+            v
+        };
+        assert!(whole.iter().zip(&plain).filter(|(a, b)| a != b).count() > n * n / 2);
+        let g = Generated::new(&p, 1.0).unwrap();
+        for z in 0..n {
+            for x in 0..n {
+                assert_eq!(g.height(x as i64, z as i64), whole[z * n + x], "({x}, {z})");
+            }
+        }
+        // A block read far out equals the samples one by one, and stays within the bounds.
+        let (mut h, mut c) = (Vec::new(), Vec::new());
+        let (x0, z0) = (1_000_003, -7_000_001);
+        g.read_block(x0, z0, 37, 29, &mut h, &mut c);
+        let (lo, hi) = g.bounds();
+        for j in 0..29 {
+            for i in 0..37 {
+                let v = g.height(x0 + i as i64, z0 + j as i64);
+                assert_eq!(h[j * 37 + i], v);
+                assert!(v.is_finite() && v >= lo && v <= hi);
+            }
+        }
+        let bad = NoiseParams {
+            erosion_detail: 0,
+            ..p
+        };
+        assert!(bad.validate().is_err());
+        assert!(NoiseParams {
+            erosion_balance: 2.0,
+            ..p
+        }
+        .validate()
+        .is_err());
+    }
 
     #[test]
     fn deterministic_and_clamped_by_sea_level() {

@@ -57,7 +57,29 @@ pub struct TerrainGenerator {
     #[export(range = (0.0001, 1.0, 0.0001, or_greater))]
     #[var(get = get_warp_frequency, set = set_warp_frequency)]
     warp_frequency: f64,
-
+    /// Depth of the erosion filter's gullies, world units, [-100000, 100000] (0: none). Gullies run down
+    /// the slopes, computed per sample from the height and its gradient, so endless worlds, region maps
+    /// and `TerrainData.generate` give the same heights at the same point.
+    #[export(range = (0.0, 50.0, 0.1, or_greater))]
+    #[export_group(name = "Erosion")]
+    #[var(get = get_erosion, set = set_erosion)]
+    #[allow(dead_code)]
+    erosion: f64,
+    /// Samples between the largest gullies, [1, 100000].
+    #[export(range = (1.0, 256.0, 1.0, or_greater))]
+    #[var(get = get_erosion_scale, set = set_erosion_scale)]
+    #[allow(dead_code)]
+    erosion_scale: f64,
+    /// Octaves of gullies (each half the size and depth of the last), [1, 6].
+    #[export(range = (1.0, 6.0, 1.0))]
+    #[var(get = get_erosion_detail, set = set_erosion_detail)]
+    #[allow(dead_code)]
+    erosion_detail: i64,
+    /// -1: deep gullies … 0: both … 1: sharp ridges.
+    #[export(range = (-1.0, 1.0, 0.01))]
+    #[var(get = get_erosion_balance, set = set_erosion_balance)]
+    #[allow(dead_code)]
+    erosion_balance: f64,
     params: NoiseParams,
     base: Base<Resource>,
 }
@@ -77,6 +99,10 @@ impl IResource for TerrainGenerator {
             sea_level: params.sea_level,
             warp: params.warp,
             warp_frequency: params.warp_frequency,
+            erosion: params.erosion,
+            erosion_scale: params.erosion_scale,
+            erosion_detail: params.erosion_detail as i64,
+            erosion_balance: params.erosion_balance,
             params,
             base,
         }
@@ -204,6 +230,50 @@ impl TerrainGenerator {
     fn set_warp_frequency(&mut self, v: f64) {
         self.apply(NoiseParams {
             warp_frequency: v,
+            ..self.params
+        });
+    }
+    #[func]
+    fn get_erosion(&self) -> f64 {
+        self.params.erosion
+    }
+    #[func]
+    fn set_erosion(&mut self, v: f64) {
+        self.apply(NoiseParams {
+            erosion: v,
+            ..self.params
+        });
+    }
+    #[func]
+    fn get_erosion_scale(&self) -> f64 {
+        self.params.erosion_scale
+    }
+    #[func]
+    fn set_erosion_scale(&mut self, v: f64) {
+        self.apply(NoiseParams {
+            erosion_scale: v,
+            ..self.params
+        });
+    }
+    #[func]
+    fn get_erosion_detail(&self) -> i64 {
+        self.params.erosion_detail as i64
+    }
+    #[func]
+    fn set_erosion_detail(&mut self, v: i64) {
+        self.apply(NoiseParams {
+            erosion_detail: usize::try_from(v).unwrap_or(0),
+            ..self.params
+        });
+    }
+    #[func]
+    fn get_erosion_balance(&self) -> f64 {
+        self.params.erosion_balance
+    }
+    #[func]
+    fn set_erosion_balance(&mut self, v: f64) {
+        self.apply(NoiseParams {
+            erosion_balance: v,
             ..self.params
         });
     }

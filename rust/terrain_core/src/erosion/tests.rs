@@ -34,9 +34,15 @@ fn droplets_conserve_material_and_are_deterministic() {
     let r = simulate(&mut a, n, 1.0, [0, 0, n, n], &sim, &Progress::default()).unwrap();
     assert!(r.eroded > 100.0, "{r:?}");
     // Eroded = deposited + carried off, and the heights say the same.
-    assert!((r.eroded - r.deposited - r.carried_off).abs() <= 1e-6 * r.eroded, "{r:?}");
+    assert!(
+        (r.eroded - r.deposited - r.carried_off).abs() <= 1e-6 * r.eroded,
+        "{r:?}"
+    );
     let lost = before - sum(&a);
-    assert!((lost - r.carried_off).abs() <= 1e-3 * r.eroded, "lost {lost}, {r:?}");
+    assert!(
+        (lost - r.carried_off).abs() <= 1e-3 * r.eroded,
+        "lost {lost}, {r:?}"
+    );
     // Same seed, same heights, bit for bit; another seed differs.
     let mut b = hills(n);
     simulate(&mut b, n, 1.0, [0, 0, n, n], &sim, &Progress::default()).unwrap();
@@ -53,7 +59,18 @@ fn only_the_region_changes_and_cancel_keeps_the_heights() {
     let orig = hills(n);
     let mut h = orig.clone();
     let region = [20, 30, 60, 50];
-    simulate(&mut h, n, 1.0, region, &Simulation { droplets: 5000, ..Simulation::default() }, &Progress::default()).unwrap();
+    simulate(
+        &mut h,
+        n,
+        1.0,
+        region,
+        &Simulation {
+            droplets: 5000,
+            ..Simulation::default()
+        },
+        &Progress::default(),
+    )
+    .unwrap();
     let mut changed_inside = 0;
     for z in 0..n {
         for x in 0..n {
@@ -75,7 +92,9 @@ fn only_the_region_changes_and_cancel_keeps_the_heights() {
 fn thermal_erosion_flattens_cliffs_to_the_talus_and_conserves() {
     let n = 64;
     // A 20-unit step.
-    let orig: Vec<f32> = (0..n * n).map(|i| if i % n < 32 { 20.0 } else { 0.0 }).collect();
+    let orig: Vec<f32> = (0..n * n)
+        .map(|i| if i % n < 32 { 20.0 } else { 0.0 })
+        .collect();
     let mut h = orig.clone();
     let sim = Simulation {
         droplets: 0,
@@ -85,7 +104,9 @@ fn thermal_erosion_flattens_cliffs_to_the_talus_and_conserves() {
     };
     simulate(&mut h, n, 1.0, [0, 0, n, n], &sim, &Progress::default()).unwrap();
     assert!((sum(&h) - sum(&orig)).abs() < 1e-2);
-    let steepest = (1..n).map(|x| (h[10 * n + x - 1] - h[10 * n + x]).abs()).fold(0.0f32, f32::max);
+    let steepest = (1..n)
+        .map(|x| (h[10 * n + x - 1] - h[10 * n + x]).abs())
+        .fold(0.0f32, f32::max);
     assert!(steepest < 20.0 * 0.2, "steepest step {steepest}");
 }
 
@@ -95,11 +116,20 @@ fn settings_out_of_range_are_refused() {
     assert!(ok.check().is_ok());
     for bad in [
         Simulation { inertia: 1.0, ..ok },
-        Simulation { capacity: 0.0, ..ok },
+        Simulation {
+            capacity: 0.0,
+            ..ok
+        },
         Simulation { lifetime: 0, ..ok },
         Simulation { talus: 90.0, ..ok },
-        Simulation { droplets: MAX_DROPLETS + 1, ..ok },
-        Simulation { erosion: f32::NAN, ..ok },
+        Simulation {
+            droplets: MAX_DROPLETS + 1,
+            ..ok
+        },
+        Simulation {
+            erosion: f32::NAN,
+            ..ok
+        },
     ] {
         assert!(bad.check().is_err(), "{bad:?}");
     }
@@ -117,11 +147,23 @@ fn the_filter_cuts_gullies_down_slopes_and_leaves_flat_ground() {
     // Flat: unchanged.
     assert_eq!(f.apply(7.0, [0.0, 0.0], 3.0, 4.0), 7.0);
     // A slope down +X: heights vary across it (along Z), not along it.
-    let along: Vec<f64> = (0..64).map(|i| f.apply(0.0, [-0.5, 0.0], f64::from(i) * 0.25, 10.0)).collect();
-    let across: Vec<f64> = (0..64).map(|i| f.apply(0.0, [-0.5, 0.0], 10.0, f64::from(i) * 0.25)).collect();
+    let along: Vec<f64> = (0..64)
+        .map(|i| f.apply(0.0, [-0.5, 0.0], f64::from(i) * 0.25, 10.0))
+        .collect();
+    let across: Vec<f64> = (0..64)
+        .map(|i| f.apply(0.0, [-0.5, 0.0], 10.0, f64::from(i) * 0.25))
+        .collect();
     let var = |v: &[f64]| v.windows(2).map(|w| (w[1] - w[0]).abs()).sum::<f64>();
-    assert!(var(&across) > 2.0 * var(&along), "across {} along {}", var(&across), var(&along));
+    assert!(
+        var(&across) > 2.0 * var(&along),
+        "across {} along {}",
+        var(&across),
+        var(&along)
+    );
     assert!(across.iter().all(|v| v.abs() <= 4.0 * 1.5 + 1e-9));
     // Off: unchanged.
-    assert_eq!(Filter { strength: 0.0, ..f }.apply(3.0, [1.0, 1.0], 5.0, 5.0), 3.0);
+    assert_eq!(
+        Filter { strength: 0.0, ..f }.apply(3.0, [1.0, 1.0], 5.0, 5.0),
+        3.0
+    );
 }
