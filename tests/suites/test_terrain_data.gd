@@ -473,8 +473,8 @@ func test_brushes() -> void:
 	check_eq(t.apply_brush(b, Vector2(-500, -500), 0.1), Rect2i(), "outside the terrain: nothing")
 	expect_error("TerrainBrush.size must be a number in (0, 100000], got 0")
 	b.size = 0.0
-	expect_error("TerrainBrush.tool must be in [0, 13] (RAISE .. DETAIL_REMOVE)")
-	b.tool = 14
+	expect_error("TerrainBrush.tool must be in [0, 14] (RAISE .. ERODE)")
+	b.tool = 15
 	expect_error("TerrainData.apply_brush: delta must be a number in [0, 10]")
 	t.apply_brush(b, Vector2(10, 10), NAN)
 	expect_error("TerrainData.apply_brush: brush must be a TerrainBrush, got null")

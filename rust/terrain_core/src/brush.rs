@@ -32,6 +32,9 @@ pub enum Tool {
     /// Instances of an instancer's mesh are added (`erase`: removed; `mesh` None: every mesh) by the
     /// instancer's `apply_brush` (`instances::dab_add`); terrain data does not change.
     Instances { mesh: Option<usize>, erase: bool },
+    /// Water droplets erode the ground under the dab (`erosion::simulate` inside the dab's square, blended
+    /// in by the falloff): about a droplet per four samples per unit of strength and second.
+    Erode,
     /// The painted density of an instancer's detail layer goes up (`erase`: down) by the instancer's
     /// `apply_brush` (`detail::density::dab`); terrain data does not change.
     Detail { layer: Option<usize>, erase: bool },
@@ -308,6 +311,9 @@ pub fn apply(
             _ => w,
         }
     };
+    if b.tool == Tool::Erode {
+        return erode_dab(t, b, r, center, delta, &weight);
+    }
     if matches!(b.tool, Tool::HoleAdd | Tool::HoleRemove) {
         let add = b.tool == Tool::HoleAdd;
         let mut marks = Vec::with_capacity(r.w * r.d);
@@ -387,7 +393,8 @@ pub fn apply(
             | Tool::HoleRemove
             | Tool::Paint { .. }
             | Tool::Instances { .. }
-            | Tool::Detail { .. } => {
+            | Tool::Detail { .. }
+            | Tool::Erode => {
                 unreachable!("handled above")
             }
         };
@@ -418,6 +425,54 @@ fn slope_height(a: [f64; 3], b: [f64; 3], p: [f64; 2]) -> f64 {
     }
     let s = (((p[0] - a[0]) * dx + (p[1] - a[2]) * dz) / len2).clamp(0.0, 1.0);
     a[1] + (b[1] - a[1]) * s
+}
+
+/// An ERODE dab: droplets inside the dab's square of samples (their number from the strength and time,
+/// their seed from the centre), the result blended into the ground by the brush's weight.
+fn erode_dab(
+    t: &mut TerrainData,
+    b: &Brush,
+    r: Region,
+    center: [f64; 2],
+    delta: f64,
+    weight: &dyn Fn(usize, usize) -> f32,
+) -> Result<Option<Region>, BrushError> {
+    let before = t.heights_region(r);
+    let mut after = before.clone();
+    let droplets = ((r.w * r.d) as f64 * b.strength * delta * 0.25).ceil() as usize;
+    let sim = crate::erosion::Simulation {
+        droplets: droplets.min(crate::erosion::MAX_DROPLETS),
+        seed: center[0].to_bits() ^ center[1].to_bits().rotate_left(21),
+        thermal_iterations: 1,
+        ..Default::default()
+    };
+    let progress = crate::generation::Progress::default();
+    if crate::erosion::simulate(
+        &mut after,
+        r.w,
+        t.spacing(),
+        [0, 0, r.w, r.d],
+        &sim,
+        &progress,
+    )
+    .is_none()
+    {
+        return Ok(None);
+    }
+    let mut changed = false;
+    for z in 0..r.d {
+        for x in 0..r.w {
+            let k = z * r.w + x;
+            let w = weight(r.x + x, r.z + z);
+            let v = before[k] + (after[k] - before[k]) * w;
+            changed |= v != before[k];
+            after[k] = v;
+        }
+    }
+    if !changed {
+        return Ok(None);
+    }
+    Ok(Some(t.set_heights_region(r, &after)?))
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ mod navigation;
 mod terrain_brush;
 mod terrain_data;
 mod terrain_detail_layer;
+mod terrain_erosion;
 mod terrain_generator;
 mod terrain_instance_mesh;
 mod terrain_instancer;

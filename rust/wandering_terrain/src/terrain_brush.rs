@@ -118,12 +118,15 @@ impl TerrainBrush {
     /// With `TerrainInstancer.apply_brush`: paints detail layer `mesh_index`'s density down (toward none).
     #[constant]
     const DETAIL_REMOVE: i64 = 13;
+    /// Water droplets erode the ground under the brush (`TerrainErosion`'s simulation in the dab).
+    #[constant]
+    const ERODE: i64 = 14;
 
     #[func]
     fn set_tool(&mut self, v: i64) {
-        if !(0..=13).contains(&v) {
+        if !(0..=14).contains(&v) {
             godot_error!(
-                "TerrainBrush.tool must be in [0, 13] (RAISE .. DETAIL_REMOVE), got {v}; keeping {}",
+                "TerrainBrush.tool must be in [0, 14] (RAISE .. ERODE), got {v}; keeping {}",
                 self.tool
             );
             return;
@@ -255,6 +258,7 @@ impl TerrainBrush {
                 mesh: usize::try_from(self.mesh_index).ok(),
                 erase: self.tool == 11,
             },
+            14 => Tool::Erode,
             12 | 13 => Tool::Detail {
                 layer: usize::try_from(self.mesh_index).ok(),
                 erase: self.tool == 13,

@@ -16,6 +16,8 @@ use terrain_core::terrain_data::{self as core, Region, DEFAULT_SAMPLE_BUDGET};
 
 #[path = "terrain_data_control.rs"]
 mod control;
+#[path = "terrain_data_erosion.rs"]
+mod erosion;
 #[path = "terrain_data_import.rs"]
 mod import;
 
@@ -77,6 +79,8 @@ pub struct TerrainData {
     job: Option<GenerationJob>,
     /// A heightmap file being decoded on a worker thread (`import_heightmap_async`).
     import_job: Option<import::ImportJob>,
+    /// An erosion running on a worker thread (`erode_async`).
+    erosion_job: Option<erosion::ErosionJob>,
     base: Base<Resource>,
 }
 
@@ -95,6 +99,7 @@ impl IResource for TerrainData {
             control_texture: None,
             job: None,
             import_job: None,
+            erosion_job: None,
             base,
         }
     }
@@ -723,6 +728,9 @@ impl Drop for TerrainData {
             j.progress.cancel.store(true, Ordering::Relaxed);
         }
         self.cancel_import();
+        if let Some(j) = &self.erosion_job {
+            j.cancel();
+        }
     }
 }
 
