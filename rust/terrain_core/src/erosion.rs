@@ -49,7 +49,7 @@ impl Filter {
     #[inline]
     pub fn apply(&self, h: f64, g: [f64; 2], x: f64, z: f64) -> f64 {
         let slope = g[0].hypot(g[1]);
-        if !self.is_on() || !(slope > 1e-12) {
+        if !self.is_on() || slope.is_nan() || slope <= 1e-12 {
             return h;
         }
         // Waves vary across the fall line, so their crests and troughs run down it: gullies and ridges.
@@ -335,7 +335,7 @@ fn droplet(h: &mut [f64], g: &Grid, sim: &Simulation, start: [f64; 2], r: &mut R
             dir[1] * inertia - grad[1] * (1.0 - inertia),
         ];
         let len = dir[0].hypot(dir[1]);
-        if !(len > 1e-12) {
+        if len.is_nan() || len <= 1e-12 {
             break;
         }
         dir = [dir[0] / len, dir[1] / len];
