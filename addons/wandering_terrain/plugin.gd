@@ -15,6 +15,7 @@ const Toolbar := preload("res://addons/wandering_terrain/editor/brush_toolbar.gd
 const Stroke := preload("res://addons/wandering_terrain/editor/brush_stroke.gd")
 const InstanceStroke := preload("res://addons/wandering_terrain/editor/instance_stroke.gd")
 const GeneratePanel := preload("res://addons/wandering_terrain/editor/generate_panel.gd")
+const ErodePanel := preload("res://addons/wandering_terrain/editor/erode_panel.gd")
 const ImportPanel := preload("res://addons/wandering_terrain/editor/import_panel.gd")
 const ExternalData := preload("res://addons/wandering_terrain/editor/external_data.gd")
 const NewTerrainPanel := preload("res://addons/wandering_terrain/editor/new_terrain_panel.gd")
@@ -25,6 +26,7 @@ const DAB_SPACING := 0.25
 var brush := TerrainBrush.new()
 var toolbar: Toolbar
 var generate_panel: GeneratePanel
+var erode_panel: ErodePanel
 var import_panel: ImportPanel
 var external_data: ExternalData
 var new_terrain_panel: NewTerrainPanel
@@ -53,6 +55,10 @@ func _enter_tree() -> void:
 	generate_panel.undo_redo = get_undo_redo()
 	toolbar.add_child(generate_panel)
 	generate_panel.generated.connect(_mark_touched)
+	erode_panel = ErodePanel.new()
+	erode_panel.undo_redo = get_undo_redo()
+	toolbar.add_child(erode_panel)
+	erode_panel.eroded.connect(_mark_touched)
 	import_panel = ImportPanel.new()
 	import_panel.undo_redo = get_undo_redo()
 	toolbar.add_child(import_panel)
@@ -113,6 +119,8 @@ func _edit(object: Object) -> void:
 		toolbar.set_instancer(_instancer())
 	if generate_panel and not generate_panel.running():
 		generate_panel.context = terrain
+	if erode_panel and not erode_panel.running():
+		erode_panel.context = terrain
 	if import_panel:
 		import_panel.context = terrain
 	if external_data:

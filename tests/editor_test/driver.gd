@@ -73,6 +73,7 @@ func _run() -> void:
 	await _test_large_data_is_offered_a_file(plugin, tn)
 	await _test_external_data_is_saved(plugin, tn, cam)
 	await _test_generate_off_the_main_thread(plugin, tn)
+	await _test_erode_one_undo_step(plugin, tn)
 	await _test_import_heightmap(plugin, tn)
 	await _test_new_terrain_data(plugin, tn)
 	await _test_instance_paint_undo(plugin, tn, cam)
@@ -657,6 +658,36 @@ func _test_bake_navigation_mesh_button(root: Node, tn: TerrainNode) -> void:
 	tn.reparent(root)
 	tn.owner = root
 	region.free()
+	_end()
+
+
+func _test_erode_one_undo_step(plugin, tn: TerrainNode) -> void:
+	_begin("test_erode_one_undo_step")
+	var panel = plugin.erode_panel
+	var data := tn.terrain_data
+	var ur := _history(tn)
+	check(panel.context == tn, "the panel erodes the selected terrain")
+	panel.settings.droplets = 4000
+	panel.settings.seed = 3
+	var ref: TerrainData = data.duplicate()
+	ref.erode(panel.settings, Rect2i())
+	var before := data.heights
+	panel._open()
+	await _frames(1)
+	check(panel._dialog.visible and panel._dialog.get_child(0).get_edited_object() == panel.settings, "the Erode dialog edits the panel's settings")
+	panel._dialog.hide()
+	check(panel.start(panel.settings), "erosion started")
+	var waited := 0
+	while panel.running() and waited < 600:
+		await _frames(1)
+		waited += 1
+	check(not panel.running(), "finished within 600 frames")
+	check(data.heights != before and data.heights == ref.heights, "the eroded heights equal TerrainData.erode's")
+	ur.undo()
+	check(data.heights == before, "one undo restores the old heights")
+	ur.redo()
+	check(data.heights == ref.heights, "redo brings the eroded ones back")
+	ur.undo()
 	_end()
 
 

@@ -7,7 +7,7 @@ extends HBoxContainer
 
 ## Tool names by TerrainBrush tool value; the first entry of the menu is "no tool" (the mouse selects).
 const NONE := 100
-const NAMES := ["Raise", "Lower", "Smooth", "Flatten", "Set height", "Slope", "Hole", "Fill hole", "Paint", "Erase paint", "Instances", "Remove instances", "Detail", "Remove detail"]
+const NAMES := ["Raise", "Lower", "Smooth", "Flatten", "Set height", "Slope", "Hole", "Fill hole", "Paint", "Erase paint", "Instances", "Remove instances", "Detail", "Remove detail", "Erode"]
 const TIPS := [
 	"Raise the ground (Ctrl: lower, Shift: smooth)",
 	"Lower the ground (Ctrl: raise, Shift: smooth)",
@@ -23,6 +23,7 @@ const TIPS := [
 	"Remove instances of the selected mesh (Ctrl: place)",
 	"Paint the selected detail layer's density up to its rules' full density (Ctrl: down); needs a TerrainInstancer with detail layers",
 	"Paint the selected detail layer's density down to none (Ctrl: up)",
+	"Erode: water droplets carve the ground under the brush (Strength: droplets per second)",
 ]
 
 var brush: TerrainBrush

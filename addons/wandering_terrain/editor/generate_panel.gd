@@ -77,6 +77,8 @@ func update_preview() -> Image:
 	var scale := float(maxi(size.x, size.y)) / PREVIEW
 	var g := generator.duplicate() as TerrainGenerator
 	g.frequency = minf(generator.frequency * scale, 1000.0)
+	# The erosion filter's gullies are sized in samples too.
+	g.erosion_scale = maxf(generator.erosion_scale / scale, 1.0)
 	var small := TerrainData.new()
 	small.size = Vector2i(maxi(1, roundi(size.x / scale)), maxi(1, roundi(size.y / scale)))
 	if not small.generate(g):
