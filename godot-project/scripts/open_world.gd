@@ -17,7 +17,17 @@ var _data: TerrainData
 func _ready() -> void:
 	_data = TerrainData.new()
 	_data.size = terrain_size
-	_data.generate_noise(4096, 1.0 / 700.0, 8, 2.0, 0.5, height, sea_level, TerrainData.NOISE_PERLIN)
+	var g := TerrainGenerator.new()
+	g.seed = 4096
+	g.frequency = 1.0 / 700.0
+	g.octaves = 8
+	g.height = height
+	g.sea_level = sea_level
+	# Gullies down the slopes (the generator's erosion filter).
+	g.erosion = 4.0
+	g.erosion_scale = 48.0
+	g.erosion_detail = 3
+	_data.generate(g)
 	var c := Vector2(terrain_size) * 0.5
 	# A road winding past the centre and a pit with a cave entrance near it.
 	var road := PackedVector2Array()
