@@ -167,3 +167,26 @@ fn the_filter_cuts_gullies_down_slopes_and_leaves_flat_ground() {
         3.0
     );
 }
+
+#[test]
+fn one_thread_or_many_give_the_same_heights() {
+    let n = 160;
+    let sim = Simulation {
+        droplets: 8000,
+        seed: 4,
+        thermal_iterations: 12,
+        ..Simulation::default()
+    };
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let mut h = hills(n);
+            simulate(&mut h, n, 1.0, [0, 0, n, n], &sim, &Progress::default()).unwrap();
+            h
+        })
+    };
+    assert_eq!(run(1), run(3));
+}
