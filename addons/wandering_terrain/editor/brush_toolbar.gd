@@ -43,6 +43,8 @@ var _scale_max: SpinBox
 var _yaw: CheckBox
 ## The instancer whose meshes the mesh picker lists (null: none under the edited terrain).
 var instancer: TerrainInstancer
+## Mesh previews are being made (they run the editor's message queue, which may call set_instancer again).
+var _previewing := false
 
 
 func setup(b: TerrainBrush) -> void:
@@ -184,8 +186,13 @@ func set_instancer(target: TerrainInstancer) -> void:
 	var meshes: Array[Mesh] = []
 	for m: TerrainInstanceMesh in target.meshes:
 		meshes.append(m.mesh if m and m.mesh else BoxMesh.new())
-	# Previews need a renderer (a headless editor has none).
-	var previews: Array = [] if DisplayServer.get_name() == "headless" else EditorInterface.make_mesh_previews(meshes, 24)
+	# Previews need a renderer (a headless editor has none). Making them runs the editor's message queue,
+	# which can select the terrain again and call this once more: that inner call lists without previews.
+	var previews: Array = []
+	if DisplayServer.get_name() != "headless" and not _previewing:
+		_previewing = true
+		previews = EditorInterface.make_mesh_previews(meshes, 24)
+		_previewing = false
 	for i in meshes.size():
 		var m: TerrainInstanceMesh = target.meshes[i]
 		var label := m.resource_name if m and m.resource_name != "" else "Mesh %d" % i
