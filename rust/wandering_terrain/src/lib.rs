@@ -28,6 +28,14 @@ struct WanderingTerrainExtension;
 
 #[gdextension]
 unsafe impl ExtensionLibrary for WanderingTerrainExtension {
+    fn on_stage_init(stage: InitStage) {
+        // Navigation bakes see terrain nodes from the start (when the server exists by then; otherwise the
+        // first terrain node entering a tree registers the parser).
+        if stage == InitStage::MainLoop {
+            navigation::register();
+        }
+    }
+
     fn on_stage_deinit(stage: InitStage) {
         // The last stage deinitialised (min_level is Scene) before the library is unloaded: no streaming
         // or collision job may still be running its code (quitting mid-edit crashed there).
