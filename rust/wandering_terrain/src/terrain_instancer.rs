@@ -1,10 +1,14 @@
 //! `TerrainInstancer`: trees, rocks and props placed on its parent terrain (store, rules and cell
 //! buffers in `terrain_core::instances`; the servers' side in `instance_cells`).
 
-use crate::detail_cells::{self, Detail, Frame};
+use crate::detail_cells::Detail;
+#[path = "terrain_instancer_brush.rs"]
+mod brush;
+#[path = "terrain_instancer_detail.rs"]
+mod detail;
+
 use crate::follow::active_camera;
 use crate::instance_cells::{CellState, Cells, View};
-use crate::terrain_brush::TerrainBrush;
 use crate::terrain_data::TerrainData;
 use crate::terrain_detail_layer::TerrainDetailLayer;
 use crate::terrain_instance_mesh::{Resolved, TerrainInstanceMesh};
@@ -15,12 +19,10 @@ use crate::wandering_terrain::WanderingTerrain;
 use godot::classes::{INode3D, Node, Node3D};
 use godot::prelude::*;
 use std::sync::Arc;
-use terrain_core::brush::Tool;
 use terrain_core::clipmap_stream::SharedSamples;
-use terrain_core::detail::Ground;
 use terrain_core::instances::{
-    self, block_for, dab_add, dab_removes, draw_cell, scatter, Area, CellDraw, CellKey,
-    InstanceStore, InstanceStream, Placement,
+    self, block_for, draw_cell, scatter, Area, CellDraw, CellKey, InstanceStore, InstanceStream,
+    Placement,
 };
 use terrain_core::material::layer_weights;
 use terrain_core::samples::Samples;
@@ -259,13 +261,6 @@ impl TerrainInstancer {
         self.on_detail_changed();
     }
 
-    /// A detail layer changed: its cells grow again.
-    #[func(rename = _on_detail_changed)]
-    fn on_detail_changed(&mut self) {
-        self.detail.clear();
-        self.detail_stale = true;
-    }
-
     #[func]
     fn set_instances(&mut self, instances: Option<Gd<TerrainInstances>>) {
         let callable = self.base().callable("_on_instances_changed");
@@ -425,99 +420,6 @@ impl TerrainInstancer {
         self.add_placements(&host, mesh, &ps) as i64
     }
 
-    /// One dab of an INSTANCE_ADD or INSTANCE_REMOVE brush at world X/Z `center` lasting `delta` seconds
-    /// (its `mesh_index`, size, strength, falloff and image). Returns the world X/Z rectangle whose
-    /// instances changed (empty: none).
-    #[func]
-    fn apply_brush(
-        &mut self,
-        brush: Option<Gd<TerrainBrush>>,
-        center: Vector2,
-        delta: f64,
-    ) -> Rect2 {
-        let none = Rect2::default();
-        let Some(brush) = brush else {
-            godot_error!("TerrainInstancer.apply_brush: brush is null");
-            return none;
-        };
-        let b = brush.bind().core();
-        if !(0.0..=10.0).contains(&delta) || !center.is_finite() {
-            godot_error!("TerrainInstancer.apply_brush: delta must be in [0, 10] and center finite, got {delta}, {center}");
-            return none;
-        }
-        let (mesh, erase) = match b.tool {
-            Tool::Instances { mesh, erase } => (mesh, erase),
-            Tool::Detail { layer, erase } => {
-                return self.density_dab(&b, layer, erase, center, delta)
-            }
-            _ => {
-                godot_error!("TerrainInstancer.apply_brush: the brush's tool must be INSTANCE_ADD, INSTANCE_REMOVE, DETAIL_ADD or DETAIL_REMOVE");
-                return none;
-            }
-        };
-        let Some(host) = self.host_or_error("apply_brush") else {
-            return none;
-        };
-        let c = host.to_world.affine_inverse() * Vector3::new(center.x, 0.0, center.y);
-        let scale = host.to_world.basis.get_scale();
-        let (cx, cz) = (f64::from(c.x), f64::from(c.z));
-        // The brush is sized in world units; the dab works in terrain units.
-        let sc = f64::from(scale.x.abs().max(1e-6));
-        let radius = 0.5 * b.size() / sc;
-        let amount = b.strength() * delta;
-        self.dab_count += 1;
-        let seed = self.dab_count ^ (cx.to_bits().rotate_left(17) ^ cz.to_bits());
-        let area = Area {
-            min: [cx - radius, cz - radius],
-            max: [cx + radius, cz + radius],
-        };
-        let changed = if erase {
-            let (n, cells) = self.with_store(|s| {
-                s.remove_where(mesh, area, &mut |x, z| {
-                    dab_removes(
-                        amount,
-                        seed,
-                        b.weight_at((x - cx) * sc, (z - cz) * sc),
-                        x,
-                        z,
-                    )
-                })
-            });
-            self.touch(&cells);
-            n
-        } else {
-            let Some(mesh) = mesh.filter(|&m| m < self.meshes.len()) else {
-                godot_error!("TerrainInstancer.apply_brush: the brush's mesh_index must name one of the {} meshes", self.meshes.len());
-                return none;
-            };
-            let (rules, layers) = self.rules_of(mesh);
-            let mut existing = 0;
-            if let Some(r) = self.instances.as_ref() {
-                let r = r.bind();
-                let rr = radius * radius;
-                r.store().for_each_in(mesh, area, &mut |x, z, _| {
-                    existing += usize::from((x - cx).powi(2) + (z - cz).powi(2) < rr);
-                });
-            }
-            let ps = with_samples(&host, |s| {
-                let allowed = layer_rule(&host, s, &layers);
-                let shaped =
-                    |x: f64, z: f64| b.weight_at((x - cx) * sc, (z - cz) * sc) * allowed(x, z);
-                dab_add(&rules, s, [cx, cz], radius, existing, amount, seed, &shaped)
-            });
-            self.add_placements(&host, mesh, &ps)
-        };
-        if changed == 0 {
-            return none;
-        }
-        let lo = host.to_world * Vector3::new(area.min[0] as f32, 0.0, area.min[1] as f32);
-        let hi = host.to_world * Vector3::new(area.max[0] as f32, 0.0, area.max[1] as f32);
-        Rect2::new(
-            Vector2::new(lo.x.min(hi.x), lo.z.min(hi.z)),
-            Vector2::new((hi.x - lo.x).abs(), (hi.z - lo.z).abs()),
-        )
-    }
-
     /// Keys of the cells (stored or empty) overlapping the world X/Z `area` (at most 65536): the units of
     /// `get_cells_data` / `set_cells_data`, as the editor's undo keeps them.
     #[func]
@@ -612,94 +514,6 @@ impl TerrainInstancer {
             .flat_map(|k| self.cells.map[k].drawn_origins(m))
             .map(|p| self.world * p)
             .collect()
-    }
-
-    /// World transforms of the detail of `layer_index` inside the world X/Z `area`, as the terrain is now:
-    /// exactly what is drawn where the area is within the layer's view radius (the detail is a pure
-    /// function of the ground, the rules and the seed). At most 1,000,000.
-    #[func]
-    fn get_detail_transforms(&self, layer_index: i64, area: Rect2) -> Array<Transform3D> {
-        let mut out = Array::new();
-        let Some(host) = self.host_or_error("get_detail_transforms") else {
-            return out;
-        };
-        let Some(area) = area_arg("get_detail_transforms", area, &host) else {
-            return out;
-        };
-        // The layer as it is now (its `changed` reaches the drawn cells at the end of the frame).
-        let n = self.detail_layers.len();
-        let Some(layer) = usize::try_from(layer_index).ok().filter(|&i| i < n) else {
-            godot_error!("TerrainInstancer.get_detail_transforms: layer_index must be in [0, {}] (the detail layers), got {layer_index}", n as i64 - 1);
-            return out;
-        };
-        let core = match self
-            .detail_layers
-            .at(layer)
-            .bind()
-            .core(host.to_world, self.ground(&host, layer))
-        {
-            Ok((core, ..)) => core,
-            Err(e) => {
-                godot_error!("TerrainInstancer.get_detail_transforms: detail_layers[{layer}]: {e}");
-                return out;
-            }
-        };
-        const LIMIT: usize = 1_000_000;
-        let clipped = with_samples(&host, |s| terrain_core::detail::clip(s, area));
-        if terrain_core::detail::candidates_in(&core, clipped)
-            > terrain_core::detail::MAX_CANDIDATES
-        {
-            godot_error!("TerrainInstancer.get_detail_transforms: the area covers more than {} candidate points of the layer; ask for a smaller area", terrain_core::detail::MAX_CANDIDATES);
-            return out;
-        }
-        let ts = with_samples(&host, |s| {
-            detail_cells::transforms_in(&core, s, area, host.to_world, LIMIT + 1)
-        });
-        if ts.len() > LIMIT {
-            godot_error!("TerrainInstancer.get_detail_transforms: more than {LIMIT} instances in the area; returning the first {LIMIT}");
-        }
-        for t in ts.into_iter().take(LIMIT) {
-            out.push(t);
-        }
-        out
-    }
-
-    /// Detail instances of `layer_index` on the GPU now.
-    #[func]
-    fn get_detail_drawn_count(&self, layer_index: i64) -> i64 {
-        usize::try_from(layer_index).map_or(0, |i| self.detail.drawn_count(i) as i64)
-    }
-
-    /// World transforms of the detail of `layer_index` as its MultiMeshes hold them (read back from the
-    /// RenderingServer: slow; for tests and debugging).
-    #[func]
-    fn get_detail_drawn_transforms(&self, layer_index: i64) -> Array<Transform3D> {
-        usize::try_from(layer_index)
-            .map(|i| self.detail.drawn_transforms(i).into_iter().collect())
-            .unwrap_or_default()
-    }
-
-    /// For each detail cell shown since the last call: the frames it took from coming into view (within a
-    /// layer's radius) to being drawn (0: the same frame).
-    #[func]
-    fn take_detail_latencies(&mut self) -> PackedInt32Array {
-        self.detail
-            .take_latencies()
-            .into_iter()
-            .map(|v| v as i32)
-            .collect()
-    }
-
-    /// Detail cells with a MultiMesh on the GPU (every layer).
-    #[func]
-    fn get_detail_cell_count(&self) -> i64 {
-        self.detail.gpu_cells() as i64
-    }
-
-    /// Bytes of detail instance buffers: [on the GPU, on the CPU waiting to be shown].
-    #[func]
-    fn get_detail_memory(&self) -> PackedInt64Array {
-        self.detail.memory().iter().map(|&v| v as i64).collect()
     }
 
     /// Main-thread time this instancer's frame updates took so far, in microseconds (difference two
@@ -999,143 +813,6 @@ impl TerrainInstancer {
         changed |= self.update_detail(&host, wait);
         self.work_usec[5] += t.elapsed().as_micros() as u64;
         changed
-    }
-
-    /// Detail's frame: its layers resolved when stale, then its cells (`detail_cells`).
-    fn update_detail(&mut self, host: &Host, wait: bool) -> bool {
-        let material = host.material.as_ref().map(|m| m.instance_id());
-        if self.detail_stale || material != self.detail_material {
-            self.detail_stale = false;
-            if material != self.detail_material {
-                // The material's tints and bands are the layer rule's: its edits regrow detail.
-                let callable = self.base().callable("_on_detail_changed");
-                let old = self
-                    .detail_material
-                    .and_then(|id| Gd::<TerrainMaterial>::try_from_instance_id(id).ok());
-                crate::follow::relink_changed(old, host.material.clone(), &callable, true);
-            }
-            self.detail_material = material;
-            let layers = self.resolve_detail(host);
-            self.detail.set_layers(layers);
-        }
-        let Some(surface) = host.surface.as_ref().filter(|_| self.detail.has_layers()) else {
-            return false;
-        };
-        let frame = Frame {
-            viewer: self.viewer(host),
-            surface,
-            scenario: self
-                .base()
-                .get_world_3d()
-                .map(|w| w.get_scenario())
-                .unwrap_or(Rid::Invalid),
-            world: self.world,
-            visible: self.base().is_visible_in_tree(),
-        };
-        self.detail.update(&frame, wait)
-    }
-
-    /// What the ground says of detail layer `layer`: the terrain material's blending and layer tints, and
-    /// the density painted on the layer.
-    fn ground(&self, host: &Host, layer: usize) -> Ground {
-        Ground {
-            blending: host.material.as_ref().map(|m| m.bind().blending()),
-            grad_scale: host.grad_scale,
-            allowed: Vec::new(),
-            tints: host
-                .material
-                .as_ref()
-                .map(|m| m.bind().tints())
-                .unwrap_or_default(),
-            density: self
-                .instances
-                .as_ref()
-                .map(|r| r.bind().density(layer))
-                .unwrap_or_default(),
-        }
-    }
-
-    /// A DETAIL_ADD / DETAIL_REMOVE dab: detail layer `layer`'s painted density moves up or down under the
-    /// brush, and the cells under it grow again. Returns the world rectangle that changed.
-    fn density_dab(
-        &mut self,
-        b: &terrain_core::brush::Brush,
-        layer: Option<usize>,
-        erase: bool,
-        center: Vector2,
-        delta: f64,
-    ) -> Rect2 {
-        let n = self.detail_layers.len();
-        let most = n.min(terrain_core::detail::density::MAX_LAYERS);
-        let Some(layer) = layer.filter(|&l| l < most) else {
-            godot_error!("TerrainInstancer.apply_brush: the brush's mesh_index must name one of the {n} detail layers (the first {} can be painted)", terrain_core::detail::density::MAX_LAYERS);
-            return Rect2::default();
-        };
-        let Some(host) = self.host_or_error("apply_brush") else {
-            return Rect2::default();
-        };
-        let sp = with_samples(&host, |s| s.spacing());
-        let c = host.to_world.affine_inverse() * Vector3::new(center.x, 0.0, center.y);
-        let sc = f64::from(host.to_world.basis.get_scale().x.abs().max(1e-6));
-        // The brush is sized in world units; the map is in samples.
-        let radius = 0.5 * b.size() / sc / sp;
-        if radius > terrain_core::detail::density::MAX_DAB_RADIUS {
-            godot_error!("TerrainInstancer.apply_brush: a detail-density brush may be at most {} terrain samples wide, got {:.0}", 2.0 * terrain_core::detail::density::MAX_DAB_RADIUS, 2.0 * radius);
-            return Rect2::default();
-        }
-        let at = [f64::from(c.x) / sp, f64::from(c.z) / sp];
-        let weight = |dx: f64, dz: f64| b.weight_at(dx * sp * sc, dz * sp * sc);
-        let touched = self.with_store_resource(|r| {
-            let map = r.density_mut(layer);
-            terrain_core::detail::density::dab(
-                map,
-                at,
-                radius,
-                b.strength() * delta,
-                erase,
-                &weight,
-            )
-        });
-        let Some([x0, z0, w, d]) = touched else {
-            return Rect2::default();
-        };
-        let area = Area {
-            min: [x0 as f64 * sp, z0 as f64 * sp],
-            max: [(x0 + w) as f64 * sp, (z0 + d) as f64 * sp],
-        };
-        let density = self
-            .instances
-            .as_ref()
-            .map(|r| r.bind().density(layer))
-            .unwrap_or_default();
-        self.detail.set_density(layer, density, area);
-        let lo = host.to_world * Vector3::new(area.min[0] as f32, 0.0, area.min[1] as f32);
-        let hi = host.to_world * Vector3::new(area.max[0] as f32, 0.0, area.max[1] as f32);
-        Rect2::new(
-            Vector2::new(lo.x.min(hi.x), lo.z.min(hi.z)),
-            Vector2::new((hi.x - lo.x).abs(), (hi.z - lo.z).abs()),
-        )
-    }
-
-    /// The detail layers in terrain space, with the terrain material's blending and tints (a layer that
-    /// cannot grow on this terrain's scale is skipped with an error).
-    fn resolve_detail(
-        &self,
-        host: &Host,
-    ) -> Vec<(usize, crate::terrain_detail_layer::ResolvedDetail)> {
-        self.detail_layers
-            .iter_shared()
-            .enumerate()
-            .filter_map(
-                |(i, l)| match l.bind().resolve(host.to_world, self.ground(host, i)) {
-                    Ok(r) => Some((i, r)),
-                    Err(e) => {
-                        godot_error!("TerrainInstancer.detail_layers[{i}]: {e}; not drawn");
-                        None
-                    }
-                },
-            )
-            .collect()
     }
 
     /// The cells the viewer and the target are in.
