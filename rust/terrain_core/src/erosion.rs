@@ -38,10 +38,35 @@ fn mix(mut x: u64) -> u64 {
     x ^ (x >> 31)
 }
 
+/// A number in [0, 1) for lattice point (x, z): a cheap 32-bit integer hash (the filter asks four a
+/// sample per octave; points 2^32 cells apart repeat).
+#[inline(always)]
+fn lattice_unit(x: i64, z: i64, salt: u32) -> f64 {
+    let mut h = (x as u32).wrapping_mul(0x9e37_79b1) ^ (z as u32).wrapping_mul(0x85eb_ca77) ^ salt;
+    h ^= h >> 15;
+    h = h.wrapping_mul(0x2c1b_3c6d);
+    h ^= h >> 12;
+    h = h.wrapping_mul(0x297a_2d39);
+    h ^= h >> 15;
+    f64::from(h) / 4_294_967_296.0
+}
+
+/// `floor` without the library call it compiles to on baseline x86-64 (the filter takes 18 a sample).
+/// Exact for |v| < 2^63, which lattice coordinates stay within.
+#[inline(always)]
+fn fast_floor(v: f64) -> f64 {
+    let t = v as i64 as f64;
+    if t > v {
+        t - 1.0
+    } else {
+        t
+    }
+}
+
 /// A smooth periodic wave of period 1 in [-1, 1] (a rounded triangle: cheaper than a cosine, close to it).
 #[inline(always)]
 fn wave(t: f64) -> f64 {
-    let tri = (t - t.floor()) * 4.0 - 2.0;
+    let tri = (t - fast_floor(t)) * 4.0 - 2.0;
     let tri = 1.0 - tri.abs();
     tri * (1.5 - 0.5 * tri * tri)
 }
@@ -68,23 +93,22 @@ impl Filter {
         let mut freq = 1.0 / self.scale;
         for octave in 0..self.detail {
             let (px, pz) = (x * freq, z * freq);
-            let (cx, cz) = (px.floor(), pz.floor());
+            let (cx, cz) = (fast_floor(px), fast_floor(pz));
             // Smooth weights of the four surrounding lattice points.
             let smooth = |t: f64| t * t * (3.0 - 2.0 * t);
             let (wx, wz) = (smooth(px - cx), smooth(pz - cz));
-            let salt = (u64::from(self.seed) << 8) ^ octave as u64;
+            let salt = self.seed.wrapping_mul(0x27d4_eb2f) ^ octave as u32;
+            let (ix, iz) = (cx as i64, cz as i64);
             // Each lattice point's wave is measured from the point itself, so a turn of the slope
             // direction shifts it by at most a cell's worth (measured from the origin, the phase would
             // spin far from it).
-            let phase = |kx: f64, kz: f64| {
-                let h = mix((kx as i64 as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
-                    ^ (kz as i64 as u64).wrapping_mul(0xc2b2_ae3d_27d4_eb4f)
-                    ^ salt);
+            let phase = |dx: i64, dz: i64| {
+                let (kx, kz) = (cx + dx as f64, cz + dz as f64);
                 let along = (px - kx) * across[0] + (pz - kz) * across[1];
-                wave(along + (h >> 11) as f64 / (1u64 << 53) as f64)
+                wave(along + lattice_unit(ix + dx, iz + dz, salt))
             };
-            let w0 = phase(cx, cz) * (1.0 - wx) + phase(cx + 1.0, cz) * wx;
-            let w1 = phase(cx, cz + 1.0) * (1.0 - wx) + phase(cx + 1.0, cz + 1.0) * wx;
+            let w0 = phase(0, 0) * (1.0 - wx) + phase(1, 0) * wx;
+            let w1 = phase(0, 1) * (1.0 - wx) + phase(1, 1) * wx;
             sum += amp * (w0 * (1.0 - wz) + w1 * wz - self.balance);
             norm += amp;
             amp *= 0.5;
