@@ -311,5 +311,7 @@ func test_bad_input_is_refused_and_the_layer_stays_usable() -> void:
 	check(inst.get_detail_transforms(3, Rect2(0, 0, 10, 10)).is_empty(), "bad layer: empty")
 	expect_error("area must be finite")
 	inst.get_detail_transforms(0, Rect2(NAN, 0, 10, 10))
+	expect_error("area must lie within")
+	check(inst.get_detail_transforms(0, Rect2(1e20, 0, 10, 10)).is_empty(), "far away: empty, no panic")
 	check(inst.get_detail_transforms(0, Rect2(0, 0, 10, 10)).size() > 50, "still usable")
 	_free(s)

@@ -377,7 +377,12 @@ pub fn instances_in<S: Samples + ?Sized>(
 ) -> Vec<([f64; 3], Mat3, [f32; 4])> {
     let mut out = Vec::new();
     let area = clip(s, area);
-    if !(area.is_valid() && candidates_in(layer, area) <= MAX_CANDIDATES) {
+    let near = area
+        .min
+        .iter()
+        .chain(&area.max)
+        .all(|v| v.abs() <= MAX_COORDINATE);
+    if !(near && area.is_valid() && candidates_in(layer, area) <= MAX_CANDIDATES) {
         return out;
     }
     let step = layer.grid.step;
@@ -403,6 +408,9 @@ pub fn instances_in<S: Samples + ?Sized>(
     }
     out
 }
+
+/// The farthest terrain coordinate detail is grown at (grid indices stay far from overflowing).
+pub const MAX_COORDINATE: f64 = 1.0e15;
 
 /// The most grid squares `instances_in` looks at (an area with more is refused by its caller).
 pub const MAX_CANDIDATES: f64 = 1.0e8;

@@ -37,10 +37,14 @@ unsafe impl ExtensionLibrary for WanderingTerrainExtension {
     }
 
     fn on_stage_deinit(stage: InitStage) {
+        // The navigation parser goes while the servers are surely alive: the main loop ends before they
+        // are finalised (and no terrain node registers it again after that).
+        if stage == InitStage::MainLoop {
+            navigation::close();
+        }
         // The last stage deinitialised (min_level is Scene) before the library is unloaded: no streaming
         // or collision job may still be running its code (quitting mid-edit crashed there).
         if stage == InitStage::Scene {
-            navigation::unregister();
             terrain_core::workers::shut_down();
         }
     }

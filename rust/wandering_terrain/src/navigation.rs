@@ -19,6 +19,8 @@ use terrain_core::navigation::faces;
 
 /// The parser's RID (0: not registered).
 static PARSER: AtomicU64 = AtomicU64::new(0);
+/// Set when the main loop has ended: no parser is registered any more.
+static CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// NavigationMesh.geometry_parsed_geometry_type values.
 const PARSED_MESH_INSTANCES: i64 = 0;
@@ -34,7 +36,7 @@ fn server() -> Option<Gd<Object>> {
 
 /// Registers the parser (the first call does; later ones return at once).
 pub fn register() {
-    if PARSER.load(Ordering::Relaxed) != 0 {
+    if PARSER.load(Ordering::Relaxed) != 0 || CLOSED.load(Ordering::Relaxed) {
         return;
     }
     let Some(mut ns) = server() else {
@@ -51,8 +53,10 @@ pub fn register() {
     PARSER.store(rid.to_u64(), Ordering::Relaxed);
 }
 
-/// Frees the parser (before the library is unloaded).
-pub fn unregister() {
+/// Frees the parser when the main loop ends (the servers are still alive then) and keeps it from being
+/// registered again.
+pub fn close() {
+    CLOSED.store(true, Ordering::Relaxed);
     let id = PARSER.swap(0, Ordering::Relaxed);
     if id == 0 {
         return;

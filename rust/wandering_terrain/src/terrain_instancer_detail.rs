@@ -48,6 +48,11 @@ impl TerrainInstancer {
             }
         };
         const LIMIT: usize = 1_000_000;
+        let far = terrain_core::detail::MAX_COORDINATE;
+        if area.min.iter().chain(&area.max).any(|v| v.abs() > far) {
+            godot_error!("TerrainInstancer.get_detail_transforms: area must lie within ±{far} terrain units, got {area:?}");
+            return out;
+        }
         let clipped = with_samples(&host, |s| terrain_core::detail::clip(s, area));
         if terrain_core::detail::candidates_in(&core, clipped)
             > terrain_core::detail::MAX_CANDIDATES

@@ -229,6 +229,20 @@ fn rules_refuse_values_out_of_range() {
     }
     assert!(DetailGrid::new(0.0, 16.0).is_none());
     assert!(DetailGrid::new(1.0, f64::INFINITY).is_none());
+    // Areas too far or too big give nothing rather than overflowing or running for ever.
+    let g =
+        crate::generation::Generated::new(&crate::generation::NoiseParams::default(), 1.0).unwrap();
+    let l = layer(4.0, 16.0, 1);
+    let far = Area {
+        min: [1e18, 0.0],
+        max: [1e18 + 10.0, 10.0],
+    };
+    assert!(instances_in(&l, &g, far, usize::MAX).is_empty());
+    let huge = Area {
+        min: [0.0, 0.0],
+        max: [1e6, 1e6],
+    };
+    assert!(instances_in(&l, &g, huge, usize::MAX).is_empty());
     // A cell never holds more than MAX_PER_CELL² candidates.
     let g = DetailGrid::new(MAX_DENSITY, 1000.0).unwrap();
     assert_eq!(g.per_cell(), (MAX_PER_CELL * MAX_PER_CELL) as usize);
