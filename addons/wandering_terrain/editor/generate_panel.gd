@@ -1,47 +1,38 @@
 @tool
-extends HBoxContainer
+extends "res://addons/wandering_terrain/editor/heights_job_panel.gd"
 ## "Generate…" in the terrain toolbar: a dialog edits a TerrainGenerator; the heights are generated off the
 ## main thread (TerrainData.generate_async) with a progress bar and Cancel, so the editor keeps running; the
 ## result is one undo step.
 
 ## The generator the dialog edits (kept between uses).
 var generator := TerrainGenerator.new()
-## Emitted when generated heights were installed (the plugin saves external data files with the scene).
-signal generated(data: TerrainData)
-
-## Set by the plugin: the terrain node to fill (its scene's history gets the undo step).
-var context: Node
-## The TerrainData being generated into (taken from `context` when a generation starts).
-var data: TerrainData
-var undo_redo: EditorUndoRedoManager
-var _before := PackedFloat32Array()
-var _cancelled := false
-var _button: Button
-var _bar: ProgressBar
-var _cancel: Button
-var _dialog: ConfirmationDialog
 var _preview: TextureRect
 ## Side of the preview in samples (the whole terrain, scaled down).
 const PREVIEW := 128
 
 
-func _ready() -> void:
-	_button = Button.new()
-	_button.text = "Generate…"
-	_button.tooltip_text = "Fill the terrain with fractal noise (off the main thread; one undo step)"
-	_button.pressed.connect(_open)
-	add_child(_button)
-	_bar = ProgressBar.new()
-	_bar.custom_minimum_size.x = 120
-	_bar.max_value = 1.0
-	_bar.step = 0.001
-	_bar.hide()
-	add_child(_bar)
-	_cancel = Button.new()
-	_cancel.text = "Cancel"
-	_cancel.pressed.connect(cancel)
-	_cancel.hide()
-	add_child(_cancel)
+func _describe() -> Dictionary:
+	return {
+		"text": "Generate…",
+		"tooltip": "Fill the terrain with fractal noise (off the main thread; one undo step)",
+		"action": "generate",
+	}
+
+
+func _start_job(d: TerrainData, g: Resource) -> bool:
+	return d.generate_async(g)
+
+
+func _job_progress(d: TerrainData) -> float:
+	return d.get_generation_progress()
+
+
+func _finish_job(d: TerrainData) -> bool:
+	return d.finish_generation()
+
+
+func _cancel_job(d: TerrainData) -> void:
+	d.cancel_generation()
 
 
 func _open() -> void:
@@ -94,61 +85,3 @@ func update_preview() -> Image:
 	if _preview:
 		_preview.texture = ImageTexture.create_from_image(img)
 	return img
-
-
-## Starts generating into `data` (also for scripts and tests). False when one runs or the settings fail.
-func start(g: TerrainGenerator) -> bool:
-	if running():
-		return false
-	data = context.terrain_data if context and is_instance_valid(context) else null
-	if data == null:
-		push_warning("Terrain generate: the selected node has no terrain_data; give it a TerrainData first.")
-		return false
-	_before = data.heights
-	_cancelled = false
-	if not data.generate_async(g):
-		return false
-	_bar.value = 0.0
-	_bar.show()
-	_cancel.show()
-	_button.disabled = true
-	return true
-
-
-func _exit_tree() -> void:
-	# Nobody would claim an abandoned generation: stop it and collect it now (a cancel ends within a row).
-	if running():
-		data.cancel_generation()
-		while not data.finish_generation():
-			OS.delay_msec(1)
-
-
-func running() -> bool:
-	return data != null and data.get_generation_progress() >= 0.0
-
-
-func cancel() -> void:
-	if running():
-		_cancelled = true
-		data.cancel_generation()
-
-
-func _process(_delta: float) -> void:
-	if not running():
-		return
-	_bar.value = data.get_generation_progress()
-	if not data.finish_generation():
-		return
-	_bar.hide()
-	_cancel.hide()
-	_button.disabled = false
-	if _cancelled or undo_redo == null:
-		_before = PackedFloat32Array()
-		return
-	# Already generated: the step only records both states (8 bytes a sample while it is in the history).
-	undo_redo.create_action("Terrain: generate", UndoRedo.MERGE_DISABLE, context)
-	undo_redo.add_do_property(data, "heights", data.heights)
-	undo_redo.add_undo_property(data, "heights", _before)
-	undo_redo.commit_action(false)
-	generated.emit(data)
-	_before = PackedFloat32Array()
