@@ -9,6 +9,7 @@
 //! height in range) with the probability the ground's layers give (`Ground`).
 
 use crate::clipmap_stream::SharedSamples;
+use crate::hash::mix;
 pub use crate::instances::Area;
 use crate::instances::{block_over, cell_samples};
 use crate::material::{layer_weights, Blending};
@@ -263,13 +264,6 @@ impl DetailDraw {
     pub fn count(&self) -> usize {
         self.buffer.len() / FLOATS
     }
-}
-
-/// SplitMix64's finaliser.
-fn mix(mut x: u64) -> u64 {
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
 }
 
 /// The `k`-th random number in [0, 1) of grid square (i, j).

@@ -12,6 +12,7 @@
 //!   numbers hashed from (seed, droplet), so a seed gives the same terrain on every run and machine.
 
 use crate::generation::Progress;
+use crate::hash::mix;
 use std::sync::atomic::Ordering;
 
 /// The per-sample filter's settings (all in the generator's units: samples and world heights).
@@ -30,13 +31,6 @@ pub struct Filter {
 
 /// The most filter octaves.
 pub const MAX_DETAIL: usize = 6;
-
-/// SplitMix64's finaliser.
-fn mix(mut x: u64) -> u64 {
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
-}
 
 /// A number in [0, 1) for lattice point (x, z): a cheap 32-bit integer hash (the filter asks four a
 /// sample per octave; points 2^32 cells apart repeat).

@@ -12,6 +12,7 @@ pub mod control;
 pub mod detail;
 pub mod erosion;
 pub mod generation;
+mod hash;
 pub mod heightmap_io;
 pub mod instances;
 pub mod material;

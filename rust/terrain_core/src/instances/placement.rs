@@ -6,6 +6,7 @@
 //! machine and thread count, and candidates are tested in parallel.
 
 use super::{Area, Placement};
+use crate::hash::mix;
 use crate::samples::{self, Samples};
 use glam::{Quat, Vec3};
 use rayon::prelude::*;
@@ -119,13 +120,6 @@ impl Rules {
             scale: [s; 3],
         })
     }
-}
-
-/// SplitMix64's finaliser: a well-mixed 64-bit value of `x`.
-fn mix(mut x: u64) -> u64 {
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
 }
 
 /// The `k`-th number in [0, 1) of candidate `i` of stream `seed`.
