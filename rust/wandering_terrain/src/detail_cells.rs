@@ -3,6 +3,7 @@
 //! MultiMesh per cell (transform and colour per instance, origins relative to the cell). Cells leaving the
 //! radius give their MultiMesh to the next cell entering it.
 
+use crate::instance_cells::transform_of;
 use crate::terrain_detail_layer::ResolvedDetail;
 use crate::terrain_instancer::Surface;
 use godot::classes::rendering_server::{MultimeshTransformFormat, ShadowCastingSetting};
@@ -572,23 +573,10 @@ fn cell_offset(core: &DetailLayer, k: DetailKey) -> Transform3D {
     Transform3D::new(Basis::IDENTITY, Vector3::new(o[0] as f32, 0.0, o[1] as f32))
 }
 
-/// One instance of a MultiMesh buffer (rows of basis and origin).
-pub fn transform_of(c: &[f32]) -> Transform3D {
-    Transform3D::new(
-        Basis::from_rows(
-            Vector3::new(c[0], c[1], c[2]),
-            Vector3::new(c[4], c[5], c[6]),
-            Vector3::new(c[8], c[9], c[10]),
-        ),
-        Vector3::new(c[3], c[7], c[11]),
-    )
-}
-
 /// Distance on X/Z from terrain point `p` to cell `k`.
 fn cell_distance(core: &DetailLayer, k: DetailKey, p: Vector3) -> f32 {
     let a = core.grid.cell_area(k);
-    let d = |v: f32, lo: f64, hi: f64| (lo as f32 - v).max(v - hi as f32).max(0.0);
-    d(p.x, a.min[0], a.max[0]).hypot(d(p.z, a.min[1], a.max[1]))
+    a.distance(f64::from(p.x), f64::from(p.z)) as f32
 }
 
 /// The layer's instances inside terrain `area` on `s`, as world transforms, at most `limit`.

@@ -223,14 +223,7 @@ impl Cells {
                 continue;
             };
             for c in d.buffer.chunks_exact(12) {
-                let t = Transform3D::new(
-                    Basis::from_rows(
-                        Vector3::new(c[0], c[1], c[2]),
-                        Vector3::new(c[4], c[5], c[6]),
-                        Vector3::new(c[8], c[9], c[10]),
-                    ),
-                    Vector3::new(c[3], c[7], c[11]),
-                );
+                let t = transform_of(c);
                 for (shape, st) in &res.shapes {
                     ps.body_add_shape_ex(body, shape.get_rid())
                         .transform(t * *st)
@@ -264,6 +257,19 @@ impl Cells {
         ps.body_set_space(b, Rid::Invalid);
         self.spare_bodies.push(b);
     }
+}
+
+/// One instance of a MultiMesh buffer (`MultimeshTransformFormat::TRANSFORM_3D`: each basis row, then the
+/// origin's coordinate of that row; the instancer's cells and the detail cells both write it).
+pub fn transform_of(c: &[f32]) -> Transform3D {
+    Transform3D::new(
+        Basis::from_rows(
+            Vector3::new(c[0], c[1], c[2]),
+            Vector3::new(c[4], c[5], c[6]),
+            Vector3::new(c[8], c[9], c[10]),
+        ),
+        Vector3::new(c[3], c[7], c[11]),
+    )
 }
 
 fn new_lod(

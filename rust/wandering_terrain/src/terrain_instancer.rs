@@ -1053,6 +1053,5 @@ fn area_arg(what: &str, area: Rect2, host: &Host) -> Option<Area> {
 /// Distance on X/Z from terrain point `p` to cell `k`'s square.
 fn cell_distance(store: &InstanceStore, k: CellKey, p: Vector3) -> f32 {
     let a = store.cell_area(k);
-    let d = |v: f32, lo: f64, hi: f64| (lo as f32 - v).max(v - hi as f32).max(0.0);
-    d(p.x, a.min[0], a.max[0]).hypot(d(p.z, a.min[1], a.max[1]))
+    a.distance(f64::from(p.x), f64::from(p.z)) as f32
 }

@@ -92,6 +92,12 @@ impl Area {
     pub fn contains(&self, x: f64, z: f64) -> bool {
         x >= self.min[0] && x < self.max[0] && z >= self.min[1] && z < self.max[1]
     }
+    /// Distance on X/Z from (x, z) to the rectangle (0 inside): how far a cell is from a viewer.
+    pub fn distance(&self, x: f64, z: f64) -> f64 {
+        let d = |v: f64, lo: f64, hi: f64| (lo - v).max(v - hi).max(0.0);
+        d(x, self.min[0], self.max[0]).hypot(d(z, self.min[1], self.max[1]))
+    }
+
     pub fn is_valid(&self) -> bool {
         self.min.iter().chain(&self.max).all(|v| v.is_finite())
             && self.min[0] <= self.max[0]

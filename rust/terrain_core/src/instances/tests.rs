@@ -383,3 +383,15 @@ fn extract_and_replace_give_back_an_area() {
     assert_eq!(s.keys_over(one, 10).unwrap(), vec![(1, 1)]);
     assert!(s.keys_over(area, 3).is_none());
 }
+
+#[test]
+fn area_distance_is_zero_inside_and_euclidean_outside() {
+    let a = Area {
+        min: [0.0, 0.0],
+        max: [10.0, 4.0],
+    };
+    assert_eq!(a.distance(5.0, 2.0), 0.0);
+    assert_eq!(a.distance(13.0, 2.0), 3.0);
+    assert_eq!(a.distance(13.0, 8.0), 5.0);
+    assert_eq!(a.distance(-3.0, -4.0), 5.0);
+}
