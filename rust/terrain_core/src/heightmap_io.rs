@@ -8,6 +8,11 @@
 
 use std::fmt;
 
+pub mod asc;
+pub mod elevation;
+pub mod geotiff;
+pub mod hgt;
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct HeightmapError(pub String);
 
@@ -278,7 +283,8 @@ pub enum FileFormat {
 
 impl FileFormat {
     /// The accepted extensions, for messages.
-    pub const EXTENSIONS: &'static str = ".png, .r16, .r32, .raw or .exr";
+    pub const EXTENSIONS: &'static str =
+        ".png, .r16, .r32, .raw or .exr (elevation data: .tif, .tiff, .hgt or .asc)";
 
     pub fn from_path(path: &str) -> Result<Self, HeightmapError> {
         let ext = path

@@ -27,6 +27,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+mod rows;
+pub use rows::RowWriter;
+
 const HEADER: &str = "terrain.regions";
 const MAGIC: &str = "wandering_terrain regions 1";
 
@@ -286,12 +289,30 @@ pub fn write_regions(
 ) -> Result<RegionMeta, RegionError> {
     fs::create_dir_all(dir).or_else(|e| err(format!("cannot create {}: {e}", dir.display())))?;
     clear_regions(dir)?;
+    build_levels(
+        dir,
+        meta,
+        Some(source),
+        (f32::INFINITY, f32::NEG_INFINITY),
+        false,
+    )
+}
+
+/// Writes every level of `dir` (mip 0 from `source`, or already on disk when None), then the header
+/// with the height range and control flag found (joined with those given).
+fn build_levels(
+    dir: &Path,
+    meta: RegionMeta,
+    source: Option<&RegionSource>,
+    range: (f32, f32),
+    control: bool,
+) -> Result<RegionMeta, RegionError> {
     let w = Writer {
         dir,
         meta,
         source,
-        range: Mutex::new((f32::INFINITY, f32::NEG_INFINITY)),
-        control: AtomicU64::new(0),
+        range: Mutex::new(range),
+        control: AtomicU64::new(u64::from(control)),
     };
     w.build(meta.mips - 1, 0, 0)?;
     let r = w.range.into_inner().expect("range");
@@ -327,7 +348,8 @@ fn clear_regions(dir: &Path) -> Result<(), RegionError> {
 struct Writer<'a> {
     dir: &'a Path,
     meta: RegionMeta,
-    source: &'a RegionSource<'a>,
+    /// Mip 0's maker; None when mip 0 is already written (`RowWriter`).
+    source: Option<&'a RegionSource<'a>>,
     /// Lowest and highest height written.
     range: Mutex<(f32, f32)>,
     /// 1 once any control value is non-zero.
@@ -337,48 +359,64 @@ struct Writer<'a> {
 impl Writer<'_> {
     /// Region (rx, rz) of mip m: written, and returned for the level above; None outside the map.
     fn build(&self, m: u32, rx: usize, rz: usize) -> Result<Option<Vec<f32>>, RegionError> {
-        use rayon::prelude::*;
         let meta = &self.meta;
         let [nx, nz] = meta.regions(m);
         if rx >= nx || rz >= nz {
             return Ok(None);
         }
         let dims = meta.region_dims(m, rx, rz);
-        let heights = if m == 0 {
-            let (h, c) = (self.source)(rx, rz, dims);
-            let (lo, hi) = h
-                .iter()
-                .fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), &v| {
-                    (a.min(v), b.max(v))
-                });
-            {
-                let mut r = self.range.lock().expect("range");
-                *r = (r.0.min(lo), r.1.max(hi));
+        let Some(source) = self.source.filter(|_| m == 0) else {
+            if m == 0 {
+                let h = read_le(&file(self.dir, 'h', 0, rx, rz), dims[0] * dims[1])?;
+                return Ok(Some(h.into_iter().map(f32::from_le_bytes).collect()));
             }
-            if c.iter().any(|&v| v != 0) {
-                write_le(&file(self.dir, 'c', 0, rx, rz), &c, u32::to_le_bytes)?;
-                self.control.store(1, Ordering::Relaxed);
-            }
-            h
-        } else {
-            let kids = (0..4usize)
-                .into_par_iter()
-                .map(|k| self.build(m - 1, 2 * rx + k % 2, 2 * rz + k / 2))
-                .collect::<Result<Vec<_>, _>>()?;
-            let r = meta.region;
-            let [fw, fd] = meta.mip_size(m - 1);
-            downsample(dims, rx * r, rz * r, |x, z| {
-                // Finer-level sample (x, z), clamped to that level, from the child region holding it
-                // (a child outside the map is never read: clamping keeps indices inside).
-                let (x, z) = (x.min(fw - 1), z.min(fd - 1));
-                let k = (z / r - 2 * rz) * 2 + (x / r - 2 * rx);
-                let kid = kids[k].as_ref().expect("child inside the map");
-                let width = meta.region_dims(m - 1, x / r, z / r)[0];
-                kid[(z % r) * width + x % r]
-            })
+            return self.build_coarse(m, rx, rz, dims).map(Some);
         };
+        let (h, c) = source(rx, rz, dims);
+        let (lo, hi) = h
+            .iter()
+            .fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), &v| {
+                (a.min(v), b.max(v))
+            });
+        {
+            let mut r = self.range.lock().expect("range");
+            *r = (r.0.min(lo), r.1.max(hi));
+        }
+        if c.iter().any(|&v| v != 0) {
+            write_le(&file(self.dir, 'c', 0, rx, rz), &c, u32::to_le_bytes)?;
+            self.control.store(1, Ordering::Relaxed);
+        }
+        write_le(&file(self.dir, 'h', 0, rx, rz), &h, f32::to_le_bytes)?;
+        Ok(Some(h))
+    }
+
+    /// Region (rx, rz) of mip m > 0 from its four children (made in parallel), written.
+    fn build_coarse(
+        &self,
+        m: u32,
+        rx: usize,
+        rz: usize,
+        dims: [usize; 2],
+    ) -> Result<Vec<f32>, RegionError> {
+        use rayon::prelude::*;
+        let meta = &self.meta;
+        let kids = (0..4usize)
+            .into_par_iter()
+            .map(|k| self.build(m - 1, 2 * rx + k % 2, 2 * rz + k / 2))
+            .collect::<Result<Vec<_>, _>>()?;
+        let r = meta.region;
+        let [fw, fd] = meta.mip_size(m - 1);
+        let heights = downsample(dims, rx * r, rz * r, |x, z| {
+            // Finer-level sample (x, z), clamped to that level, from the child region holding it
+            // (a child outside the map is never read: clamping keeps indices inside).
+            let (x, z) = (x.min(fw - 1), z.min(fd - 1));
+            let k = (z / r - 2 * rz) * 2 + (x / r - 2 * rx);
+            let kid = kids[k].as_ref().expect("child inside the map");
+            let width = meta.region_dims(m - 1, x / r, z / r)[0];
+            kid[(z % r) * width + x % r]
+        });
         write_le(&file(self.dir, 'h', m, rx, rz), &heights, f32::to_le_bytes)?;
-        Ok(Some(heights))
+        Ok(heights)
     }
 }
 
