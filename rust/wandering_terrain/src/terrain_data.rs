@@ -16,6 +16,8 @@ use terrain_core::terrain_data::{self as core, Region, DEFAULT_SAMPLE_BUDGET};
 
 #[path = "terrain_data_control.rs"]
 mod control;
+#[path = "terrain_data_elevation.rs"]
+pub(crate) mod elevation;
 #[path = "terrain_data_erosion.rs"]
 mod erosion;
 #[path = "terrain_data_import.rs"]
@@ -538,7 +540,9 @@ impl TerrainData {
     /// with full 16-bit precision), `.r16` (raw little-endian unsigned 16-bit), `.r32`/`.raw` (raw
     /// little-endian float heights), `.exr` (float, through Godot's loader). Integer formats map their range
     /// to [min_height, max_height] (height-band texturing's heightmaps do the same); float formats hold
-    /// heights as they are. Raw files need `raw_width` (samples per row).
+    /// heights as they are. Raw files need `raw_width` (samples per row). Elevation files (`.tif`,
+    /// `.tiff`, `.hgt`, `.asc`) are read as `import_elevation(path, NODATA_HOLES)` does (heights in metres
+    /// and the file's spacing; min_height, max_height and raw_width are not used).
     #[func]
     fn import_heightmap(
         &mut self,
@@ -548,6 +552,9 @@ impl TerrainData {
         raw_width: i64,
     ) -> Error {
         let p = path.to_string();
+        if heightmap_io::elevation::is_elevation(&p) {
+            return self.import_elevation(path, Self::NODATA_HOLES);
+        }
         let format = match FileFormat::from_path(&p) {
             Ok(f) => f,
             Err(e) => {

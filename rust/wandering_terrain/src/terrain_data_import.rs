@@ -2,17 +2,24 @@
 //! `terrain_core::heightmap_io`), so a big file does not stop the editor or the game.
 
 use super::{budget_of, TerrainData};
-use godot::classes::{FileAccess, ProjectSettings};
+use godot::classes::FileAccess;
 use godot::global::Error;
 use godot::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use terrain_core::heightmap_io::elevation::{self, Elevation, NoData};
 use terrain_core::heightmap_io::{FileFormat, Heightmap};
+
+/// What a worker decoded.
+enum Imported {
+    Heightmap(Heightmap),
+    Elevation(Elevation, NoData),
+}
 
 /// A heightmap being decoded on a worker thread.
 pub(super) struct ImportJob {
     cancel: Arc<AtomicBool>,
-    handle: std::thread::JoinHandle<Result<Heightmap, String>>,
+    handle: std::thread::JoinHandle<Result<Imported, String>>,
     what: String,
 }
 
@@ -21,7 +28,8 @@ impl TerrainData {
     /// Starts `import_heightmap` on a worker thread (same arguments and formats): the file is read and
     /// decoded off the main thread; `finish_import()` installs the result (size and heights) once it is
     /// done. EXR files go through Godot's image loader and are imported at once. Returns false and changes
-    /// nothing on bad arguments, a missing file or while another import runs.
+    /// nothing on bad arguments, a missing file or while another import runs. Elevation files are read as
+    /// `import_elevation_async(path, NODATA_HOLES)` does.
     #[func]
     fn import_heightmap_async(
         &mut self,
@@ -35,6 +43,9 @@ impl TerrainData {
             return false;
         }
         let p = path.to_string();
+        if elevation::is_elevation(&p) {
+            return self.import_elevation_async(path, Self::NODATA_HOLES);
+        }
         let format = match FileFormat::from_path(&p) {
             Ok(f) => f,
             Err(e) => {
@@ -50,10 +61,8 @@ impl TerrainData {
             return false;
         }
         // A file on disk is read by the worker too; one inside a pack is read here (Godot's file API).
-        let disk = ProjectSettings::singleton()
-            .globalize_path(&path)
-            .to_string();
-        let bytes = if std::path::Path::new(&disk).is_file() {
+        let disk = super::elevation::disk_path(&path);
+        let bytes = if disk.is_file() {
             None
         } else {
             Some(FileAccess::get_file_as_bytes(&path).to_vec())
@@ -65,7 +74,8 @@ impl TerrainData {
         let handle = std::thread::spawn(move || {
             let bytes = match bytes {
                 Some(b) => b,
-                None => std::fs::read(&disk).map_err(|e| format!("cannot read {disk}: {e}"))?,
+                None => std::fs::read(&disk)
+                    .map_err(|e| format!("cannot read {}: {e}", disk.display()))?,
             };
             if stop.load(Ordering::Relaxed) {
                 return Err("cancelled".into());
@@ -73,6 +83,40 @@ impl TerrainData {
             let w = raw_width.max(0) as usize;
             format
                 .decode(&bytes, min_height, max_height, w, budget)
+                .map(Imported::Heightmap)
+                .map_err(|e| e.to_string())
+        });
+        self.import_job = Some(ImportJob {
+            cancel,
+            handle,
+            what,
+        });
+        true
+    }
+
+    /// Starts `import_elevation` on a worker thread; `finish_import()` installs the result. Returns false
+    /// and changes nothing on a bad `nodata`, a missing file or while another import runs.
+    #[func]
+    fn import_elevation_async(&mut self, path: GString, nodata: i64) -> bool {
+        let what = format!("import_elevation_async({path})");
+        if self.import_job.is_some() {
+            godot_error!("TerrainData.{what}: an import is running; finish or cancel it first");
+            return false;
+        }
+        let Some(nodata) = super::elevation::nodata_of(nodata, &format!("TerrainData.{what}"))
+        else {
+            return false;
+        };
+        let file = super::elevation::disk_path(&path);
+        if !file.is_file() {
+            godot_error!("TerrainData.{what}: no file at {path}");
+            return false;
+        }
+        let budget = budget_of(self.sample_budget);
+        let cancel = Arc::new(AtomicBool::new(false));
+        let handle = std::thread::spawn(move || {
+            elevation::read_all(&[file], budget)
+                .map(|e| Imported::Elevation(e, nodata))
                 .map_err(|e| e.to_string())
         });
         self.import_job = Some(ImportJob {
@@ -120,8 +164,11 @@ impl TerrainData {
         let cancelled = job.cancel.load(Ordering::Relaxed);
         match job.handle.join() {
             Ok(Ok(_)) if cancelled => {}
-            Ok(Ok(h)) => {
+            Ok(Ok(Imported::Heightmap(h))) => {
                 self.install(h, &job.what);
+            }
+            Ok(Ok(Imported::Elevation(e, nodata))) => {
+                self.install_elevation(e, nodata, &job.what);
             }
             Ok(Err(_)) if cancelled => {}
             Ok(Err(e)) => godot_error!("TerrainData.{}: {e}; nothing changed", job.what),

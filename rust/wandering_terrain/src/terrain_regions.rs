@@ -2,16 +2,18 @@
 //! (format, mips and cache in `terrain_core::terrain_regions`). Saved with `TerrainData.save_regions` or
 //! written from a generator by `TerrainRegions.generate`; drawn by a `TerrainNode` through `terrain_regions`.
 
+use crate::terrain_data::elevation::disk_path;
 use crate::terrain_data::TerrainData;
 use crate::terrain_generator::TerrainGenerator;
-use godot::classes::ProjectSettings;
 use godot::prelude::*;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use terrain_core::generation::Generated;
 use terrain_core::samples;
 use terrain_core::terrain_regions::{self as core, RegionMeta, DEFAULT_BUDGET};
+
+#[path = "terrain_regions_import.rs"]
+mod import;
 
 /// A terrain map stored as a folder of region files (`terrain.regions` plus one file per region and mip
 /// level), for maps bigger than memory: 65536² samples is 16 GB of heights, of which only the regions around
@@ -21,7 +23,8 @@ use terrain_core::terrain_regions::{self as core, RegionMeta, DEFAULT_BUDGET};
 /// Queries (`get_height`, `get_normal`, and through a TerrainNode `raycast` and collision) read the full
 /// resolution, loading the regions they touch — about 3 ms per 512² region here when it is not
 /// loaded yet. Call `prefetch` ahead of time (it loads on a worker thread) and `is_loaded` to know. The data
-/// is read-only: edit a `TerrainData` and save it with `TerrainData.save_regions`.
+/// is read-only: edit a `TerrainData` and save it with `TerrainData.save_regions`. Real-world elevation
+/// files (GeoTIFF, SRTM tiles, ESRI ASCII grids) of any size import with `import_heightmaps`.
 ///
 /// Folders are read with the file system of the OS: use `user://` or a path on disk (a folder inside an
 /// exported game's `.pck` cannot be read). Writing a folder that a TerrainRegions has open does not update
@@ -42,6 +45,8 @@ pub struct TerrainRegions {
     store: Option<Arc<core::TerrainRegions>>,
     /// Set while a prefetch runs: one at a time.
     prefetching: Arc<AtomicBool>,
+    /// An elevation file being imported on a worker thread (`import_heightmaps_async`).
+    import: Option<import::RegionImport>,
     base: Base<Resource>,
 }
 
@@ -53,19 +58,16 @@ impl IResource for TerrainRegions {
             budget_mb: (DEFAULT_BUDGET >> 20) as i64,
             store: None,
             prefetching: Arc::new(AtomicBool::new(false)),
+            import: None,
             base,
         }
     }
 }
 
-fn disk_path(p: &GString) -> PathBuf {
-    PathBuf::from(ProjectSettings::singleton().globalize_path(p).to_string())
-}
-
 #[godot_api]
 impl TerrainRegions {
     #[func]
-    fn set_folder(&mut self, folder: GString) {
+    pub(crate) fn set_folder(&mut self, folder: GString) {
         if folder.is_empty() {
             self.folder = folder;
             self.store = None;

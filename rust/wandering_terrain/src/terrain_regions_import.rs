@@ -1,0 +1,185 @@
+//! `TerrainRegions.import_heightmaps`: elevation files (GeoTIFF, SRTM `.hgt` mosaics, ESRI ASCII grids)
+//! streamed into a region folder a block of rows at a time (`terrain_core::heightmap_io::elevation::
+//! import_regions`), so files larger than memory import; on the calling thread or a worker.
+
+use super::TerrainRegions;
+use crate::terrain_data::elevation::{disk_path, nodata_of};
+use godot::prelude::*;
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use terrain_core::heightmap_io::elevation::{self, NoData, Progress};
+use terrain_core::terrain_regions::RegionMeta;
+
+/// An import running on a worker thread.
+pub(super) struct RegionImport {
+    progress: Arc<Progress>,
+    handle: std::thread::JoinHandle<Result<RegionMeta, String>>,
+    folder: GString,
+    what: String,
+}
+
+/// Checked arguments: (files on disk, folder on disk, region size, NoData handling).
+fn arguments(
+    paths: &PackedStringArray,
+    folder: &GString,
+    region_size: i64,
+    nodata: i64,
+    what: &str,
+) -> Option<(Vec<PathBuf>, PathBuf, usize, NoData)> {
+    let nodata = nodata_of(nodata, what)?;
+    if paths.is_empty() {
+        godot_error!("{what}: paths is empty; give one file or the .hgt tiles of a mosaic");
+        return None;
+    }
+    if folder.is_empty() {
+        godot_error!("{what}: folder is empty");
+        return None;
+    }
+    let files: Vec<PathBuf> = paths.as_slice().iter().map(disk_path).collect();
+    if let Some(f) = files.iter().find(|f| !f.is_file()) {
+        godot_error!("{what}: no file at {}", f.display());
+        return None;
+    }
+    let region = region_size.clamp(0, 1 << 20) as usize;
+    Some((files, disk_path(folder), region, nodata))
+}
+
+#[godot_api(secondary)]
+impl TerrainRegions {
+    /// Imports an elevation file (`.tif`/`.tiff`, `.hgt`, `.asc`) into `folder` as region files of
+    /// `region_size`² samples (a power of two in [16, 4096]) and opens it here. The file is read a block of
+    /// rows at a time, so it may be larger than memory (memory: `region_size` rows of the map). Heights are
+    /// the file's metres; the spacing its north–south spacing in metres. `nodata` is
+    /// `TerrainData.NODATA_HOLES` or `NODATA_FILL`. Returns false with an error naming the file on bad input;
+    /// the folder then holds what it held before.
+    #[func]
+    fn import_heightmap(
+        &mut self,
+        path: GString,
+        folder: GString,
+        region_size: i64,
+        nodata: i64,
+    ) -> bool {
+        let mut paths = PackedStringArray::new();
+        paths.push(&path);
+        self.import_heightmaps(paths, folder, region_size, nodata)
+    }
+
+    /// `import_heightmap` for several SRTM `.hgt` tiles making one map (placed by the south-west corners in
+    /// their names, sharing their edge samples; tiles missing inside the box are NoData), or one file.
+    #[func]
+    fn import_heightmaps(
+        &mut self,
+        paths: PackedStringArray,
+        folder: GString,
+        region_size: i64,
+        nodata: i64,
+    ) -> bool {
+        let what = "TerrainRegions.import_heightmaps";
+        let Some((files, dir, region, nodata)) =
+            arguments(&paths, &folder, region_size, nodata, what)
+        else {
+            return false;
+        };
+        match elevation::import_regions(&files, &dir, region, nodata, &Progress::default()) {
+            Ok(_) => {
+                self.set_folder(folder.clone());
+                self.store.is_some()
+            }
+            Err(e) => {
+                godot_error!("{what}: {e}; nothing changed");
+                false
+            }
+        }
+    }
+
+    /// Starts `import_heightmaps` on a worker thread; poll `get_import_progress()` and call
+    /// `finish_import()` to open the folder. Returns false (nothing started) on bad input or while another
+    /// import runs.
+    #[func]
+    fn import_heightmaps_async(
+        &mut self,
+        paths: PackedStringArray,
+        folder: GString,
+        region_size: i64,
+        nodata: i64,
+    ) -> bool {
+        let what = "TerrainRegions.import_heightmaps_async";
+        if self.import.is_some() {
+            godot_error!("{what}: an import is running; finish or cancel it first");
+            return false;
+        }
+        let Some((files, dir, region, nodata)) =
+            arguments(&paths, &folder, region_size, nodata, what)
+        else {
+            return false;
+        };
+        let progress = Arc::new(Progress::default());
+        let p = progress.clone();
+        let handle = std::thread::spawn(move || {
+            elevation::import_regions(&files, &dir, region, nodata, &p).map_err(|e| e.to_string())
+        });
+        self.import = Some(RegionImport {
+            progress,
+            handle,
+            folder,
+            what: what.into(),
+        });
+        true
+    }
+
+    /// -1 when no import runs; the share of rows read, [0, 1), while one runs; 1 when it is ready for
+    /// `finish_import()`.
+    #[func]
+    fn get_import_progress(&self) -> f64 {
+        match &self.import {
+            None => -1.0,
+            Some(j) if j.handle.is_finished() => 1.0,
+            Some(j) => {
+                let total = j.progress.total.load(Ordering::Relaxed).max(1);
+                (j.progress.rows.load(Ordering::Relaxed) as f64 / total as f64).min(0.999)
+            }
+        }
+    }
+
+    /// Asks the running import to stop; the folder keeps what it held.
+    #[func]
+    fn cancel_import(&mut self) {
+        if let Some(j) = &self.import {
+            j.progress.cancel.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Opens the folder of a finished import and returns true; false while it runs or when it failed or was
+    /// cancelled (a failure logs an error naming the file); true with nothing to do when none runs.
+    #[func]
+    fn finish_import(&mut self) -> bool {
+        if self
+            .import
+            .as_ref()
+            .is_some_and(|j| !j.handle.is_finished())
+        {
+            return false;
+        }
+        let Some(job) = self.import.take() else {
+            return true;
+        };
+        let cancelled = job.progress.cancel.load(Ordering::Relaxed);
+        match job.handle.join() {
+            Ok(Ok(_)) if !cancelled => {
+                self.set_folder(job.folder);
+                self.store.is_some()
+            }
+            Ok(Ok(_)) | Ok(Err(_)) if cancelled => false,
+            Ok(Err(e)) => {
+                godot_error!("{}: {e}; nothing changed", job.what);
+                false
+            }
+            _ => {
+                godot_error!("{}: the import failed; nothing changed", job.what);
+                false
+            }
+        }
+    }
+}
