@@ -75,6 +75,7 @@ func _run() -> void:
 	await _test_generate_off_the_main_thread(plugin, tn)
 	await _test_erode_one_undo_step(plugin, tn)
 	await _test_import_heightmap(plugin, tn)
+	await _test_import_elevation(plugin, tn)
 	await _test_new_terrain_data(plugin, tn)
 	await _test_instance_paint_undo(plugin, tn, cam)
 	await _test_detail_paint_undo(plugin, tn, cam)
@@ -492,6 +493,49 @@ func _test_import_heightmap(plugin, tn: TerrainNode) -> void:
 	await _frames(1)
 	check(panel._files.visible, "Import… opens a file dialog")
 	panel._files.hide()
+	_end()
+
+
+func _test_import_elevation(plugin, tn: TerrainNode) -> void:
+	_begin("test_import_elevation")
+	var panel = plugin.import_panel
+	var data := tn.terrain_data
+	var ur := _history(tn)
+	var file := OS.get_user_data_dir().path_join("editor_elevation.asc")
+	var f := FileAccess.open(file, FileAccess.WRITE)
+	f.store_string("ncols 4\nnrows 3\nxllcorner 0\nyllcorner 0\ncellsize 3\nNODATA_value -1\n1 2 3 4\n5 -1 7 8\n9 10 11 12\n")
+	f.close()
+	panel._ask_options(file)
+	await _frames(1)
+	check(panel._elevation.visible, "an elevation file opens the elevation dialog")
+	var text: String = panel._info.text
+	check(text.contains("4 × 3") and text.contains("NoData samples: 1") and text.contains("3.000 m"), "it shows the file's facts: " + text)
+	check(not panel._to_regions.button_pressed, "a small file goes into the data")
+	panel._elevation.hide()
+	var before := [data.size, data.spacing, data.heights, data.control]
+	check(panel.import_elevation_file(file, TerrainData.NODATA_HOLES), "import started")
+	var waited := 0
+	while panel.running() and waited < 600:
+		await _frames(1)
+		waited += 1
+	check(data.size == Vector2i(4, 3) and data.spacing == 3.0, "size and spacing are the file's")
+	check(data.get_holes_region(Rect2i(0, 0, 4, 3)).count(1) == 1, "NoData became a hole")
+	ur.undo()
+	check([data.size, data.spacing, data.heights, data.control] == before, "one undo restores size, spacing, heights and holes")
+	ur.redo()
+	check(data.size == Vector2i(4, 3), "redo imports again")
+	ur.undo()
+	# Into a region folder: the node draws it instead of the data; one undo gives the data back.
+	var folder := OS.get_user_data_dir().path_join("editor_elevation_regions")
+	check(panel.import_elevation_file(file, TerrainData.NODATA_FILL, folder, 16), "region import started")
+	waited = 0
+	while panel.running() and waited < 600:
+		await _frames(1)
+		waited += 1
+	check(tn.terrain_data == null and tn.terrain_regions != null, "the node draws the region folder")
+	check(tn.terrain_regions != null and tn.terrain_regions.get_size() == Vector2i(4, 3), "of the file's size")
+	ur.undo()
+	check(tn.terrain_data == data and tn.terrain_regions == null, "one undo gives the data back")
 	_end()
 
 
