@@ -215,6 +215,8 @@ pub struct TerrainRegions {
 
 /// Default cache budget: 256 MB of loaded regions.
 pub const DEFAULT_BUDGET: u64 = 256 << 20;
+/// Smallest budget a `TerrainRegions` takes: 16 MB.
+pub const MIN_BUDGET: u64 = 16 << 20;
 /// Fewest regions the cache keeps whatever its budget (16 MB of 512² regions, 1 GB of 4096² ones).
 pub const MIN_REGIONS: usize = 16;
 
@@ -228,12 +230,23 @@ fn write_le<T: Copy>(
     to_le: impl Fn(T) -> [u8; 4],
 ) -> Result<(), RegionError> {
     let mut bytes = Vec::with_capacity(values.len() * 4);
-    for &v in values {
-        bytes.extend_from_slice(&to_le(v));
+    put_le(&mut bytes, values, to_le);
+    write_bytes(path, &bytes)
+}
+
+/// Appends values as little-endian bytes (written so the copy vectorises).
+fn put_le<T: Copy>(bytes: &mut Vec<u8>, values: &[T], to_le: impl Fn(T) -> [u8; 4]) {
+    let at = bytes.len();
+    bytes.resize(at + values.len() * 4, 0);
+    for (d, &v) in bytes[at..].chunks_exact_mut(4).zip(values) {
+        d.copy_from_slice(&to_le(v));
     }
+}
+
+fn write_bytes(path: &Path, bytes: &[u8]) -> Result<(), RegionError> {
     let mut f =
         fs::File::create(path).or_else(|e| err(format!("cannot write {}: {e}", path.display())))?;
-    f.write_all(&bytes)
+    f.write_all(bytes)
         .or_else(|e| err(format!("cannot write {}: {e}", path.display())))
 }
 
@@ -293,17 +306,20 @@ pub fn write_regions(
         dir,
         meta,
         Some(source),
+        0,
         (f32::INFINITY, f32::NEG_INFINITY),
         false,
     )
 }
 
-/// Writes every level of `dir` (mip 0 from `source`, or already on disk when None), then the header
-/// with the height range and control flag found (joined with those given).
+/// Writes the levels of `dir` (mip 0 from `source`; or, when None, from level `on_disk` up, the levels
+/// up to it being written already), then the header with the height range and control flag found
+/// (joined with those given).
 fn build_levels(
     dir: &Path,
     meta: RegionMeta,
     source: Option<&RegionSource>,
+    on_disk: u32,
     range: (f32, f32),
     control: bool,
 ) -> Result<RegionMeta, RegionError> {
@@ -311,6 +327,7 @@ fn build_levels(
         dir,
         meta,
         source,
+        on_disk,
         range: Mutex::new(range),
         control: AtomicU64::new(u64::from(control)),
     };
@@ -348,8 +365,9 @@ fn clear_regions(dir: &Path) -> Result<(), RegionError> {
 struct Writer<'a> {
     dir: &'a Path,
     meta: RegionMeta,
-    /// Mip 0's maker; None when mip 0 is already written (`RowWriter`).
+    /// Mip 0's maker; None when the levels up to `on_disk` are already written (`RowWriter`).
     source: Option<&'a RegionSource<'a>>,
+    on_disk: u32,
     /// Lowest and highest height written.
     range: Mutex<(f32, f32)>,
     /// 1 once any control value is non-zero.
@@ -366,8 +384,8 @@ impl Writer<'_> {
         }
         let dims = meta.region_dims(m, rx, rz);
         let Some(source) = self.source.filter(|_| m == 0) else {
-            if m == 0 {
-                let h = read_le(&file(self.dir, 'h', 0, rx, rz), dims[0] * dims[1])?;
+            if self.source.is_none() && m == self.on_disk {
+                let h = read_le(&file(self.dir, 'h', m, rx, rz), dims[0] * dims[1])?;
                 return Ok(Some(h.into_iter().map(f32::from_le_bytes).collect()));
             }
             return self.build_coarse(m, rx, rz, dims).map(Some);

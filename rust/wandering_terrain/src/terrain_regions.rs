@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use terrain_core::generation::Generated;
 use terrain_core::samples;
-use terrain_core::terrain_regions::{self as core, RegionMeta, DEFAULT_BUDGET};
+use terrain_core::terrain_regions::{self as core, RegionMeta, DEFAULT_BUDGET, MIN_BUDGET};
 
 #[path = "terrain_regions_import.rs"]
 mod import;
@@ -87,7 +87,7 @@ impl TerrainRegions {
 
     #[func]
     fn set_budget_mb(&mut self, mb: i64) {
-        if !(16..=1 << 20).contains(&mb) {
+        if !((MIN_BUDGET >> 20) as i64..=1 << 20).contains(&mb) {
             godot_error!("TerrainRegions.budget_mb must be in [16, 1048576], got {mb}");
             return;
         }

@@ -1,25 +1,37 @@
 //! A region map written from whole rows arriving north to south (an elevation file streamed in): mip 0
-//! goes to a scratch folder a band of `region` rows at a time, the coarser mips are built from it, and
-//! only a finished map replaces what the folder held — a failed import leaves the folder as it was.
-//! Memory: one band, `width × region` heights (and as many control values once a hole arrives).
+//! goes to a scratch folder a band of `region` rows at a time, on a writer thread while the next band is
+//! read; that thread also box-filters each band into mip 1 (the same sums in the same order as
+//! `downsample`, so the levels equal a `save` bit for bit), the coarser mips are then built from mip 1,
+//! and only a finished map replaces what the folder held — a failed import leaves the folder as it was.
+//! Memory: two bands (`width × region` heights, and as many control values once a hole arrives) and
+//! half a band of mip 1.
 
-use super::{build_levels, clear_regions, err, file, write_le, RegionError, RegionMeta};
+use super::{build_levels, clear_regions, err, file, put_le, write_bytes, RegionError, RegionMeta};
 use crate::control::HOLE;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{sync_channel, SyncSender};
+use std::thread::JoinHandle;
+
+/// `region` rows of the map (fewer in the last band).
+struct Band {
+    rz: usize,
+    rows: usize,
+    heights: Vec<f32>,
+    /// Empty while no hole has arrived.
+    control: Vec<u32>,
+}
 
 pub struct RowWriter {
     dir: PathBuf,
     scratch: PathBuf,
     meta: RegionMeta,
-    heights: Vec<f32>,
-    control: Vec<u32>,
-    /// Rows held in the band, bands written, rows taken.
-    rows: usize,
-    bands: usize,
+    band: Band,
     taken: usize,
     range: (f32, f32),
     holes: bool,
+    to_writer: Option<SyncSender<Band>>,
+    writer: Option<JoinHandle<Result<(), RegionError>>>,
     done: bool,
 }
 
@@ -35,27 +47,46 @@ impl RowWriter {
         }
         fs::create_dir_all(&scratch)
             .or_else(|e| err(format!("cannot create {}: {e}", scratch.display())))?;
+        // A rendezvous channel: the reader fills one band while the writer writes the other.
+        let (tx, rx) = sync_channel::<Band>(0);
+        let (out, m) = (scratch.clone(), meta);
+        let writer = std::thread::spawn(move || {
+            let mut mip1 = Mip1::new(m);
+            for band in rx {
+                write_band(
+                    &out,
+                    &m,
+                    0,
+                    band.rz,
+                    band.rows,
+                    m.width,
+                    &band.heights,
+                    &band.control,
+                )?;
+                mip1.add(&out, &band)?;
+            }
+            mip1.flush(&out)
+        });
         Ok(Self {
             dir: dir.to_path_buf(),
             scratch,
             meta,
-            heights: Vec::with_capacity(meta.width * meta.region),
-            control: Vec::new(),
-            rows: 0,
-            bands: 0,
+            band: Band {
+                rz: 0,
+                rows: 0,
+                heights: Vec::with_capacity(meta.width * meta.region),
+                control: Vec::new(),
+            },
             taken: 0,
             range: (f32::INFINITY, f32::NEG_INFINITY),
             holes: false,
+            to_writer: Some(tx),
+            writer: Some(writer),
             done: false,
         })
     }
 
-    /// Bytes held for the band being gathered.
-    pub fn bytes(&self) -> usize {
-        self.heights.capacity() * 4 + self.control.capacity() * 4
-    }
-
-    /// Rows written so far.
+    /// Rows taken so far.
     pub fn rows_written(&self) -> usize {
         self.taken
     }
@@ -71,70 +102,82 @@ impl RowWriter {
             ));
         }
         for (h, m) in heights.chunks_exact(w).zip(holes.chunks_exact(w)) {
-            if self.rows_written() >= self.meta.depth {
+            if self.taken >= self.meta.depth {
                 return err(format!("more than the {} rows of the map", self.meta.depth));
             }
-            for &v in h {
-                self.range = (self.range.0.min(v), self.range.1.max(v));
-            }
-            self.heights.extend_from_slice(h);
-            if !self.holes && m.iter().any(|&b| b) {
-                self.holes = true;
-            }
+            let (lo, hi) = h.iter().fold(self.range, |(a, b), &v| (a.min(v), b.max(v)));
+            self.range = (lo, hi);
+            self.band.heights.extend_from_slice(h);
+            self.holes |= m.contains(&true);
             if self.holes {
-                self.control.resize(self.rows * w, 0);
-                self.control
-                    .extend(m.iter().map(|&b| if b { HOLE } else { 0 }));
+                let b = &mut self.band;
+                b.control.resize(b.rows * w, 0);
+                b.control
+                    .extend(m.iter().map(|&x| if x { HOLE } else { 0 }));
             }
-            self.rows += 1;
+            self.band.rows += 1;
             self.taken += 1;
-            if self.rows == self.meta.region || self.rows_written() == self.meta.depth {
-                self.flush()?;
+            if self.band.rows == self.meta.region || self.taken == self.meta.depth {
+                self.send()?;
             }
         }
         Ok(())
     }
 
-    /// Writes the band's mip-0 regions.
-    fn flush(&mut self) -> Result<(), RegionError> {
-        let (w, r, rz) = (self.meta.width, self.meta.region, self.bands);
-        self.control
-            .resize(if self.holes { self.rows * w } else { 0 }, 0);
-        let mut h = Vec::with_capacity(r * r);
-        let mut c = Vec::with_capacity(r * r);
-        for rx in 0..w.div_ceil(r) {
-            let (x0, x1) = (rx * r, (rx * r + r).min(w));
-            h.clear();
-            c.clear();
-            for z in 0..self.rows {
-                h.extend_from_slice(&self.heights[z * w + x0..z * w + x1]);
-                if self.holes {
-                    c.extend_from_slice(&self.control[z * w + x0..z * w + x1]);
-                }
-            }
-            write_le(&file(&self.scratch, 'h', 0, rx, rz), &h, f32::to_le_bytes)?;
-            if c.iter().any(|&v| v != 0) {
-                write_le(&file(&self.scratch, 'c', 0, rx, rz), &c, u32::to_le_bytes)?;
-            }
+    /// Hands the band to the writer thread and starts the next one.
+    fn send(&mut self) -> Result<(), RegionError> {
+        let (w, r) = (self.meta.width, self.meta.region);
+        let next = Band {
+            rz: self.band.rz + 1,
+            rows: 0,
+            heights: Vec::with_capacity(w * r),
+            control: Vec::new(),
+        };
+        let mut band = std::mem::replace(&mut self.band, next);
+        if self.holes {
+            band.control.resize(band.rows * w, 0);
         }
-        self.heights.clear();
-        self.control.clear();
-        self.rows = 0;
-        self.bands += 1;
+        let sent = self
+            .to_writer
+            .as_ref()
+            .is_some_and(|tx| tx.send(band).is_ok());
+        if !sent {
+            // The writer stopped on an error: report it.
+            return self
+                .join_writer()
+                .and_then(|_| err("the region writer stopped".into()));
+        }
         Ok(())
+    }
+
+    fn join_writer(&mut self) -> Result<(), RegionError> {
+        self.to_writer = None;
+        match self.writer.take().map(JoinHandle::join) {
+            None | Some(Ok(Ok(()))) => Ok(()),
+            Some(Ok(Err(e))) => Err(e),
+            Some(Err(_)) => err("the region writer failed".into()),
+        }
     }
 
     /// Builds the coarser mips and moves the finished map into the folder (replacing the map it held;
     /// other files stay). Returns the header written.
     pub fn finish(mut self) -> Result<RegionMeta, RegionError> {
-        if self.rows_written() != self.meta.depth {
+        if self.taken != self.meta.depth {
             return err(format!(
                 "{} of the map's {} rows arrived",
-                self.rows_written(),
-                self.meta.depth
+                self.taken, self.meta.depth
             ));
         }
-        let meta = build_levels(&self.scratch, self.meta, None, self.range, self.holes)?;
+        self.join_writer()?;
+        let on_disk = if self.meta.mips > 1 { 1 } else { 0 };
+        let meta = build_levels(
+            &self.scratch,
+            self.meta,
+            None,
+            on_disk,
+            self.range,
+            self.holes,
+        )?;
         clear_regions(&self.dir)?;
         let entries = fs::read_dir(&self.scratch)
             .or_else(|e| err(format!("cannot list {}: {e}", self.scratch.display())))?;
@@ -151,8 +194,115 @@ impl RowWriter {
 
 impl Drop for RowWriter {
     fn drop(&mut self) {
+        let _ = self.join_writer();
         if !self.done {
             let _ = fs::remove_dir_all(&self.scratch);
         }
+    }
+}
+
+/// Writes the regions of row `rz` of mip `m` from `rows` whole rows of `width` samples.
+#[allow(clippy::too_many_arguments)]
+fn write_band(
+    dir: &Path,
+    meta: &RegionMeta,
+    m: u32,
+    rz: usize,
+    rows: usize,
+    width: usize,
+    heights: &[f32],
+    control: &[u32],
+) -> Result<(), RegionError> {
+    let r = meta.region;
+    let mut h = Vec::with_capacity(r * r * 4);
+    let mut c = Vec::with_capacity(if control.is_empty() { 0 } else { r * r * 4 });
+    for rx in 0..width.div_ceil(r) {
+        let (x0, x1) = (rx * r, (rx * r + r).min(width));
+        h.clear();
+        c.clear();
+        let mut holes = false;
+        for z in 0..rows {
+            put_le(
+                &mut h,
+                &heights[z * width + x0..z * width + x1],
+                f32::to_le_bytes,
+            );
+            if !control.is_empty() {
+                let row = &control[z * width + x0..z * width + x1];
+                holes |= row.iter().any(|&v| v != 0);
+                put_le(&mut c, row, u32::to_le_bytes);
+            }
+        }
+        write_bytes(&file(dir, 'h', m, rx, rz), &h)?;
+        if holes {
+            write_bytes(&file(dir, 'c', m, rx, rz), &c)?;
+        }
+    }
+    Ok(())
+}
+
+/// Mip 1 gathered from the bands of mip 0: each band of `region` rows gives `region / 2` rows, two bands a
+/// row of mip-1 regions.
+struct Mip1 {
+    meta: RegionMeta,
+    width: usize,
+    rows: Vec<f32>,
+    count: usize,
+    rz: usize,
+}
+
+impl Mip1 {
+    fn new(meta: RegionMeta) -> Self {
+        let width = meta.mip_size(1)[0];
+        Self {
+            meta,
+            width,
+            rows: Vec::new(),
+            count: 0,
+            rz: 0,
+        }
+    }
+
+    fn add(&mut self, dir: &Path, b: &Band) -> Result<(), RegionError> {
+        if self.meta.mips < 2 {
+            return Ok(());
+        }
+        let (w, fw) = (self.meta.width, self.width);
+        for j in 0..b.rows.div_ceil(2) {
+            // The sums of `downsample`, in its order (the map's last row and column clamp).
+            let z = 2 * j;
+            let r0 = &b.heights[z * w..(z + 1) * w];
+            let z1 = (z + 1).min(b.rows - 1);
+            let r1 = &b.heights[z1 * w..(z1 + 1) * w];
+            self.rows.extend((0..fw).map(|i| {
+                let (x, x1) = (2 * i, (2 * i + 1).min(w - 1));
+                (r0[x] + r0[x1] + r1[x] + r1[x1]) * 0.25
+            }));
+            self.count += 1;
+            if self.count == self.meta.region {
+                self.flush(dir)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self, dir: &Path) -> Result<(), RegionError> {
+        if self.count == 0 {
+            return Ok(());
+        }
+        write_band(
+            dir,
+            &self.meta,
+            1,
+            self.rz,
+            self.count,
+            self.width,
+            &self.rows,
+            &[],
+        )?;
+        self.rows.clear();
+        self.count = 0;
+        self.rz += 1;
+        Ok(())
     }
 }

@@ -291,7 +291,7 @@ fn asc_grid_with_nodata_centres_and_wrapped_lines() {
         ("ncols -2\nnrows 1\ncellsize 1\n1 2\n", "ncols"),
     ] {
         std::fs::write(&p, text).unwrap();
-        let e = read_all(&[p.clone()], u64::MAX).unwrap_err().0;
+        let e = read_all(std::slice::from_ref(&p), u64::MAX).unwrap_err().0;
         assert!(e.contains(want) && e.contains("grid.asc"), "{text:?}: {e}");
     }
 }
@@ -316,7 +316,9 @@ fn damaged_tiffs_are_refused_naming_the_file() {
     let bad = dir.join("bad.tif");
     for cut in [4, 16, 100, bytes.len() / 2] {
         std::fs::write(&bad, &bytes[..cut]).unwrap();
-        let e = read_all(&[bad.clone()], u64::MAX).unwrap_err().0;
+        let e = read_all(std::slice::from_ref(&bad), u64::MAX)
+            .unwrap_err()
+            .0;
         assert!(e.contains("bad.tif"), "{e}");
     }
     // An RGB image is not elevation.
@@ -324,7 +326,7 @@ fn damaged_tiffs_are_refused_naming_the_file() {
         .unwrap_err()
         .0;
     assert!(e.contains("missing.tif"));
-    assert!(read_all(&[good.clone()], 100)
+    assert!(read_all(std::slice::from_ref(&good), 100)
         .unwrap_err()
         .0
         .contains("sample_budget"));
@@ -355,7 +357,7 @@ fn region_import_equals_saving_the_same_terrain() {
     .unwrap();
     let out = dir.join("out");
     let meta = import_regions(
-        &[path.clone()],
+        std::slice::from_ref(&path),
         &out,
         64,
         NoData::Holes,
