@@ -3,7 +3,7 @@
 //! read; that thread also box-filters each band into mip 1 (the same sums in the same order as
 //! `downsample`, so the levels equal a `save` bit for bit), the coarser mips are then built from mip 1,
 //! and only a finished map replaces what the folder held — a failed import leaves the folder as it was.
-//! Memory: two bands (`width × region` heights, and as many control values once a hole arrives) and
+//! Memory: two bands (`width × region` heights, and as many hole flags once a hole arrives) and
 //! half a band of mip 1.
 
 use super::{build_levels, clear_regions, err, file, put_le, write_bytes, RegionError, RegionMeta};
@@ -18,8 +18,8 @@ struct Band {
     rz: usize,
     rows: usize,
     heights: Vec<f32>,
-    /// Empty while no hole has arrived.
-    control: Vec<u32>,
+    /// Which samples are holes; empty while no hole has arrived (a byte a sample until written).
+    holes: Vec<bool>,
 }
 
 pub struct RowWriter {
@@ -61,7 +61,7 @@ impl RowWriter {
                     band.rows,
                     m.width,
                     &band.heights,
-                    &band.control,
+                    &band.holes,
                 )?;
                 mip1.add(&out, &band)?;
             }
@@ -75,7 +75,7 @@ impl RowWriter {
                 rz: 0,
                 rows: 0,
                 heights: Vec::with_capacity(meta.width * meta.region),
-                control: Vec::new(),
+                holes: Vec::new(),
             },
             taken: 0,
             range: (f32::INFINITY, f32::NEG_INFINITY),
@@ -111,9 +111,8 @@ impl RowWriter {
             self.holes |= m.contains(&true);
             if self.holes {
                 let b = &mut self.band;
-                b.control.resize(b.rows * w, 0);
-                b.control
-                    .extend(m.iter().map(|&x| if x { HOLE } else { 0 }));
+                b.holes.resize(b.rows * w, false);
+                b.holes.extend_from_slice(m);
             }
             self.band.rows += 1;
             self.taken += 1;
@@ -131,11 +130,11 @@ impl RowWriter {
             rz: self.band.rz + 1,
             rows: 0,
             heights: Vec::with_capacity(w * r),
-            control: Vec::new(),
+            holes: Vec::new(),
         };
         let mut band = std::mem::replace(&mut self.band, next);
         if self.holes {
-            band.control.resize(band.rows * w, 0);
+            band.holes.resize(band.rows * w, false);
         }
         let sent = self
             .to_writer
@@ -211,11 +210,12 @@ fn write_band(
     rows: usize,
     width: usize,
     heights: &[f32],
-    control: &[u32],
+    hole: &[bool],
 ) -> Result<(), RegionError> {
     let r = meta.region;
     let mut h = Vec::with_capacity(r * r * 4);
-    let mut c = Vec::with_capacity(if control.is_empty() { 0 } else { r * r * 4 });
+    let mut c = Vec::with_capacity(if hole.is_empty() { 0 } else { r * r * 4 });
+    let mut control = Vec::with_capacity(if hole.is_empty() { 0 } else { r });
     for rx in 0..width.div_ceil(r) {
         let (x0, x1) = (rx * r, (rx * r + r).min(width));
         h.clear();
@@ -227,10 +227,12 @@ fn write_band(
                 &heights[z * width + x0..z * width + x1],
                 f32::to_le_bytes,
             );
-            if !control.is_empty() {
-                let row = &control[z * width + x0..z * width + x1];
-                holes |= row.iter().any(|&v| v != 0);
-                put_le(&mut c, row, u32::to_le_bytes);
+            if !hole.is_empty() {
+                let row = &hole[z * width + x0..z * width + x1];
+                holes |= row.contains(&true);
+                control.clear();
+                control.extend(row.iter().map(|&b| if b { HOLE } else { 0 }));
+                put_le(&mut c, &control, u32::to_le_bytes);
             }
         }
         write_bytes(&file(dir, 'h', m, rx, rz), &h)?;
