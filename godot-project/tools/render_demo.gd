@@ -1,5 +1,6 @@
 extends SceneTree
-## Renders every demo scene in res://scenes/ to PNG: `-s res://tools/render_demo.gd -- --out DIR`.
+## Renders every demo scene in res://scenes/ to PNG: `-s res://tools/render_demo.gd -- --out DIR
+## [--only NAME]` (`--only`: the scenes whose file name contains NAME).
 ## A scene root may offer `demo_views() -> Array[Camera3D]` to be shot once per view; otherwise its current
 ## camera is used; one offering `view_ready() -> bool` is waited for. Prints `::png PATH` per picture (read by `cargo xtask demo`).
 
@@ -13,9 +14,11 @@ func _run() -> void:
 	var i := args.find("--out")
 	var out := args[i + 1] if i >= 0 and i + 1 < args.size() else OS.get_user_data_dir()
 	DirAccess.make_dir_recursive_absolute(out)
+	var o := args.find("--only")
+	var only := args[o + 1] if o >= 0 and o + 1 < args.size() else ""
 	var scenes: PackedStringArray = []
 	for f in DirAccess.get_files_at("res://scenes"):
-		if f.ends_with(".tscn"):
+		if f.ends_with(".tscn") and f.contains(only):
 			scenes.append(f)
 	scenes.sort()
 	for f in scenes:
