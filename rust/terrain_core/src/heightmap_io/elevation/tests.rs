@@ -322,6 +322,32 @@ fn damaged_tiffs_are_refused_naming_the_file() {
         assert!(e.contains("bad.tif"), "{e}");
     }
     // An RGB image is not elevation.
+    let rgb = dir.join("rgb.tif");
+    let mut f = std::fs::File::create(&rgb).unwrap();
+    tiff::encoder::TiffEncoder::new(&mut f)
+        .unwrap()
+        .write_image::<tiff::encoder::colortype::RGB8>(4, 3, &[9u8; 36])
+        .unwrap();
+    let e = read_all(std::slice::from_ref(&rgb), u64::MAX)
+        .unwrap_err()
+        .0;
+    assert!(e.contains("rgb.tif") && e.contains("single-band"), "{e}");
+    // A header that lies: the width says more samples than the tiles hold.
+    let mut lying = bytes.clone();
+    let ifd = u32::from_le_bytes(lying[4..8].try_into().unwrap()) as usize;
+    let count = u16::from_le_bytes([lying[ifd], lying[ifd + 1]]) as usize;
+    for k in 0..count {
+        let e = ifd + 2 + 12 * k;
+        if u16::from_le_bytes([lying[e], lying[e + 1]]) == 256 {
+            lying[e + 8..e + 12].copy_from_slice(&400u32.to_le_bytes());
+        }
+    }
+    let liar = dir.join("liar.tif");
+    std::fs::write(&liar, &lying).unwrap();
+    let e = read_all(std::slice::from_ref(&liar), u64::MAX)
+        .unwrap_err()
+        .0;
+    assert!(e.contains("liar.tif"), "{e}");
     let e = read_all(&[dir.join("missing.tif")], u64::MAX)
         .unwrap_err()
         .0;
