@@ -66,6 +66,7 @@ impl IResource for TerrainRegions {
 
 #[godot_api]
 impl TerrainRegions {
+    /// Opens `folder` (see the property); a folder that cannot be opened is refused with an error.
     #[func]
     pub(crate) fn set_folder(&mut self, folder: GString) {
         if folder.is_empty() {
