@@ -22,15 +22,16 @@ use crate::terrain_data::TerrainData;
 use std::collections::HashMap;
 use std::fmt;
 use std::fs;
-use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+mod files;
 mod rows;
+pub(crate) use files::HEADER;
+use files::{file, read_le, write_le, write_safely};
 pub use rows::RowWriter;
 
-const HEADER: &str = "terrain.regions";
 const MAGIC: &str = "wandering_terrain regions 1";
 
 #[derive(Clone, Debug, PartialEq)]
@@ -127,8 +128,8 @@ impl RegionMeta {
             self.range.1,
             u8::from(self.has_control)
         );
-        fs::write(dir.join(HEADER), text)
-            .or_else(|e| err(format!("cannot write {}: {e}", dir.join(HEADER).display())))
+        // Written last, safely: a folder whose header is there holds a whole map.
+        write_safely(&dir.join(HEADER), &[text.as_bytes()])
     }
 
     fn read(dir: &Path) -> Result<Self, RegionError> {
@@ -220,56 +221,6 @@ pub const MIN_BUDGET: u64 = 16 << 20;
 /// Fewest regions the cache keeps whatever its budget (16 MB of 512² regions, 1 GB of 4096² ones).
 pub const MIN_REGIONS: usize = 16;
 
-fn file(dir: &Path, kind: char, m: u32, rx: usize, rz: usize) -> PathBuf {
-    dir.join(format!("{kind}{m}_{rx}_{rz}.bin"))
-}
-
-fn write_le<T: Copy>(
-    path: &Path,
-    values: &[T],
-    to_le: impl Fn(T) -> [u8; 4],
-) -> Result<(), RegionError> {
-    let mut bytes = Vec::with_capacity(values.len() * 4);
-    put_le(&mut bytes, values, to_le);
-    write_bytes(path, &bytes)
-}
-
-/// Appends values as little-endian bytes (written so the copy vectorises).
-fn put_le<T: Copy>(bytes: &mut Vec<u8>, values: &[T], to_le: impl Fn(T) -> [u8; 4]) {
-    let at = bytes.len();
-    bytes.resize(at + values.len() * 4, 0);
-    for (d, &v) in bytes[at..].chunks_exact_mut(4).zip(values) {
-        d.copy_from_slice(&to_le(v));
-    }
-}
-
-fn write_bytes(path: &Path, bytes: &[u8]) -> Result<(), RegionError> {
-    let mut f =
-        fs::File::create(path).or_else(|e| err(format!("cannot write {}: {e}", path.display())))?;
-    f.write_all(bytes)
-        .or_else(|e| err(format!("cannot write {}: {e}", path.display())))
-}
-
-fn read_le(path: &Path, count: usize) -> Result<Vec<[u8; 4]>, RegionError> {
-    let mut f =
-        fs::File::open(path).or_else(|e| err(format!("cannot read {}: {e}", path.display())))?;
-    let mut bytes = Vec::with_capacity(count * 4);
-    f.read_to_end(&mut bytes)
-        .or_else(|e| err(format!("cannot read {}: {e}", path.display())))?;
-    if bytes.len() != count * 4 {
-        return err(format!(
-            "{}: {} bytes, want {} ({count} values)",
-            path.display(),
-            bytes.len(),
-            count * 4
-        ));
-    }
-    Ok(bytes
-        .chunks_exact(4)
-        .map(|c| [c[0], c[1], c[2], c[3]])
-        .collect())
-}
-
 /// The box filter: mip sample (i, j) is the mean of the 2 × 2 samples below it (indices clamped at the
 /// finer level's edges). `fine(x, z)` reads the finer level.
 fn downsample(
@@ -292,7 +243,8 @@ fn downsample(
 /// Makes mip-0 region (rx, rz) of the given size: (heights, control — empty for none).
 pub type RegionSource<'a> = dyn Fn(usize, usize, [usize; 2]) -> (Vec<f32>, Vec<u32>) + Sync + 'a;
 
-/// Writes a map to `dir` (created if missing): mip 0 region by region from `source`, each coarser mip from
+/// Writes a map to `dir` (created if missing; its old map is replaced file by file, the header last, so a
+/// crash leaves every file whole): mip 0 region by region from `source`, each coarser mip from
 /// the one below, in quadtree order so only a few regions are in memory at once (the four children of a
 /// region are made in parallel). Returns the header written.
 pub fn write_regions(
@@ -300,16 +252,17 @@ pub fn write_regions(
     meta: RegionMeta,
     source: &RegionSource,
 ) -> Result<RegionMeta, RegionError> {
-    fs::create_dir_all(dir).or_else(|e| err(format!("cannot create {}: {e}", dir.display())))?;
-    clear_regions(dir)?;
-    build_levels(
-        dir,
+    let scratch = files::Scratch::new(dir, ".saving")?;
+    let meta = build_levels(
+        scratch.path(),
         meta,
         Some(source),
         0,
         (f32::INFINITY, f32::NEG_INFINITY),
         false,
-    )
+    )?;
+    scratch.commit()?;
+    Ok(meta)
 }
 
 /// Writes the levels of `dir` (mip 0 from `source`; or, when None, from level `on_disk` up, the levels
@@ -338,28 +291,6 @@ fn build_levels(
     meta.has_control = w.control.load(Ordering::Relaxed) == 1;
     meta.write(dir)?;
     Ok(meta)
-}
-
-/// Removes the region files and header a previous save left in `dir` (other files stay), so a folder
-/// written again holds only the new map.
-fn clear_regions(dir: &Path) -> Result<(), RegionError> {
-    let entries =
-        fs::read_dir(dir).or_else(|e| err(format!("cannot list {}: {e}", dir.display())))?;
-    for e in entries.flatten() {
-        let name = e.file_name().to_string_lossy().to_string();
-        let ours = name == HEADER
-            || ((name.starts_with('h') || name.starts_with('c'))
-                && name.ends_with(".bin")
-                && name[1..].split('_').count() == 3
-                && name[1..name.len() - 4]
-                    .split('_')
-                    .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())));
-        if ours {
-            fs::remove_file(e.path())
-                .or_else(|er| err(format!("cannot remove {}: {er}", e.path().display())))?;
-        }
-    }
-    Ok(())
 }
 
 struct Writer<'a> {

@@ -6,10 +6,10 @@
 //! Memory: two bands (`width × region` heights, and as many hole flags once a hole arrives) and
 //! half a band of mip 1.
 
-use super::{build_levels, clear_regions, err, file, put_le, write_bytes, RegionError, RegionMeta};
+use super::files::{file, put_le, write_bytes, Scratch};
+use super::{build_levels, err, RegionError, RegionMeta};
 use crate::control::HOLE;
-use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::mpsc::{sync_channel, SyncSender};
 use std::thread::JoinHandle;
 
@@ -23,8 +23,7 @@ struct Band {
 }
 
 pub struct RowWriter {
-    dir: PathBuf,
-    scratch: PathBuf,
+    scratch: Option<Scratch>,
     meta: RegionMeta,
     band: Band,
     taken: usize,
@@ -32,24 +31,14 @@ pub struct RowWriter {
     holes: bool,
     to_writer: Option<SyncSender<Band>>,
     writer: Option<JoinHandle<Result<(), RegionError>>>,
-    done: bool,
 }
-
-/// The scratch folder's name inside the target folder.
-const SCRATCH: &str = ".importing";
 
 impl RowWriter {
     pub fn new(dir: &Path, meta: RegionMeta) -> Result<Self, RegionError> {
-        let scratch = dir.join(SCRATCH);
-        if scratch.exists() {
-            fs::remove_dir_all(&scratch)
-                .or_else(|e| err(format!("cannot clear {}: {e}", scratch.display())))?;
-        }
-        fs::create_dir_all(&scratch)
-            .or_else(|e| err(format!("cannot create {}: {e}", scratch.display())))?;
+        let scratch = Scratch::new(dir, ".importing")?;
         // A rendezvous channel: the reader fills one band while the writer writes the other.
         let (tx, rx) = sync_channel::<Band>(0);
-        let (out, m) = (scratch.clone(), meta);
+        let (out, m) = (scratch.path().to_path_buf(), meta);
         let writer = std::thread::spawn(move || {
             let mut mip1 = Mip1::new(m);
             for band in rx {
@@ -68,8 +57,7 @@ impl RowWriter {
             mip1.flush(&out)
         });
         Ok(Self {
-            dir: dir.to_path_buf(),
-            scratch,
+            scratch: Some(scratch),
             meta,
             band: Band {
                 rz: 0,
@@ -82,7 +70,6 @@ impl RowWriter {
             holes: false,
             to_writer: Some(tx),
             writer: Some(writer),
-            done: false,
         })
     }
 
@@ -169,34 +156,25 @@ impl RowWriter {
         }
         self.join_writer()?;
         let on_disk = if self.meta.mips > 1 { 1 } else { 0 };
+        let scratch = self.scratch.take().expect("taken once");
         let meta = build_levels(
-            &self.scratch,
+            scratch.path(),
             self.meta,
             None,
             on_disk,
             self.range,
             self.holes,
         )?;
-        clear_regions(&self.dir)?;
-        let entries = fs::read_dir(&self.scratch)
-            .or_else(|e| err(format!("cannot list {}: {e}", self.scratch.display())))?;
-        for e in entries.flatten() {
-            let to = self.dir.join(e.file_name());
-            fs::rename(e.path(), &to)
-                .or_else(|er| err(format!("cannot move {}: {er}", to.display())))?;
-        }
-        self.done = true;
-        let _ = fs::remove_dir(&self.scratch);
+        scratch.commit()?;
         Ok(meta)
     }
 }
 
 impl Drop for RowWriter {
     fn drop(&mut self) {
+        // The writer first: the scratch folder (removed with `scratch` unless committed) must be idle.
         let _ = self.join_writer();
-        if !self.done {
-            let _ = fs::remove_dir_all(&self.scratch);
-        }
+        self.scratch = None;
     }
 }
 
