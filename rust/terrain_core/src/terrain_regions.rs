@@ -26,6 +26,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+mod edit;
 mod files;
 mod rows;
 pub(crate) use files::HEADER;
@@ -182,7 +183,7 @@ impl RegionMeta {
 }
 
 /// One loaded region.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Region {
     width: usize,
     heights: Vec<f32>,
@@ -203,15 +204,24 @@ struct Cache {
     map: HashMap<Key, (Arc<Region>, u64)>,
     bytes: usize,
     clock: u64,
+    /// Edited regions not saved yet (never evicted): whether their heights, their control values changed.
+    dirty: HashMap<Key, (bool, bool)>,
 }
 
-/// A folder of region files, opened for reading.
+/// A folder of region files, opened for reading and editing (`edit.rs`).
 pub struct TerrainRegions {
     dir: PathBuf,
+    /// The layout (size, spacing, regions, mips) and what the header said when opened or last saved.
     meta: RegionMeta,
+    /// Lowest and highest height with the edits (grows with them; exact again after `save`).
+    bounds: Mutex<(f32, f32)>,
+    /// Whether any control value may be set (the header's flag, or an edit's, or a failed region's holes).
+    has_control: std::sync::atomic::AtomicBool,
     cache: Mutex<Cache>,
     budget: AtomicU64,
     loads: AtomicU64,
+    /// Regions that could not be read: drawn as holes, reported once (`take_failures`).
+    failed: Mutex<edit::Failures>,
 }
 
 /// Default cache budget: 256 MB of loaded regions.
@@ -393,9 +403,12 @@ impl TerrainRegions {
         Ok(Self {
             dir: dir.to_path_buf(),
             meta,
+            bounds: Mutex::new(meta.range),
+            has_control: std::sync::atomic::AtomicBool::new(meta.has_control),
             cache: Mutex::new(Cache::default()),
             budget: AtomicU64::new(DEFAULT_BUDGET),
             loads: AtomicU64::new(0),
+            failed: Mutex::new(edit::Failures::default()),
         })
     }
 
@@ -479,27 +492,11 @@ impl TerrainRegions {
                 return Ok(e.0.clone());
             }
         }
-        let (m, rx, rz) = key;
-        let [w, d] = self.meta.region_dims(m, rx, rz);
-        let heights: Vec<f32> = read_le(&file(&self.dir, 'h', m, rx, rz), w * d)?
-            .into_iter()
-            .map(f32::from_le_bytes)
-            .collect();
-        let cpath = file(&self.dir, 'c', m, rx, rz);
-        let control = if m == 0 && self.meta.has_control && cpath.exists() {
-            read_le(&cpath, w * d)?
-                .into_iter()
-                .map(u32::from_le_bytes)
-                .collect()
-        } else {
-            Vec::new()
+        let r = match self.read_region(key) {
+            Ok(r) => Arc::new(r),
+            // Not drawn as ground: a stand-in of holes, the failure kept for the report.
+            Err(e) => Arc::new(self.failed(key, e)),
         };
-        self.loads.fetch_add(1, Ordering::Relaxed);
-        let r = Arc::new(Region {
-            width: w,
-            heights,
-            control,
-        });
         let mut c = self.cache.lock().expect("cache");
         c.clock += 1;
         let now = c.clock;
@@ -511,18 +508,49 @@ impl TerrainRegions {
         Ok(r)
     }
 
-    /// Drops least recently used regions until the cache fits its budget.
+    /// Reads region `key` from its files.
+    fn read_region(&self, key: Key) -> Result<Region, RegionError> {
+        let (m, rx, rz) = key;
+        if let Some(e) = self.failure(key) {
+            return Err(e);
+        }
+        let [w, d] = self.meta.region_dims(m, rx, rz);
+        let heights: Vec<f32> = read_le(&file(&self.dir, 'h', m, rx, rz), w * d)?
+            .into_iter()
+            .map(f32::from_le_bytes)
+            .collect();
+        let cpath = file(&self.dir, 'c', m, rx, rz);
+        let control = if m == 0 && self.has_control() && cpath.exists() {
+            read_le(&cpath, w * d)?
+                .into_iter()
+                .map(u32::from_le_bytes)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        self.loads.fetch_add(1, Ordering::Relaxed);
+        Ok(Region {
+            width: w,
+            heights,
+            control,
+        })
+    }
+
+    /// Drops least recently used regions until the cache fits its budget (edited ones stay).
     fn evict(&self) {
         let budget = self.effective_budget();
         let mut c = self.cache.lock().expect("cache");
         // The newest region stays whatever the budget: its reader needs it now.
-        while c.bytes > budget && c.map.len() > 1 {
-            let oldest = *c
+        while c.bytes > budget && c.map.len() > 1 + c.dirty.len() {
+            let Some(oldest) = c
                 .map
                 .iter()
+                .filter(|(k, _)| !c.dirty.contains_key(*k))
                 .min_by_key(|(_, (_, t))| *t)
-                .map(|(k, _)| k)
-                .expect("not empty");
+                .map(|(k, _)| *k)
+            else {
+                break;
+            };
             if let Some((r, _)) = c.map.remove(&oldest) {
                 c.bytes -= r.bytes();
             }
@@ -647,7 +675,7 @@ impl Samples for MipView<'_> {
         Cursor::new(self).texel(x, z)
     }
     fn control(&self, x: i64, z: i64) -> u32 {
-        if self.mip != 0 || !self.store.meta.has_control {
+        if self.mip != 0 || !self.store.has_control_at(x, z) {
             return 0;
         }
         let mut c = Cursor::new(self);
@@ -663,7 +691,14 @@ impl Samples for MipView<'_> {
         bezier_patch::height_in_patch(&c, tu, tv)
     }
     fn is_hole_at_sample(&self, sx: f64, sz: f64) -> bool {
-        if self.mip != 0 || !self.store.meta.has_control || !(sx.is_finite() && sz.is_finite()) {
+        if self.mip != 0 || !(sx.is_finite() && sz.is_finite()) {
+            return false;
+        }
+        // The region under the sample is read first: one that cannot be read turns into holes.
+        if !self
+            .store
+            .has_control_at(sx.floor() as i64, sz.floor() as i64)
+        {
             return false;
         }
         crate::samples::hole_rule(self, sx, sz)
@@ -672,7 +707,7 @@ impl Samples for MipView<'_> {
         Some(self.store.meta.mip_size(self.mip))
     }
     fn height_bounds(&self) -> (f32, f32) {
-        self.store.meta.range
+        self.store.bounds()
     }
 }
 
@@ -680,7 +715,7 @@ impl Samples for MipView<'_> {
 impl Samples for TerrainRegions {
     fn patch_heights(&self, sz: f64, sx: &dyn Fn(usize) -> f64, out: &mut [f32]) {
         let view = self.mip(0);
-        if self.meta.has_control {
+        if self.has_control() {
             // Holes need the control values: the general path.
             return Samples::patch_heights(&view, sz, sx, out);
         }
@@ -716,7 +751,7 @@ impl Samples for TerrainRegions {
         true
     }
     fn height_bounds(&self) -> (f32, f32) {
-        self.meta.range
+        self.bounds()
     }
     fn read_block(
         &self,
@@ -737,7 +772,7 @@ impl Samples for TerrainRegions {
                 heights.push(cur.height(x0 + i, z0 + j));
             }
         }
-        if self.meta.has_control {
+        if self.has_control() {
             for j in 0..d as i64 {
                 for i in 0..w as i64 {
                     let c = cur.locate(x0 + i, z0 + j);

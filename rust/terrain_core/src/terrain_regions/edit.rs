@@ -1,0 +1,322 @@
+//! Editing a region map: heights and control values set in rectangles (the regions they touch are copied
+//! on write, kept in memory as dirty — never evicted — and the coarser mips over the rectangle are
+//! box-filtered again at once, so far rings follow too), `save` writing only the dirty regions (each file
+//! safely, the header last), `discard_changes`. Regions that cannot be read are stand-ins of holes,
+//! reported once.
+
+use super::files::{file, write_le};
+use super::{Cursor, Key, Region, RegionError, TerrainRegions};
+use crate::control::HOLE;
+use crate::terrain_data::MAX_HEIGHT_VALUE;
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+/// What an edit changes: heights, control values.
+const HEIGHTS: (bool, bool) = (true, false);
+const CONTROL: (bool, bool) = (false, true);
+
+/// Regions that could not be read, and those not reported yet.
+#[derive(Default)]
+pub(super) struct Failures {
+    known: HashMap<Key, String>,
+    unreported: Vec<(Key, String)>,
+}
+
+impl TerrainRegions {
+    /// Lowest and highest height, edits included.
+    pub fn bounds(&self) -> (f32, f32) {
+        *self.bounds.lock().expect("bounds")
+    }
+
+    /// Whether any sample may hold paint or a hole.
+    pub fn has_control(&self) -> bool {
+        self.has_control.load(Ordering::Relaxed)
+    }
+
+    /// `has_control`, after reading the mip-0 region holding sample (x, z) (it may fail and become holes).
+    pub(super) fn has_control_at(&self, x: i64, z: i64) -> bool {
+        if !self.has_control() {
+            let _ = self.region(self.key(0, x, z));
+        }
+        self.has_control()
+    }
+
+    /// The failure of region `key`, if it failed before.
+    pub(super) fn failure(&self, key: Key) -> Option<RegionError> {
+        let f = self.failed.lock().expect("failures");
+        f.known.get(&key).map(|m| RegionError(m.clone()))
+    }
+
+    /// Records a region that cannot be read and returns its stand-in: holes at the lowest height.
+    pub(super) fn failed(&self, key: Key, e: RegionError) -> Region {
+        let mut f = self.failed.lock().expect("failures");
+        if !f.known.contains_key(&key) {
+            f.known.insert(key, e.0.clone());
+            f.unreported.push((key, e.0));
+        }
+        self.has_control.store(true, Ordering::Relaxed);
+        let [w, d] = self.meta.region_dims(key.0, key.1, key.2);
+        Region {
+            width: w,
+            heights: vec![self.meta.range.0; w * d],
+            control: if key.0 == 0 {
+                vec![HOLE; w * d]
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
+    /// Failures not reported yet: (mip, region x, region z, message naming the file).
+    pub fn take_failures(&self) -> Vec<(u32, usize, usize, String)> {
+        let mut f = self.failed.lock().expect("failures");
+        f.unreported
+            .drain(..)
+            .map(|((m, x, z), e)| (m, x, z, e))
+            .collect()
+    }
+
+    /// Regions edited and not saved (all mips).
+    pub fn dirty_regions(&self) -> usize {
+        self.cache.lock().expect("cache").dirty.len()
+    }
+
+    /// Checks an edit's rectangle and value count; the rectangle must lie inside the map.
+    fn check_rect(
+        &self,
+        x: usize,
+        z: usize,
+        w: usize,
+        d: usize,
+        n: usize,
+    ) -> Result<(), RegionError> {
+        let (mw, md) = (self.meta.width, self.meta.depth);
+        if w == 0 || d == 0 || x + w > mw || z + d > md {
+            return Err(RegionError(format!(
+                "region ({x}, {z}) size ({w}, {d}) must be non-empty and inside the map of {mw} x {md} samples"
+            )));
+        }
+        if n != w * d {
+            return Err(RegionError(format!(
+                "the region holds {} samples, got {n} values",
+                w * d
+            )));
+        }
+        Ok(())
+    }
+
+    /// Sets the heights of a rectangle of mip 0 (row-major values, finite, within ±1e9) and refreshes
+    /// the coarser mips over it. Nothing changes on error.
+    pub fn set_heights_region(
+        &self,
+        x: usize,
+        z: usize,
+        w: usize,
+        d: usize,
+        values: &[f32],
+    ) -> Result<(), RegionError> {
+        self.check_rect(x, z, w, d, values.len())?;
+        if let Some(i) = values
+            .iter()
+            .position(|v| !v.is_finite() || v.abs() > MAX_HEIGHT_VALUE)
+        {
+            return Err(RegionError(format!(
+                "heights must be finite, within ±{MAX_HEIGHT_VALUE}; value {i} is {}",
+                values[i]
+            )));
+        }
+        self.edit(0, x, z, w, d, HEIGHTS, |r, i, k| r.heights[i] = values[k])?;
+        let (lo, hi) = values
+            .iter()
+            .fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), &v| {
+                (a.min(v), b.max(v))
+            });
+        {
+            let mut b = self.bounds.lock().expect("bounds");
+            *b = (b.0.min(lo), b.1.max(hi));
+        }
+        self.refresh_mips(x, z, w, d)
+    }
+
+    /// Sets the control values (paint and hole bit) of a rectangle of mip 0.
+    pub fn set_control_region(
+        &self,
+        x: usize,
+        z: usize,
+        w: usize,
+        d: usize,
+        values: &[u32],
+    ) -> Result<(), RegionError> {
+        self.check_rect(x, z, w, d, values.len())?;
+        if values.iter().any(|&v| v != 0) {
+            self.has_control.store(true, Ordering::Relaxed);
+        }
+        self.edit(0, x, z, w, d, CONTROL, |r, i, k| {
+            if r.control.is_empty() {
+                r.control = vec![0; r.heights.len()];
+            }
+            r.control[i] = values[k];
+        })
+    }
+
+    /// Applies `f(region, index in region, index in the rectangle)` to every sample of a rectangle of
+    /// mip `m`: each region touched is loaded first (all of them, so a region that cannot be read
+    /// changes nothing), then copied on write and marked dirty in `part` (`HEIGHTS` or `CONTROL`).
+    #[allow(clippy::too_many_arguments)]
+    fn edit(
+        &self,
+        m: u32,
+        x: usize,
+        z: usize,
+        w: usize,
+        d: usize,
+        part: (bool, bool),
+        f: impl Fn(&mut Region, usize, usize),
+    ) -> Result<(), RegionError> {
+        let r = self.meta.region;
+        let keys: Vec<Key> = (z / r..=(z + d - 1) / r)
+            .flat_map(|rz| (x / r..=(x + w - 1) / r).map(move |rx| (m, rx, rz)))
+            .collect();
+        let mut loaded = Vec::with_capacity(keys.len());
+        for &k in &keys {
+            let reg = self.region(k)?;
+            if let Some(e) = self.failure(k) {
+                return Err(e);
+            }
+            loaded.push(reg);
+        }
+        let mut c = self.cache.lock().expect("cache");
+        for (&key, reg) in keys.iter().zip(loaded) {
+            c.clock += 1;
+            let now = c.clock;
+            let (_, rx, rz) = key;
+            let (mut region, counted) = match c.map.remove(&key) {
+                Some((cur, _)) => (cur, true),
+                None => (reg, false),
+            };
+            let before = if counted { region.bytes() } else { 0 };
+            let body = Arc::make_mut(&mut region);
+            let (x0, z0) = (rx * r, rz * r);
+            for j in z.max(z0)..(z + d).min(z0 + body.heights.len() / body.width) {
+                for i in x.max(x0)..(x + w).min(x0 + body.width) {
+                    f(
+                        body,
+                        (j - z0) * body.width + (i - x0),
+                        (j - z) * w + (i - x),
+                    );
+                }
+            }
+            c.bytes = c.bytes - before + region.bytes();
+            c.map.insert(key, (region, now));
+            let e = c.dirty.entry(key).or_insert((false, false));
+            *e = (e.0 || part.0, e.1 || part.1);
+        }
+        Ok(())
+    }
+
+    /// Box-filters every coarser mip again over the rectangle of mip 0 that changed (the sums of
+    /// `downsample`, in its order, from the level below as it is now).
+    fn refresh_mips(&self, x: usize, z: usize, w: usize, d: usize) -> Result<(), RegionError> {
+        let (mut x0, mut z0, mut x1, mut z1) = (x, z, x + w - 1, z + d - 1);
+        for m in 1..self.meta.mips {
+            let [mw, md] = self.meta.mip_size(m);
+            (x0, z0) = (x0 / 2, z0 / 2);
+            (x1, z1) = ((x1 / 2).min(mw - 1), (z1 / 2).min(md - 1));
+            let [fw, fd] = self.meta.mip_size(m - 1);
+            let fine = self.mip(m - 1);
+            let mut cur = Cursor::new(&fine);
+            let (cw, cd) = (x1 - x0 + 1, z1 - z0 + 1);
+            let mut values = Vec::with_capacity(cw * cd);
+            for j in z0..=z1 {
+                for i in x0..=x1 {
+                    let (fx, fz) = (2 * i, 2 * j);
+                    let at = |c: &mut Cursor, a: usize, b: usize| {
+                        c.height(a.min(fw - 1) as i64, b.min(fd - 1) as i64)
+                    };
+                    let s = at(&mut cur, fx, fz)
+                        + at(&mut cur, fx + 1, fz)
+                        + at(&mut cur, fx, fz + 1)
+                        + at(&mut cur, fx + 1, fz + 1);
+                    values.push(s * 0.25);
+                }
+            }
+            drop(cur);
+            self.edit(m, x0, z0, cw, cd, HEIGHTS, |r, i, k| {
+                r.heights[i] = values[k]
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Writes the dirty regions (heights, and control where painted) and then the header, each file
+    /// safely; returns how many regions were written. Regions edited again while saving stay dirty.
+    pub fn save(&self) -> Result<usize, RegionError> {
+        let snapshot: Vec<(Key, (bool, bool), Arc<Region>)> = {
+            let c = self.cache.lock().expect("cache");
+            let mut v: Vec<_> = c
+                .dirty
+                .iter()
+                .filter_map(|(k, p)| c.map.get(k).map(|(r, _)| (*k, *p, r.clone())))
+                .collect();
+            v.sort_by_key(|(k, _, _)| *k);
+            v
+        };
+        if snapshot.is_empty() {
+            return Ok(0);
+        }
+        for ((m, rx, rz), (heights, control), r) in &snapshot {
+            if *heights {
+                write_le(
+                    &file(&self.dir, 'h', *m, *rx, *rz),
+                    &r.heights,
+                    f32::to_le_bytes,
+                )?;
+            }
+            if *control && *m == 0 && !r.control.is_empty() {
+                write_le(
+                    &file(&self.dir, 'c', 0, *rx, *rz),
+                    &r.control,
+                    u32::to_le_bytes,
+                )?;
+            }
+        }
+        let mut meta = self.meta;
+        meta.range = self.bounds();
+        meta.has_control = self.has_control();
+        meta.write(&self.dir)?;
+        // The renames above reach the disk with the folder's own entry.
+        if let Ok(d) = std::fs::File::open(&self.dir) {
+            let _ = d.sync_all();
+        }
+        let mut c = self.cache.lock().expect("cache");
+        for (k, _, r) in &snapshot {
+            if c.map.get(k).is_some_and(|(cur, _)| Arc::ptr_eq(cur, r)) {
+                c.dirty.remove(k);
+            }
+        }
+        drop(c);
+        self.evict();
+        Ok(snapshot.len())
+    }
+
+    /// Forgets every unsaved edit: the regions are read from their files again when next needed.
+    pub fn discard_changes(&self) {
+        let mut c = self.cache.lock().expect("cache");
+        let dirty: Vec<Key> = c.dirty.drain().map(|(k, _)| k).collect();
+        for k in dirty {
+            if let Some((r, _)) = c.map.remove(&k) {
+                c.bytes -= r.bytes();
+            }
+        }
+        drop(c);
+        let saved = super::RegionMeta::read(&self.dir).unwrap_or(self.meta);
+        *self.bounds.lock().expect("bounds") = saved.range;
+        let failed = !self.failed.lock().expect("failures").known.is_empty();
+        self.has_control
+            .store(saved.has_control || failed, Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests;
