@@ -983,11 +983,12 @@ mod tests {
             .0
             .contains("terrain.regions"));
         save(&dir, &t, 16).unwrap();
-        // A damaged region file: queries answer flat ground instead of failing.
+        // A damaged region file: a hole there (NaN), not flat ground, and a failure naming it.
         fs::write(dir.join("h0_1_1.bin"), [0u8; 10]).unwrap();
         let r = TerrainRegions::open(&dir).unwrap();
         let h = height_at(&r, 24.0, 24.0);
-        assert!(h.is_finite());
+        assert!(h.is_nan());
+        assert!(r.take_failures()[0].3.contains("h0_1_1.bin"));
         // Saving again into the same folder leaves none of the old map's files (paint, other sizes).
         let painted = terrain(150, 97);
         save(&dir, &painted, 16).unwrap();

@@ -51,8 +51,8 @@ impl TerrainRegions {
     /// Records a region that cannot be read and returns its stand-in: holes at the lowest height.
     pub(super) fn failed(&self, key: Key, e: RegionError) -> Region {
         let mut f = self.failed.lock().expect("failures");
-        if !f.known.contains_key(&key) {
-            f.known.insert(key, e.0.clone());
+        if let std::collections::hash_map::Entry::Vacant(v) = f.known.entry(key) {
+            v.insert(e.0.clone());
             f.unreported.push((key, e.0));
         }
         self.has_control.store(true, Ordering::Relaxed);
