@@ -252,18 +252,22 @@ impl Brush {
 
 /// The samples a dab at world X/Z `center` can touch (its square, clipped to the terrain); None outside.
 pub fn dab_region(t: &TerrainData, center: [f64; 2], size: f64) -> Option<Region> {
-    let sp = t.spacing();
-    let r = 0.5 * size;
+    dab_rect([t.width(), t.depth()], t.spacing(), center, size)
+}
+
+/// `dab_region` for a map of `size` samples `spacing` apart.
+pub fn dab_rect(size: [usize; 2], sp: f64, center: [f64; 2], dab: f64) -> Option<Region> {
+    let r = 0.5 * dab;
     // Sample i sits at (i + 0.5) * spacing.
     let lo = |c: f64| ((c - r) / sp - 0.5).ceil();
     let hi = |c: f64| ((c + r) / sp - 0.5).floor();
     let (x0, x1) = (
         lo(center[0]).max(0.0),
-        hi(center[0]).min(t.width() as f64 - 1.0),
+        hi(center[0]).min(size[0] as f64 - 1.0),
     );
     let (z0, z1) = (
         lo(center[1]).max(0.0),
-        hi(center[1]).min(t.depth() as f64 - 1.0),
+        hi(center[1]).min(size[1] as f64 - 1.0),
     );
     if !(x0 <= x1 && z0 <= z1) {
         return None;

@@ -33,7 +33,7 @@ use crate::clipmap::ClipmapConfig;
 use crate::control::gpu_control;
 use crate::control::HOLE;
 use crate::samples::Samples;
-use crate::terrain_data::{Region, TerrainData};
+use crate::terrain_data::Region;
 use std::ops::Range;
 
 /// Terrain space → world: `world = terrain * scale + origin` per axis (a node moved and scaled, not rotated).
@@ -219,8 +219,16 @@ impl ClipmapData {
     }
 
     /// Recomputes the texels that depend on the samples of `changed` (heights edited there); returns the
-    /// mask of layers whose texels changed.
-    pub fn refresh(&mut self, terrain: &TerrainData, frame: &Frame, changed: Region) -> u64 {
+    /// mask of layers whose texels changed. A source that draws coarse levels from its own coarser levels
+    /// (a region map's mips, each sample the mean of 2^k samples) has those levels' ranges grown by one
+    /// lattice step, the reach of that averaging.
+    pub fn refresh<S: Samples + ?Sized>(
+        &mut self,
+        terrain: &S,
+        frame: &Frame,
+        changed: Region,
+    ) -> u64 {
+        let [width, depth] = terrain.size().unwrap_or([usize::MAX, usize::MAX]);
         if changed.is_empty() {
             return 0;
         }
@@ -231,15 +239,21 @@ impl ClipmapData {
             };
             let (xs, zs) = if layer == self.fine_layer() {
                 (
-                    fine_range(changed.x, changed.w, terrain.width()),
-                    fine_range(changed.z, changed.d, terrain.depth()),
+                    fine_range(changed.x, changed.w, width),
+                    fine_range(changed.z, changed.d, depth),
                 )
             } else {
                 let u = self.cfg.scale(layer as u32);
                 let sp = terrain.spacing();
+                let step = u / (frame.scale[0].abs() * sp);
+                let c = if terrain.coarse(step).is_some() {
+                    grow(changed, step.ceil() as usize, width, depth)
+                } else {
+                    changed
+                };
                 (
-                    lattice_range(changed.x, changed.w, terrain.width(), sp, frame, 0, u),
-                    lattice_range(changed.z, changed.d, terrain.depth(), sp, frame, 2, u),
+                    lattice_range(c.x, c.w, width, sp, frame, 0, u),
+                    lattice_range(c.z, c.d, depth, sp, frame, 2, u),
                 )
             };
             let w = self.window as i64;
@@ -359,6 +373,17 @@ impl ClipmapData {
 
 /// Sample-layer indices whose (clamped) source sample lies in `[start, start + len)` of `size` samples:
 /// beyond the terrain's edges every slot repeats the edge sample.
+/// `r` grown by `by` samples on every side, kept inside `width × depth`.
+fn grow(r: Region, by: usize, width: usize, depth: usize) -> Region {
+    let (x, z) = (r.x.saturating_sub(by), r.z.saturating_sub(by));
+    Region {
+        x,
+        z,
+        w: (r.x + r.w + by).min(width) - x,
+        d: (r.z + r.d + by).min(depth) - z,
+    }
+}
+
 fn fine_range(start: usize, len: usize, size: usize) -> Range<i64> {
     let lo = if start == 0 { i64::MIN } else { start as i64 };
     let hi = if start + len >= size {
@@ -405,6 +430,7 @@ fn lattice_range(
 mod tests {
     use super::*;
     use crate::control::GPU_HOLE;
+    use crate::terrain_data::TerrainData;
 
     fn rough(w: usize, d: usize) -> TerrainData {
         let h = (0..w * d)

@@ -10,6 +10,7 @@
 use crate::clipmap::ClipmapConfig;
 use crate::clipmap_data::{ClipmapData, Frame};
 use crate::samples::Samples;
+use crate::terrain_data::Region;
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;
 
@@ -40,6 +41,8 @@ pub struct ClipmapStream {
     epoch: u64,
     /// Target of the windows the main thread has (None: nothing valid yet).
     shown: Option<[f64; 2]>,
+    /// Samples edited since the last job started: the next job recomputes what depends on them.
+    edited: Option<Region>,
 }
 
 impl ClipmapStream {
@@ -51,6 +54,7 @@ impl ClipmapStream {
             rx,
             epoch: 0,
             shown: None,
+            edited: None,
         }
     }
 
@@ -79,17 +83,30 @@ impl ClipmapStream {
         }
     }
 
+    /// Notes edited samples (an editable region map): the next job recomputes the texels they reach.
+    pub fn mark(&mut self, r: Region) {
+        self.edited = Some(self.edited.map_or(r, |e| e.union(r)));
+    }
+
+    /// Whether edits wait for a job.
+    pub fn has_edits(&self) -> bool {
+        self.edited.is_some()
+    }
+
     /// Starts moving the windows to `target` on the worker pool; false (nothing started) while a job runs.
     pub fn request(&mut self, source: SharedSamples, frame: Frame, target: [f64; 2]) -> bool {
         let Some(mut data) = self.idle.take() else {
             return false;
         };
+        let edited = self.edited.take();
         let (tx, epoch) = (self.tx.clone(), self.epoch);
         crate::workers::spawn(move || {
             // A panic in a job (a bug) must not abort the game: the windows start over instead.
             let cfg = *data.config();
             let run = std::panic::AssertUnwindSafe(move || {
-                let changed = data.follow(&*source, &frame, target);
+                // Edits first: texels that `follow` computes afresh are already current.
+                let mut changed = edited.map_or(0, |r| data.refresh(&*source, &frame, r));
+                changed |= data.follow(&*source, &frame, target);
                 (data, changed)
             });
             let done = match std::panic::catch_unwind(run) {

@@ -320,3 +320,68 @@ impl TerrainRegions {
 
 #[cfg(test)]
 mod tests;
+
+/// Samples read around a dab beyond its square (smoothing and erosion read neighbours).
+const DAB_MARGIN: usize = 8;
+
+impl TerrainRegions {
+    /// Applies one brush dab (as `brush::apply` on a `TerrainData`) to the map: the samples around the dab
+    /// are copied into a small terrain, the dab applied there, and what changed written back. Returns the
+    /// rectangle of samples changed (None when nothing changed or the dab is outside the map).
+    pub fn apply_brush(
+        &self,
+        b: &crate::brush::Brush,
+        center: [f64; 2],
+        delta: f64,
+    ) -> Result<Option<crate::terrain_data::Region>, String> {
+        let (w, d, sp) = (self.meta.width, self.meta.depth, self.meta.spacing);
+        if !(center[0].is_finite() && center[1].is_finite()) {
+            return Ok(None);
+        }
+        let Some(r) = crate::brush::dab_rect([w, d], sp, center, b.size()) else {
+            return Ok(None);
+        };
+        let (x0, z0) = (
+            r.x.saturating_sub(DAB_MARGIN),
+            r.z.saturating_sub(DAB_MARGIN),
+        );
+        let (x1, z1) = (
+            (r.x + r.w + DAB_MARGIN).min(w),
+            (r.z + r.d + DAB_MARGIN).min(d),
+        );
+        let (ww, wd) = (x1 - x0, z1 - z0);
+        let mut t = crate::terrain_data::TerrainData::from_heights(
+            ww,
+            wd,
+            sp,
+            self.heights_region(x0, z0, ww, wd),
+        )
+        .map_err(|e| e.to_string())?;
+        if self.has_control() {
+            t.set_control_map(self.control_region(x0, z0, ww, wd))
+                .map_err(|e| e.to_string())?;
+        }
+        let local = [center[0] - x0 as f64 * sp, center[1] - z0 as f64 * sp];
+        let Some(c) = crate::brush::apply(&mut t, b, local, delta).map_err(|e| e.to_string())?
+        else {
+            return Ok(None);
+        };
+        let g = crate::terrain_data::Region {
+            x: c.x + x0,
+            z: c.z + z0,
+            ..c
+        };
+        if b.tool.edits_control() {
+            let control = t.control_map();
+            let mut v = Vec::with_capacity(c.w * c.d);
+            for j in c.z..c.z + c.d {
+                v.extend((c.x..c.x + c.w).map(|i| control.get(j * ww + i).copied().unwrap_or(0)));
+            }
+            self.set_control_region(g.x, g.z, g.w, g.d, &v)
+        } else {
+            self.set_heights_region(g.x, g.z, g.w, g.d, &t.heights_region(c))
+        }
+        .map_err(|e| e.0)?;
+        Ok(Some(g))
+    }
+}

@@ -158,3 +158,50 @@ fn damaged_regions_are_holes_reported_once_and_never_overwritten() {
         "never overwritten by reads or saves"
     );
 }
+
+#[test]
+fn brushes_on_a_region_map_equal_brushes_on_the_terrain() {
+    use crate::brush::{apply, Brush, Falloff, Tool};
+    let mut t = {
+        let (w, d) = (200, 150);
+        let h = (0..w * d)
+            .map(|i| ((i % w) as f32 * 0.2).sin() * 3.0 + ((i / w) as f32 * 0.15).cos() * 2.0)
+            .collect();
+        TerrainData::from_heights(w, d, 1.0, h).unwrap()
+    };
+    let dir = tmp("brush");
+    save(&dir, &t, 32).unwrap();
+    let r = TerrainRegions::open(&dir).unwrap();
+    let tools = [
+        Tool::Raise,
+        Tool::Smooth,
+        Tool::Flatten,
+        Tool::Lower,
+        Tool::HoleAdd,
+        Tool::Paint {
+            layer: 2,
+            erase: false,
+        },
+        Tool::HoleRemove,
+    ];
+    for (k, tool) in tools.into_iter().enumerate() {
+        let b = Brush::new(tool, 21.0, 4.0, Falloff::Hardness(0.3), 1.5).unwrap();
+        for step in 0..6 {
+            // Across region corners and the map's edge.
+            let c = [
+                30.0 + 9.0 * step as f64 + k as f64,
+                31.0 + 7.0 * step as f64,
+            ];
+            let a = apply(&mut t, &b, c, 0.05).unwrap();
+            let g = r.apply_brush(&b, c, 0.05).unwrap();
+            assert_eq!(a, g, "{tool:?} step {step}: changed rectangles");
+        }
+        let b = Brush::new(tool, 13.0, 4.0, Falloff::Hardness(0.5), 0.0).unwrap();
+        assert_eq!(
+            apply(&mut t, &b, [2.0, 148.0], 0.1).unwrap(),
+            r.apply_brush(&b, [2.0, 148.0], 0.1).unwrap()
+        );
+    }
+    assert_eq!(r.heights_region(0, 0, 200, 150), t.heights());
+    assert_eq!(r.control_region(0, 0, 200, 150), t.control_map());
+}
