@@ -182,3 +182,129 @@ func test_regions_bad_input_is_named() -> void:
 	expect_error("TerrainRegions.generate: size must be in [2, 16777216]")
 	check(not TerrainRegions.generate(TerrainGenerator.new(), Vector2i(1, 10), 1.0, dir, 16), "tiny size")
 	_remove(dir)
+
+
+func _brush(tool: int, size: float, strength: float) -> TerrainBrush:
+	var b := TerrainBrush.new()
+	b.tool = tool
+	b.size = size
+	b.strength = strength
+	return b
+
+
+func test_regions_edited_like_the_data_and_saved_safely() -> void:
+	var t := _data()
+	t.spacing = 1.0
+	var dir := _folder("edit")
+	t.save_regions(dir, 32)
+	var before := {}
+	for f in DirAccess.get_files_at(dir):
+		before[f] = FileAccess.get_file_as_bytes(dir.path_join(f))
+	var regions := TerrainRegions.open(dir)
+	var target := Node3D.new()
+	tree.root.add_child(target)
+	target.position = Vector3(60, 0, 50)
+	var tn := TerrainNode.new()
+	tn.tile_resolution = 16
+	tn.levels = 5
+	tn.terrain_regions = regions
+	tn.collision_mode = TerrainNode.COLLISION_DYNAMIC
+	tree.root.add_child(tn)
+	tn.target = tn.get_path_to(target)
+	var waited := 0
+	while not tn.is_up_to_date() and waited < 600:
+		await tree.process_frame
+		waited += 1
+	tn.take_uploaded_bytes()
+	var changes := [0]
+	regions.region_changed.connect(func(_r): changes[0] += 1)
+	# The same strokes on the data and on the region map.
+	var raise := _brush(TerrainBrush.RAISE, 18.0, 30.0)
+	var hole := _brush(TerrainBrush.HOLE_ADD, 6.0, 1.0)
+	var paint := _brush(TerrainBrush.PAINT, 10.0, 5.0)
+	paint.layer = 2
+	for i in 10:
+		var c := Vector2(50 + i * 2.0, 45 + i * 1.5)
+		check_eq(regions.apply_brush(raise, c, 0.05), t.apply_brush(raise, c, 0.05), "dab %d: the same rectangle" % i)
+	check_eq(regions.apply_brush(hole, Vector2(80, 70), 0.1), t.apply_brush(hole, Vector2(80, 70), 0.1), "hole dab")
+	check_eq(regions.apply_brush(paint, Vector2(40, 60), 0.2), t.apply_brush(paint, Vector2(40, 60), 0.2), "paint dab")
+	check(regions.set_heights_region(Rect2i(200, 150, 3, 2), PackedFloat32Array([1, 2, 3, 4, 5, 6])), "set_heights_region")
+	t.set_heights_region(Rect2i(200, 150, 3, 2), PackedFloat32Array([1, 2, 3, 4, 5, 6]))
+	check(changes[0] == 13, "region_changed per edit (%d)" % changes[0])
+	var all := Rect2i(0, 0, 300, 220)
+	check(regions.get_heights_region(all) == t.get_heights_region(all), "heights equal the data's, bit for bit")
+	check(regions.get_control_region(all) == t.get_control_region(all), "holes and paint equal the data's")
+	check(regions.has_unsaved_changes() and regions.get_unsaved_region_count() > 0, "unsaved regions")
+	# The node follows: queries at once, the windows in the next jobs, collision.
+	for k in 30:
+		await tree.process_frame
+	check(tn.take_uploaded_bytes() > 0, "the edited windows were sent again")
+	var worst := 0.0
+	for i in 200:
+		var p := Vector2(40.0 + fmod(i * 0.37, 50.0), 35.0 + fmod(i * 0.53, 45.0))
+		var a := tn.get_height(p)
+		var b := t.get_height(p)
+		if is_nan(a) != is_nan(b):
+			worst = INF
+		elif not is_nan(b):
+			worst = worst_of(worst, absf(a - b))
+	check_eq(worst, 0.0, "the node's heights are the edited ones")
+	await tree.physics_frame
+	await tree.physics_frame
+	var space := tn.get_world_3d().direct_space_state
+	var q := PhysicsRayQueryParameters3D.create(Vector3(60.5, 500, 52.5), Vector3(60.5, -500, 52.5))
+	var hit := space.intersect_ray(q)
+	check(not hit.is_empty(), "collision under the raised ground")
+	if not hit.is_empty():
+		check_near(hit.position.y, t.get_height(Vector2(60.5, 52.5)), 0.05, "collision follows the edit")
+	# Saving writes only the edited regions (and their levels), each whole; reopening gives the edits.
+	check_eq(regions.save(), OK, "saved")
+	check(not regions.has_unsaved_changes(), "nothing unsaved")
+	var untouched := 0
+	var rewritten := 0
+	for f in before:
+		if FileAccess.get_file_as_bytes(dir.path_join(f)) == before[f]:
+			untouched += 1
+		else:
+			rewritten += 1
+	check(untouched > 3 * rewritten, "most files untouched (%d kept, %d rewritten)" % [untouched, rewritten])
+	var again := TerrainRegions.open(dir)
+	check(again.get_heights_region(all) == t.get_heights_region(all), "reopened: the edits bit for bit")
+	check(again.get_control_region(all) == t.get_control_region(all), "reopened: holes and paint")
+	# Discard forgets edits not saved.
+	regions.set_heights_region(Rect2i(0, 0, 2, 1), PackedFloat32Array([99, 99]))
+	regions.discard_changes()
+	check(regions.get_heights_region(all) == t.get_heights_region(all), "discarded")
+	tn.queue_free()
+	target.queue_free()
+	_remove(dir)
+
+
+func test_regions_damaged_files_are_reported_and_drawn_as_holes() -> void:
+	var t := _data()
+	var dir := _folder("damaged")
+	t.save_regions(dir, 32)
+	var f := FileAccess.open(dir.path_join("h0_1_1.bin"), FileAccess.READ_WRITE)
+	f.seek(40)
+	f.store_8(f.get_8() ^ 0x10)
+	f.close()
+	var bytes := FileAccess.get_file_as_bytes(dir.path_join("h0_1_1.bin"))
+	var regions := TerrainRegions.open(dir)
+	var failed := []
+	regions.region_failed.connect(func(r, m): failed.append([r, m]))
+	var p := Vector2(40 * 1.5, 40 * 1.5)
+	check(is_nan(regions.get_height(p)), "a damaged region is a hole, not flat ground")
+	expect_error("h0_1_1.bin: the checksum does not match")
+	regions.report_failures()
+	check_eq(failed.size(), 1, "region_failed once")
+	if failed.size() == 1:
+		check_eq(failed[0][0], Vector2i(1, 1), "the region")
+		check(String(failed[0][1]).contains("h0_1_1.bin"), "the message names the file")
+	check(is_nan(regions.get_height(p)), "still a hole")
+	regions.report_failures()
+	check_eq(failed.size(), 1, "reported once")
+	expect_error("h0_1_1.bin")
+	check(not regions.set_heights_region(Rect2i(40, 40, 2, 2), PackedFloat32Array([1, 2, 3, 4])), "an edit there is refused")
+	check(regions.get_height(Vector2(5, 5)) == t.get_height(Vector2(5, 5)), "the rest of the map works")
+	check(FileAccess.get_file_as_bytes(dir.path_join("h0_1_1.bin")) == bytes, "the damaged file is left as it is")
+	_remove(dir)

@@ -110,6 +110,13 @@ impl ClipmapTexture {
         self.requested = None;
     }
 
+    /// Notes samples an edit changed in a streamed source: its next job recomputes what they reach.
+    pub fn mark_edited(&mut self, r: Region) {
+        if let Windows::Streamed(s) = &mut self.windows {
+            s.mark(r);
+        }
+    }
+
     /// Whether the shown windows were computed for `target` and no job is running (streamed), or always
     /// (direct: updates are immediate).
     pub fn is_current(&self, target: [f64; 2]) -> bool {
@@ -170,7 +177,8 @@ impl ClipmapTexture {
         let Windows::Streamed(stream) = &mut self.windows else {
             unreachable!("checked above")
         };
-        if self.requested != Some(target) && stream.request(source.clone(), *frame, target) {
+        let ask = self.requested != Some(target) || stream.has_edits();
+        if ask && stream.request(source.clone(), *frame, target) {
             self.requested = Some(target);
         }
         step

@@ -271,6 +271,11 @@ impl INode3D for TerrainNode {
 
     fn process(&mut self, _delta: f64) {
         self.update_now();
+        if self.terrain_data.is_none() {
+            if let Some(r) = self.terrain_regions.as_mut() {
+                r.bind_mut().report_failures();
+            }
+        }
     }
 
     fn physics_process(&mut self, _delta: f64) {
@@ -395,8 +400,32 @@ impl TerrainNode {
             &callable,
             false,
         );
+        let callable = self.base().callable("_on_regions_edited");
+        relink(
+            "region_changed",
+            self.terrain_regions.clone(),
+            regions.clone(),
+            &callable,
+            false,
+        );
         self.terrain_regions = regions;
         self.source_changed();
+    }
+
+    /// `region_changed` of an edited region map: the windows (next worker job) and collision there.
+    #[func(rename = _on_regions_edited)]
+    fn on_regions_edited(&mut self, region: Rect2i) {
+        if self.terrain_data.is_some() {
+            return;
+        }
+        let r = Region {
+            x: region.position.x.max(0) as usize,
+            z: region.position.y.max(0) as usize,
+            w: region.size.x.max(0) as usize,
+            d: region.size.y.max(0) as usize,
+        };
+        self.gpu.mark_edited(r);
+        self.collision.mark(r);
     }
 
     #[func]
@@ -415,7 +444,19 @@ impl TerrainNode {
     /// `changed` of the TerrainGenerator or TerrainRegions: the world is generated or opened anew.
     #[func(rename = _on_source_changed)]
     fn on_source_changed(&mut self) {
-        self.source_changed();
+        // An edit of the region map drawn now (the same store): only its height range may have changed.
+        let same = match (&self.terrain_data, &self.terrain_regions, &self.streamed) {
+            (None, Some(r), Some(cur)) => r
+                .bind()
+                .store()
+                .is_some_and(|s| Arc::ptr_eq(&(s as SharedSamples), cur)),
+            _ => false,
+        };
+        if same {
+            self.on_data_changed();
+        } else {
+            self.source_changed();
+        }
     }
 
     /// Whether what is drawn was computed for the current target: false while the windows of an endless

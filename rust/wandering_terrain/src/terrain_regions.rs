@@ -12,6 +12,8 @@ use terrain_core::generation::Generated;
 use terrain_core::samples;
 use terrain_core::terrain_regions::{self as core, RegionMeta, DEFAULT_BUDGET, MIN_BUDGET};
 
+#[path = "terrain_regions_edit.rs"]
+mod edit;
 #[path = "terrain_regions_import.rs"]
 mod import;
 
@@ -22,8 +24,12 @@ mod import;
 ///
 /// Queries (`get_height`, `get_normal`, and through a TerrainNode `raycast` and collision) read the full
 /// resolution, loading the regions they touch — about 3 ms per 512² region here when it is not
-/// loaded yet. Call `prefetch` ahead of time (it loads on a worker thread) and `is_loaded` to know. The data
-/// is read-only: edit a `TerrainData` and save it with `TerrainData.save_regions`. Real-world elevation
+/// loaded yet. Call `prefetch` ahead of time (it loads on a worker thread) and `is_loaded` to know.
+///
+/// The map is editable like a `TerrainData` (`set_heights_region`, `set_holes_region`, `set_layer_region`,
+/// `set_control_region`, `apply_brush`; `changed` and `region_changed` follow): edited regions stay in
+/// memory until `save()` writes them (only them, each file safely, the header last) or
+/// `discard_changes()` forgets them. Real-world elevation
 /// files (GeoTIFF, SRTM tiles, ESRI ASCII grids) of any size import with `import_heightmaps`.
 ///
 /// Folders are read with the file system of the OS: use `user://` or a path on disk (a folder inside an
@@ -66,6 +72,15 @@ impl IResource for TerrainRegions {
 
 #[godot_api]
 impl TerrainRegions {
+    /// Emitted after an edit with the rectangle of samples whose data changed.
+    #[signal]
+    fn region_changed(region: Rect2i);
+
+    /// Emitted (on the main thread) when a region file cannot be read — damaged, truncated, missing: its
+    /// samples are holes until the file is fixed; `message` names the file. Reported once per region.
+    #[signal]
+    fn region_failed(region: Vector2i, message: GString);
+
     /// Opens `folder` (see the property); a folder that cannot be opened is refused with an error.
     #[func]
     pub(crate) fn set_folder(&mut self, folder: GString) {

@@ -385,3 +385,59 @@ impl TerrainRegions {
         Ok(Some(g))
     }
 }
+
+impl TerrainRegions {
+    /// Runs a `TerrainData` control edit (holes, layer weights) on a copy of the rectangle's control
+    /// values and writes the result back: one rule for paint, whatever holds the map.
+    fn edit_control(
+        &self,
+        x: usize,
+        z: usize,
+        w: usize,
+        d: usize,
+        f: impl FnOnce(
+            &mut crate::terrain_data::TerrainData,
+            crate::terrain_data::Region,
+        )
+            -> Result<crate::terrain_data::Region, crate::terrain_data::TerrainDataError>,
+    ) -> Result<(), RegionError> {
+        self.check_rect(x, z, w, d, w * d)?;
+        let mut t = crate::terrain_data::TerrainData::flat(w, d, self.meta.spacing);
+        let e = |e: crate::terrain_data::TerrainDataError| RegionError(e.to_string());
+        t.set_control_map(self.control_region(x, z, w, d))
+            .map_err(e)?;
+        let all = t.region(0, 0, w as i64, d as i64).map_err(e)?;
+        f(&mut t, all).map_err(e)?;
+        let control = if t.control_map().is_empty() {
+            vec![0; w * d]
+        } else {
+            t.control_map().to_vec()
+        };
+        self.set_control_region(x, z, w, d, &control)
+    }
+
+    /// Marks (1) or clears (0) holes in a rectangle, as `TerrainData::set_holes_region`.
+    pub fn set_holes_region(
+        &self,
+        x: usize,
+        z: usize,
+        w: usize,
+        d: usize,
+        holes: &[u8],
+    ) -> Result<(), RegionError> {
+        self.edit_control(x, z, w, d, |t, r| t.set_holes_region(r, holes))
+    }
+
+    /// Paints a layer's weights in a rectangle, as `TerrainData::set_layer_region`.
+    pub fn set_layer_region(
+        &self,
+        x: usize,
+        z: usize,
+        w: usize,
+        d: usize,
+        layer: i64,
+        weights: &[f32],
+    ) -> Result<(), RegionError> {
+        self.edit_control(x, z, w, d, |t, r| t.set_layer_region(r, layer, weights))
+    }
+}

@@ -1,0 +1,217 @@
+//! Editing a `TerrainRegions` from GDScript (the rules in `terrain_core::terrain_regions::edit`): the
+//! same calls as `TerrainData`'s, saving only what changed, and damaged regions reported as signals.
+
+use super::TerrainRegions;
+use crate::terrain_brush::TerrainBrush;
+use godot::global::Error;
+use godot::prelude::*;
+use terrain_core::terrain_data::Region;
+
+/// A rectangle as (x, z, w, d) when it lies inside a map of `size` samples.
+fn rect(r: Rect2i, size: [usize; 2], what: &str) -> Option<(usize, usize, usize, usize)> {
+    let (x, z, w, d) = (r.position.x, r.position.y, r.size.x, r.size.y);
+    let ok = x >= 0
+        && z >= 0
+        && w > 0
+        && d > 0
+        && (x + w) as usize <= size[0]
+        && (z + d) as usize <= size[1];
+    if !ok {
+        godot_error!(
+            "TerrainRegions.{what}: region {r} must be non-empty and inside the map of {} x {} samples; nothing changed",
+            size[0],
+            size[1]
+        );
+        return None;
+    }
+    Some((x as usize, z as usize, w as usize, d as usize))
+}
+
+fn rect_of(r: Region) -> Rect2i {
+    Rect2i::new(
+        Vector2i::new(r.x as i32, r.z as i32),
+        Vector2i::new(r.w as i32, r.d as i32),
+    )
+}
+
+#[godot_api(secondary)]
+impl TerrainRegions {
+    /// Sets the heights of the samples in `region` (row-major, finite, within ±1e9). The coarser levels
+    /// over it follow at once; the change stays in memory until `save()`. False (nothing changed) on bad
+    /// input or a region that cannot be read.
+    #[func]
+    fn set_heights_region(&mut self, region: Rect2i, values: PackedFloat32Array) -> bool {
+        self.edited("set_heights_region", region, |s, (x, z, w, d)| {
+            s.set_heights_region(x, z, w, d, values.as_slice())
+        })
+    }
+
+    /// Control values (paint and hole bit) of the samples in `region`, as `TerrainData.set_control_region`.
+    #[func]
+    fn set_control_region(&mut self, region: Rect2i, values: PackedInt32Array) -> bool {
+        let v: Vec<u32> = values.as_slice().iter().map(|&c| c as u32).collect();
+        self.edited("set_control_region", region, |s, (x, z, w, d)| {
+            s.set_control_region(x, z, w, d, &v)
+        })
+    }
+
+    /// Holes (1) or ground (0) for the samples in `region`, as `TerrainData.set_holes_region`.
+    #[func]
+    fn set_holes_region(&mut self, region: Rect2i, holes: PackedByteArray) -> bool {
+        self.edited("set_holes_region", region, |s, (x, z, w, d)| {
+            s.set_holes_region(x, z, w, d, holes.as_slice())
+        })
+    }
+
+    /// Paints `layer`'s weights in `region`, as `TerrainData.set_layer_region`.
+    #[func]
+    fn set_layer_region(
+        &mut self,
+        region: Rect2i,
+        layer: i64,
+        weights: PackedFloat32Array,
+    ) -> bool {
+        self.edited("set_layer_region", region, |s, (x, z, w, d)| {
+            s.set_layer_region(x, z, w, d, layer, weights.as_slice())
+        })
+    }
+
+    /// One dab of `brush` at terrain X/Z `center` lasting `delta` seconds, as `TerrainData.apply_brush`
+    /// (the same heights and paint). Returns the rectangle of samples changed (empty when nothing did).
+    #[func]
+    fn apply_brush(
+        &mut self,
+        brush: Option<Gd<TerrainBrush>>,
+        center: Vector2,
+        delta: f64,
+    ) -> Rect2i {
+        let Some(b) = brush else {
+            godot_error!("TerrainRegions.apply_brush: brush must be a TerrainBrush, got null");
+            return Rect2i::default();
+        };
+        let b = b.bind().core();
+        if b.tool.is_instancer_tool() {
+            godot_error!("TerrainRegions.apply_brush: instance and detail brushes go to TerrainInstancer.apply_brush");
+            return Rect2i::default();
+        }
+        let Some(s) = self.store() else {
+            godot_error!("TerrainRegions.apply_brush: no folder is open");
+            return Rect2i::default();
+        };
+        let c = [f64::from(center.x), f64::from(center.y)];
+        let res = s.apply_brush(&b, c, delta);
+        self.report_failures();
+        match res {
+            Ok(Some(r)) => {
+                self.announce(rect_of(r));
+                rect_of(r)
+            }
+            Ok(None) => Rect2i::default(),
+            Err(e) => {
+                godot_error!("TerrainRegions.apply_brush: {e}; nothing changed");
+                Rect2i::default()
+            }
+        }
+    }
+
+    /// Whether edits wait for `save()`.
+    #[func]
+    fn has_unsaved_changes(&self) -> bool {
+        self.store().is_some_and(|s| s.dirty_regions() > 0)
+    }
+
+    /// Regions (of every level) edited and not saved.
+    #[func]
+    fn get_unsaved_region_count(&self) -> i64 {
+        self.store().map_or(0, |s| s.dirty_regions() as i64)
+    }
+
+    /// Writes the edited regions (and the levels above them) to the folder — only those; each file is
+    /// written to a temporary name, synced and renamed, the header last, so a crash leaves every region
+    /// old or new. OK when nothing waits; an error naming the file otherwise (the edits stay unsaved).
+    #[func]
+    fn save(&mut self) -> Error {
+        let Some(s) = self.store() else {
+            godot_error!("TerrainRegions.save: no folder is open");
+            return Error::ERR_UNCONFIGURED;
+        };
+        match s.save() {
+            Ok(_) => Error::OK,
+            Err(e) => {
+                godot_error!("TerrainRegions.save: {e}; the edits stay unsaved");
+                Error::ERR_FILE_CANT_WRITE
+            }
+        }
+    }
+
+    /// Forgets every unsaved edit (the files' data is drawn again).
+    #[func]
+    fn discard_changes(&mut self) {
+        if let Some(s) = self.store() {
+            if s.dirty_regions() > 0 {
+                s.discard_changes();
+                let size = s.meta().width.max(1) as i32;
+                let depth = s.meta().depth.max(1) as i32;
+                self.announce(Rect2i::new(Vector2i::ZERO, Vector2i::new(size, depth)));
+            }
+        }
+    }
+
+    /// Reports regions found unreadable since the last call: an error naming the file and
+    /// `region_failed`, once per region. Nodes drawing the map call it every frame.
+    #[func]
+    pub(crate) fn report_failures(&mut self) {
+        let Some(s) = self.store() else {
+            return;
+        };
+        for (m, x, z, message) in s.take_failures() {
+            godot_error!(
+                "TerrainRegions: region ({x}, {z}) of level {m}: {message}; drawn as holes"
+            );
+            if m == 0 {
+                self.signals().region_failed().emit(
+                    Vector2i::new(x as i32, z as i32),
+                    &GString::from(message.as_str()),
+                );
+            }
+        }
+    }
+}
+
+impl TerrainRegions {
+    /// Runs an edit on the open map; on success emits `changed` and `region_changed`.
+    fn edited(
+        &mut self,
+        what: &str,
+        region: Rect2i,
+        f: impl FnOnce(
+            &terrain_core::terrain_regions::TerrainRegions,
+            (usize, usize, usize, usize),
+        ) -> Result<(), terrain_core::terrain_regions::RegionError>,
+    ) -> bool {
+        let Some(s) = self.store() else {
+            godot_error!("TerrainRegions.{what}: no folder is open");
+            return false;
+        };
+        let Some(r) = rect(region, [s.meta().width, s.meta().depth], what) else {
+            return false;
+        };
+        let res = f(&s, r);
+        self.report_failures();
+        match res {
+            Ok(()) => {
+                self.announce(region);
+                true
+            }
+            Err(e) => {
+                godot_error!("TerrainRegions.{what}: {e}; nothing changed");
+                false
+            }
+        }
+    }
+
+    fn announce(&mut self, r: Rect2i) {
+        self.base_mut().emit_changed();
+        self.signals().region_changed().emit(r);
+    }
+}
