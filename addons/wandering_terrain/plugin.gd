@@ -38,8 +38,11 @@ var stroke: RefCounted
 var fixed_dab_seconds := 0.0
 var _last_dab_pos := Vector3.INF
 var _last_dab_usec := 0
-## TerrainData edited since the last save (those saved in their own files are written with the scene).
-var _touched: Array[TerrainData] = []
+## TerrainData and TerrainRegions edited since the last save (data in its own file and edited regions are
+## written with the scene).
+var _touched: Array[Resource] = []
+## "N unsaved regions" in the toolbar while the selected region map has edits.
+var _unsaved: Label
 
 
 func _enter_tree() -> void:
@@ -65,6 +68,9 @@ func _enter_tree() -> void:
 	import_panel.imported.connect(_mark_touched)
 	external_data = ExternalData.new()
 	toolbar.add_child(external_data)
+	_unsaved = Label.new()
+	_unsaved.tooltip_text = "Edited regions of this region map, written when the scene is saved"
+	toolbar.add_child(_unsaved)
 	add_control_to_container(CONTAINER_SPATIAL_EDITOR_MENU, toolbar)
 	toolbar.hide()
 
@@ -75,6 +81,7 @@ func _exit_tree() -> void:
 	if Engine.has_meta("wandering_terrain_plugin"):
 		Engine.remove_meta("wandering_terrain_plugin")
 	_drop_cursor()
+	_unsaved = null
 	if toolbar:
 		remove_control_from_container(CONTAINER_SPATIAL_EDITOR_MENU, toolbar)
 		toolbar.queue_free()
@@ -82,6 +89,11 @@ func _exit_tree() -> void:
 
 
 func _process(_delta: float) -> void:
+	if _unsaved:
+		var src := _source()
+		var n: int = src.get_unsaved_region_count() if src is TerrainRegions else 0
+		_unsaved.visible = n > 0
+		_unsaved.text = "%d unsaved regions" % n
 	# Holding the button still keeps painting (strength is per second).
 	if stroke != null and is_finite(_last_dab_pos.x) and fixed_dab_seconds <= 0.0:
 		var now := Time.get_ticks_usec()
@@ -95,14 +107,29 @@ func _process(_delta: float) -> void:
 ## with its scene anyway); the editor calls this when it saves.
 func _save_external_data() -> void:
 	for d in _touched:
-		if is_instance_valid(d) and d.resource_path != "" and not d.resource_path.contains("::"):
-			ResourceSaver.save(d)
+		if not is_instance_valid(d):
+			continue
+		if d is TerrainRegions:
+			# Region maps write only their edited regions, each file safely.
+			if d.has_unsaved_changes() and d.save() != OK:
+				push_error("Terrain: could not save the edited regions of %s" % d.folder)
+		elif d.resource_path != "" and not d.resource_path.contains("::"):
+			ExternalData.save_safely(d)
 	_touched.clear()
 
 
-func _mark_touched(d: TerrainData) -> void:
+func _mark_touched(d: Resource) -> void:
 	if not _touched.has(d):
 		_touched.append(d)
+
+
+## What the brushes edit on the selected terrain: its TerrainData, else (TerrainNode) its TerrainRegions.
+func _source() -> Resource:
+	if terrain == null or not is_instance_valid(terrain):
+		return null
+	if terrain.terrain_data != null:
+		return terrain.terrain_data
+	return terrain.get("terrain_regions")
 
 
 func _handles(object: Object) -> bool:
@@ -160,7 +187,7 @@ func _forward_3d_gui_input(camera: Camera3D, event: InputEvent) -> int:
 	var instance_tool := _is_instance_tool(toolbar.tool_for(false, false))
 	if instance_tool and toolbar.instancer != _instancer():
 		toolbar.set_instancer(_instancer())
-	if terrain.terrain_data == null and not (instance_tool and _instancer()):
+	if _source() == null and not (instance_tool and _instancer()):
 		return AFTER_GUI_INPUT_PASS
 	if event is InputEventKey and event.pressed and not event.echo:
 		if event.keycode == KEY_BRACKETLEFT or event.keycode == KEY_BRACKETRIGHT:
@@ -235,8 +262,8 @@ func _begin(hit: Vector3, event: InputEventMouseButton) -> void:
 			return
 		stroke = InstanceStroke.new(inst, t)
 	else:
-		stroke = Stroke.new(terrain.terrain_data, t)
-		_mark_touched(terrain.terrain_data)
+		stroke = Stroke.new(_source(), t)
+		_mark_touched(_source())
 	brush.tool = stroke.tool
 	if brush.tool == TerrainBrush.FLATTEN:
 		brush.height = local.y
@@ -270,7 +297,7 @@ func _dab(world: Vector3, dt: float) -> void:
 		return
 	var p := _to_terrain(world)
 	stroke.before_dab(Vector2(p.x, p.z), brush.size)
-	terrain.terrain_data.apply_brush(brush, Vector2(p.x, p.z), dt)
+	stroke.data.apply_brush(brush, Vector2(p.x, p.z), dt)
 
 
 func _end() -> void:

@@ -74,6 +74,7 @@ func _run() -> void:
 	await _test_external_data_is_saved(plugin, tn, cam)
 	await _test_generate_off_the_main_thread(plugin, tn)
 	await _test_erode_one_undo_step(plugin, tn)
+	await _test_region_map_stroke_undo_and_save(plugin, tn, cam)
 	await _test_import_heightmap(plugin, tn)
 	await _test_import_elevation(plugin, tn)
 	await _test_new_terrain_data(plugin, tn)
@@ -263,6 +264,57 @@ func _test_stroke_undo_redo(plugin, tn: TerrainNode, cam: Camera3D) -> void:
 		ur.redo()
 		exact = exact and data.heights == after
 	check(exact, "100 undo/redo cycles stay bit-exact")
+	_end()
+
+
+func _test_region_map_stroke_undo_and_save(plugin, tn: TerrainNode, cam: Camera3D) -> void:
+	_begin("test_region_map_stroke_undo_and_save")
+	var data := tn.terrain_data
+	var dir := OS.get_user_data_dir().path_join("editor_region_stroke")
+	check(data.save_regions(dir, 32), "the data written as a region map")
+	var regions := TerrainRegions.open(dir)
+	tn.terrain_data = null
+	tn.terrain_regions = regions
+	plugin._edit(tn)
+	var waited := 0
+	while not tn.is_up_to_date() and waited < 600:
+		await _frames(1)
+		waited += 1
+	var ur := _history(tn)
+	var all := Rect2i(Vector2i.ZERO, regions.get_size())
+	var before := regions.get_heights_region(all)
+	var files_before := {}
+	for f in DirAccess.get_files_at(dir):
+		files_before[f] = FileAccess.get_file_as_bytes(dir.path_join(f))
+	plugin.toolbar.select_tool(TerrainBrush.RAISE)
+	plugin.brush.size = 8.0
+	var size := cam.get_viewport().get_visible_rect().size
+	var a := size * Vector2(0.35, 0.45)
+	var z := size * Vector2(0.65, 0.55)
+	_mouse(plugin, cam, a, true)
+	for i in range(1, 21):
+		_mouse(plugin, cam, a.lerp(z, i / 20.0), null)
+	_mouse(plugin, cam, z, false)
+	var after := regions.get_heights_region(all)
+	check(after != before, "the stroke changed the region map")
+	check(regions.has_unsaved_changes(), "its regions wait for a save")
+	await _frames(2)
+	check(plugin._unsaved.visible and plugin._unsaved.text.ends_with("unsaved regions"), "the toolbar shows unsaved regions: " + plugin._unsaved.text)
+	ur.undo()
+	check(regions.get_heights_region(all) == before, "one undo restores the whole stroke")
+	ur.redo()
+	check(regions.get_heights_region(all) == after, "redo re-applies it bit for bit")
+	# Saving the scene saves the edited regions.
+	plugin._save_external_data()
+	check(not regions.has_unsaved_changes(), "saved with the scene")
+	check(TerrainRegions.open(dir).get_heights_region(all) == after, "the files hold the stroke")
+	var rewritten := 0
+	for f in files_before:
+		rewritten += int(FileAccess.get_file_as_bytes(dir.path_join(f)) != files_before[f])
+	check(rewritten > 0 and rewritten < files_before.size(), "only the edited regions' files rewritten (%d of %d)" % [rewritten, files_before.size()])
+	tn.terrain_regions = null
+	tn.terrain_data = data
+	plugin._edit(tn)
 	_end()
 
 

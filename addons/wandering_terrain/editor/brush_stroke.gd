@@ -2,17 +2,18 @@
 extends RefCounted
 ## One brush stroke's undo data: the terrain it touched, in 32 x 32 chunks, before and after. A chunk is
 ## saved the first time a dab reaches it, before the dab changes it, so the stroke stores about twice the
-## data of the area it touched and nothing else.
+## data of the area it touched and nothing else. `data` is a TerrainData or a TerrainRegions (the same
+## region calls).
 
 const CHUNK := 32
 
-var data: TerrainData
+var data: Resource
 var tool: int
 ## Vector2i chunk -> {rect, before, after} (heights, or control values for the hole and paint tools).
 var chunks := {}
 
 
-func _init(terrain_data: TerrainData, brush_tool: int) -> void:
+func _init(terrain_data: Resource, brush_tool: int) -> void:
 	data = terrain_data
 	tool = brush_tool
 
@@ -28,12 +29,13 @@ func _read(r: Rect2i) -> Variant:
 
 ## Saves the chunks a dab of `size` (terrain units) at terrain X/Z `center` can touch.
 func before_dab(center: Vector2, size: float) -> void:
-	var sp := data.spacing
+	var sp: float = data.get_spacing()
+	var n: Vector2i = data.get_size()
 	var reach := size * 0.5 + sp
 	# Clamped to the terrain before walking chunks: a huge brush costs the chunks of the terrain, no more.
-	var lo := Vector2i(floori((center.x - reach) / sp), floori((center.y - reach) / sp)).clamp(Vector2i.ZERO, data.size)
-	var hi := Vector2i(ceili((center.x + reach) / sp), ceili((center.y + reach) / sp)).clamp(Vector2i.ZERO, data.size)
-	var all := Rect2i(Vector2i.ZERO, data.size)
+	var lo := Vector2i(floori((center.x - reach) / sp), floori((center.y - reach) / sp)).clamp(Vector2i.ZERO, n)
+	var hi := Vector2i(ceili((center.x + reach) / sp), ceili((center.y + reach) / sp)).clamp(Vector2i.ZERO, n)
+	var all := Rect2i(Vector2i.ZERO, n)
 	for cz in range(floori(lo.y / float(CHUNK)), floori(hi.y / float(CHUNK)) + 1):
 		for cx in range(floori(lo.x / float(CHUNK)), floori(hi.x / float(CHUNK)) + 1):
 			var key := Vector2i(cx, cz)

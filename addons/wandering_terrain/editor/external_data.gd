@@ -65,7 +65,7 @@ func save_to(path: String) -> Error:
 	if not path.ends_with(".res"):
 		push_error("Terrain data: save to a .res file (binary), got %s" % path)
 		return ERR_FILE_UNRECOGNIZED
-	var err := ResourceSaver.save(d, path)
+	var err := save_safely(d, path)
 	if err != OK:
 		push_error("Terrain data: cannot save %s (error %d)" % [path, err])
 		return err
@@ -74,3 +74,15 @@ func save_to(path: String) -> Error:
 	saved.emit(d)
 	refresh()
 	return OK
+
+
+## Saves `d` to `path` (its own path when empty) through a temporary file renamed over the old one, so a
+## crash while writing leaves the old file whole.
+static func save_safely(d: Resource, path := "") -> Error:
+	var target := path if path != "" else d.resource_path
+	var tmp := target.get_basename() + ".saving." + target.get_extension()
+	var err := ResourceSaver.save(d, tmp)
+	if err != OK:
+		DirAccess.remove_absolute(tmp)
+		return err
+	return DirAccess.rename_absolute(tmp, target)

@@ -34,27 +34,39 @@ fn a_killed_save_leaves_every_region_old_or_new() {
     let (mut saved, mut mixed_rounds) = (0, 0);
     for run in 0..20 {
         let mut c = Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "a_killed_save_leaves_every_region_old_or_new", "--nocapture"])
+            .args([
+                "--exact",
+                "a_killed_save_leaves_every_region_old_or_new",
+                "--nocapture",
+            ])
             .env("WT_KILL_CHILD", &dir)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         std::thread::sleep(Duration::from_millis(40 + (seed >> 33) % 400));
         c.kill().unwrap();
         c.wait().unwrap();
-        let r = TerrainRegions::open(&dir).unwrap_or_else(|e| panic!("run {run}: the map does not open: {e}"));
+        let r = TerrainRegions::open(&dir)
+            .unwrap_or_else(|e| panic!("run {run}: the map does not open: {e}"));
         for rz in 0..SIDE / REGION {
             for rx in 0..SIDE / REGION {
                 let h = r.heights_region(rx * REGION, rz * REGION, REGION, REGION);
                 assert!(
-                    h.iter().all(|&v| v == h[0] && v.is_finite() && v.fract() == 0.0),
+                    h.iter()
+                        .all(|&v| v == h[0] && v.is_finite() && v.fract() == 0.0),
                     "run {run}: region ({rx}, {rz}) mixes contents"
                 );
             }
         }
-        assert!(r.take_failures().is_empty(), "run {run}: {:?}", r.take_failures());
+        assert!(
+            r.take_failures().is_empty(),
+            "run {run}: {:?}",
+            r.take_failures()
+        );
         let all = r.heights_region(0, 0, SIDE, SIDE);
         saved += usize::from(all.iter().any(|&v| v != 0.0));
         // Regions of different rounds at once: the kill landed inside a save.

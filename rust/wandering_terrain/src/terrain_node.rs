@@ -638,10 +638,15 @@ impl TerrainNode {
             (Some(d), _) => d.bind().raycast(lo, ld),
             (None, Some(g)) => {
                 let v = |v: Vector3| [v.x, v.y, v.z].map(f64::from);
-                // A streamed world is followed as far as the rings reach (what can be seen).
-                // Capped so a node scaled very small does not walk millions of patches.
-                let reach = (self.config.reach() / f64::from(s.x.abs().min(s.z.abs())))
-                    .min(terrain_core::raycast::ENDLESS_REACH * g.spacing());
+                // An endless world is followed as far as the rings reach (what can be seen), capped so a
+                // node scaled very small does not walk millions of patches; a region map, like terrain
+                // data, as far as the map goes (reading the regions along the ray).
+                let reach = if g.size().is_some() {
+                    f64::INFINITY
+                } else {
+                    (self.config.reach() / f64::from(s.x.abs().min(s.z.abs())))
+                        .min(terrain_core::raycast::ENDLESS_REACH * g.spacing())
+                };
                 match terrain_core::raycast::raycast_within(&**g, v(lo), v(ld), reach) {
                     Some(h) => Vector3::new(h[0] as f32, h[1] as f32, h[2] as f32),
                     None => nan,
