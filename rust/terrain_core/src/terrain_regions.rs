@@ -567,12 +567,34 @@ impl TerrainRegions {
 
     /// Heights of mip 0 in a rectangle (clamped reads), row-major: what a `TerrainData` of that region holds.
     pub fn heights_region(&self, x: usize, z: usize, w: usize, d: usize) -> Vec<f32> {
-        let v = self.mip(0);
+        self.mip_block(0, x, z, w, d)
+    }
+
+    /// Heights of mip `m` in a rectangle, row-major: row spans copied region by region where the
+    /// rectangle lies inside the mip, clamped reads otherwise.
+    pub(crate) fn mip_block(&self, m: u32, x: usize, z: usize, w: usize, d: usize) -> Vec<f32> {
+        let [mw, md] = self.meta.mip_size(m);
+        let v = self.mip(m);
         let mut cur = Cursor::new(&v);
         let mut out = Vec::with_capacity(w * d);
-        for j in 0..d {
-            for i in 0..w {
-                out.push(cur.height((x + i) as i64, (z + j) as i64));
+        if x + w > mw || z + d > md {
+            for j in 0..d {
+                for i in 0..w {
+                    out.push(cur.height((x + i) as i64, (z + j) as i64));
+                }
+            }
+            return out;
+        }
+        let r = self.meta.region;
+        for j in z..z + d {
+            let mut i = x;
+            while i < x + w {
+                let end = ((i / r + 1) * r).min(x + w);
+                match cur.locate(i as i64, j as i64) {
+                    Some((reg, k)) => out.extend_from_slice(&reg.heights[k..k + (end - i)]),
+                    None => out.extend(std::iter::repeat_n(self.meta.range.0, end - i)),
+                }
+                i = end;
             }
         }
         out

@@ -5,7 +5,7 @@
 //! reported once.
 
 use super::files::{file, write_le};
-use super::{Cursor, Key, Region, RegionError, TerrainRegions};
+use super::{Key, Region, RegionError, TerrainRegions};
 use crate::control::HOLE;
 use crate::terrain_data::MAX_HEIGHT_VALUE;
 use std::collections::HashMap;
@@ -191,8 +191,12 @@ impl TerrainRegions {
             c.clock += 1;
             let now = c.clock;
             let (_, rx, rz) = key;
+            // The loaded handle goes first: a region nobody else reads is then edited in place.
             let (mut region, counted) = match c.map.remove(&key) {
-                Some((cur, _)) => (cur, true),
+                Some((cur, _)) => {
+                    drop(reg);
+                    (cur, true)
+                }
                 None => (reg, false),
             };
             let before = if counted { region.bytes() } else { 0 };
@@ -224,24 +228,21 @@ impl TerrainRegions {
             (x0, z0) = (x0 / 2, z0 / 2);
             (x1, z1) = ((x1 / 2).min(mw - 1), (z1 / 2).min(md - 1));
             let [fw, fd] = self.meta.mip_size(m - 1);
-            let fine = self.mip(m - 1);
-            let mut cur = Cursor::new(&fine);
+            // The finer samples under the rectangle, read once (clamped at the finer level's edges).
+            let (fx0, fz0) = (2 * x0, 2 * z0);
+            let (fx1, fz1) = ((2 * x1 + 1).min(fw - 1), (2 * z1 + 1).min(fd - 1));
+            let bw = fx1 - fx0 + 1;
+            let fine = self.mip_block(m - 1, fx0, fz0, bw, fz1 - fz0 + 1);
+            let at = |a: usize, b: usize| fine[(b.min(fd - 1) - fz0) * bw + a.min(fw - 1) - fx0];
             let (cw, cd) = (x1 - x0 + 1, z1 - z0 + 1);
             let mut values = Vec::with_capacity(cw * cd);
             for j in z0..=z1 {
                 for i in x0..=x1 {
                     let (fx, fz) = (2 * i, 2 * j);
-                    let at = |c: &mut Cursor, a: usize, b: usize| {
-                        c.height(a.min(fw - 1) as i64, b.min(fd - 1) as i64)
-                    };
-                    let s = at(&mut cur, fx, fz)
-                        + at(&mut cur, fx + 1, fz)
-                        + at(&mut cur, fx, fz + 1)
-                        + at(&mut cur, fx + 1, fz + 1);
+                    let s = at(fx, fz) + at(fx + 1, fz) + at(fx, fz + 1) + at(fx + 1, fz + 1);
                     values.push(s * 0.25);
                 }
             }
-            drop(cur);
             self.edit(m, x0, z0, cw, cd, HEIGHTS, |r, i, k| {
                 r.heights[i] = values[k]
             })?;
