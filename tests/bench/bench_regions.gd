@@ -215,8 +215,8 @@ func _edits(tn: TerrainNode, regions: TerrainRegions, target: Node3D, rss0: int,
 	var base := Vector2i(int(p.x) / 512 * 512, int(p.y) / 512 * 512)
 	for j in 4:
 		for i in 4:
-			var rect := Rect2i(base + Vector2i(i * 512 + 100, j * 512 + 100), Vector2i(8, 8))
-			regions.set_heights_region(rect, regions.get_heights_region(rect))
+			var small := Rect2i(base + Vector2i(i * 512 + 100, j * 512 + 100), Vector2i(8, 8))
+			regions.set_heights_region(small, regions.get_heights_region(small))
 	var dirty := regions.get_unsaved_region_count()
 	var t0 := Time.get_ticks_usec()
 	var err := regions.save()

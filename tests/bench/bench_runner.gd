@@ -17,7 +17,13 @@ func _run() -> void:
 	files.sort()
 	for f in files:
 		if f.begins_with("bench_") and f.ends_with(".gd") and f != "bench_runner.gd" and (only == "" or f.contains(only)):
-			var b = load("res://bench/" + f).new()
+			var script: GDScript = load("res://bench/" + f)
+			if script == null or not script.can_instantiate():
+				# A bench that does not parse must not hang the run.
+				printerr("bench: %s cannot be loaded" % f)
+				quit(1)
+				return
+			var b = script.new()
 			if "tree" in b:
 				b.tree = self
 			if b.has_method("run"):
