@@ -308,3 +308,30 @@ func test_regions_damaged_files_are_reported_and_drawn_as_holes() -> void:
 	check(regions.get_height(Vector2(5, 5)) == t.get_height(Vector2(5, 5)), "the rest of the map works")
 	check(FileAccess.get_file_as_bytes(dir.path_join("h0_1_1.bin")) == bytes, "the damaged file is left as it is")
 	_remove(dir)
+
+
+func test_regions_from_a_generator_store_only_the_edits() -> void:
+	var dir := _folder("generated")
+	var g := TerrainGenerator.new()
+	g.seed = 9
+	g.height = 20.0
+	var regions := TerrainRegions.create(g, Vector2i(512, 384), 1.0, dir, 64)
+	check(regions != null, "created")
+	check_eq(Array(DirAccess.get_files_at(dir)), ["terrain.regions"], "only the header on disk")
+	var t := TerrainData.new()
+	t.size = Vector2i(512, 384)
+	t.generate(g)
+	var all := Rect2i(0, 0, 512, 384)
+	check(regions.get_heights_region(all) == t.get_heights_region(all), "every sample is the generator's")
+	var b := _brush(TerrainBrush.RAISE, 12.0, 20.0)
+	check_eq(regions.apply_brush(b, Vector2(100, 90), 0.1), t.apply_brush(b, Vector2(100, 90), 0.1), "a dab")
+	check_eq(regions.save(), OK, "saved")
+	var files := DirAccess.get_files_at(dir)
+	check_eq(files.size(), 1 + regions.get_mip_count(), "the header, one region and the levels above it: %s" % [files])
+	var again := TerrainRegions.new()
+	again.generator = g
+	again.folder = dir
+	check(again.get_heights_region(all) == t.get_heights_region(all), "reopened with the generator: the edit and the rest")
+	expect_error("TerrainRegions.create: generator must be a TerrainGenerator")
+	check(TerrainRegions.create(null, Vector2i(64, 64), 1.0, dir, 64) == null, "no generator")
+	_remove(dir)

@@ -28,6 +28,7 @@ use std::sync::{Arc, Mutex};
 
 mod edit;
 mod files;
+pub mod generated;
 mod rows;
 pub(crate) use files::HEADER;
 use files::{file, read_le, write_le, write_safely};
@@ -222,7 +223,12 @@ pub struct TerrainRegions {
     loads: AtomicU64,
     /// Regions that could not be read: drawn as holes, reported once (`take_failures`).
     failed: Mutex<edit::Failures>,
+    /// Where regions without files come from (a generator-backed map stores only edited regions).
+    fallback: Option<Fallback>,
 }
+
+/// Makes region (mip, x, z) of the given size when it has no file.
+pub type Fallback = Arc<dyn Fn(u32, usize, usize, [usize; 2]) -> Vec<f32> + Send + Sync>;
 
 /// Default cache budget: 256 MB of loaded regions.
 pub const DEFAULT_BUDGET: u64 = 256 << 20;
@@ -409,7 +415,20 @@ impl TerrainRegions {
             budget: AtomicU64::new(DEFAULT_BUDGET),
             loads: AtomicU64::new(0),
             failed: Mutex::new(edit::Failures::default()),
+            fallback: None,
         })
+    }
+
+    /// Opens a folder whose missing regions come from `fallback` (see `generated`).
+    pub fn open_with(dir: &Path, fallback: Fallback) -> Result<Self, RegionError> {
+        let mut r = Self::open(dir)?;
+        r.fallback = Some(fallback);
+        Ok(r)
+    }
+
+    /// Whether regions without files are generated.
+    pub fn is_generated(&self) -> bool {
+        self.fallback.is_some()
     }
 
     pub fn meta(&self) -> &RegionMeta {
@@ -515,10 +534,14 @@ impl TerrainRegions {
             return Err(e);
         }
         let [w, d] = self.meta.region_dims(m, rx, rz);
-        let heights: Vec<f32> = read_le(&file(&self.dir, 'h', m, rx, rz), w * d)?
-            .into_iter()
-            .map(f32::from_le_bytes)
-            .collect();
+        let hpath = file(&self.dir, 'h', m, rx, rz);
+        let heights: Vec<f32> = match &self.fallback {
+            Some(f) if !hpath.exists() => f(m, rx, rz, [w, d]),
+            _ => read_le(&hpath, w * d)?
+                .into_iter()
+                .map(f32::from_le_bytes)
+                .collect(),
+        };
         let cpath = file(&self.dir, 'c', m, rx, rz);
         let control = if m == 0 && self.has_control() && cpath.exists() {
             read_le(&cpath, w * d)?

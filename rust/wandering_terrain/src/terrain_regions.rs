@@ -48,6 +48,12 @@ pub struct TerrainRegions {
     #[export(range = (16.0, 16384.0, 1.0, or_greater))]
     #[var(set = set_budget_mb)]
     budget_mb: i64,
+    /// Where regions without files come from: with a generator, the folder may hold only its header and
+    /// the regions someone edited and saved (`create`); every other region is computed when read. Null:
+    /// every region is read from its file.
+    #[export]
+    #[var(set = set_generator)]
+    generator: Option<Gd<TerrainGenerator>>,
     store: Option<Arc<core::TerrainRegions>>,
     /// Set while a prefetch runs: one at a time.
     prefetching: Arc<AtomicBool>,
@@ -62,6 +68,7 @@ impl IResource for TerrainRegions {
         Self {
             folder: GString::new(),
             budget_mb: (DEFAULT_BUDGET >> 20) as i64,
+            generator: None,
             store: None,
             prefetching: Arc::new(AtomicBool::new(false)),
             import: None,
@@ -90,7 +97,7 @@ impl TerrainRegions {
             self.base_mut().emit_changed();
             return;
         }
-        match core::TerrainRegions::open(&disk_path(&folder)) {
+        match self.open_store(&folder) {
             Ok(s) => {
                 s.set_budget((self.budget_mb as u64) << 20);
                 self.folder = folder;
@@ -99,6 +106,55 @@ impl TerrainRegions {
             }
             Err(e) => godot_error!("TerrainRegions.folder: {e}; keeping the previous folder"),
         }
+    }
+
+    /// Sets the generator (see the property) and opens the folder again with it.
+    #[func]
+    fn set_generator(&mut self, generator: Option<Gd<TerrainGenerator>>) {
+        self.generator = generator;
+        if !self.folder.is_empty() {
+            let f = self.folder.clone();
+            self.set_folder(f);
+        }
+    }
+
+    /// Writes a generator-backed map to `folder`: only its header (`size` samples `spacing` apart in regions
+    /// of `region_size`²) — no region files until edits are saved — and opens it: a new TerrainRegions
+    /// with `generator` set, or null (with an error) on bad input. A map already in the folder is replaced.
+    #[func]
+    fn create(
+        generator: Option<Gd<TerrainGenerator>>,
+        size: Vector2i,
+        spacing: f64,
+        folder: GString,
+        region_size: i64,
+    ) -> Option<Gd<TerrainRegions>> {
+        let Some(g) = generator else {
+            godot_error!("TerrainRegions.create: generator must be a TerrainGenerator, got null");
+            return None;
+        };
+        let made = Generated::new(&g.bind().params(), spacing)
+            .map_err(|e| e.to_string())
+            .and_then(|gen| {
+                core::generated::create(
+                    &disk_path(&folder),
+                    Arc::new(gen),
+                    size.x.max(0) as usize,
+                    size.y.max(0) as usize,
+                    spacing,
+                    region_size.clamp(0, 1 << 20) as usize,
+                )
+                .map_err(|e| e.to_string())
+            });
+        if let Err(e) = made {
+            godot_error!("TerrainRegions.create: {e}");
+            return None;
+        }
+        let mut r = TerrainRegions::new_gd();
+        r.bind_mut().generator = Some(g);
+        r.bind_mut().set_folder(folder);
+        let ok = r.bind().store.is_some();
+        ok.then_some(r)
     }
 
     #[func]
@@ -303,6 +359,20 @@ impl TerrainRegions {
 
 impl TerrainRegions {
     /// The opened folder, as a sample grid a TerrainNode draws from.
+    /// Opens a folder, with the generator as the source of regions without files when one is set.
+    fn open_store(&self, folder: &GString) -> Result<core::TerrainRegions, String> {
+        let dir = disk_path(folder);
+        let Some(g) = &self.generator else {
+            return core::TerrainRegions::open(&dir).map_err(|e| e.to_string());
+        };
+        let meta = *core::TerrainRegions::open(&dir)
+            .map_err(|e| e.to_string())?
+            .meta();
+        let gen = Generated::new(&g.bind().params(), meta.spacing).map_err(|e| e.to_string())?;
+        core::TerrainRegions::open_with(&dir, core::generated::fallback(Arc::new(gen), meta))
+            .map_err(|e| e.to_string())
+    }
+
     pub fn store(&self) -> Option<Arc<core::TerrainRegions>> {
         self.store.clone()
     }
