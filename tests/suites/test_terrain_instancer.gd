@@ -410,3 +410,35 @@ func test_a_scene_gives_the_lods_and_cell_size_regroups() -> void:
 	inst.update_now()
 	check_eq(inst.get_drawn_count(0), 300, "and drawn again")
 	_free(s)
+
+
+func test_instances_follow_edits_of_a_region_map() -> void:
+	var t := _data()
+	var dir := OS.get_user_data_dir().path_join("instancer_regions")
+	check(t.save_regions(dir, 64), "the data as a region map")
+	var s := _scene(t, [_mesh(0.5)])
+	var tn: TerrainNode = s[0]
+	var inst: TerrainInstancer = s[1]
+	var regions := TerrainRegions.open(dir)
+	tn.terrain_data = null
+	tn.terrain_regions = regions
+	inst.scatter(0, Rect2(0, 0, SIZE, SIZE), 4000, 7)
+	var waited := 0
+	while not inst.is_up_to_date() and waited < 200:
+		await tree.process_frame
+		waited += 1
+	check(_drawn_error(tn, inst.get_drawn_positions(0), 0.5) <= 1e-4, "drawn on the region map's ground")
+	var b := TerrainBrush.new()
+	b.size = 120.0
+	b.strength = 30.0
+	check(regions.apply_brush(b, Vector2(128, 128), 0.5).has_area(), "raised")
+	var all := Rect2(-10, -10, SIZE + 20, SIZE + 20)
+	check(_glue_error(tn, inst.get_instances(0, all), 0.5) <= 1e-4, "get_instances follows at once")
+	waited = 0
+	while not inst.is_up_to_date() and waited < 60:
+		await tree.process_frame
+		waited += 1
+	check(_drawn_error(tn, inst.get_drawn_positions(0), 0.5) <= 1e-4, "drawn positions follow the edit (%d frames)" % waited)
+	_free(s)
+	for f in DirAccess.get_files_at(dir):
+		DirAccess.remove_absolute(dir.path_join(f))

@@ -37,6 +37,9 @@ pub(crate) enum Surface {
 /// material (its blending is the layer rule's).
 pub(crate) struct Host {
     pub surface: Option<Surface>,
+    /// The resource whose edits (`changed`, `region_changed`) move the surface: the TerrainData, or the
+    /// TerrainRegions a streamed surface is read from; None for a generated world.
+    pub edits: Option<Gd<Resource>>,
     pub to_world: Transform3D,
     pub target: Option<Vector3>,
     pub material: Option<Gd<TerrainMaterial>>,
@@ -118,7 +121,7 @@ pub struct TerrainInstancer {
     surface_key: Option<usize>,
     world: Transform3D,
     /// The TerrainData whose edits this instancer follows.
-    followed: Option<Gd<TerrainData>>,
+    followed: Option<Gd<Resource>>,
     /// Cells whose stamp must move on (edited) before the next request.
     ready: Vec<CellDraw>,
     dab_count: u64,
@@ -541,10 +544,15 @@ impl TerrainInstancer {
         self.cells.body_count() as i64
     }
 
-    /// `region_changed` of the followed TerrainData: the cells over the edited samples are redrawn.
+    /// `region_changed` of the followed TerrainData or TerrainRegions: the cells over the edited samples
+    /// are redrawn.
     #[func(rename = _on_region_changed)]
     fn on_region_changed(&mut self, region: Rect2i) {
-        let Some(sp) = self.followed.as_ref().map(|d| d.bind().get_spacing()) else {
+        let Some(sp) = self
+            .followed
+            .as_mut()
+            .and_then(|d| d.call("get_spacing", &[]).try_to::<f64>().ok())
+        else {
             return;
         };
         // The samples' patches reach a sample beyond them.
@@ -721,8 +729,8 @@ impl TerrainInstancer {
         self.dirty = true;
     }
 
-    /// Connects to the TerrainData whose edits move the instances.
-    fn follow(&mut self, data: Option<Gd<TerrainData>>) {
+    /// Connects to the resource whose edits move the instances.
+    fn follow(&mut self, data: Option<Gd<Resource>>) {
         if self.followed == data {
             return;
         }
@@ -757,10 +765,7 @@ impl TerrainInstancer {
         if host.key() != self.surface_key {
             self.reset();
             self.surface_key = host.key();
-            self.follow(match &host.surface {
-                Some(Surface::Data(d)) => Some(d.clone()),
-                _ => None,
-            });
+            self.follow(host.edits.clone());
         }
         if host.to_world != self.world {
             // Detail's rules are in terrain units (heights from the terrain's base): a new scale or

@@ -1235,8 +1235,14 @@ impl TerrainNode {
             (None, Some(g)) => Some(Surface::Streamed(g.clone())),
             _ => None,
         };
+        let edits = match (&self.terrain_data, &self.terrain_regions) {
+            (Some(d), _) => Some(d.clone().upcast::<Resource>()),
+            (None, Some(r)) => Some(r.clone().upcast::<Resource>()),
+            _ => None,
+        };
         Host {
             surface,
+            edits,
             to_world: Transform3D::new(Basis::from_scale(s), o),
             target: self.target_position(),
             material: self.terrain_material.clone(),

@@ -663,6 +663,7 @@ impl WanderingTerrain {
         let o = self.origin();
         Host {
             surface: self.terrain_data.clone().map(Surface::Data),
+            edits: self.terrain_data.clone().map(|d| d.upcast::<Resource>()),
             to_world: Transform3D::new(Basis::IDENTITY, Vector3::new(o.x, 0.0, o.y)),
             target: self.followed_camera().map(|c| c.get_global_position()),
             material: self.terrain_material.clone(),
