@@ -24,6 +24,15 @@ use terrain_core::generation::Generated;
 use terrain_core::samples::{self, Samples};
 use terrain_core::terrain_data::Region;
 
+#[path = "terrain_node_collision.rs"]
+mod collision_api;
+#[path = "terrain_node_draw.rs"]
+mod draw;
+#[path = "terrain_node_queries.rs"]
+mod queries;
+#[path = "terrain_node_source.rs"]
+mod source;
+
 const DEFAULT_SHADER: &str = "res://addons/wandering_terrain/shaders/terrain_node.gdshader";
 
 /// Shader parameters this node sets (runtime state, taken out of the material while a scene is saved).
@@ -412,22 +421,6 @@ impl TerrainNode {
         self.source_changed();
     }
 
-    /// `region_changed` of an edited region map: the windows (next worker job) and collision there.
-    #[func(rename = _on_regions_edited)]
-    fn on_regions_edited(&mut self, region: Rect2i) {
-        if self.terrain_data.is_some() {
-            return;
-        }
-        let r = Region {
-            x: region.position.x.max(0) as usize,
-            z: region.position.y.max(0) as usize,
-            w: region.size.x.max(0) as usize,
-            d: region.size.y.max(0) as usize,
-        };
-        self.gpu.mark_edited(r);
-        self.collision.mark(r);
-    }
-
     #[func]
     fn set_terrain_generator(&mut self, generator: Option<Gd<TerrainGenerator>>) {
         let callable = self.base().callable("_on_source_changed");
@@ -439,36 +432,6 @@ impl TerrainNode {
         );
         self.terrain_generator = generator;
         self.source_changed();
-    }
-
-    /// `changed` of the TerrainGenerator or TerrainRegions: the world is generated or opened anew.
-    #[func(rename = _on_source_changed)]
-    fn on_source_changed(&mut self) {
-        // An edit of the region map drawn now (the same store): only its height range may have changed.
-        let same = match (&self.terrain_data, &self.terrain_regions, &self.streamed) {
-            (None, Some(r), Some(cur)) => r
-                .bind()
-                .store()
-                .is_some_and(|s| Arc::ptr_eq(&(s as SharedSamples), cur)),
-            _ => false,
-        };
-        if same {
-            self.on_data_changed();
-        } else {
-            self.source_changed();
-        }
-    }
-
-    /// Whether what is drawn was computed for the current target: false while the windows of an endless
-    /// world are still being computed (always true for terrain data, which is updated at once). Wait for
-    /// it after a teleport before reading the screen, or to show a loading screen.
-    #[func]
-    fn is_up_to_date(&self) -> bool {
-        let Some(p) = self.target_position() else {
-            return true;
-        };
-        let t = [f64::from(p.x), f64::from(p.z)].map(|t| if t.is_finite() { t } else { 0.0 });
-        self.drawable && self.gpu.is_current(t)
     }
 
     #[func]
@@ -504,24 +467,6 @@ impl TerrainNode {
     #[func(rename = _on_terrain_material_changed)]
     fn apply_look(&mut self) {
         terrain_material::bind(self.terrain_material.as_mut(), self.material.as_ref());
-    }
-
-    /// The weight of every layer of `terrain_material` that the shader blends at world X/Z `pos` (painted
-    /// layers, and height bands where nothing is painted; at most 4 non-zero, summing to 1). Empty without
-    /// a TerrainMaterial or terrain data.
-    #[func]
-    fn get_layer_weights(&self, pos: Vector2) -> PackedFloat32Array {
-        let p = self.to_terrain_xz(pos);
-        let look = self.terrain_material.as_ref();
-        match (&self.terrain_data, &self.streamed) {
-            (Some(d), _) => {
-                terrain_material::weights_at(look, d.bind().core(), p.0, p.1, self.grad_scale())
-            }
-            (None, Some(g)) => {
-                terrain_material::weights_at(look, &**g, p.0, p.1, self.grad_scale())
-            }
-            _ => PackedFloat32Array::new(),
-        }
     }
 
     #[func]
@@ -568,129 +513,6 @@ impl TerrainNode {
         self.apply_flags();
     }
 
-    /// The surface inside the world box `area` as triangles (world space, three vertices each, clockwise
-    /// seen from above: what `NavigationMeshSourceGeometryData3D.add_faces` takes), on the drawn surface,
-    /// hole triangles left out, flat ground merged where it stays within `tolerance` world units of the
-    /// merged triangles (0: two triangles per square of samples). A navigation bake adds these by itself;
-    /// this is for custom bakes and checks.
-    #[func]
-    fn get_navigation_faces(&self, area: Aabb, tolerance: f64) -> PackedVector3Array {
-        crate::navigation::faces_in(&self.instance_host(), "TerrainNode", area, tolerance)
-    }
-
-    /// Height of the drawn terrain at world X/Z `pos` (this node's position and scale applied); NaN without
-    /// terrain data.
-    #[func]
-    fn get_height(&self, pos: Vector2) -> f32 {
-        let (o, s) = self.frame();
-        match &self.terrain_data {
-            Some(d) => {
-                d.bind()
-                    .get_height(Vector2::new((pos.x - o.x) / s.x, (pos.y - o.z) / s.z))
-                    * s.y
-                    + o.y
-            }
-            None => match &self.streamed {
-                Some(g) => {
-                    let (x, z) = self.to_terrain_xz(pos);
-                    samples::height_at(&**g, x, z) * s.y + o.y
-                }
-                None => f32::NAN,
-            },
-        }
-    }
-
-    /// Unit normal of the drawn terrain at world X/Z `pos`, in world space.
-    #[func]
-    fn get_normal(&self, pos: Vector2) -> Vector3 {
-        let (o, s) = self.frame();
-        match &self.terrain_data {
-            Some(d) => {
-                let n = d
-                    .bind()
-                    .get_normal(Vector2::new((pos.x - o.x) / s.x, (pos.y - o.z) / s.z));
-                Vector3::new(n.x / s.x, n.y / s.y, n.z / s.z).normalized()
-            }
-            None => {
-                let Some(g) = &self.streamed else {
-                    return Vector3::UP;
-                };
-                let (x, z) = self.to_terrain_xz(pos);
-                let n = samples::normal_at(&**g, x, z);
-                Vector3::new(n[0] / s.x, n[1] / s.y, n[2] / s.z).normalized()
-            }
-        }
-    }
-
-    /// The first point where the ray from world `origin` along `direction` meets the drawn terrain (this
-    /// node's position and scale applied), exact to float precision; a vector of NaN when it misses or
-    /// without terrain data. See `TerrainData.raycast`; over terrain_regions or terrain_generator a ray is
-    /// followed as far as the rings reach (`get_reach`).
-    #[func]
-    fn raycast(&self, origin: Vector3, direction: Vector3) -> Vector3 {
-        let (o, s) = self.frame();
-        let nan = Vector3::new(f32::NAN, f32::NAN, f32::NAN);
-        if s.x == 0.0 || s.y == 0.0 || s.z == 0.0 {
-            return nan;
-        }
-        let (lo, ld) = ((origin - o) / s, direction / s);
-        let hit = match (&self.terrain_data, &self.streamed) {
-            (Some(d), _) => d.bind().raycast(lo, ld),
-            (None, Some(g)) => {
-                let v = |v: Vector3| [v.x, v.y, v.z].map(f64::from);
-                // An endless world is followed as far as the rings reach (what can be seen), capped so a
-                // node scaled very small does not walk millions of patches; a region map, like terrain
-                // data, as far as the map goes (reading the regions along the ray).
-                let reach = if g.size().is_some() {
-                    f64::INFINITY
-                } else {
-                    (self.config.reach() / f64::from(s.x.abs().min(s.z.abs())))
-                        .min(terrain_core::raycast::ENDLESS_REACH * g.spacing())
-                };
-                match terrain_core::raycast::raycast_within(&**g, v(lo), v(ld), reach) {
-                    Some(h) => Vector3::new(h[0] as f32, h[1] as f32, h[2] as f32),
-                    None => nan,
-                }
-            }
-            _ => return nan,
-        };
-        if hit.x.is_nan() {
-            return nan;
-        }
-        hit * s + o
-    }
-
-    /// Vertices and triangles drawn per level (Array of Vector2i(vertices, triangles)), seams included.
-    #[func]
-    fn get_level_stats(&self) -> Array<Vector2i> {
-        let meshes = build_meshes(&self.config);
-        let mut placed = vec![PlacedPiece::default(); self.config.piece_count()];
-        layout(&self.config, [0.0, 0.0], &mut placed);
-        let mut out = Array::new();
-        for level in 0..self.config.levels() {
-            let (mut v, mut t) = (0i32, 0i32);
-            for p in placed.iter().filter(|p| p.level == level) {
-                let m = meshes.get(p.kind);
-                v += m.positions.len() as i32;
-                t += (m.indices.len() / 3) as i32;
-            }
-            out.push(Vector2i::new(v, t));
-        }
-        out
-    }
-
-    /// Number of pieces (rendering instances) currently drawn; 0 outside the scene tree.
-    #[func]
-    fn get_piece_count(&self) -> i64 {
-        self.instances.len() as i64
-    }
-
-    /// Distance from the target to the nearest edge of the outermost level (world units).
-    #[func]
-    fn get_reach(&self) -> f64 {
-        self.config.reach()
-    }
-
     /// Brings the terrain up to date with its target and data now — what every frame does. A still target
     /// and no edit cost only reading the target's position. Returns whether anything was updated.
     #[func]
@@ -728,62 +550,6 @@ impl TerrainNode {
     fn take_uploaded_bytes(&mut self) -> i64 {
         self.gpu.take_uploaded() as i64
     }
-
-    /// `changed` of the terrain data: an edit (heights arrive by `region_changed`) or new spacing or size.
-    /// Cheap for edits: the culling boxes follow only a new height range.
-    #[func(rename = _on_data_changed)]
-    fn on_data_changed(&mut self) {
-        let (range, size, spacing) = match (&self.terrain_data, &self.streamed) {
-            (Some(d), _) => {
-                let d = d.bind();
-                (d.get_height_range(), d.get_size(), d.get_spacing())
-            }
-            (None, Some(g)) => {
-                let (lo, hi) = g.height_bounds();
-                (Vector2::new(lo, hi), size_of(&**g), g.spacing())
-            }
-            _ => (Vector2::ZERO, Vector2i::ZERO, 1.0),
-        };
-        if range != self.height_range {
-            self.height_range = range;
-            let mut rs = RenderingServer::singleton();
-            for (i, p) in self.shown.iter().enumerate() {
-                if let Some(p) = p {
-                    rs.instance_set_custom_aabb(self.instances[i], self.piece_aabb(p.kind));
-                }
-            }
-        }
-        let key = self.data_key.map(|k| (k.1, k.2));
-        let now = (spacing, (size.x as usize, size.y as usize));
-        if key != Some(now) {
-            // The windows are recomputed on the next update, which then binds the new values.
-            self.data_key = None;
-            self.update_material();
-        }
-    }
-
-    /// Collects edited samples for the next frame's update of the data windows.
-    #[func(rename = _on_region_changed)]
-    fn on_region_changed(&mut self, region: Rect2i) {
-        let r = Region {
-            x: region.position.x.max(0) as usize,
-            z: region.position.y.max(0) as usize,
-            w: region.size.x.max(0) as usize,
-            d: region.size.y.max(0) as usize,
-        };
-        self.pending = Some(self.pending.map_or(r, |p| p.union(r)));
-        self.collision.mark(r);
-    }
-
-    /// `collision_mode`: no collision.
-    #[constant]
-    const COLLISION_DISABLED: i64 = MODE_DISABLED;
-    /// `collision_mode`: tiles around the target.
-    #[constant]
-    const COLLISION_DYNAMIC: i64 = MODE_DYNAMIC;
-    /// `collision_mode`: every tile.
-    #[constant]
-    const COLLISION_FULL: i64 = MODE_FULL;
 
     #[func]
     fn get_collision_mode(&self) -> i64 {
@@ -833,227 +599,9 @@ impl TerrainNode {
     fn set_collision_subdivision(&mut self, v: i64) {
         self.collision.set_subdivision("TerrainNode", v);
     }
-
-    /// Brings collision up to date now: every tile the mode wants around the target and every tile pending
-    /// edits touched, waiting for the worker threads. Each physics frame does this without waiting (grids
-    /// are computed on workers and arrive a frame or two later). Returns the number of tiles written.
-    #[func]
-    fn update_collision(&mut self) -> i64 {
-        self.step_collision(true)
-    }
-
-    /// Collision tiles that were computed on the main thread because the worker threads had not brought
-    /// them when the target reached them (a measure of whether collision keeps up with the target).
-    #[func]
-    fn get_collision_late_tiles(&self) -> i64 {
-        self.collision.late_tiles() as i64
-    }
-
-    /// Number of collision tiles (heightmap shapes of 64 x 64 sample cells) in use.
-    #[func]
-    fn get_collision_tile_count(&self) -> i64 {
-        self.collision.tile_count() as i64
-    }
 }
 
 impl TerrainNode {
-    /// Collision for the target and the pending edits (`update_collision`; `now`: wait for the workers).
-    fn step_collision(&mut self, now: bool) -> i64 {
-        let frame = match self.collision_frame {
-            Some(f) if !now => f,
-            _ => self.terrain_frame(),
-        };
-        self.collision_frame = Some(frame);
-        let target = self.target_position().map(|p| {
-            [
-                (f64::from(p.x) - frame.origin[0]) / frame.scale[0],
-                (f64::from(p.z) - frame.origin[2]) / frame.scale[2],
-            ]
-        });
-        if !now && self.collision.idle(&frame, target) {
-            return 0;
-        }
-        let data = self.terrain_data.clone();
-        if data.is_none() {
-            let g = self.streamed.clone();
-            return self
-                .collision
-                .update(g.as_deref(), g.as_ref(), &frame, target, now) as i64;
-        }
-        let d = data.as_ref().map(|d| d.bind());
-        self.collision
-            .update(d.as_ref().map(|d| d.core()), None, &frame, target, now) as i64
-    }
-
-    /// Moves the pieces whose level snapped and sets the target uniform.
-    fn layout_pieces(&mut self, pos: Vector3) {
-        let target = [f64::from(pos.x), f64::from(pos.z)];
-        layout(&self.config, target, &mut self.placed);
-        let mut rs = RenderingServer::singleton();
-        for (i, p) in self.placed.iter().enumerate() {
-            if self.shown[i] == Some(*p) {
-                continue;
-            }
-            if self.shown[i].map(|s| s.kind) != Some(p.kind) {
-                rs.instance_set_base(self.instances[i], self.meshes[mesh_index(p.kind)].get_rid());
-                rs.instance_set_custom_aabb(self.instances[i], self.piece_aabb(p.kind));
-            }
-            let s = p.scale as f32;
-            let xf = Transform3D::new(
-                Basis::from_diagonal(s, 1.0, s),
-                Vector3::new(p.origin[0] as f32, 0.0, p.origin[1] as f32),
-            );
-            rs.instance_set_transform(self.instances[i], xf);
-            self.shown[i] = Some(*p);
-        }
-        // The shader's morphing needs a finite target (the layout falls back to 0 likewise).
-        let t = Vector2::new(pos.x, pos.z);
-        let t = if t.is_finite() { t } else { Vector2::ZERO };
-        if t != self.last_target {
-            self.last_target = t;
-            if let Some(mat) = self.material.as_mut() {
-                mat.set_shader_parameter(&self.param_target, &t.to_variant());
-            }
-        }
-    }
-
-    /// Brings the data windows to the target and the pending edits; a new frame, spacing or size
-    /// recomputes them.
-    fn update_data(&mut self, pos: Vector3) {
-        let Some(data) = self.terrain_data.clone() else {
-            self.pending = None;
-            return;
-        };
-        let Some(flat) = self.flat_frame() else {
-            self.set_drawable(false);
-            return;
-        };
-        let d = data.bind();
-        let core = d.core();
-        let key = (flat, core.spacing(), (core.width(), core.depth()));
-        if self.data_key != Some(key) {
-            self.gpu.invalidate();
-            self.pending = None;
-            self.data_key = Some(key);
-        }
-        let target =
-            [f64::from(pos.x), f64::from(pos.z)].map(|t| if t.is_finite() { t } else { 0.0 });
-        let created = self.gpu.update(core, &flat, target, self.pending.take());
-        drop(d);
-        if created {
-            self.update_material();
-        } else if Some(self.gpu.fine_origin()) != self.sent_fine_origin {
-            let fo = self.gpu.fine_origin();
-            if let Some(mat) = self.material.as_mut() {
-                mat.set_shader_parameter(&self.param_fine_origin, &fo.to_variant());
-            }
-            self.sent_fine_origin = Some(fo);
-        }
-        self.set_drawable(true);
-    }
-
-    /// The frame the texels depend on: X/Z only (heights are scaled and lifted in the shader). None for a
-    /// node scaled to (almost) nothing on X/Z, which has no terrain to draw: nothing non-finite reaches the
-    /// texels or the shader.
-    fn flat_frame(&self) -> Option<Frame> {
-        let frame = self.terrain_frame();
-        let usable = frame.scale[0].abs() >= 1e-6
-            && frame.scale[2].abs() >= 1e-6
-            && frame
-                .origin
-                .iter()
-                .chain(&frame.scale)
-                .all(|v| v.is_finite());
-        usable.then_some(Frame {
-            origin: [frame.origin[0], 0.0, frame.origin[2]],
-            scale: [frame.scale[0], 1.0, frame.scale[2]],
-        })
-    }
-
-    /// A new data source (terrain data or generator, set or changed): the windows, collision and culling
-    /// boxes start over.
-    fn source_changed(&mut self) {
-        self.streamed = match (
-            &self.terrain_data,
-            &self.terrain_regions,
-            &self.terrain_generator,
-        ) {
-            (Some(_), _, _) => None,
-            (None, Some(r), _) => r.bind().store().map(|s| s as SharedSamples),
-            (None, None, Some(g)) => match Generated::new(&g.bind().params(), 1.0) {
-                Ok(g) => Some(Arc::new(g) as SharedSamples),
-                Err(e) => {
-                    godot_error!("TerrainNode.terrain_generator: {e}");
-                    None
-                }
-            },
-            _ => None,
-        };
-        let streamed = self.streamed.is_some();
-        if self.gpu.is_streamed() != streamed {
-            self.gpu = ClipmapTexture::new(&self.config, streamed);
-            self.update_material();
-        }
-        self.data_key = None;
-        self.pending = None;
-        self.collision.invalidate();
-        self.set_drawable(false);
-        self.base_mut().update_configuration_warnings();
-        self.on_data_changed();
-    }
-
-    /// An endless world's frame: shows the windows a worker finished (the rings are laid out around the
-    /// target they were computed for) and asks for the next ones. Never waits for the worker.
-    fn update_endless(&mut self, pos: Vector3) -> bool {
-        let Some(g) = self.streamed.clone() else {
-            return false;
-        };
-        if self.instances.is_empty() {
-            return false;
-        }
-        let Some(flat) = self.flat_frame() else {
-            self.set_drawable(false);
-            return false;
-        };
-        let key = (
-            flat,
-            g.spacing(),
-            g.size().map_or((usize::MAX, usize::MAX), |[w, d]| (w, d)),
-        );
-        if self.data_key != Some(key) {
-            self.gpu.invalidate();
-            self.data_key = Some(key);
-        }
-        let target =
-            [f64::from(pos.x), f64::from(pos.z)].map(|t| if t.is_finite() { t } else { 0.0 });
-        let source = g;
-        let step = self.gpu.update_streamed(&source, &flat, target);
-        if step.created {
-            self.update_material();
-        }
-        let Some(t) = step.shown else {
-            return false;
-        };
-        self.layout_pieces(Vector3::new(t[0] as f32, 0.0, t[1] as f32));
-        self.last_pos = Some(pos);
-        let fo = self.gpu.fine_origin();
-        if Some(fo) != self.sent_fine_origin {
-            if let Some(mat) = self.material.as_mut() {
-                mat.set_shader_parameter(&self.param_fine_origin, &fo.to_variant());
-            }
-            self.sent_fine_origin = Some(fo);
-        }
-        self.set_drawable(true);
-        true
-    }
-
-    fn set_drawable(&mut self, drawable: bool) {
-        if drawable != self.drawable {
-            self.drawable = drawable;
-            self.apply_flags();
-        }
-    }
-
     /// This node's frame for the core (terrain space -> world).
     /// Terrain slopes → world slopes: vertical over horizontal scale per axis.
     fn grad_scale(&self) -> [f32; 2] {
@@ -1086,145 +634,6 @@ impl TerrainNode {
         }
         let t = self.base().get_global_transform();
         (t.origin, t.basis.get_scale())
-    }
-
-    fn reconfigure(&mut self, n: i64, levels: i64, spacing: f64) {
-        match ClipmapConfig::new(n, levels, spacing) {
-            Ok(cfg) => {
-                self.tile_resolution = n;
-                self.levels = levels;
-                self.vertex_spacing = spacing;
-                self.morph_width = self.morph_width.min(n as f64);
-                self.config = cfg;
-                self.gpu = ClipmapTexture::new(&cfg, self.streamed.is_some());
-                self.data_key = None;
-                if !self.instances.is_empty() {
-                    self.rebuild();
-                }
-            }
-            Err(e) => godot_error!("TerrainNode.{e}; keeping the previous value"),
-        }
-    }
-
-    /// Box of a piece in its own (scaled) space: its lattice extent and the terrain's height range.
-    fn piece_aabb(&self, kind: PieceKind) -> Aabb {
-        let m = &self.meshes[mesh_index(kind)];
-        let b = m.get_aabb();
-        let (o, s) = self.frame();
-        let lo = self.height_range.x * s.y + o.y - 1.0;
-        let hi = self.height_range.y * s.y + o.y + 1.0;
-        Aabb::new(
-            Vector3::new(b.position.x, lo, b.position.z),
-            Vector3::new(b.size.x, hi - lo, b.size.z),
-        )
-    }
-
-    fn free_instances(&mut self) {
-        let mut rs = RenderingServer::singleton();
-        for rid in self.instances.drain(..) {
-            rs.free_rid(rid);
-        }
-        self.shown.clear();
-    }
-
-    /// Builds the shared meshes and one rendering instance per piece.
-    fn rebuild(&mut self) {
-        self.free_instances();
-        if !self.base().is_inside_tree() {
-            return;
-        }
-        let m = build_meshes(&self.config);
-        self.meshes = vec![
-            array_mesh(&m.tile),
-            array_mesh(&m.cross),
-            array_mesh(&m.filler),
-            array_mesh(&m.trims[0]),
-            array_mesh(&m.trims[1]),
-            array_mesh(&m.trims[2]),
-            array_mesh(&m.trims[3]),
-            array_mesh(&m.seam),
-        ];
-        let Some(world) = self.base().get_world_3d() else {
-            return;
-        };
-        let scenario = world.get_scenario();
-        let mut rs = RenderingServer::singleton();
-        let mat = self
-            .material
-            .as_ref()
-            .map(|m| m.get_rid())
-            .unwrap_or(Rid::Invalid);
-        let count = self.config.piece_count();
-        for _ in 0..count {
-            let i = rs.instance_create();
-            rs.instance_set_scenario(i, scenario);
-            rs.instance_geometry_set_material_override(i, mat);
-            self.instances.push(i);
-        }
-        self.placed = vec![PlacedPiece::default(); count];
-        self.shown = vec![None; count];
-        self.last_pos = None;
-        self.apply_flags();
-        self.update_material();
-        if let Some(p) = self.target_position() {
-            self.place_at(p);
-        }
-    }
-
-    fn apply_flags(&mut self) {
-        let mut rs = RenderingServer::singleton();
-        let shadow = ShadowCastingSetting::from_ord(self.cast_shadow as i32);
-        // Without data (or before its texture exists) there is nothing to draw.
-        let visible = self.base().is_inside_tree()
-            && self.base().is_visible_in_tree()
-            && (self.terrain_data.is_some() || self.streamed.is_some())
-            && self.drawable;
-        for &i in &self.instances {
-            rs.instance_set_layer_mask(i, self.layers);
-            rs.instance_geometry_set_cast_shadows_setting(i, shadow);
-            rs.instance_set_visible(i, visible);
-        }
-    }
-
-    fn update_material(&mut self) {
-        let (o, s) = self.frame();
-        // An endless world has no edges: a negative size tells the shader so.
-        let (size, spacing) = match (self.terrain_data.as_ref(), &self.streamed) {
-            (Some(d), _) => {
-                let d = d.bind();
-                (d.get_size(), d.get_spacing())
-            }
-            (None, Some(g)) => (size_of(&**g), g.spacing()),
-            _ => (Vector2i::ZERO, 1.0),
-        };
-        let tex = self.gpu.texture();
-        let (window, fine, fine_origin) = (
-            self.gpu.window() as i32,
-            self.gpu.fine_layer() as i32,
-            self.gpu.fine_origin(),
-        );
-        let Some(mat) = self.material.as_mut() else {
-            return;
-        };
-        mat.set_shader_parameter("clipmap_data", &tex.to_variant());
-        mat.set_shader_parameter("clipmap_window", &window.to_variant());
-        mat.set_shader_parameter("clipmap_fine_layer", &fine.to_variant());
-        mat.set_shader_parameter(&self.param_fine_origin, &fine_origin.to_variant());
-        self.sent_fine_origin = Some(fine_origin);
-        mat.set_shader_parameter(
-            "terrain_size",
-            &Vector2::new(size.x as f32, size.y as f32).to_variant(),
-        );
-        mat.set_shader_parameter("spacing", &(spacing as f32).to_variant());
-        mat.set_shader_parameter("terrain_origin", &o.to_variant());
-        mat.set_shader_parameter("terrain_scale", &s.to_variant());
-        mat.set_shader_parameter("vertex_spacing", &(self.vertex_spacing as f32).to_variant());
-        mat.set_shader_parameter(
-            "tile_resolution",
-            &(self.tile_resolution as f32).to_variant(),
-        );
-        mat.set_shader_parameter("morph_width", &(self.morph_width as f32).to_variant());
-        mat.set_shader_parameter(&self.param_target, &self.last_target.to_variant());
     }
 
     /// What a child `TerrainInstancer` stands on.

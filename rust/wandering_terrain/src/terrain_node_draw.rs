@@ -1,0 +1,219 @@
+//! `TerrainNode` drawing: laying the ring pieces out around the target, the data windows, the
+//! RenderingServer instances and meshes, and the material's parameters.
+
+use super::*;
+
+impl TerrainNode {
+    /// Moves the pieces whose level snapped and sets the target uniform.
+    pub(crate) fn layout_pieces(&mut self, pos: Vector3) {
+        let target = [f64::from(pos.x), f64::from(pos.z)];
+        layout(&self.config, target, &mut self.placed);
+        let mut rs = RenderingServer::singleton();
+        for (i, p) in self.placed.iter().enumerate() {
+            if self.shown[i] == Some(*p) {
+                continue;
+            }
+            if self.shown[i].map(|s| s.kind) != Some(p.kind) {
+                rs.instance_set_base(self.instances[i], self.meshes[mesh_index(p.kind)].get_rid());
+                rs.instance_set_custom_aabb(self.instances[i], self.piece_aabb(p.kind));
+            }
+            let s = p.scale as f32;
+            let xf = Transform3D::new(
+                Basis::from_diagonal(s, 1.0, s),
+                Vector3::new(p.origin[0] as f32, 0.0, p.origin[1] as f32),
+            );
+            rs.instance_set_transform(self.instances[i], xf);
+            self.shown[i] = Some(*p);
+        }
+        // The shader's morphing needs a finite target (the layout falls back to 0 likewise).
+        let t = Vector2::new(pos.x, pos.z);
+        let t = if t.is_finite() { t } else { Vector2::ZERO };
+        if t != self.last_target {
+            self.last_target = t;
+            if let Some(mat) = self.material.as_mut() {
+                mat.set_shader_parameter(&self.param_target, &t.to_variant());
+            }
+        }
+    }
+
+    /// Brings the data windows to the target and the pending edits; a new frame, spacing or size
+    /// recomputes them.
+    pub(crate) fn update_data(&mut self, pos: Vector3) {
+        let Some(data) = self.terrain_data.clone() else {
+            self.pending = None;
+            return;
+        };
+        let Some(flat) = self.flat_frame() else {
+            self.set_drawable(false);
+            return;
+        };
+        let d = data.bind();
+        let core = d.core();
+        let key = (flat, core.spacing(), (core.width(), core.depth()));
+        if self.data_key != Some(key) {
+            self.gpu.invalidate();
+            self.pending = None;
+            self.data_key = Some(key);
+        }
+        let target =
+            [f64::from(pos.x), f64::from(pos.z)].map(|t| if t.is_finite() { t } else { 0.0 });
+        let created = self.gpu.update(core, &flat, target, self.pending.take());
+        drop(d);
+        if created {
+            self.update_material();
+        } else if Some(self.gpu.fine_origin()) != self.sent_fine_origin {
+            let fo = self.gpu.fine_origin();
+            if let Some(mat) = self.material.as_mut() {
+                mat.set_shader_parameter(&self.param_fine_origin, &fo.to_variant());
+            }
+            self.sent_fine_origin = Some(fo);
+        }
+        self.set_drawable(true);
+    }
+
+    pub(crate) fn set_drawable(&mut self, drawable: bool) {
+        if drawable != self.drawable {
+            self.drawable = drawable;
+            self.apply_flags();
+        }
+    }
+
+    pub(crate) fn reconfigure(&mut self, n: i64, levels: i64, spacing: f64) {
+        match ClipmapConfig::new(n, levels, spacing) {
+            Ok(cfg) => {
+                self.tile_resolution = n;
+                self.levels = levels;
+                self.vertex_spacing = spacing;
+                self.morph_width = self.morph_width.min(n as f64);
+                self.config = cfg;
+                self.gpu = ClipmapTexture::new(&cfg, self.streamed.is_some());
+                self.data_key = None;
+                if !self.instances.is_empty() {
+                    self.rebuild();
+                }
+            }
+            Err(e) => godot_error!("TerrainNode.{e}; keeping the previous value"),
+        }
+    }
+
+    /// Box of a piece in its own (scaled) space: its lattice extent and the terrain's height range.
+    pub(crate) fn piece_aabb(&self, kind: PieceKind) -> Aabb {
+        let m = &self.meshes[mesh_index(kind)];
+        let b = m.get_aabb();
+        let (o, s) = self.frame();
+        let lo = self.height_range.x * s.y + o.y - 1.0;
+        let hi = self.height_range.y * s.y + o.y + 1.0;
+        Aabb::new(
+            Vector3::new(b.position.x, lo, b.position.z),
+            Vector3::new(b.size.x, hi - lo, b.size.z),
+        )
+    }
+
+    pub(crate) fn free_instances(&mut self) {
+        let mut rs = RenderingServer::singleton();
+        for rid in self.instances.drain(..) {
+            rs.free_rid(rid);
+        }
+        self.shown.clear();
+    }
+
+    /// Builds the shared meshes and one rendering instance per piece.
+    pub(crate) fn rebuild(&mut self) {
+        self.free_instances();
+        if !self.base().is_inside_tree() {
+            return;
+        }
+        let m = build_meshes(&self.config);
+        self.meshes = vec![
+            array_mesh(&m.tile),
+            array_mesh(&m.cross),
+            array_mesh(&m.filler),
+            array_mesh(&m.trims[0]),
+            array_mesh(&m.trims[1]),
+            array_mesh(&m.trims[2]),
+            array_mesh(&m.trims[3]),
+            array_mesh(&m.seam),
+        ];
+        let Some(world) = self.base().get_world_3d() else {
+            return;
+        };
+        let scenario = world.get_scenario();
+        let mut rs = RenderingServer::singleton();
+        let mat = self
+            .material
+            .as_ref()
+            .map(|m| m.get_rid())
+            .unwrap_or(Rid::Invalid);
+        let count = self.config.piece_count();
+        for _ in 0..count {
+            let i = rs.instance_create();
+            rs.instance_set_scenario(i, scenario);
+            rs.instance_geometry_set_material_override(i, mat);
+            self.instances.push(i);
+        }
+        self.placed = vec![PlacedPiece::default(); count];
+        self.shown = vec![None; count];
+        self.last_pos = None;
+        self.apply_flags();
+        self.update_material();
+        if let Some(p) = self.target_position() {
+            self.place_at(p);
+        }
+    }
+
+    pub(crate) fn apply_flags(&mut self) {
+        let mut rs = RenderingServer::singleton();
+        let shadow = ShadowCastingSetting::from_ord(self.cast_shadow as i32);
+        // Without data (or before its texture exists) there is nothing to draw.
+        let visible = self.base().is_inside_tree()
+            && self.base().is_visible_in_tree()
+            && (self.terrain_data.is_some() || self.streamed.is_some())
+            && self.drawable;
+        for &i in &self.instances {
+            rs.instance_set_layer_mask(i, self.layers);
+            rs.instance_geometry_set_cast_shadows_setting(i, shadow);
+            rs.instance_set_visible(i, visible);
+        }
+    }
+
+    pub(crate) fn update_material(&mut self) {
+        let (o, s) = self.frame();
+        // An endless world has no edges: a negative size tells the shader so.
+        let (size, spacing) = match (self.terrain_data.as_ref(), &self.streamed) {
+            (Some(d), _) => {
+                let d = d.bind();
+                (d.get_size(), d.get_spacing())
+            }
+            (None, Some(g)) => (size_of(&**g), g.spacing()),
+            _ => (Vector2i::ZERO, 1.0),
+        };
+        let tex = self.gpu.texture();
+        let (window, fine, fine_origin) = (
+            self.gpu.window() as i32,
+            self.gpu.fine_layer() as i32,
+            self.gpu.fine_origin(),
+        );
+        let Some(mat) = self.material.as_mut() else {
+            return;
+        };
+        mat.set_shader_parameter("clipmap_data", &tex.to_variant());
+        mat.set_shader_parameter("clipmap_window", &window.to_variant());
+        mat.set_shader_parameter("clipmap_fine_layer", &fine.to_variant());
+        mat.set_shader_parameter(&self.param_fine_origin, &fine_origin.to_variant());
+        self.sent_fine_origin = Some(fine_origin);
+        mat.set_shader_parameter(
+            "terrain_size",
+            &Vector2::new(size.x as f32, size.y as f32).to_variant(),
+        );
+        mat.set_shader_parameter("spacing", &(spacing as f32).to_variant());
+        mat.set_shader_parameter("terrain_origin", &o.to_variant());
+        mat.set_shader_parameter("terrain_scale", &s.to_variant());
+        mat.set_shader_parameter("vertex_spacing", &(self.vertex_spacing as f32).to_variant());
+        mat.set_shader_parameter(
+            "tile_resolution",
+            &(self.tile_resolution as f32).to_variant(),
+        );
+        mat.set_shader_parameter("morph_width", &(self.morph_width as f32).to_variant());
+        mat.set_shader_parameter(&self.param_target, &self.last_target.to_variant());
+    }
+}

@@ -1,0 +1,148 @@
+//! `TerrainNode` queries: heights, normals, raycasts, layer weights and navigation faces of what the node
+//! draws (the same surface on terrain data, region maps and endless worlds), and the rings' statistics.
+
+use super::*;
+
+#[godot_api(secondary)]
+impl TerrainNode {
+    /// The weight of every layer of `terrain_material` that the shader blends at world X/Z `pos` (painted
+    /// layers, and height bands where nothing is painted; at most 4 non-zero, summing to 1). Empty without
+    /// a TerrainMaterial or terrain data.
+    #[func]
+    pub(crate) fn get_layer_weights(&self, pos: Vector2) -> PackedFloat32Array {
+        let p = self.to_terrain_xz(pos);
+        let look = self.terrain_material.as_ref();
+        match (&self.terrain_data, &self.streamed) {
+            (Some(d), _) => {
+                terrain_material::weights_at(look, d.bind().core(), p.0, p.1, self.grad_scale())
+            }
+            (None, Some(g)) => {
+                terrain_material::weights_at(look, &**g, p.0, p.1, self.grad_scale())
+            }
+            _ => PackedFloat32Array::new(),
+        }
+    }
+
+    /// The surface inside the world box `area` as triangles (world space, three vertices each, clockwise
+    /// seen from above: what `NavigationMeshSourceGeometryData3D.add_faces` takes), on the drawn surface,
+    /// hole triangles left out, flat ground merged where it stays within `tolerance` world units of the
+    /// merged triangles (0: two triangles per square of samples). A navigation bake adds these by itself;
+    /// this is for custom bakes and checks.
+    #[func]
+    pub(crate) fn get_navigation_faces(&self, area: Aabb, tolerance: f64) -> PackedVector3Array {
+        crate::navigation::faces_in(&self.instance_host(), "TerrainNode", area, tolerance)
+    }
+
+    /// Height of the drawn terrain at world X/Z `pos` (this node's position and scale applied); NaN without
+    /// terrain data.
+    #[func]
+    pub(crate) fn get_height(&self, pos: Vector2) -> f32 {
+        let (o, s) = self.frame();
+        match &self.terrain_data {
+            Some(d) => {
+                d.bind()
+                    .get_height(Vector2::new((pos.x - o.x) / s.x, (pos.y - o.z) / s.z))
+                    * s.y
+                    + o.y
+            }
+            None => match &self.streamed {
+                Some(g) => {
+                    let (x, z) = self.to_terrain_xz(pos);
+                    samples::height_at(&**g, x, z) * s.y + o.y
+                }
+                None => f32::NAN,
+            },
+        }
+    }
+
+    /// Unit normal of the drawn terrain at world X/Z `pos`, in world space.
+    #[func]
+    pub(crate) fn get_normal(&self, pos: Vector2) -> Vector3 {
+        let (o, s) = self.frame();
+        match &self.terrain_data {
+            Some(d) => {
+                let n = d
+                    .bind()
+                    .get_normal(Vector2::new((pos.x - o.x) / s.x, (pos.y - o.z) / s.z));
+                Vector3::new(n.x / s.x, n.y / s.y, n.z / s.z).normalized()
+            }
+            None => {
+                let Some(g) = &self.streamed else {
+                    return Vector3::UP;
+                };
+                let (x, z) = self.to_terrain_xz(pos);
+                let n = samples::normal_at(&**g, x, z);
+                Vector3::new(n[0] / s.x, n[1] / s.y, n[2] / s.z).normalized()
+            }
+        }
+    }
+
+    /// The first point where the ray from world `origin` along `direction` meets the drawn terrain (this
+    /// node's position and scale applied), exact to float precision; a vector of NaN when it misses or
+    /// without terrain data. See `TerrainData.raycast`; over terrain_regions or terrain_generator a ray is
+    /// followed as far as the rings reach (`get_reach`).
+    #[func]
+    pub(crate) fn raycast(&self, origin: Vector3, direction: Vector3) -> Vector3 {
+        let (o, s) = self.frame();
+        let nan = Vector3::new(f32::NAN, f32::NAN, f32::NAN);
+        if s.x == 0.0 || s.y == 0.0 || s.z == 0.0 {
+            return nan;
+        }
+        let (lo, ld) = ((origin - o) / s, direction / s);
+        let hit = match (&self.terrain_data, &self.streamed) {
+            (Some(d), _) => d.bind().raycast(lo, ld),
+            (None, Some(g)) => {
+                let v = |v: Vector3| [v.x, v.y, v.z].map(f64::from);
+                // An endless world is followed as far as the rings reach (what can be seen), capped so a
+                // node scaled very small does not walk millions of patches; a region map, like terrain
+                // data, as far as the map goes (reading the regions along the ray).
+                let reach = if g.size().is_some() {
+                    f64::INFINITY
+                } else {
+                    (self.config.reach() / f64::from(s.x.abs().min(s.z.abs())))
+                        .min(terrain_core::raycast::ENDLESS_REACH * g.spacing())
+                };
+                match terrain_core::raycast::raycast_within(&**g, v(lo), v(ld), reach) {
+                    Some(h) => Vector3::new(h[0] as f32, h[1] as f32, h[2] as f32),
+                    None => nan,
+                }
+            }
+            _ => return nan,
+        };
+        if hit.x.is_nan() {
+            return nan;
+        }
+        hit * s + o
+    }
+
+    /// Vertices and triangles drawn per level (Array of Vector2i(vertices, triangles)), seams included.
+    #[func]
+    pub(crate) fn get_level_stats(&self) -> Array<Vector2i> {
+        let meshes = build_meshes(&self.config);
+        let mut placed = vec![PlacedPiece::default(); self.config.piece_count()];
+        layout(&self.config, [0.0, 0.0], &mut placed);
+        let mut out = Array::new();
+        for level in 0..self.config.levels() {
+            let (mut v, mut t) = (0i32, 0i32);
+            for p in placed.iter().filter(|p| p.level == level) {
+                let m = meshes.get(p.kind);
+                v += m.positions.len() as i32;
+                t += (m.indices.len() / 3) as i32;
+            }
+            out.push(Vector2i::new(v, t));
+        }
+        out
+    }
+
+    /// Number of pieces (rendering instances) currently drawn; 0 outside the scene tree.
+    #[func]
+    pub(crate) fn get_piece_count(&self) -> i64 {
+        self.instances.len() as i64
+    }
+
+    /// Distance from the target to the nearest edge of the outermost level (world units).
+    #[func]
+    pub(crate) fn get_reach(&self) -> f64 {
+        self.config.reach()
+    }
+}

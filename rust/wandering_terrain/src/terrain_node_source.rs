@@ -1,0 +1,196 @@
+//! `TerrainNode` sources: what to draw (terrain data, a region map, an endless generator), following their
+//! edits and replacements, and the endless (streamed) frame.
+
+use super::*;
+
+#[godot_api(secondary)]
+impl TerrainNode {
+    /// `region_changed` of an edited region map: the windows (next worker job) and collision there.
+    #[func(rename = _on_regions_edited)]
+    pub(crate) fn on_regions_edited(&mut self, region: Rect2i) {
+        if self.terrain_data.is_some() {
+            return;
+        }
+        let r = Region {
+            x: region.position.x.max(0) as usize,
+            z: region.position.y.max(0) as usize,
+            w: region.size.x.max(0) as usize,
+            d: region.size.y.max(0) as usize,
+        };
+        self.gpu.mark_edited(r);
+        self.collision.mark(r);
+    }
+
+    /// `changed` of the TerrainGenerator or TerrainRegions: the world is generated or opened anew.
+    #[func(rename = _on_source_changed)]
+    pub(crate) fn on_source_changed(&mut self) {
+        // An edit of the region map drawn now (the same store): only its height range may have changed.
+        let same = match (&self.terrain_data, &self.terrain_regions, &self.streamed) {
+            (None, Some(r), Some(cur)) => r
+                .bind()
+                .store()
+                .is_some_and(|s| Arc::ptr_eq(&(s as SharedSamples), cur)),
+            _ => false,
+        };
+        if same {
+            self.on_data_changed();
+        } else {
+            self.source_changed();
+        }
+    }
+
+    /// Whether what is drawn was computed for the current target: false while the windows of an endless
+    /// world are still being computed (always true for terrain data, which is updated at once). Wait for
+    /// it after a teleport before reading the screen, or to show a loading screen.
+    #[func]
+    pub(crate) fn is_up_to_date(&self) -> bool {
+        let Some(p) = self.target_position() else {
+            return true;
+        };
+        let t = [f64::from(p.x), f64::from(p.z)].map(|t| if t.is_finite() { t } else { 0.0 });
+        self.drawable && self.gpu.is_current(t)
+    }
+
+    /// `changed` of the terrain data: an edit (heights arrive by `region_changed`) or new spacing or size.
+    /// Cheap for edits: the culling boxes follow only a new height range.
+    #[func(rename = _on_data_changed)]
+    pub(crate) fn on_data_changed(&mut self) {
+        let (range, size, spacing) = match (&self.terrain_data, &self.streamed) {
+            (Some(d), _) => {
+                let d = d.bind();
+                (d.get_height_range(), d.get_size(), d.get_spacing())
+            }
+            (None, Some(g)) => {
+                let (lo, hi) = g.height_bounds();
+                (Vector2::new(lo, hi), size_of(&**g), g.spacing())
+            }
+            _ => (Vector2::ZERO, Vector2i::ZERO, 1.0),
+        };
+        if range != self.height_range {
+            self.height_range = range;
+            let mut rs = RenderingServer::singleton();
+            for (i, p) in self.shown.iter().enumerate() {
+                if let Some(p) = p {
+                    rs.instance_set_custom_aabb(self.instances[i], self.piece_aabb(p.kind));
+                }
+            }
+        }
+        let key = self.data_key.map(|k| (k.1, k.2));
+        let now = (spacing, (size.x as usize, size.y as usize));
+        if key != Some(now) {
+            // The windows are recomputed on the next update, which then binds the new values.
+            self.data_key = None;
+            self.update_material();
+        }
+    }
+
+    /// Collects edited samples for the next frame's update of the data windows.
+    #[func(rename = _on_region_changed)]
+    pub(crate) fn on_region_changed(&mut self, region: Rect2i) {
+        let r = Region {
+            x: region.position.x.max(0) as usize,
+            z: region.position.y.max(0) as usize,
+            w: region.size.x.max(0) as usize,
+            d: region.size.y.max(0) as usize,
+        };
+        self.pending = Some(self.pending.map_or(r, |p| p.union(r)));
+        self.collision.mark(r);
+    }
+}
+
+impl TerrainNode {
+    /// A new data source (terrain data or generator, set or changed): the windows, collision and culling
+    /// boxes start over.
+    pub(crate) fn source_changed(&mut self) {
+        self.streamed = match (
+            &self.terrain_data,
+            &self.terrain_regions,
+            &self.terrain_generator,
+        ) {
+            (Some(_), _, _) => None,
+            (None, Some(r), _) => r.bind().store().map(|s| s as SharedSamples),
+            (None, None, Some(g)) => match Generated::new(&g.bind().params(), 1.0) {
+                Ok(g) => Some(Arc::new(g) as SharedSamples),
+                Err(e) => {
+                    godot_error!("TerrainNode.terrain_generator: {e}");
+                    None
+                }
+            },
+            _ => None,
+        };
+        let streamed = self.streamed.is_some();
+        if self.gpu.is_streamed() != streamed {
+            self.gpu = ClipmapTexture::new(&self.config, streamed);
+            self.update_material();
+        }
+        self.data_key = None;
+        self.pending = None;
+        self.collision.invalidate();
+        self.set_drawable(false);
+        self.base_mut().update_configuration_warnings();
+        self.on_data_changed();
+    }
+
+    /// An endless world's frame: shows the windows a worker finished (the rings are laid out around the
+    /// target they were computed for) and asks for the next ones. Never waits for the worker.
+    pub(crate) fn update_endless(&mut self, pos: Vector3) -> bool {
+        let Some(g) = self.streamed.clone() else {
+            return false;
+        };
+        if self.instances.is_empty() {
+            return false;
+        }
+        let Some(flat) = self.flat_frame() else {
+            self.set_drawable(false);
+            return false;
+        };
+        let key = (
+            flat,
+            g.spacing(),
+            g.size().map_or((usize::MAX, usize::MAX), |[w, d]| (w, d)),
+        );
+        if self.data_key != Some(key) {
+            self.gpu.invalidate();
+            self.data_key = Some(key);
+        }
+        let target =
+            [f64::from(pos.x), f64::from(pos.z)].map(|t| if t.is_finite() { t } else { 0.0 });
+        let source = g;
+        let step = self.gpu.update_streamed(&source, &flat, target);
+        if step.created {
+            self.update_material();
+        }
+        let Some(t) = step.shown else {
+            return false;
+        };
+        self.layout_pieces(Vector3::new(t[0] as f32, 0.0, t[1] as f32));
+        self.last_pos = Some(pos);
+        let fo = self.gpu.fine_origin();
+        if Some(fo) != self.sent_fine_origin {
+            if let Some(mat) = self.material.as_mut() {
+                mat.set_shader_parameter(&self.param_fine_origin, &fo.to_variant());
+            }
+            self.sent_fine_origin = Some(fo);
+        }
+        self.set_drawable(true);
+        true
+    }
+
+    /// The frame the texels depend on: X/Z only (heights are scaled and lifted in the shader). None for a
+    /// node scaled to (almost) nothing on X/Z, which has no terrain to draw: nothing non-finite reaches the
+    /// texels or the shader.
+    pub(crate) fn flat_frame(&self) -> Option<Frame> {
+        let frame = self.terrain_frame();
+        let usable = frame.scale[0].abs() >= 1e-6
+            && frame.scale[2].abs() >= 1e-6
+            && frame
+                .origin
+                .iter()
+                .chain(&frame.scale)
+                .all(|v| v.is_finite());
+        usable.then_some(Frame {
+            origin: [frame.origin[0], 0.0, frame.origin[2]],
+            scale: [frame.scale[0], 1.0, frame.scale[2]],
+        })
+    }
+}
