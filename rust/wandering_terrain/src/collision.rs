@@ -56,6 +56,8 @@ pub struct TerrainCollision {
     pub settings: CollisionSettings,
     /// The physics space and the node reported as collider; None outside the tree.
     space: Option<(Rid, InstanceId)>,
+    /// The tiles drawn while the scene tree shows collision shapes (`collision_debug.rs`).
+    debug: Option<crate::collision_debug::CollisionDebug>,
     /// (body, shape) per slot.
     slots: Vec<(Rid, Rid)>,
     used: HashMap<TileId, usize>,
@@ -166,10 +168,19 @@ fn shape_transform(centre: [f64; 2], step: f64, frame: &Frame) -> Transform3D {
 const BATCH: usize = 64;
 
 impl TerrainCollision {
-    /// Creates the body in `space`, reporting `owner` as the collider of hits.
-    pub fn enter(&mut self, space: Rid, owner: InstanceId) {
+    /// Creates the body in `space`, reporting `owner` as the collider of hits; with `debug` (the world's
+    /// scenario, when the tree shows collision shapes) the tiles are drawn there too.
+    pub fn enter(&mut self, space: Rid, owner: InstanceId, debug: Option<Rid>) {
         self.exit();
         self.space = Some((space, owner));
+        self.debug = debug.map(crate::collision_debug::CollisionDebug::new);
+    }
+
+    /// The grid points of the tiles drawn for *Visible Collision Shapes* (empty when not shown).
+    pub fn debug_points(&self) -> PackedVector3Array {
+        self.debug
+            .as_ref()
+            .map_or_else(PackedVector3Array::new, |d| d.points())
     }
 
     /// Frees every body and shape.
@@ -180,6 +191,7 @@ impl TerrainCollision {
             ps.free_rid(s);
         }
         self.space = None;
+        self.debug = None;
         self.used.clear();
         self.free.clear();
         self.key = None;
@@ -340,11 +352,11 @@ impl TerrainCollision {
             let mut ps = PhysicsServer3D::singleton();
             for (&id, &slot) in &self.used {
                 let (centre, step) = tiling.placement(t.spacing(), id);
-                ps.body_set_shape_transform(
-                    self.slots[slot].0,
-                    0,
-                    shape_transform(centre, step, frame),
-                );
+                let xf = shape_transform(centre, step, frame);
+                ps.body_set_shape_transform(self.slots[slot].0, 0, xf);
+                if let Some(d) = self.debug.as_mut() {
+                    d.place(slot, xf);
+                }
             }
         }
         self.follow_target(target, t.spacing() * tiling.tile_cells() as f64);
@@ -663,6 +675,9 @@ impl TerrainCollision {
         // A tile in place (an edit) keeps its placement: only its heights change.
         if let Some(&slot) = self.used.get(&id) {
             ps.shape_set_data(self.slots[slot].1, &data);
+            if let Some(d) = self.debug.as_mut() {
+                d.show(slot, g, xf);
+            }
             return;
         }
         let slot = self.free.pop().unwrap_or_else(|| self.new_slot());
@@ -671,6 +686,9 @@ impl TerrainCollision {
         ps.shape_set_data(shape, &data);
         ps.body_set_shape_transform(body, 0, xf);
         ps.body_set_shape_disabled(body, 0, false);
+        if let Some(d) = self.debug.as_mut() {
+            d.show(slot, g, xf);
+        }
     }
 
     /// A static body in the space with one (empty) heightmap shape.
@@ -711,6 +729,9 @@ impl TerrainCollision {
         let mut ps = PhysicsServer3D::singleton();
         let (body, shape) = self.slots[slot];
         ps.body_set_shape_disabled(body, 0, true);
+        if let Some(d) = self.debug.as_mut() {
+            d.hide(slot);
+        }
         if self.free.len() >= RESERVE {
             let mut empty = Dictionary::<GString, Variant>::new();
             empty.set("width", 2i64);

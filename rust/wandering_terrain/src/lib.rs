@@ -5,6 +5,7 @@ use godot::prelude::*;
 
 mod clipmap_data;
 mod collision;
+mod collision_debug;
 mod detail_cells;
 mod follow;
 mod instance_cells;

@@ -316,7 +316,12 @@ impl INode3D for TerrainNode {
                 // Collision is ready before the first physics frame.
                 if let Some(world) = self.base().get_world_3d() {
                     let id = self.base().instance_id();
-                    self.collision.enter(world.get_space(), id);
+                    let debug = self
+                        .base()
+                        .get_tree()
+                        .is_debugging_collisions_hint()
+                        .then(|| world.get_scenario());
+                    self.collision.enter(world.get_space(), id, debug);
                     self.update_collision();
                 }
             }

@@ -6,6 +6,13 @@ use super::*;
 
 #[godot_api(secondary)]
 impl TerrainNode {
+    /// World positions of the grid points drawn for *Debug → Visible Collision Shapes* (every tile's
+    /// points, as handed to the physics engine); empty when the scene tree does not show collision.
+    #[func]
+    pub(crate) fn get_collision_debug_points(&self) -> PackedVector3Array {
+        self.collision.debug_points()
+    }
+
     /// `collision_mode`: no collision.
     #[constant]
     const COLLISION_DISABLED: i64 = MODE_DISABLED;

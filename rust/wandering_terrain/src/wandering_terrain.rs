@@ -207,7 +207,12 @@ impl INode3D for WanderingTerrain {
                 crate::navigation::register();
                 if let Some(world) = self.base().get_world_3d() {
                     let id = self.base().instance_id();
-                    self.collision.enter(world.get_space(), id);
+                    let debug = self
+                        .base()
+                        .get_tree()
+                        .is_debugging_collisions_hint()
+                        .then(|| world.get_scenario());
+                    self.collision.enter(world.get_space(), id, debug);
                     self.update_collision();
                 }
                 // After the first `ready` (which sets the mesh up), the instance is made on every entry.
@@ -328,6 +333,13 @@ impl WanderingTerrain {
     /// `collision_mode`: every tile.
     #[constant]
     const COLLISION_FULL: i64 = MODE_FULL;
+
+    /// World positions of the grid points drawn for *Debug → Visible Collision Shapes* (every tile's
+    /// points, as handed to the physics engine); empty when the scene tree does not show collision.
+    #[func]
+    fn get_collision_debug_points(&self) -> PackedVector3Array {
+        self.collision.debug_points()
+    }
 
     #[func]
     fn get_collision_mode(&self) -> i64 {
