@@ -43,6 +43,8 @@ var _last_dab_usec := 0
 var _touched: Array[Resource] = []
 ## "N unsaved regions" in the toolbar while the selected region map has edits.
 var _unsaved: Label
+## Random image turns (Random mode).
+var _rng := RandomNumberGenerator.new()
 
 
 func _enter_tree() -> void:
@@ -289,6 +291,7 @@ func _dabs_to(hit: Vector3) -> void:
 
 
 func _dab(world: Vector3, dt: float) -> void:
+	_turn_image(_last_dab_pos, world)
 	_last_dab_pos = world
 	if stroke is InstanceStroke:
 		# The instancer takes world X/Z.
@@ -298,6 +301,19 @@ func _dab(world: Vector3, dt: float) -> void:
 	var p := _to_terrain(world)
 	stroke.before_dab(Vector2(p.x, p.z), brush.size)
 	stroke.data.apply_brush(brush, Vector2(p.x, p.z), dt)
+
+
+## The brush image's turn for the next dab (toolbar: fixed, random, or along the stroke from `from`).
+func _turn_image(from: Vector3, to: Vector3) -> void:
+	if brush.image == null:
+		return
+	match toolbar.rotation_mode:
+		Toolbar.ROTATION_RANDOM:
+			brush.image_rotation = _rng.randf_range(-180.0, 180.0)
+		Toolbar.ROTATION_FOLLOW:
+			var d := _to_terrain(to) - _to_terrain(from) if is_finite(from.x) else Vector3.ZERO
+			if Vector2(d.x, d.z).length() > 1e-6:
+				brush.image_rotation = rad_to_deg(atan2(d.z, d.x))
 
 
 func _end() -> void:

@@ -67,6 +67,7 @@ func _run() -> void:
 	await _test_no_tool_leaves_the_mouse_alone(plugin, tn, cam)
 	await _test_click_is_one_core_dab(plugin, tn, cam)
 	await _test_stroke_undo_redo(plugin, tn, cam)
+	await _test_brush_image_turns_with_the_stroke(plugin, tn, cam)
 	await _test_slope_from_two_clicks(plugin, tn, cam)
 	await _test_paint_layer_undo(plugin, tn, cam)
 	await _test_holes_and_save(plugin, tn, cam)
@@ -315,6 +316,43 @@ func _test_region_map_stroke_undo_and_save(plugin, tn: TerrainNode, cam: Camera3
 	tn.terrain_regions = null
 	tn.terrain_data = data
 	plugin._edit(tn)
+	_end()
+
+
+func _test_brush_image_turns_with_the_stroke(plugin, tn: TerrainNode, cam: Camera3D) -> void:
+	_begin("test_brush_image_turns_with_the_stroke")
+	var ur := _history(tn)
+	var img := Image.create_empty(4, 2, false, Image.FORMAT_L8)
+	img.fill(Color.WHITE)
+	plugin.toolbar.select_tool(TerrainBrush.RAISE)
+	plugin.brush.size = 8.0
+	plugin.brush.image = img
+	plugin.toolbar.rotation_mode = plugin.toolbar.ROTATION_FOLLOW
+	var size := cam.get_viewport().get_visible_rect().size
+	# The camera looks straight down: right on screen is +X, down is +Z.
+	for dir in [[Vector2(0.3, 0.5), Vector2(0.7, 0.5), 0.0], [Vector2(0.5, 0.3), Vector2(0.5, 0.7), 90.0]]:
+		var a: Vector2 = size * dir[0]
+		var z: Vector2 = size * dir[1]
+		_mouse(plugin, cam, a, true)
+		for i in range(1, 11):
+			_mouse(plugin, cam, a.lerp(z, i / 10.0), null)
+		_mouse(plugin, cam, z, false)
+		check(absf(plugin.brush.image_rotation - dir[2]) < 1.0, "follow: the image turns along the stroke (%f, want %f)" % [plugin.brush.image_rotation, dir[2]])
+		ur.undo()
+	plugin.toolbar.rotation_mode = plugin.toolbar.ROTATION_RANDOM
+	var seen := {}
+	var a2: Vector2 = size * Vector2(0.2, 0.4)
+	var z2: Vector2 = size * Vector2(0.8, 0.4)
+	_mouse(plugin, cam, a2, true)
+	for i in range(1, 11):
+		_mouse(plugin, cam, a2.lerp(z2, i / 10.0), null)
+		seen[snappedf(plugin.brush.image_rotation, 0.001)] = true
+	_mouse(plugin, cam, z2, false)
+	ur.undo()
+	check(seen.size() >= 5, "random: a new turn for the dabs (%d different)" % seen.size())
+	plugin.toolbar.rotation_mode = plugin.toolbar.ROTATION_FIXED
+	plugin.brush.image = null
+	plugin.brush.image_rotation = 0.0
 	_end()
 
 

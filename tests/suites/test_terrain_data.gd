@@ -560,6 +560,41 @@ func test_brush_image_shapes_the_dab() -> void:
 	check(t.get_height(Vector2(10.5, 8.5)) > 0.9, "no image: a round dab again")
 
 
+func test_brush_image_turns() -> void:
+	# An uneven 9 × 9 stamp, and the same stamp turned clockwise (from +X toward +Z) on the CPU.
+	var img := Image.create_empty(9, 9, false, Image.FORMAT_L8)
+	for y in 9:
+		for x in 9:
+			img.set_pixel(x, y, Color.from_hsv(0, 0, float((x * 37 + y * 11) % 9) / 8.0))
+	var turned := img.duplicate()
+	turned.rotate_90(CLOCKWISE)
+	var a := TerrainBrush.new()
+	a.size = 18.0
+	a.hardness = 1.0
+	a.strength = 10.0
+	a.image = img
+	a.image_rotation = 90.0
+	var b := a.duplicate()
+	b.image = turned
+	b.image_rotation = 0.0
+	var ta := TerrainData.new()
+	ta.size = Vector2i(64, 64)
+	var tb := TerrainData.new()
+	tb.size = Vector2i(64, 64)
+	ta.apply_brush(a, Vector2(32, 32), 0.1)
+	tb.apply_brush(b, Vector2(32, 32), 0.1)
+	var worst := 0.0
+	var ha := ta.heights
+	var hb := tb.heights
+	for i in ha.size():
+		worst = worst_of(worst, absf(ha[i] - hb[i]))
+	check(ta.get_height_range().y > 0.1, "the dab raised ground")
+	check(worst < 1e-4, "a 90° turn dabs like the image turned clockwise (worst %f)" % worst)
+	expect_error("TerrainBrush.image_rotation must be degrees in [-3600, 3600], got inf; keeping 90")
+	a.image_rotation = INF
+	check_eq(a.image_rotation, 90.0, "kept")
+
+
 func test_import_heightmap_async_matches_import() -> void:
 	var src := TerrainData.new()
 	src.size = Vector2i(80, 50)

@@ -32,6 +32,13 @@ var _size: SpinBox
 var _strength: SpinBox
 var _hardness: SpinBox
 var _height: SpinBox
+## The image's turn: a fixed angle, a new random one each dab, or along the stroke.
+const ROTATION_FIXED := 0
+const ROTATION_RANDOM := 1
+const ROTATION_FOLLOW := 2
+var rotation_mode := ROTATION_FIXED
+var _rotation: SpinBox
+var _rotation_mode: OptionButton
 var _layer: OptionButton
 var _image: Button
 var _image_clear: Button
@@ -82,6 +89,16 @@ func setup(b: TerrainBrush) -> void:
 	_image_clear.pressed.connect(func(): set_image_file(""))
 	_image_clear.hide()
 	add_child(_image_clear)
+	_rotation = _spin("Turn", -360.0, 360.0, 1.0, "The brush image's turn in degrees (Fixed mode)")
+	_rotation.value_changed.connect(func(v): brush.image_rotation = v)
+	_rotation_mode = OptionButton.new()
+	_rotation_mode.add_item("Fixed", ROTATION_FIXED)
+	_rotation_mode.add_item("Random", ROTATION_RANDOM)
+	_rotation_mode.add_item("Follow stroke", ROTATION_FOLLOW)
+	_rotation_mode.tooltip_text = "How the brush image turns: a fixed angle, a random one each dab, or along the stroke"
+	_rotation_mode.item_selected.connect(func(i): rotation_mode = _rotation_mode.get_item_id(i))
+	add_child(_rotation_mode)
+	_show_rotation(false)
 	_mesh = OptionButton.new()
 	_mesh.tooltip_text = "Mesh the instance tools place and remove (the TerrainInstancer's meshes)"
 	_mesh.item_selected.connect(func(i): _pick_mesh(_mesh.get_item_id(i)))
@@ -145,6 +162,14 @@ func set_image_file(path: String) -> void:
 		brush.image = img
 	_image.text = path.get_file() if brush.image else "Image…"
 	_image_clear.visible = brush.image != null
+	_show_rotation(brush.image != null)
+
+
+## The turn controls matter only with an image.
+func _show_rotation(on: bool) -> void:
+	get_child(_rotation.get_index() - 1).visible = on
+	_rotation.visible = on
+	_rotation_mode.visible = on
 
 
 ## Lists `material`'s layers in the layer picker (name and albedo thumbnail), keeping the selection.

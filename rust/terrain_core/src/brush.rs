@@ -191,6 +191,8 @@ pub struct Brush {
     pub falloff: Falloff,
     height: f64,
     pub mask: Option<Mask>,
+    /// The image's turn about the dab's centre, radians (positive: from +X toward +Z).
+    rotation: f64,
 }
 
 impl Brush {
@@ -222,12 +224,39 @@ impl Brush {
             falloff,
             height,
             mask: None,
+            rotation: 0.0,
         })
     }
 
     /// The same brush stamped through an image's alpha.
     pub fn with_mask(self, mask: Option<Mask>) -> Self {
         Self { mask, ..self }
+    }
+
+    /// The same brush with its image turned by `radians` (a non-finite angle is taken as 0).
+    pub fn with_rotation(self, radians: f64) -> Self {
+        let rotation = if radians.is_finite() {
+            radians % std::f64::consts::TAU
+        } else {
+            0.0
+        };
+        Self { rotation, ..self }
+    }
+
+    pub fn rotation(&self) -> f64 {
+        self.rotation
+    }
+
+    /// Where terrain offset (dx, dz) from the dab's centre falls in the image ([0, 1]² inside): the
+    /// offset turned back by the rotation, over the dab's size.
+    pub fn image_uv(&self, dx: f64, dz: f64) -> (f32, f32) {
+        let (dx, dz) = if self.rotation == 0.0 {
+            (dx, dz)
+        } else {
+            let (s, c) = self.rotation.sin_cos();
+            (dx * c + dz * s, -dx * s + dz * c)
+        };
+        ((dx / self.size + 0.5) as f32, (dz / self.size + 0.5) as f32)
     }
     pub fn size(&self) -> f64 {
         self.size
@@ -242,8 +271,8 @@ impl Brush {
             .weight((dx.hypot(dz) / (0.5 * self.size)) as f32);
         match &self.mask {
             Some(m) if w > 0.0 => {
-                let (u, v) = (dx / self.size + 0.5, dz / self.size + 0.5);
-                w * m.sample(u as f32, v as f32)
+                let (u, v) = self.image_uv(dx, dz);
+                w * m.sample(u, v)
             }
             _ => w,
         }
@@ -308,9 +337,8 @@ pub fn apply(
         let w = b.falloff.weight(d as f32);
         match &b.mask {
             Some(m) if w > 0.0 => {
-                let u = (px - center[0]) / b.size + 0.5;
-                let v = (pz - center[1]) / b.size + 0.5;
-                w * m.sample(u as f32, v as f32)
+                let (u, v) = b.image_uv(px - center[0], pz - center[1]);
+                w * m.sample(u, v)
             }
             _ => w,
         }
@@ -644,5 +672,55 @@ mod tests {
             "outside the terrain"
         );
         assert_eq!(Falloff::Curve(vec![1.0, 0.0]).weight(0.25), 0.75);
+    }
+}
+
+#[cfg(test)]
+mod rotation_tests {
+    use super::*;
+
+    fn terrain() -> TerrainData {
+        TerrainData::flat(64, 64, 1.0)
+    }
+
+    #[test]
+    fn a_turned_image_dabs_like_the_image_turned() {
+        let w = 9;
+        let m: Vec<f32> = (0..w * w).map(|i| ((i * 37) % 11) as f32 / 10.0).collect();
+        // The image turned a quarter from +X toward +Z: texel (i, j) of the turned image is texel
+        // (j, w - 1 - i) of the original.
+        let turned: Vec<f32> = (0..w * w)
+            .map(|k| {
+                let (i, j) = (k % w, k / w);
+                m[(w - 1 - i) * w + j]
+            })
+            .collect();
+        let base = Brush::new(Tool::Raise, 18.0, 10.0, Falloff::Hardness(1.0), 0.0).unwrap();
+        let a = base
+            .clone()
+            .with_mask(Mask::new(w, w, m))
+            .with_rotation(std::f64::consts::FRAC_PI_2);
+        let b = base.with_mask(Mask::new(w, w, turned));
+        let (mut ta, mut tb) = (terrain(), terrain());
+        apply(&mut ta, &a, [32.0, 32.0], 0.1).unwrap();
+        apply(&mut tb, &b, [32.0, 32.0], 0.1).unwrap();
+        let worst = ta
+            .heights()
+            .iter()
+            .zip(tb.heights())
+            .fold(0.0f32, |m, (x, y)| {
+                m.max((x - y).abs())
+                    .max(if x.is_nan() { f32::INFINITY } else { 0.0 })
+            });
+        assert!(worst < 1e-4, "worst {worst}");
+        assert!(
+            ta.heights().iter().any(|&h| h > 0.1),
+            "the dab raised something"
+        );
+        // A full turn is no turn; a non-finite angle is none.
+        let c = Brush::new(Tool::Raise, 18.0, 10.0, Falloff::Hardness(1.0), 0.0)
+            .unwrap()
+            .with_rotation(f64::NAN);
+        assert_eq!(c.rotation(), 0.0);
     }
 }

@@ -52,6 +52,11 @@ pub struct TerrainBrush {
     image: Option<Gd<Image>>,
     /// The image's alpha, converted once when it is set.
     mask: Option<Mask>,
+    /// The image's turn about the dab's centre, degrees (from +X toward +Z), [-3600, 3600]. The editor
+    /// can set it per dab (a fixed angle, a random one, or following the stroke).
+    #[export(range = (-360.0, 360.0, 0.1, or_greater, or_less))]
+    #[var(set = set_image_rotation)]
+    image_rotation: f64,
     /// PAINT / ERASE: the layer (index into the TerrainMaterial's layers), [0, 62].
     #[export(range = (0.0, 62.0, 1.0))]
     #[var(set = set_layer)]
@@ -227,6 +232,18 @@ impl TerrainBrush {
         self.mesh_index = v;
     }
     #[func]
+    fn set_image_rotation(&mut self, v: f64) {
+        if !(-3600.0..=3600.0).contains(&v) {
+            godot_error!(
+                "TerrainBrush.image_rotation must be degrees in [-3600, 3600], got {v}; keeping {}",
+                self.image_rotation
+            );
+            return;
+        }
+        self.image_rotation = v;
+    }
+
+    #[func]
     fn set_height(&mut self, v: f64) {
         if !(-1.0e9..=1.0e9).contains(&v) {
             godot_error!("TerrainBrush.height must be a number in [-1000000000, 1000000000], got {v}; keeping {}", self.height);
@@ -273,5 +290,6 @@ impl TerrainBrush {
         Brush::new(tool, self.size, self.strength, falloff, self.height)
             .expect("properties are validated")
             .with_mask(self.mask.clone())
+            .with_rotation(self.image_rotation.to_radians())
     }
 }
