@@ -45,6 +45,9 @@ var _touched: Array[Resource] = []
 var _unsaved: Label
 ## Random image turns (Random mode).
 var _rng := RandomNumberGenerator.new()
+## The terrain material whose hole overlay is on: with a hole tool, holes are tinted instead of cut, so
+## they can be seen and removed.
+var _overlay_material: ShaderMaterial
 
 
 func _enter_tree() -> void:
@@ -83,6 +86,7 @@ func _exit_tree() -> void:
 	if Engine.has_meta("wandering_terrain_plugin"):
 		Engine.remove_meta("wandering_terrain_plugin")
 	_drop_cursor()
+	_hide_hole_overlay()
 	_unsaved = null
 	if toolbar:
 		remove_control_from_container(CONTAINER_SPATIAL_EDITOR_MENU, toolbar)
@@ -91,6 +95,7 @@ func _exit_tree() -> void:
 
 
 func _process(_delta: float) -> void:
+	_update_hole_overlay()
 	if _unsaved:
 		var src := _source()
 		var n: int = src.get_unsaved_region_count() if src is TerrainRegions else 0
@@ -123,6 +128,32 @@ func _save_external_data() -> void:
 func _mark_touched(d: Resource) -> void:
 	if not _touched.has(d):
 		_touched.append(d)
+
+
+## Shows holes on the selected terrain's material while a hole tool is chosen (`show_holes`).
+func _update_hole_overlay() -> void:
+	var want: ShaderMaterial = null
+	if toolbar and toolbar.visible and terrain and is_instance_valid(terrain):
+		var t := toolbar.tool_for(false, false)
+		if t == TerrainBrush.HOLE_ADD or t == TerrainBrush.HOLE_REMOVE:
+			want = terrain.get("material") as ShaderMaterial
+	if want == _overlay_material:
+		return
+	_hide_hole_overlay()
+	_overlay_material = want
+	if want:
+		want.set_shader_parameter("show_holes", true)
+
+
+func _hide_hole_overlay() -> void:
+	if _overlay_material and is_instance_valid(_overlay_material):
+		_overlay_material.set_shader_parameter("show_holes", false)
+	_overlay_material = null
+
+
+## Before the editor saves: the overlay is not saved with a material (it comes back on the next frame).
+func _apply_changes() -> void:
+	_hide_hole_overlay()
 
 
 ## What the brushes edit on the selected terrain: its TerrainData, else (TerrainNode) its TerrainRegions.

@@ -71,6 +71,7 @@ func _run() -> void:
 	await _test_slope_from_two_clicks(plugin, tn, cam)
 	await _test_paint_layer_undo(plugin, tn, cam)
 	await _test_holes_and_save(plugin, tn, cam)
+	await _test_hole_tools_show_holes(plugin, tn)
 	await _test_large_data_is_offered_a_file(plugin, tn)
 	await _test_external_data_is_saved(plugin, tn, cam)
 	await _test_generate_off_the_main_thread(plugin, tn)
@@ -353,6 +354,25 @@ func _test_brush_image_turns_with_the_stroke(plugin, tn: TerrainNode, cam: Camer
 	plugin.toolbar.rotation_mode = plugin.toolbar.ROTATION_FIXED
 	plugin.brush.image = null
 	plugin.brush.image_rotation = 0.0
+	_end()
+
+
+func _test_hole_tools_show_holes(plugin, tn: TerrainNode) -> void:
+	_begin("test_hole_tools_show_holes")
+	var m: ShaderMaterial = tn.material
+	plugin.toolbar.select_tool(TerrainBrush.RAISE)
+	await _frames(2)
+	check(m != null and not m.get_shader_parameter("show_holes"), "holes cut while no hole tool is chosen")
+	plugin.toolbar.select_tool(TerrainBrush.HOLE_ADD)
+	await _frames(2)
+	check(m.get_shader_parameter("show_holes") == true, "the hole tool shows holes tinted")
+	plugin._apply_changes()
+	check(m.get_shader_parameter("show_holes") == false, "not saved with the material")
+	await _frames(2)
+	check(m.get_shader_parameter("show_holes") == true, "back after the save")
+	plugin.toolbar.select_tool(TerrainBrush.RAISE)
+	await _frames(2)
+	check(m.get_shader_parameter("show_holes") == false, "another tool cuts them again")
 	_end()
 
 

@@ -92,3 +92,40 @@ func test_holes_show_the_background_exactly() -> void:
 	check(n_hole > 300, "hole pixels compared (%d)" % n_hole)
 	check_eq(wrong, 0, "background exactly over holes, terrain elsewhere (%d pixels, %d over holes)" % [n, n_hole])
 	print("clipmap holes: %d pixels compared, %d over holes, %d wrong" % [n, n_hole, wrong])
+
+
+func test_hole_overlay_tints_exactly_the_holes() -> void:
+	var t := _data()
+	var holes := PackedByteArray()
+	holes.resize(6 * 4)
+	holes.fill(1)
+	t.set_holes_region(Rect2i(250, 252, 6, 4), holes)
+	t.set_holes_region(Rect2i(261, 258, 1, 1), PackedByteArray([1]))
+	var s := _debug_scene(t, 0, 4.0)
+	var cam: Camera3D = s[1]
+	cam.size = 24.0
+	cam.position = Vector3(256.05, 300, 256.05)
+	(s[3] as TerrainNode).material.set_shader_parameter("show_holes", true)
+	await frames(3)
+	var img := screenshot("clipmap_hole_overlay_" + renderer)
+	s[0].queue_free()
+	var ppu := img.get_height() / cam.size
+	var wrong := 0
+	var cut := 0
+	var n_hole := 0
+	for py in range(0, img.get_height(), 2):
+		for px in range(0, img.get_width(), 2):
+			var w := Vector2(256.05, 256.05) + Vector2((px + 0.5 - img.get_width() / 2.0) / ppu, (py + 0.5 - img.get_height() / 2.0) / ppu)
+			var sp := w - Vector2(0.5, 0.5)
+			var f := sp - sp.floor()
+			if minf(minf(f.x, 1.0 - f.x), minf(f.y, 1.0 - f.y)) < 0.08 or absf(f.x + f.y - 1.0) < 0.12:
+				continue
+			var c := img.get_pixel(px, py)
+			cut += int(_is_bg(c))
+			var hole := t.is_hole(w)
+			n_hole += int(hole)
+			# Tinted: the overlay's blue over the height colours (which have none).
+			wrong += int((c.b > 0.3 and not _is_bg(c)) != hole)
+	check(n_hole > 300, "hole pixels compared (%d)" % n_hole)
+	check_eq(cut, 0, "with the overlay nothing is cut")
+	check_eq(wrong, 0, "tinted exactly over the holes is_hole reports")
