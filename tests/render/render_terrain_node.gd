@@ -129,3 +129,95 @@ func test_hole_overlay_tints_exactly_the_holes() -> void:
 	check(n_hole > 300, "hole pixels compared (%d)" % n_hole)
 	check_eq(cut, 0, "with the overlay nothing is cut")
 	check_eq(wrong, 0, "tinted exactly over the holes is_hole reports")
+
+
+## Pixel (px, py) of a top-down orthographic view of `size` units centred on `centre` → world X/Z.
+func _world(img: Image, centre: Vector2, size: float, px: int, py: int) -> Vector2:
+	var ppu := img.get_height() / size
+	return centre + Vector2((px + 0.5 - img.get_width() / 2.0) / ppu, (py + 0.5 - img.get_height() / 2.0) / ppu)
+
+
+func test_debug_views_show_what_the_shader_computes() -> void:
+	var t := _data()
+	var holes := PackedByteArray()
+	holes.resize(16)
+	holes.fill(1)
+	t.set_holes_region(Rect2i(250, 252, 4, 4), holes)
+	var s := _debug_scene(t, 0, 4.0)
+	var tn: TerrainNode = s[3]
+	var own := ShaderMaterial.new()
+	own.shader = load("res://addons/wandering_terrain/shaders/terrain_node.gdshader")
+	tn.material = own
+	var cam: Camera3D = s[1]
+	var centre := Vector2(256.05, 256.05)
+	cam.size = 24.0
+	cam.position = Vector3(centre.x, 300, centre.y)
+	var r := t.get_height_range()
+	var worst := {}
+	# The compatibility renderer converts to sRGB with an approximation: mid tones land up to 8 levels off.
+	var tol := (8.0 if renderer == "opengl3" else 3.0) / 255.0
+	for view in [TerrainNode.DEBUG_VIEW_HEIGHTMAP, TerrainNode.DEBUG_VIEW_CHECKER, TerrainNode.DEBUG_VIEW_NORMALS, TerrainNode.DEBUG_VIEW_SLOPE, TerrainNode.DEBUG_VIEW_HOLES]:
+		tn.debug_view = view
+		await frames(3)
+		var img := screenshot("debug_view_%d_%s" % [view, renderer])
+		var w := 0.0
+		var n := 0
+		for py in range(1, img.get_height(), 5):
+			for px in range(1, img.get_width(), 5):
+				var p := _world(img, centre, cam.size, px, py)
+				var sp := p - Vector2(0.5, 0.5)
+				var f := sp - sp.floor()
+				# Away from triangle edges (rasterisation) and sample-cell edges (the checker).
+				var g := p - p.floor()
+				if minf(minf(f.x, 1.0 - f.x), minf(f.y, 1.0 - f.y)) < 0.08 or absf(f.x + f.y - 1.0) < 0.12 or minf(minf(g.x, 1.0 - g.x), minf(g.y, 1.0 - g.y)) < 0.08:
+					continue
+				var c := img.get_pixel(px, py)
+				var hole := t.is_hole(p)
+				var want: Color
+				match view:
+					TerrainNode.DEBUG_VIEW_HEIGHTMAP:
+						var v := (t.get_height(p) - r.x) / (r.y - r.x)
+						want = Color(v, v, v)
+					TerrainNode.DEBUG_VIEW_CHECKER:
+						var v := 0.8 if (int(floor(p.x)) + int(floor(p.y))) % 2 == 0 else 0.3
+						want = Color(v, v, v)
+					TerrainNode.DEBUG_VIEW_NORMALS:
+						var nn := t.get_normal(p)
+						want = Color(nn.x * 0.5 + 0.5, nn.z * 0.5 + 0.5, nn.y)
+					TerrainNode.DEBUG_VIEW_SLOPE:
+						var v := 1.0 - t.get_normal(p).y
+						want = Color(v, v, v)
+					TerrainNode.DEBUG_VIEW_HOLES:
+						if hole:
+							# Tinted, not cut.
+							w = worst_of(w, 0.0 if (c.b > 0.3 and not _is_bg(c)) else 1.0)
+							n += 1
+							continue
+						var v := (t.get_height(p) - r.x) / (r.y - r.x)
+						want = Color(v, v, v)
+				if hole and view != TerrainNode.DEBUG_VIEW_HOLES:
+					continue
+				n += 1
+				w = worst_of(w, maxf(maxf(absf(c.r - want.r), absf(c.g - want.g)), absf(c.b - want.b)))
+		worst[view] = [w, n]
+		check(n > 500, "view %d: pixels compared (%d)" % [view, n])
+		check(w <= tol, "view %d: the predicted colours (worst %f over %d pixels, %s)" % [view, w, n, renderer])
+	print("debug views (%s): worst per view %s" % [renderer, worst])
+	# Levels: the centre is level 0's colour, a far corner another level's.
+	tn.debug_view = TerrainNode.DEBUG_VIEW_LEVELS
+	cam.size = 200.0
+	await frames(3)
+	var img := screenshot("debug_view_levels_" + renderer)
+	var mid := img.get_pixel(img.get_width() / 2 + 3, img.get_height() / 2 + 3)
+	var far := img.get_pixel(4, 4)
+	check(mid.r > 0.8 and mid.g < 0.55 and mid.b < 0.55, "level 0 is red: %s" % mid)
+	check(not far.is_equal_approx(mid), "a far level has another colour: %s" % far)
+	tn.debug_view = TerrainNode.DEBUG_VIEW_OFF
+	await frames(2)
+	var back := screenshot("debug_view_off_" + renderer)
+	var c0 := back.get_pixel(back.get_width() / 2 + 3, back.get_height() / 2 + 3)
+	check(not c0.is_equal_approx(mid), "OFF draws the node's material again")
+	expect_error("TerrainNode.debug_view must be in [0, 6]")
+	tn.debug_view = 9
+	check_eq(tn.debug_view, TerrainNode.DEBUG_VIEW_OFF, "kept")
+	s[0].queue_free()

@@ -26,6 +26,8 @@ use terrain_core::terrain_data::Region;
 
 #[path = "terrain_node_collision.rs"]
 mod collision_api;
+#[path = "terrain_node_debug.rs"]
+mod debug;
 #[path = "terrain_node_draw.rs"]
 mod draw;
 #[path = "terrain_node_queries.rs"]
@@ -34,6 +36,8 @@ mod queries;
 mod source;
 
 const DEFAULT_SHADER: &str = "res://addons/wandering_terrain/shaders/terrain_node.gdshader";
+/// The debug views' shader (`debug_view`): the shipped includes, drawing what they compute as colours.
+const DEBUG_SHADER: &str = "res://addons/wandering_terrain/shaders/terrain_node_debug.gdshader";
 
 /// Shader parameters this node sets (runtime state, taken out of the material while a scene is saved).
 const RUNTIME_PARAMS: &[&str] = &[
@@ -95,6 +99,15 @@ pub struct TerrainNode {
     #[export]
     #[var(set = set_material)]
     material: Option<Gd<ShaderMaterial>>,
+    /// A debug view drawn instead of the material, made of the shipped shader includes so it shows what
+    /// the real shader computes: OFF, CHECKER (sample cells), HEIGHTMAP (grey over the height range),
+    /// NORMALS, SLOPE (grey: 0 flat … 1 vertical), LEVELS (a colour per clipmap level), HOLES (holes
+    /// tinted instead of cut, over the heightmap). No cost when OFF.
+    #[export(enum = (Off = 0, Checker = 1, Heightmap = 2, Normals = 3, Slope = 4, Levels = 5, Holes = 6))]
+    #[var(set = set_debug_view)]
+    debug_view: i64,
+    /// The debug view's material while one is shown.
+    debug_material: Option<Gd<ShaderMaterial>>,
 
     /// The node the rings follow; empty: the current camera (in the editor, the editor's camera). The node
     /// is looked up once, and again when `target` is set or the node it found leaves the tree.
@@ -238,6 +251,8 @@ impl INode3D for TerrainNode {
             terrain_regions: None,
             terrain_material: None,
             material: None,
+            debug_view: 0,
+            debug_material: None,
             target: NodePath::default(),
             levels: 7,
             tile_resolution: 32,
@@ -442,17 +457,23 @@ impl TerrainNode {
     #[func]
     fn set_material(&mut self, material: Option<Gd<ShaderMaterial>>) {
         self.material = material;
-        let rid = self
-            .material
-            .as_ref()
-            .map(|m| m.get_rid())
-            .unwrap_or(Rid::Invalid);
-        let mut rs = RenderingServer::singleton();
-        for &i in &self.instances {
-            rs.instance_geometry_set_material_override(i, rid);
-        }
+        self.apply_override();
         self.update_material();
         self.apply_look();
+    }
+
+    /// Shows debug view `value` (see the property); out of range is refused with an error.
+    #[func]
+    fn set_debug_view(&mut self, value: i64) {
+        if !(0..=6).contains(&value) {
+            godot_error!(
+                "TerrainNode.debug_view must be in [0, 6] (OFF … HOLES), got {value}; keeping {}",
+                self.debug_view
+            );
+            return;
+        }
+        self.debug_view = value;
+        self.show_debug_view();
     }
 
     #[func]

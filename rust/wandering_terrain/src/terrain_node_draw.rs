@@ -30,9 +30,8 @@ impl TerrainNode {
         let t = if t.is_finite() { t } else { Vector2::ZERO };
         if t != self.last_target {
             self.last_target = t;
-            if let Some(mat) = self.material.as_mut() {
-                mat.set_shader_parameter(&self.param_target, &t.to_variant());
-            }
+            let name = self.param_target.clone();
+            self.set_param(&name, &t.to_variant());
         }
     }
 
@@ -63,9 +62,8 @@ impl TerrainNode {
             self.update_material();
         } else if Some(self.gpu.fine_origin()) != self.sent_fine_origin {
             let fo = self.gpu.fine_origin();
-            if let Some(mat) = self.material.as_mut() {
-                mat.set_shader_parameter(&self.param_fine_origin, &fo.to_variant());
-            }
+            let name = self.param_fine_origin.clone();
+            self.set_param(&name, &fo.to_variant());
             self.sent_fine_origin = Some(fo);
         }
         self.set_drawable(true);
@@ -139,11 +137,7 @@ impl TerrainNode {
         };
         let scenario = world.get_scenario();
         let mut rs = RenderingServer::singleton();
-        let mat = self
-            .material
-            .as_ref()
-            .map(|m| m.get_rid())
-            .unwrap_or(Rid::Invalid);
+        let mat = self.drawn_rid();
         let count = self.config.piece_count();
         for _ in 0..count {
             let i = rs.instance_create();
@@ -193,27 +187,35 @@ impl TerrainNode {
             self.gpu.fine_layer() as i32,
             self.gpu.fine_origin(),
         );
-        let Some(mat) = self.material.as_mut() else {
-            return;
-        };
-        mat.set_shader_parameter("clipmap_data", &tex.to_variant());
-        mat.set_shader_parameter("clipmap_window", &window.to_variant());
-        mat.set_shader_parameter("clipmap_fine_layer", &fine.to_variant());
-        mat.set_shader_parameter(&self.param_fine_origin, &fine_origin.to_variant());
         self.sent_fine_origin = Some(fine_origin);
-        mat.set_shader_parameter(
-            "terrain_size",
-            &Vector2::new(size.x as f32, size.y as f32).to_variant(),
+        let (param_target, param_fine_origin) =
+            (self.param_target.clone(), self.param_fine_origin.clone());
+        let (vertex_spacing, tile_resolution, morph_width, last_target) = (
+            self.vertex_spacing,
+            self.tile_resolution,
+            self.morph_width,
+            self.last_target,
         );
-        mat.set_shader_parameter("spacing", &(spacing as f32).to_variant());
-        mat.set_shader_parameter("terrain_origin", &o.to_variant());
-        mat.set_shader_parameter("terrain_scale", &s.to_variant());
-        mat.set_shader_parameter("vertex_spacing", &(self.vertex_spacing as f32).to_variant());
-        mat.set_shader_parameter(
-            "tile_resolution",
-            &(self.tile_resolution as f32).to_variant(),
-        );
-        mat.set_shader_parameter("morph_width", &(self.morph_width as f32).to_variant());
-        mat.set_shader_parameter(&self.param_target, &self.last_target.to_variant());
+        for mat in self
+            .material
+            .iter_mut()
+            .chain(self.debug_material.iter_mut())
+        {
+            mat.set_shader_parameter("clipmap_data", &tex.to_variant());
+            mat.set_shader_parameter("clipmap_window", &window.to_variant());
+            mat.set_shader_parameter("clipmap_fine_layer", &fine.to_variant());
+            mat.set_shader_parameter(&param_fine_origin, &fine_origin.to_variant());
+            mat.set_shader_parameter(
+                "terrain_size",
+                &Vector2::new(size.x as f32, size.y as f32).to_variant(),
+            );
+            mat.set_shader_parameter("spacing", &(spacing as f32).to_variant());
+            mat.set_shader_parameter("terrain_origin", &o.to_variant());
+            mat.set_shader_parameter("terrain_scale", &s.to_variant());
+            mat.set_shader_parameter("vertex_spacing", &(vertex_spacing as f32).to_variant());
+            mat.set_shader_parameter("tile_resolution", &(tile_resolution as f32).to_variant());
+            mat.set_shader_parameter("morph_width", &(morph_width as f32).to_variant());
+            mat.set_shader_parameter(&param_target, &last_target.to_variant());
+        }
     }
 }

@@ -68,6 +68,9 @@ impl TerrainNode {
         };
         if range != self.height_range {
             self.height_range = range;
+            if let Some(m) = self.debug_material.as_mut() {
+                m.set_shader_parameter("debug_height_range", &range.to_variant());
+            }
             let mut rs = RenderingServer::singleton();
             for (i, p) in self.shown.iter().enumerate() {
                 if let Some(p) = p {
@@ -167,9 +170,8 @@ impl TerrainNode {
         self.last_pos = Some(pos);
         let fo = self.gpu.fine_origin();
         if Some(fo) != self.sent_fine_origin {
-            if let Some(mat) = self.material.as_mut() {
-                mat.set_shader_parameter(&self.param_fine_origin, &fo.to_variant());
-            }
+            let name = self.param_fine_origin.clone();
+            self.set_param(&name, &fo.to_variant());
             self.sent_fine_origin = Some(fo);
         }
         self.set_drawable(true);
