@@ -45,6 +45,8 @@ var _touched: Array[Resource] = []
 var _unsaved: Label
 ## Random image turns (Random mode).
 var _rng := RandomNumberGenerator.new()
+## The toolbar's debug view menu (TerrainNode.debug_view).
+var debug_view: OptionButton
 ## The terrain material whose hole overlay is on: with a hole tool, holes are tinted instead of cut, so
 ## they can be seen and removed.
 var _overlay_material: ShaderMaterial
@@ -76,6 +78,14 @@ func _enter_tree() -> void:
 	_unsaved = Label.new()
 	_unsaved.tooltip_text = "Edited regions of this region map, written when the scene is saved"
 	toolbar.add_child(_unsaved)
+	debug_view = OptionButton.new()
+	for v in ["View: normal", "Checker", "Heightmap", "Normals", "Slope", "Levels", "Holes"]:
+		debug_view.add_item(v)
+	debug_view.tooltip_text = "Debug view of the selected TerrainNode (its debug_view property)"
+	debug_view.item_selected.connect(func(i):
+		if terrain is TerrainNode:
+			terrain.debug_view = i)
+	toolbar.add_child(debug_view)
 	add_control_to_container(CONTAINER_SPATIAL_EDITOR_MENU, toolbar)
 	toolbar.hide()
 
@@ -88,6 +98,7 @@ func _exit_tree() -> void:
 	_drop_cursor()
 	_hide_hole_overlay()
 	_unsaved = null
+	debug_view = null
 	if toolbar:
 		remove_control_from_container(CONTAINER_SPATIAL_EDITOR_MENU, toolbar)
 		toolbar.queue_free()
@@ -187,6 +198,10 @@ func _edit(object: Object) -> void:
 		external_data.context = terrain
 	if new_terrain_panel:
 		new_terrain_panel.context = terrain
+	if debug_view:
+		debug_view.visible = terrain is TerrainNode
+		if terrain is TerrainNode:
+			debug_view.select(terrain.debug_view)
 
 
 func _make_visible(visible: bool) -> void:

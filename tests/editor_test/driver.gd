@@ -72,6 +72,7 @@ func _run() -> void:
 	await _test_paint_layer_undo(plugin, tn, cam)
 	await _test_holes_and_save(plugin, tn, cam)
 	await _test_hole_tools_show_holes(plugin, tn)
+	await _test_debug_view_menu(plugin, tn)
 	await _test_large_data_is_offered_a_file(plugin, tn)
 	await _test_external_data_is_saved(plugin, tn, cam)
 	await _test_generate_off_the_main_thread(plugin, tn)
@@ -84,6 +85,10 @@ func _run() -> void:
 	await _test_detail_paint_undo(plugin, tn, cam)
 	await _test_bake_navigation_mesh_button(root, tn)
 	cam.free()
+	# The undo history holds terrain resources and strokes: let them go while the extension and the
+	# servers are all still up, not in the editor's own teardown.
+	EditorInterface.get_editor_undo_redo().clear_history()
+	await _frames(2)
 	print("::summary")
 	get_tree().quit(0)
 
@@ -354,6 +359,19 @@ func _test_brush_image_turns_with_the_stroke(plugin, tn: TerrainNode, cam: Camer
 	plugin.toolbar.rotation_mode = plugin.toolbar.ROTATION_FIXED
 	plugin.brush.image = null
 	plugin.brush.image_rotation = 0.0
+	_end()
+
+
+func _test_debug_view_menu(plugin, tn: TerrainNode) -> void:
+	_begin("test_debug_view_menu")
+	var menu: OptionButton = plugin.debug_view
+	check(menu.visible and menu.item_count == 7, "the toolbar lists the debug views")
+	menu.select(TerrainNode.DEBUG_VIEW_SLOPE)
+	menu.item_selected.emit(TerrainNode.DEBUG_VIEW_SLOPE)
+	check(tn.debug_view == TerrainNode.DEBUG_VIEW_SLOPE, "picking one sets the node's debug_view")
+	menu.select(0)
+	menu.item_selected.emit(0)
+	check(tn.debug_view == TerrainNode.DEBUG_VIEW_OFF, "and back")
 	_end()
 
 

@@ -62,6 +62,12 @@ pub fn close() {
         return;
     }
     if let Some(mut ns) = server() {
+        // The server drops our callable now, while this library's code is loaded, not in its own
+        // teardown (a headless editor that had baked crashed at exit now and then).
+        ns.call(
+            "source_geometry_parser_set_callback",
+            &[Rid::new(id).to_variant(), Callable::invalid().to_variant()],
+        );
         ns.call("free_rid", &[Rid::new(id).to_variant()]);
     }
 }
