@@ -18,7 +18,7 @@ func _run() -> void:
 	var only := args[o + 1] if o >= 0 and o + 1 < args.size() else ""
 	var scenes: PackedStringArray = []
 	for f in DirAccess.get_files_at("res://scenes"):
-		if f.ends_with(".tscn") and f.contains(only):
+		if f.ends_with(".tscn") and (only == "" or f.contains(only)):
 			scenes.append(f)
 	scenes.sort()
 	for f in scenes:
