@@ -59,6 +59,13 @@ func test_edit_across_a_level_boundary() -> void:
 	print("clipmap edit across levels 1/2: %d vertex pixels, worst |GPU - CPU| %s; %d bytes uploaded" % [res[0], res[1], bytes])
 
 
+## Whether world X/Z `w` lies within 0.08 units of a sample triangle's edge (rasterisation decides those).
+func _near_triangle_edge(w: Vector2) -> bool:
+	var sp := w - Vector2(0.5, 0.5)
+	var f := sp - sp.floor()
+	return minf(minf(f.x, 1.0 - f.x), minf(f.y, 1.0 - f.y)) < 0.08 or absf(f.x + f.y - 1.0) < 0.12
+
+
 func test_holes_show_the_background_exactly() -> void:
 	var t := _data()
 	var holes := PackedByteArray()
@@ -73,17 +80,13 @@ func test_holes_show_the_background_exactly() -> void:
 	await frames(3)
 	var img := screenshot("clipmap_holes_" + renderer)
 	s[0].queue_free()
-	var ppu := img.get_height() / cam.size
 	var wrong := 0
 	var n_hole := 0
 	var n := 0
 	for py in range(0, img.get_height(), 2):
 		for px in range(0, img.get_width(), 2):
-			var w := Vector2(256.05, 256.05) + Vector2((px + 0.5 - img.get_width() / 2.0) / ppu, (py + 0.5 - img.get_height() / 2.0) / ppu)
-			# Skip pixels within 0.08 units of a triangle edge (rasterisation decides those).
-			var sp := w - Vector2(0.5, 0.5)
-			var f := sp - sp.floor()
-			if minf(minf(f.x, 1.0 - f.x), minf(f.y, 1.0 - f.y)) < 0.08 or absf(f.x + f.y - 1.0) < 0.12:
+			var w := _world(img, Vector2(256.05, 256.05), cam.size, px, py)
+			if _near_triangle_edge(w):
 				continue
 			var hole := t.is_hole(w)
 			n_hole += int(hole)
@@ -109,16 +112,13 @@ func test_hole_overlay_tints_exactly_the_holes() -> void:
 	await frames(3)
 	var img := screenshot("clipmap_hole_overlay_" + renderer)
 	s[0].queue_free()
-	var ppu := img.get_height() / cam.size
 	var wrong := 0
 	var cut := 0
 	var n_hole := 0
 	for py in range(0, img.get_height(), 2):
 		for px in range(0, img.get_width(), 2):
-			var w := Vector2(256.05, 256.05) + Vector2((px + 0.5 - img.get_width() / 2.0) / ppu, (py + 0.5 - img.get_height() / 2.0) / ppu)
-			var sp := w - Vector2(0.5, 0.5)
-			var f := sp - sp.floor()
-			if minf(minf(f.x, 1.0 - f.x), minf(f.y, 1.0 - f.y)) < 0.08 or absf(f.x + f.y - 1.0) < 0.12:
+			var w := _world(img, Vector2(256.05, 256.05), cam.size, px, py)
+			if _near_triangle_edge(w):
 				continue
 			var c := img.get_pixel(px, py)
 			cut += int(_is_bg(c))
@@ -165,11 +165,9 @@ func test_debug_views_show_what_the_shader_computes() -> void:
 		for py in range(1, img.get_height(), 5):
 			for px in range(1, img.get_width(), 5):
 				var p := _world(img, centre, cam.size, px, py)
-				var sp := p - Vector2(0.5, 0.5)
-				var f := sp - sp.floor()
 				# Away from triangle edges (rasterisation) and sample-cell edges (the checker).
 				var g := p - p.floor()
-				if minf(minf(f.x, 1.0 - f.x), minf(f.y, 1.0 - f.y)) < 0.08 or absf(f.x + f.y - 1.0) < 0.12 or minf(minf(g.x, 1.0 - g.x), minf(g.y, 1.0 - g.y)) < 0.08:
+				if _near_triangle_edge(p) or minf(minf(g.x, 1.0 - g.x), minf(g.y, 1.0 - g.y)) < 0.08:
 					continue
 				var c := img.get_pixel(px, py)
 				var hole := t.is_hole(p)
