@@ -2,6 +2,7 @@
 //! batch sampler. Per-element throughput is reported by criterion (`thrpt`).
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use noise::{Fbm, MultiFractal, NoiseFn, Perlin};
+use terrain_core::brush::{self, Brush, Falloff, Tool};
 use terrain_core::generation::{generate, NoiseParams};
 use terrain_core::terrain_data::{slope_pass, Region, TerrainData};
 
@@ -90,6 +91,29 @@ fn bench(c: &mut Criterion) {
         &pts,
         |b, pts| b.iter(|| t.heights_at(pts, &mut hs)),
     );
+
+    // One editor dab on a 4096² terrain: a radius-128 raise (65,536 samples) and a 64² paint.
+    g.sample_size(30);
+    let mut big = terrain(4096);
+    let raise = Brush::new(Tool::Raise, 256.0, 2.0, Falloff::Hardness(0.0), 0.0).unwrap();
+    let paint = Brush::new(Tool::Paint { layer: 1, erase: false }, 64.0, 2.0, Falloff::Hardness(0.0), 0.0).unwrap();
+    g.throughput(Throughput::Elements(256 * 256));
+    let mut k = 0u32;
+    g.bench_function("brush_raise_r128_on_4096", |b| {
+        b.iter(|| {
+            k = k.wrapping_add(1);
+            let c = [2048.0 + f64::from(k % 7), 2048.0];
+            brush::apply(&mut big, &raise, c, 1.0 / 60.0).unwrap()
+        })
+    });
+    g.throughput(Throughput::Elements(64 * 64));
+    g.bench_function("brush_paint_64_on_4096", |b| {
+        b.iter(|| {
+            k = k.wrapping_add(1);
+            let c = [1024.0 + f64::from(k % 7), 1024.0];
+            brush::apply(&mut big, &paint, c, 1.0 / 60.0).unwrap()
+        })
+    });
     g.finish();
 }
 

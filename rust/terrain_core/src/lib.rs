@@ -13,6 +13,7 @@ pub mod detail;
 pub mod erosion;
 pub mod generation;
 mod hash;
+pub mod height_range;
 pub mod heightmap_io;
 pub mod instances;
 pub mod material;

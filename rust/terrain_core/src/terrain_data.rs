@@ -10,6 +10,7 @@
 
 use crate::bezier_patch::{self, Texel};
 use crate::control::HOLE;
+use crate::height_range::{min_max, HeightRange};
 use crate::samples::{grid_texels, patch_of, slope, Samples};
 use std::fmt;
 
@@ -180,21 +181,12 @@ pub struct TerrainData {
     spacing: f64,
     heights: Vec<f32>,
     /// Lowest and highest height, kept current by edits: the nodes ask for it on every change.
-    range: (f32, f32),
+    range: HeightRange,
     /// Control data per sample (bit `HOLE` marks a hole); empty while nothing is painted (all zero).
     control: Vec<u32>,
     /// Non-zero values in `control`, kept by edits: an edit that clears the last one drops the map without
     /// scanning it.
     nonzero: usize,
-}
-
-/// Lowest and highest value, (INF, -INF) for none.
-fn min_max(values: &[f32]) -> (f32, f32) {
-    values
-        .iter()
-        .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &h| {
-            (lo.min(h), hi.max(h))
-        })
 }
 
 impl TerrainData {
@@ -221,7 +213,7 @@ impl TerrainData {
         }
         check_finite("heights", &heights)?;
         let spacing = check_spacing(spacing)?;
-        let range = min_max(&heights);
+        let range = HeightRange::of(&heights, width, depth);
         Ok(Self {
             width,
             depth,
@@ -547,20 +539,19 @@ impl TerrainData {
             });
         }
         check_finite("values", values)?;
-        // Only when an edit overwrites the lowest or highest sample can the range shrink: then rescan.
-        let (lo, hi) = self.range;
-        let mut lost_extreme = false;
+        // Only when an edit overwrites the lowest or highest sample can the range shrink.
+        let (lo, hi) = self.range.get();
+        let mut lost = (false, false);
         for (row, z) in (r.z..r.z + r.d).enumerate() {
             let dst = &mut self.heights[z * self.width + r.x..z * self.width + r.x + r.w];
-            lost_extreme |= dst.iter().any(|&h| h == lo || h == hi);
+            for &h in dst.iter() {
+                lost.0 |= h == lo;
+                lost.1 |= h == hi;
+            }
             dst.copy_from_slice(&values[row * r.w..(row + 1) * r.w]);
         }
-        let (vlo, vhi) = min_max(values);
-        self.range = if lost_extreme {
-            min_max(&self.heights)
-        } else {
-            (lo.min(vlo), hi.max(vhi))
-        };
+        self.range
+            .edited(&self.heights, self.width, r, min_max(values), lost);
         Ok(self.grow(r))
     }
 
@@ -649,10 +640,11 @@ impl TerrainData {
 
     /// Lowest and highest height (0, 0 for no samples).
     pub fn height_range(&self) -> (f32, f32) {
-        if self.range.0 > self.range.1 {
+        let (lo, hi) = self.range.get();
+        if lo > hi {
             (0.0, 0.0)
         } else {
-            self.range
+            (lo, hi)
         }
     }
 }
