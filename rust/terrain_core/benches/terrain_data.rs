@@ -96,7 +96,17 @@ fn bench(c: &mut Criterion) {
     g.sample_size(30);
     let mut big = terrain(4096);
     let raise = Brush::new(Tool::Raise, 256.0, 2.0, Falloff::Hardness(0.0), 0.0).unwrap();
-    let paint = Brush::new(Tool::Paint { layer: 1, erase: false }, 64.0, 2.0, Falloff::Hardness(0.0), 0.0).unwrap();
+    let paint = Brush::new(
+        Tool::Paint {
+            layer: 1,
+            erase: false,
+        },
+        64.0,
+        2.0,
+        Falloff::Hardness(0.0),
+        0.0,
+    )
+    .unwrap();
     g.throughput(Throughput::Elements(256 * 256));
     let mut k = 0u32;
     g.bench_function("brush_raise_r128_on_4096", |b| {

@@ -63,6 +63,7 @@ pub enum Falloff {
 
 impl Falloff {
     /// Weight at distance `r` in [0, 1] of the radius.
+    #[inline]
     pub fn weight(&self, r: f32) -> f32 {
         if !(0.0..1.0).contains(&r) {
             return 0.0;
@@ -331,9 +332,16 @@ pub fn apply(
     };
     let sp = t.spacing();
     let radius = 0.5 * b.size;
+    // Beyond the rim with a margin for rounding (the weight there is 0): no square root for the dab's
+    // corners, a fifth of its square.
+    let outside = (radius * radius) * (1.0 + 1e-9);
     let weight = |x: usize, z: usize| -> f32 {
         let (px, pz) = ((x as f64 + 0.5) * sp, (z as f64 + 0.5) * sp);
-        let d = ((px - center[0]).powi(2) + (pz - center[1]).powi(2)).sqrt() / radius;
+        let d2 = (px - center[0]).powi(2) + (pz - center[1]).powi(2);
+        if d2 > outside {
+            return 0.0;
+        }
+        let d = d2.sqrt() / radius;
         let w = b.falloff.weight(d as f32);
         match &b.mask {
             Some(m) if w > 0.0 => {
@@ -400,38 +408,65 @@ pub fn apply(
         return Ok(Some(t.update_control(r, |k, _| after[k])));
     }
     // The terrain stays as it was until the dab is written: smoothing reads the heights from before it.
-    let before = t.heights_region(r);
+    // Rows are independent, so they are computed in parallel; a row reports whether it changed.
+    use rayon::prelude::*;
     let step = (b.strength * delta) as f32;
-    let mut after = before.clone();
-    for (k, h) in after.iter_mut().enumerate() {
-        let (x, z) = (r.x + k % r.w, r.z + k / r.w);
-        let w = weight(x, z);
-        if w <= 0.0 {
-            continue;
+    let mut after = vec![0.0f32; r.w * r.d];
+    let src: &TerrainData = t;
+    let row = |(i, out): (usize, &mut [f32])| -> bool {
+        let z = r.z + i;
+        let start = z * src.width() + r.x;
+        out.copy_from_slice(&src.heights()[start..start + r.w]);
+        let mut changed = false;
+        for (j, h) in out.iter_mut().enumerate() {
+            let x = r.x + j;
+            let w = weight(x, z);
+            if w <= 0.0 {
+                continue;
+            }
+            let old = *h;
+            *h = match b.tool {
+                Tool::Raise => old + step * w,
+                Tool::Lower => old - step * w,
+                Tool::Smooth => {
+                    let mean = neighbourhood_mean(src, x, z);
+                    old + (mean - old) * blend(w)
+                }
+                Tool::Flatten | Tool::SetHeight => old + (b.height as f32 - old) * blend(w),
+                Tool::Slope { from, to } => {
+                    let target =
+                        slope_height(from, to, [(x as f64 + 0.5) * sp, (z as f64 + 0.5) * sp]);
+                    old + (target as f32 - old) * blend(w)
+                }
+                Tool::HoleAdd
+                | Tool::HoleRemove
+                | Tool::Paint { .. }
+                | Tool::Instances { .. }
+                | Tool::Detail { .. }
+                | Tool::Erode => {
+                    unreachable!("handled above")
+                }
+            };
+            // A NaN result counts as a change (and is refused when written).
+            changed |= *h != old;
         }
-        *h = match b.tool {
-            Tool::Raise => *h + step * w,
-            Tool::Lower => *h - step * w,
-            Tool::Smooth => {
-                let mean = neighbourhood_mean(t, x, z);
-                *h + (mean - *h) * blend(w)
-            }
-            Tool::Flatten | Tool::SetHeight => *h + (b.height as f32 - *h) * blend(w),
-            Tool::Slope { from, to } => {
-                let target = slope_height(from, to, [(x as f64 + 0.5) * sp, (z as f64 + 0.5) * sp]);
-                *h + (target as f32 - *h) * blend(w)
-            }
-            Tool::HoleAdd
-            | Tool::HoleRemove
-            | Tool::Paint { .. }
-            | Tool::Instances { .. }
-            | Tool::Detail { .. }
-            | Tool::Erode => {
-                unreachable!("handled above")
-            }
-        };
-    }
-    if after == before {
+        changed
+    };
+    // Below a few thousand samples the thread hand-off costs more than it saves.
+    let changed = if r.w * r.d >= 4096 {
+        after
+            .par_chunks_mut(r.w)
+            .enumerate()
+            .map(row)
+            .reduce(|| false, |a, b| a | b)
+    } else {
+        after
+            .chunks_mut(r.w)
+            .enumerate()
+            .map(row)
+            .fold(false, |a, b| a | b)
+    };
+    if !changed {
         return Ok(None);
     }
     Ok(Some(t.set_heights_region(r, &after)?))

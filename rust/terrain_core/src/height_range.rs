@@ -121,7 +121,9 @@ mod tests {
         assert_eq!(range.get(), min_max(&h));
         let mut seed = 7u64;
         let mut next = |n: usize| {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (seed >> 33) as usize % n
         };
         for k in 0..400 {
