@@ -7,6 +7,7 @@ mod clipmap_data;
 mod collision;
 mod collision_debug;
 mod detail_cells;
+mod editable_texture;
 mod follow;
 mod instance_cells;
 mod navigation;

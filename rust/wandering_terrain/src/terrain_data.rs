@@ -1,5 +1,6 @@
 //! `TerrainData`: the heightfield resource (maths in `terrain_core::terrain_data` and friends).
 
+use crate::editable_texture::{Channels, EditableTexture};
 use crate::terrain_brush::TerrainBrush;
 use crate::terrain_generator::TerrainGenerator;
 use godot::classes::image::Format;
@@ -74,9 +75,9 @@ pub struct TerrainData {
 
     core: core::TerrainData,
     image: Option<Gd<Image>>,
-    texture: Option<Gd<ImageTexture>>,
+    texture: Option<EditableTexture>,
     /// The control values as an RF texture for the wandering terrain shader (made on first use).
-    control_texture: Option<Gd<ImageTexture>>,
+    control_texture: Option<EditableTexture>,
     /// A generation running on worker threads (`generate_async`).
     job: Option<GenerationJob>,
     /// A heightmap file being decoded on a worker thread (`import_heightmap_async`).
@@ -307,21 +308,36 @@ impl TerrainData {
     #[func]
     fn get_data_image(&mut self) -> Gd<Image> {
         if self.image.is_none() {
-            let (w, d) = (self.core.width() as i32, self.core.depth() as i32);
-            let all = self.core.texels_region(self.core.all());
-            self.image = Image::create_from_data(w, d, false, Format::RGBF, &data_bytes(&all));
+            self.image = Some(self.whole_data_image());
         }
         self.image.clone().expect("data image")
     }
 
-    /// The data texture for the shaders' `data_tex`: one ImageTexture, updated in place by edits.
+    /// The data texture for the shaders' `data_tex`: one texture object, updated in place by edits (by
+    /// rectangle on Forward+ and Mobile, see `editable_texture.rs`).
     #[func]
     pub fn get_data_texture(&mut self) -> Gd<Texture2D> {
         if self.texture.is_none() {
+            let kept = self.image.is_some();
             let img = self.get_data_image();
-            self.texture = ImageTexture::create_from_image(&img);
+            self.texture = EditableTexture::new(Channels::Rgb, &img);
+            // The device holds the data: the image is made again if someone asks for it.
+            if !kept
+                && self
+                    .texture
+                    .as_ref()
+                    .is_some_and(EditableTexture::by_rectangle)
+            {
+                self.image = None;
+            }
         }
-        self.texture.clone().expect("data texture").upcast()
+        match &self.texture {
+            Some(t) => t.texture(),
+            None => {
+                godot_error!("TerrainData.get_data_texture: the texture could not be made");
+                ImageTexture::new_gd().upcast()
+            }
+        }
     }
 
     #[func]
@@ -334,7 +350,7 @@ impl TerrainData {
         let control: Vec<u32> = value.as_slice().iter().map(|&c| c as u32).collect();
         match self.core.set_control_map(control) {
             Ok(()) => {
-                self.update_control_texture();
+                self.update_control_texture(None);
                 let all = self.core.all();
                 self.base_mut().emit_changed();
                 self.signals().region_changed().emit(rect_of(all));
@@ -814,15 +830,17 @@ impl TerrainData {
             let all = self.core.texels_region(self.core.all());
             img.set_data(w, d, false, Format::RGBF, &data_bytes(&all));
         }
-        if let (Some(tex), Some(img)) = (self.texture.as_mut(), self.image.as_ref()) {
-            if same_size {
-                tex.update(img);
-            } else {
-                // A new size needs new GPU storage; set_image keeps the same ImageTexture object.
-                tex.set_image(img);
+        if self.texture.is_some() {
+            let img = match &self.image {
+                Some(i) => i.clone(),
+                None => self.whole_data_image(),
+            };
+            // A new size gets new GPU storage in the same texture object.
+            if let Some(tex) = self.texture.as_mut() {
+                tex.replace(&img);
             }
         }
-        self.update_control_texture();
+        self.update_control_texture(None);
         self.base_mut().emit_changed();
         let all = Rect2i::new(Vector2i::ZERO, Vector2i::new(w, d));
         self.signals().region_changed().emit(all);
@@ -830,26 +848,38 @@ impl TerrainData {
 
     /// Copies a rectangle of the derived data into the kept image and re-uploads the texture.
     fn update_texture_region(&mut self, r: Region) {
-        if r.is_empty() {
+        if r.is_empty() || (self.image.is_none() && self.texture.is_none()) {
             return;
         }
-        let Some(img) = self.image.as_mut() else {
-            return;
-        };
         let rows = self.core.texels_region(r);
-        let patch = Image::create_from_data(
-            r.w as i32,
-            r.d as i32,
-            false,
-            Format::RGBF,
-            &data_bytes(&rows),
-        )
-        .expect("patch image");
-        let src = Rect2i::new(Vector2i::ZERO, Vector2i::new(r.w as i32, r.d as i32));
-        img.blit_rect(&patch, src, Vector2i::new(r.x as i32, r.z as i32));
-        if let (Some(tex), Some(img)) = (self.texture.as_mut(), self.image.as_ref()) {
-            // Godot has no partial upload for ImageTexture: the texture object stays, its data is re-sent.
-            tex.update(img);
+        if let Some(img) = self.image.as_mut() {
+            let patch = Image::create_from_data(
+                r.w as i32,
+                r.d as i32,
+                false,
+                Format::RGBF,
+                &data_bytes(&rows),
+            )
+            .expect("patch image");
+            let src = Rect2i::new(Vector2i::ZERO, Vector2i::new(r.w as i32, r.d as i32));
+            img.blit_rect(&patch, src, Vector2i::new(r.x as i32, r.z as i32));
         }
+        if let Some(tex) = self.texture.as_mut() {
+            // Without rectangle updates the whole kept image is re-sent (it exists then: see get_data_texture).
+            let image = &self.image;
+            tex.update_rect(
+                [r.x as u32, r.z as u32],
+                [r.w as u32, r.d as u32],
+                rows.as_flattened(),
+                || image.clone().expect("the image of a texture updated whole"),
+            );
+        }
+    }
+
+    /// The whole data as a new image.
+    fn whole_data_image(&self) -> Gd<Image> {
+        let (w, d) = (self.core.width() as i32, self.core.depth() as i32);
+        let all = self.core.texels_region(self.core.all());
+        Image::create_from_data(w, d, false, Format::RGBF, &data_bytes(&all)).expect("data image")
     }
 }

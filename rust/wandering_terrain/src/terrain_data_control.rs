@@ -1,8 +1,9 @@
 //! `TerrainData`'s control map: holes and painted layers (layout and blending in `terrain_core::material`).
 
 use super::{rect_of, TerrainData};
+use crate::editable_texture::{Channels, EditableTexture};
 use godot::classes::image::Format;
-use godot::classes::{Image, ImageTexture, Texture2D};
+use godot::classes::{Image, Texture2D};
 use godot::prelude::*;
 use terrain_core::control::HOLE;
 use terrain_core::control::{gpu_control, MAX_LAYERS};
@@ -178,9 +179,9 @@ impl TerrainData {
         }
         if self.control_texture.is_none() {
             let img = self.control_image();
-            self.control_texture = ImageTexture::create_from_image(&img);
+            self.control_texture = EditableTexture::new(Channels::R, &img);
         }
-        self.control_texture.clone().map(|t| t.upcast())
+        self.control_texture.as_ref().map(EditableTexture::texture)
     }
 }
 
@@ -193,7 +194,7 @@ impl TerrainData {
     ) -> bool {
         match result {
             Ok(dirty) => {
-                self.update_control_texture();
+                self.update_control_texture(Some(dirty));
                 self.base_mut().emit_changed();
                 self.signals().region_changed().emit(rect_of(dirty));
                 true
@@ -220,7 +221,7 @@ impl TerrainData {
     }
 
     /// Re-sends the control texture after the control data changed (if it is in use).
-    pub(super) fn update_control_texture(&mut self) {
+    pub(super) fn update_control_texture(&mut self, dirty: Option<Region>) {
         if self.control_texture.is_none() {
             return;
         }
@@ -228,15 +229,33 @@ impl TerrainData {
             self.control_texture = None;
             return;
         }
-        let img = self.control_image();
-        let same = self.control_texture.as_ref().is_some_and(|t| {
-            t.get_width() == img.get_width() && t.get_height() == img.get_height()
-        });
-        if let Some(tex) = self.control_texture.as_mut() {
-            if same {
-                tex.update(&img);
-            } else {
-                tex.set_image(&img);
+        let by_rect = self
+            .control_texture
+            .as_ref()
+            .is_some_and(EditableTexture::by_rectangle);
+        match dirty {
+            Some(r) if by_rect && !r.is_empty() => {
+                let values: Vec<f32> = (r.z..r.z + r.d)
+                    .flat_map(|z| (r.x..r.x + r.w).map(move |x| (x, z)))
+                    .map(|(x, z)| {
+                        let c = self.core.control(x as i64, z as i64);
+                        gpu_control(c, c & HOLE != 0)
+                    })
+                    .collect();
+                if let Some(tex) = self.control_texture.as_mut() {
+                    tex.update_rect(
+                        [r.x as u32, r.z as u32],
+                        [r.w as u32, r.d as u32],
+                        &values,
+                        || unreachable!("updated by rectangle"),
+                    );
+                }
+            }
+            _ => {
+                let img = self.control_image();
+                if let Some(tex) = self.control_texture.as_mut() {
+                    tex.replace(&img);
+                }
             }
         }
     }
