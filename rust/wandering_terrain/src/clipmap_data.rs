@@ -139,24 +139,12 @@ impl ClipmapTexture {
             return false;
         };
         // Edits first: texels that `follow` computes afresh are already current.
-        let t0 = std::time::Instant::now();
-        let had = dirty.is_some();
         let mut changed = match dirty {
             Some(r) => data.refresh(terrain, frame, r),
             None => 0,
         };
         changed |= data.follow(terrain, frame, target);
-        let t1 = t0.elapsed();
-        let r = self.apply(changed);
-        if had && std::env::var_os("WT_PROF").is_some() {
-            godot_print!(
-                "PROF refresh {:?} apply {:?} mask {:b}",
-                t1,
-                t0.elapsed() - t1,
-                changed
-            );
-        }
-        r
+        self.apply(changed)
     }
 
     /// Streamed windows: shows a finished job's windows (uploading its changed layers) and starts the
