@@ -45,7 +45,7 @@ var _touched: Array[Resource] = []
 var _unsaved: Label
 ## Random image turns (Random mode).
 var _rng := RandomNumberGenerator.new()
-## The toolbar's debug view menu (TerrainNode.debug_view).
+## The toolbar's debug view menu (debug_view of the selected TerrainNode or WanderingTerrain).
 var debug_view: OptionButton
 ## The terrain material whose hole overlay is on: with a hole tool, holes are tinted instead of cut, so
 ## they can be seen and removed.
@@ -79,11 +79,11 @@ func _enter_tree() -> void:
 	_unsaved.tooltip_text = "Edited regions of this region map, written when the scene is saved"
 	toolbar.add_child(_unsaved)
 	debug_view = OptionButton.new()
-	for v in ["View: normal", "Checker", "Heightmap", "Normals", "Slope", "Levels", "Holes"]:
+	for v in ["View: normal", "Checker", "Heightmap", "Normals", "Slope", "Levels", "Holes", "Layer weights", "Control slots"]:
 		debug_view.add_item(v)
-	debug_view.tooltip_text = "Debug view of the selected TerrainNode (its debug_view property)"
+	debug_view.tooltip_text = "Debug view of the selected terrain (its debug_view property)"
 	debug_view.item_selected.connect(func(i):
-		if terrain is TerrainNode:
+		if terrain is TerrainNode or terrain is WanderingTerrain:
 			terrain.debug_view = i)
 	toolbar.add_child(debug_view)
 	add_control_to_container(CONTAINER_SPATIAL_EDITOR_MENU, toolbar)
@@ -199,8 +199,8 @@ func _edit(object: Object) -> void:
 	if new_terrain_panel:
 		new_terrain_panel.context = terrain
 	if debug_view:
-		debug_view.visible = terrain is TerrainNode
-		if terrain is TerrainNode:
+		debug_view.visible = terrain is TerrainNode or terrain is WanderingTerrain
+		if debug_view.visible:
 			debug_view.select(terrain.debug_view)
 
 

@@ -365,10 +365,11 @@ func _test_brush_image_turns_with_the_stroke(plugin, tn: TerrainNode, cam: Camer
 func _test_debug_view_menu(plugin, tn: TerrainNode) -> void:
 	_begin("test_debug_view_menu")
 	var menu: OptionButton = plugin.debug_view
-	check(menu.visible and menu.item_count == 7, "the toolbar lists the debug views")
-	menu.select(TerrainNode.DEBUG_VIEW_SLOPE)
-	menu.item_selected.emit(TerrainNode.DEBUG_VIEW_SLOPE)
-	check(tn.debug_view == TerrainNode.DEBUG_VIEW_SLOPE, "picking one sets the node's debug_view")
+	check(menu.visible and menu.item_count == TerrainNode.DEBUG_VIEW_CONTROL + 1, "the toolbar lists the debug views")
+	for v in [TerrainNode.DEBUG_VIEW_SLOPE, TerrainNode.DEBUG_VIEW_LAYER_WEIGHTS]:
+		menu.select(v)
+		menu.item_selected.emit(v)
+		check(tn.debug_view == v, "picking view %d sets the node's debug_view" % v)
 	menu.select(0)
 	menu.item_selected.emit(0)
 	check(tn.debug_view == TerrainNode.DEBUG_VIEW_OFF, "and back")

@@ -346,3 +346,106 @@ func test_normal_maps_light_the_ground_the_right_way() -> void:
 	check(results["+Z (0.0, -1.0)"] > results["+Z (0.0, 1.0)"] + 0.1, "a map tilted toward the image's down (+Z) is lit by a sun in +Z")
 	root.queue_free()
 	await frames(1)
+
+
+## The debug shader's layer colours (terrain_debug.gdshaderinc: WT_DEBUG_PALETTE; grey for none).
+const DEBUG_PALETTE := [Color(0.9, 0.2, 0.2), Color(0.2, 0.8, 0.2), Color(0.2, 0.4, 0.95), Color(0.95, 0.85, 0.1), Color(0.8, 0.2, 0.9), Color(0.1, 0.85, 0.85), Color(0.95, 0.55, 0.1), Color(0.6, 0.6, 0.6)]
+
+
+func _debug_color(layer: int) -> Color:
+	return Color(0.5, 0.5, 0.5) if layer < 0 else DEBUG_PALETTE[layer % 8]
+
+
+## [base slot, overlay slot, blend] of raw control word `c` (control.rs layout).
+func _paint(c: int) -> Array:
+	return [c & 63, (c >> 6) & 63, float((c >> 12) & 255) / 255.0]
+
+
+## The share of sample (x, z)'s paint that is a layer of the material (the rest is auto).
+func _painted(control: PackedInt32Array, x: int, z: int) -> float:
+	var p := _paint(control[z * SIZE + x])
+	var n := COLORS.size()
+	return (1.0 - p[2] if p[0] > 0 and p[0] <= n else 0.0) + (p[2] if p[1] > 0 and p[1] <= n else 0.0)
+
+
+## Both nodes' LAYER_WEIGHTS and CONTROL debug views draw the colours predicted from get_layer_weights and
+## the raw control words.
+func test_layer_debug_views_show_the_blend_and_the_slots() -> void:
+	var t := _data()
+	var control := t.get_control()
+	for kind in ["TerrainNode", "WanderingTerrain"]:
+		var s := _scene()
+		var root: Node3D = s[0]
+		var cam: Camera3D = s[1]
+		var node: Node3D
+		if kind == "TerrainNode":
+			var tn := TerrainNode.new()
+			tn.terrain_material = _material()
+			tn.terrain_data = t
+			root.add_child(tn)
+			tn.target = tn.get_path_to(cam)
+			node = tn
+		else:
+			var wt := WanderingTerrain.new()
+			var mesh := WanderingMesh.new()
+			mesh.start_size = 64.0
+			mesh.start_subdivision = 5
+			mesh.lods = PackedInt32Array([2, 2, 2, 2, 2, 2])
+			wt.mesh = mesh
+			wt.terrain_material = _material()
+			wt.terrain_data = t
+			var tracker := Camera3D.new()
+			root.add_child(tracker)
+			tracker.look_at_from_position(Vector3(SIZE * 0.5, 60, SIZE + 20), Vector3(SIZE * 0.5, 60, 0))
+			root.add_child(wt)
+			wt.camera = wt.get_path_to(tracker)
+			node = wt
+		for view in [TerrainNode.DEBUG_VIEW_LAYER_WEIGHTS, TerrainNode.DEBUG_VIEW_CONTROL]:
+			node.set("debug_view", view)
+			await frames(3)
+			var img := screenshot("debug_view_%d_%s" % [view, kind])
+			var worst := 0.0
+			var n := 0
+			var kinds := {}
+			for py in range(1, img.get_height(), 4):
+				for px in range(1, img.get_width(), 4):
+					var o := cam.project_ray_origin(Vector2(px + 0.5, py + 0.5))
+					var p := Vector2(o.x, o.z)
+					if p.x < 2.0 or p.y < 2.0 or p.x > SIZE - 2.0 or p.y > SIZE - 2.0:
+						continue
+					var near_hole := false
+					for d in [Vector2(0, 0), Vector2(1.2, 0), Vector2(-1.2, 0), Vector2(0, 1.2), Vector2(0, -1.2)]:
+						near_hole = near_hole or t.is_hole(p + d)
+					if near_hole:
+						continue
+					var want: Color
+					if view == TerrainNode.DEBUG_VIEW_CONTROL:
+						# The nearest sample: away from sample-cell borders.
+						var g := p - p.floor()
+						if minf(minf(g.x, 1.0 - g.x), minf(g.y, 1.0 - g.y)) < 0.1:
+							continue
+						var pt := _paint(control[int(p.y) * SIZE + int(p.x)])
+						want = _debug_color(pt[0] - 1).lerp(_debug_color(pt[1] - 1), pt[2])
+						kinds[want.to_html()] = true
+					else:
+						var w: PackedFloat32Array = node.call("get_layer_weights", p)
+						var c := Color(0, 0, 0)
+						for i in w.size():
+							c += _debug_color(i) * w[i]
+						var sp := p - Vector2(0.5, 0.5)
+						var f := sp - sp.floor()
+						var x0 := int(sp.x)
+						var z0 := int(sp.y)
+						var painted := lerpf(lerpf(_painted(control, x0, z0), _painted(control, x0 + 1, z0), f.x),
+							lerpf(_painted(control, x0, z0 + 1), _painted(control, x0 + 1, z0 + 1), f.x), f.y)
+						want = c * lerpf(0.55, 1.0, painted)
+						kinds[int(painted * 4.0)] = true
+					var got := img.get_pixel(px, py)
+					worst = worst_of(worst, maxf(maxf(absf(got.r - want.r), absf(got.g - want.g)), absf(got.b - want.b)))
+					n += 1
+			print("%s debug view %d (%s): %d pixels, worst %.4f, %d kinds" % [kind, view, renderer, n, worst, kinds.size()])
+			check(n > 1000, "%s view %d: pixels compared (%d)" % [kind, view, n])
+			check(kinds.size() >= 3, "%s view %d: several colours or paint shares seen (%d)" % [kind, view, kinds.size()])
+			check(worst < 0.04, "%s view %d: the predicted colours (worst %.4f)" % [kind, view, worst])
+		root.queue_free()
+		await frames(1)

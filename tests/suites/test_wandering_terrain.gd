@@ -120,3 +120,16 @@ func test_setup_warning_without_data() -> void:
 	wt.terrain_data = TerrainData.new()
 	check_eq(wt.check_setup().size(), 0, "no warning with data")
 	wt.free()
+
+
+func test_debug_view_refuses_unknown_views() -> void:
+	var s := _setup()
+	var wt: WanderingTerrain = s[1]
+	wt.debug_view = WanderingTerrain.DEBUG_VIEW_CONTROL
+	check_eq(wt.debug_view, WanderingTerrain.DEBUG_VIEW_CONTROL, "a view is taken")
+	expect_error("WanderingTerrain.debug_view must be in [0, 8]")
+	wt.debug_view = -1
+	check_eq(wt.debug_view, WanderingTerrain.DEBUG_VIEW_CONTROL, "kept after a bad view")
+	wt.debug_view = WanderingTerrain.DEBUG_VIEW_OFF
+	check_eq(wt.debug_view, 0, "and off again")
+	s[0].queue_free()

@@ -6,6 +6,7 @@ use godot::prelude::*;
 mod clipmap_data;
 mod collision;
 mod collision_debug;
+mod debug_view;
 mod detail_cells;
 mod editable_texture;
 mod follow;

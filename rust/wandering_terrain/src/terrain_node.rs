@@ -102,8 +102,9 @@ pub struct TerrainNode {
     /// A debug view drawn instead of the material, made of the shipped shader includes so it shows what
     /// the real shader computes: OFF, CHECKER (sample cells), HEIGHTMAP (grey over the height range),
     /// NORMALS, SLOPE (grey: 0 flat … 1 vertical), LEVELS (a colour per clipmap level), HOLES (holes
-    /// tinted instead of cut, over the heightmap). No cost when OFF.
-    #[export(enum = (Off = 0, Checker = 1, Heightmap = 2, Normals = 3, Slope = 4, Levels = 5, Holes = 6))]
+    /// tinted instead of cut, over the heightmap), LAYER_WEIGHTS (the blended layers in a colour each, darker
+    /// where the auto-shader chose them), CONTROL (the nearest sample's paint slots). No cost when OFF.
+    #[export(enum = (Off = 0, Checker = 1, Heightmap = 2, Normals = 3, Slope = 4, Levels = 5, Holes = 6, LayerWeights = 7, Control = 8))]
     #[var(set = set_debug_view)]
     debug_view: i64,
     /// The debug view's material while one is shown.
@@ -465,11 +466,7 @@ impl TerrainNode {
     /// Shows debug view `value` (see the property); out of range is refused with an error.
     #[func]
     fn set_debug_view(&mut self, value: i64) {
-        if !(0..=6).contains(&value) {
-            godot_error!(
-                "TerrainNode.debug_view must be in [0, 6] (OFF … HOLES), got {value}; keeping {}",
-                self.debug_view
-            );
+        if !crate::debug_view::check("TerrainNode.debug_view", value, self.debug_view) {
             return;
         }
         self.debug_view = value;
@@ -493,6 +490,7 @@ impl TerrainNode {
     #[func(rename = _on_terrain_material_changed)]
     fn apply_look(&mut self) {
         terrain_material::bind(self.terrain_material.as_mut(), self.material.as_ref());
+        terrain_material::bind(self.terrain_material.as_mut(), self.debug_material.as_ref());
     }
 
     #[func]

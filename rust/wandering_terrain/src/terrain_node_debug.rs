@@ -1,20 +1,7 @@
-//! `TerrainNode.debug_view`: a material of the debug shader (`terrain_node_debug.gdshader`, made of the
-//! shipped includes) drawn instead of the node's material while a view is chosen; the node's material and
-//! its parameters stay as they are, and both get the clipmap's parameters, so switching back is instant.
+//! `TerrainNode.debug_view` (see `debug_view.rs`): the debug shader is `terrain_node_debug.gdshader`; both
+//! materials get the clipmap's parameters.
 
 use super::*;
-
-/// `debug_view` → the debug shader's `debug_mode` (terrain_debug.gdshaderinc) and whether holes show.
-fn mode_of(view: i64) -> (i32, bool) {
-    match view {
-        1 => (3, false),
-        3 => (1, false),
-        4 => (5, false),
-        5 => (6, false),
-        6 => (4, true),
-        _ => (4, false),
-    }
-}
 
 #[godot_api(secondary)]
 impl TerrainNode {
@@ -39,6 +26,12 @@ impl TerrainNode {
     /// `debug_view`: holes tinted instead of cut, over the heightmap.
     #[constant]
     const DEBUG_VIEW_HOLES: i64 = 6;
+    /// `debug_view`: the layers the material blends, in a colour each, darker where the auto-shader chose.
+    #[constant]
+    const DEBUG_VIEW_LAYER_WEIGHTS: i64 = 7;
+    /// `debug_view`: the nearest sample's control slots (base layer's colour, overlay mixed in; auto grey).
+    #[constant]
+    const DEBUG_VIEW_CONTROL: i64 = 8;
 }
 
 impl TerrainNode {
@@ -72,18 +65,14 @@ impl TerrainNode {
 
     /// Makes (or drops) the debug view's material for `debug_view` and draws with it.
     pub(crate) fn show_debug_view(&mut self) {
-        if self.debug_view == 0 {
-            self.debug_material = None;
-        } else {
-            let (mode, holes) = mode_of(self.debug_view);
-            let range = self.height_range;
-            let m = self.debug_material.get_or_insert_with(|| {
-                terrain_material::default_material(DEBUG_SHADER, "TerrainNode.debug_view")
-            });
-            m.set_shader_parameter("debug_mode", &mode.to_variant());
-            m.set_shader_parameter("show_holes", &holes.to_variant());
-            m.set_shader_parameter("debug_height_range", &range.to_variant());
-        }
+        crate::debug_view::show(
+            &mut self.debug_material,
+            self.debug_view,
+            DEBUG_SHADER,
+            "TerrainNode.debug_view",
+            self.height_range,
+            self.terrain_material.as_mut(),
+        );
         self.apply_override();
         self.update_material();
     }

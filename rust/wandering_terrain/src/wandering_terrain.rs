@@ -16,6 +16,9 @@ use terrain_core::terrain_data::Region;
 use terrain_core::wandering_terrain::{place, Placement};
 
 const DEFAULT_SHADER: &str = "res://addons/wandering_terrain/shaders/wandering_terrain.gdshader";
+/// The debug views' shader (`debug_view`, see `debug_view.rs`).
+const DEBUG_SHADER: &str =
+    "res://addons/wandering_terrain/shaders/wandering_terrain_debug.gdshader";
 
 /// Shader parameters this node sets (runtime state, taken out of the material while a scene is saved).
 const RUNTIME_PARAMS: &[&str] = &[
@@ -61,6 +64,14 @@ pub struct WanderingTerrain {
     #[export]
     #[var(set = set_material)]
     material: Option<Gd<ShaderMaterial>>,
+    /// A debug view drawn instead of the material, made of the shipped shader includes (the views and
+    /// numbers of `TerrainNode.debug_view`; LEVELS is white: the wandering terrain has no clipmap levels).
+    /// No cost when OFF.
+    #[export(enum = (Off = 0, Checker = 1, Heightmap = 2, Normals = 3, Slope = 4, Levels = 5, Holes = 6, LayerWeights = 7, Control = 8))]
+    #[var(set = set_debug_view)]
+    debug_view: i64,
+    /// The debug view's material while one is shown.
+    debug_material: Option<Gd<ShaderMaterial>>,
 
     /// The camera to follow; empty: the viewport's current camera (in the editor, the editor's camera).
     #[export]
@@ -140,6 +151,8 @@ impl INode3D for WanderingTerrain {
             terrain_material: None,
             mesh: None,
             material: None,
+            debug_view: 0,
+            debug_material: None,
             camera: NodePath::default(),
             snap_to_grid: true,
             back_offset: 0.0,
@@ -324,6 +337,34 @@ impl WanderingTerrain {
         });
     }
 
+    /// `debug_view`: the material.
+    #[constant]
+    const DEBUG_VIEW_OFF: i64 = 0;
+    /// `debug_view`: sample cells in alternating greys.
+    #[constant]
+    const DEBUG_VIEW_CHECKER: i64 = 1;
+    /// `debug_view`: heights in grey over the terrain's height range.
+    #[constant]
+    const DEBUG_VIEW_HEIGHTMAP: i64 = 2;
+    /// `debug_view`: the normal as a colour (r = x, g = z, b = y; x and z * 0.5 + 0.5).
+    #[constant]
+    const DEBUG_VIEW_NORMALS: i64 = 3;
+    /// `debug_view`: slope in grey (0 flat … 1 vertical).
+    #[constant]
+    const DEBUG_VIEW_SLOPE: i64 = 4;
+    /// `debug_view`: white (the wandering terrain has no clipmap levels; the number is TerrainNode's).
+    #[constant]
+    const DEBUG_VIEW_LEVELS: i64 = 5;
+    /// `debug_view`: holes tinted instead of cut, over the heightmap.
+    #[constant]
+    const DEBUG_VIEW_HOLES: i64 = 6;
+    /// `debug_view`: the layers the material blends, in a colour each, darker where the auto-shader chose.
+    #[constant]
+    const DEBUG_VIEW_LAYER_WEIGHTS: i64 = 7;
+    /// `debug_view`: the nearest sample's control slots (base layer's colour, overlay mixed in; auto grey).
+    #[constant]
+    const DEBUG_VIEW_CONTROL: i64 = 8;
+
     /// `collision_mode`: no collision.
     #[constant]
     const COLLISION_DISABLED: i64 = MODE_DISABLED;
@@ -429,6 +470,29 @@ impl WanderingTerrain {
         self.apply_look();
     }
 
+    /// Shows debug view `value` (see the property); out of range is refused with an error.
+    #[func]
+    fn set_debug_view(&mut self, value: i64) {
+        if !crate::debug_view::check("WanderingTerrain.debug_view", value, self.debug_view) {
+            return;
+        }
+        self.debug_view = value;
+        let range = self
+            .terrain_data
+            .as_ref()
+            .map_or(Vector2::ZERO, |d| d.bind().get_height_range());
+        crate::debug_view::show(
+            &mut self.debug_material,
+            value,
+            DEBUG_SHADER,
+            "WanderingTerrain.debug_view",
+            range,
+            self.terrain_material.as_mut(),
+        );
+        self.sync_instance();
+        self.on_data_changed();
+    }
+
     #[func]
     fn set_cast_shadow(&mut self, value: i64) {
         if !(0..=3).contains(&value) {
@@ -462,6 +526,7 @@ impl WanderingTerrain {
     #[func(rename = _on_terrain_material_changed)]
     fn apply_look(&mut self) {
         terrain_material::bind(self.terrain_material.as_mut(), self.material.as_ref());
+        terrain_material::bind(self.terrain_material.as_mut(), self.debug_material.as_ref());
     }
 
     /// The weight of every layer of `terrain_material` that the shader blends at world X/Z `pos` (painted
@@ -554,22 +619,25 @@ impl WanderingTerrain {
         if let Some(rid) = self.instance {
             RenderingServer::singleton().instance_set_transform(rid, self.instance_xform);
         }
-        if let Some(mat) = self.material.as_mut() {
-            mat.set_shader_parameter(
-                &self.param_translation,
-                &Vector2::new(pl.position[0] as f32 - 0.5, pl.position[1] as f32 - 0.5)
-                    .to_variant(),
-            );
-            mat.set_shader_parameter(&self.param_rotation, &(pl.rotation as f32).to_variant());
+        let translation =
+            Vector2::new(pl.position[0] as f32 - 0.5, pl.position[1] as f32 - 0.5).to_variant();
+        let rotation = (pl.rotation as f32).to_variant();
+        for mat in self
+            .material
+            .iter_mut()
+            .chain(self.debug_material.iter_mut())
+        {
+            mat.set_shader_parameter(&self.param_translation, &translation);
+            mat.set_shader_parameter(&self.param_rotation, &rotation);
         }
     }
 
     /// Refreshes the shader's data uniforms and the culling box after the terrain data changed.
     #[func(rename = _on_data_changed)]
     fn on_data_changed(&mut self) {
-        let Some(mut mat) = self.material.clone() else {
+        if self.material.is_none() && self.debug_material.is_none() {
             return;
-        };
+        }
         let (tex, control, size, spacing, range) = match self.terrain_data.as_mut() {
             Some(d) => {
                 let mut d = d.bind_mut();
@@ -583,14 +651,23 @@ impl WanderingTerrain {
             }
             None => (None, None, Vector2i::ZERO, 1.0, Vector2::ZERO),
         };
-        mat.set_shader_parameter("data_tex", &tex.to_variant());
-        mat.set_shader_parameter("has_control", &control.is_some().to_variant());
-        mat.set_shader_parameter("control_tex", &control.to_variant());
-        mat.set_shader_parameter(
-            "terrain_size",
-            &Vector2::new(size.x as f32, size.y as f32).to_variant(),
-        );
-        mat.set_shader_parameter("spacing", &(spacing as f32).to_variant());
+        for mat in self
+            .material
+            .iter_mut()
+            .chain(self.debug_material.iter_mut())
+        {
+            mat.set_shader_parameter("data_tex", &tex.to_variant());
+            mat.set_shader_parameter("has_control", &control.is_some().to_variant());
+            mat.set_shader_parameter("control_tex", &control.to_variant());
+            mat.set_shader_parameter(
+                "terrain_size",
+                &Vector2::new(size.x as f32, size.y as f32).to_variant(),
+            );
+            mat.set_shader_parameter("spacing", &(spacing as f32).to_variant());
+        }
+        if let Some(m) = self.debug_material.as_mut() {
+            m.set_shader_parameter("debug_height_range", &range.to_variant());
+        }
         let radius = self.mesh.as_ref().map(|m| m.bind().reach()).unwrap_or(0.0) as f32;
         let (lo, hi) = (range.x - 1.0, range.y + 1.0);
         self.instance_aabb = Aabb::new(
@@ -648,7 +725,11 @@ impl WanderingTerrain {
         let mut rs = RenderingServer::singleton();
         let mesh = self.mesh.as_ref().map_or(Rid::Invalid, |m| m.get_rid());
         rs.instance_set_base(rid, mesh);
-        let mat = self.material.as_ref().map_or(Rid::Invalid, |m| m.get_rid());
+        let mat = self
+            .debug_material
+            .as_ref()
+            .or(self.material.as_ref())
+            .map_or(Rid::Invalid, |m| m.get_rid());
         rs.instance_geometry_set_material_override(rid, mat);
         rs.instance_set_layer_mask(rid, self.layers);
         rs.instance_geometry_set_cast_shadows_setting(
