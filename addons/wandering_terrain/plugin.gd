@@ -32,6 +32,11 @@ var external_data: ExternalData
 var new_terrain_panel: NewTerrainPanel
 var terrain: Node3D
 var cursor: MeshInstance3D
+## The brush projected onto the ground under the cursor (Forward+ and Mobile draw decals): its falloff
+## and image as one dab weighs them (TerrainBrush.get_stamp), turned with the image.
+var decal: Decal
+## What the decal's texture was made from.
+var _stamp_key := []
 ## The stroke being painted: a Stroke (terrain data) or an InstanceStroke (the instancer's cells).
 var stroke: RefCounted
 ## Seconds each dab lasts when > 0 (tests); otherwise the time since the last dab (strength per second).
@@ -381,6 +386,8 @@ func _show_cursor(hit: Vector3) -> void:
 	if not is_finite(hit.x):
 		if cursor:
 			cursor.visible = false
+		if decal:
+			decal.visible = false
 		return
 	if cursor == null:
 		cursor = MeshInstance3D.new()
@@ -399,6 +406,40 @@ func _show_cursor(hit: Vector3) -> void:
 	cursor.visible = true
 	cursor.global_position = hit + Vector3(0, 0.05, 0)
 	cursor.scale = Vector3.ONE * brush.size * 0.5
+	_show_decal(hit)
+
+
+## The decal at `hit`, the brush's world size (a TerrainNode's scale included), its texture remade when the
+## brush's shape changed.
+func _show_decal(hit: Vector3) -> void:
+	if decal == null:
+		decal = Decal.new()
+		decal.modulate = Color(1.0, 0.85, 0.2)
+		decal.albedo_mix = 0.6
+		decal.normal_fade = 0.0
+		terrain.add_child(decal, false, Node.INTERNAL_MODE_BACK)
+	var key := [brush.hardness, brush.falloff, brush.image, brush.image_rotation]
+	if key != _stamp_key:
+		_stamp_key = key
+		decal.texture_albedo = ImageTexture.create_from_image(_stamp_image())
+	var s := Vector3.ONE
+	if terrain is TerrainNode:
+		s = terrain.global_transform.basis.get_scale()
+	var side := brush.size * Vector2(s.x, s.z)
+	decal.size = Vector3(side.x, maxf(side.x, side.y), side.y)
+	decal.global_transform = Transform3D(Basis.IDENTITY, hit)
+	decal.visible = true
+
+
+## The stamp as white with the weight in alpha (the decal's albedo).
+func _stamp_image() -> Image:
+	const N := 64
+	var w := brush.get_stamp(N)
+	var out := Image.create_empty(N, N, false, Image.FORMAT_LA8)
+	for j in N:
+		for i in N:
+			out.set_pixel(i, j, Color(1, 1, 1, w.get_pixel(i, j).r))
+	return out
 
 
 ## A unit circle of lines (scaled to the brush radius), with an inner circle at the falloff's hardness.
@@ -417,3 +458,7 @@ func _drop_cursor() -> void:
 	if cursor and is_instance_valid(cursor):
 		cursor.queue_free()
 	cursor = null
+	if decal and is_instance_valid(decal):
+		decal.queue_free()
+	decal = null
+	_stamp_key = []

@@ -5,6 +5,8 @@ extends EditorPlugin
 ## prints the runner's ::begin / ::end framing, then quits.
 
 const SCENE := "res://editor_test/brush_scene.tscn"
+## NaN-safe worst error (`WtTest.worst_of`).
+const WtTest := preload("res://wt_test.gd")
 
 var _failures: PackedStringArray = []
 var _case := ""
@@ -68,6 +70,7 @@ func _run() -> void:
 	await _test_click_is_one_core_dab(plugin, tn, cam)
 	await _test_stroke_undo_redo(plugin, tn, cam)
 	await _test_brush_image_turns_with_the_stroke(plugin, tn, cam)
+	await _test_brush_decal_covers_the_dab(plugin, tn, cam)
 	await _test_slope_from_two_clicks(plugin, tn, cam)
 	await _test_paint_layer_undo(plugin, tn, cam)
 	await _test_holes_and_save(plugin, tn, cam)
@@ -357,6 +360,66 @@ func _test_brush_image_turns_with_the_stroke(plugin, tn: TerrainNode, cam: Camer
 	ur.undo()
 	check(seen.size() >= 5, "random: a new turn for the dabs (%d different)" % seen.size())
 	plugin.toolbar.rotation_mode = plugin.toolbar.ROTATION_FIXED
+	plugin.brush.image = null
+	plugin.brush.image_rotation = 0.0
+	_end()
+
+
+## The cursor's decal lies on the hit point with the brush's size, and its texture weighs the ground as a
+## dab does: an asymmetric, turned image over a soft falloff, compared sample by sample with one dab.
+func _test_brush_decal_covers_the_dab(plugin, tn: TerrainNode, cam: Camera3D) -> void:
+	_begin("test_brush_decal_covers_the_dab")
+	var data := tn.terrain_data
+	var img := Image.create_empty(4, 2, false, Image.FORMAT_L8)
+	img.fill(Color.WHITE)
+	img.set_pixel(3, 0, Color.BLACK)
+	img.set_pixel(3, 1, Color.BLACK)
+	plugin.toolbar.select_tool(TerrainBrush.RAISE)
+	plugin.brush.size = 14.0
+	plugin.brush.strength = 4.0
+	plugin.brush.hardness = 0.3
+	plugin.brush.image = img
+	plugin.brush.image_rotation = 30.0
+	var pos := cam.get_viewport().get_visible_rect().size * Vector2(0.53, 0.46)
+	var e := InputEventMouseMotion.new()
+	e.position = pos
+	plugin._forward_3d_gui_input(cam, e)
+	var hit := tn.raycast(cam.project_ray_origin(pos), cam.project_ray_normal(pos))
+	var decal: Decal = plugin.decal
+	check(decal != null and decal.visible, "a decal follows the cursor")
+	check(decal.global_position.distance_to(hit) < 1e-4, "on the hit point (%s, %s)" % [decal.global_position, hit])
+	check(is_equal_approx(decal.size.x, 14.0) and is_equal_approx(decal.size.z, 14.0), "the brush's size (%s)" % decal.size)
+	var stamp: Image = decal.texture_albedo.get_image()
+	var n := stamp.get_width()
+	var before := data.heights
+	_mouse(plugin, cam, pos, true)
+	_mouse(plugin, cam, pos, false)
+	var after := data.heights
+	_history(tn).undo()
+	var compared := 0
+	var worst := 0.0
+	var side := data.size.x
+	for z in range(int(hit.z) - 8, int(hit.z) + 9):
+		for x in range(int(hit.x) - 8, int(hit.x) + 9):
+			# The dab's weight at the sample: its rise over strength × seconds.
+			var w: float = (after[z * side + x] - before[z * side + x]) / (4.0 * plugin.fixed_dab_seconds)
+			var uv := (Vector2(x + 0.5, z + 0.5) - Vector2(hit.x, hit.z)) / 14.0 + Vector2(0.5, 0.5)
+			var i := int(uv.x * n)
+			var j := int(uv.y * n)
+			if i < 1 or j < 1 or i >= n - 1 or j >= n - 1:
+				check(absf(w) < 1e-4, "no change beyond the decal at (%d, %d): %f" % [x, z, w])
+				continue
+			# Where the weight changes fast across a texel (the image's edge), the texel is too coarse to say.
+			var a := stamp.get_pixel(i, j).a
+			var steep := false
+			for d in [Vector2i(1, 0), Vector2i(-1, 0), Vector2i(0, 1), Vector2i(0, -1)]:
+				steep = steep or absf(stamp.get_pixel(i + d.x, j + d.y).a - a) > 0.06
+			if steep:
+				continue
+			compared += 1
+			worst = WtTest.worst_of(worst, absf(a - w))
+	check(compared > 60, "samples compared (%d)" % compared)
+	check(worst < 0.05, "the decal's alpha is the dab's weight (worst %f)" % worst)
 	plugin.brush.image = null
 	plugin.brush.image_rotation = 0.0
 	_end()

@@ -243,6 +243,29 @@ impl TerrainBrush {
         self.image_rotation = v;
     }
 
+    /// The brush's weight over its square (falloff times `image`, turned by `image_rotation`), what one dab
+    /// does relative to its centre: a `resolution`² `FORMAT_RF` image whose texel (i, j) is the weight at
+    /// offset ((i + 0.5) / resolution - 0.5, (j + 0.5) / resolution - 0.5) × `size` along X and Z. For
+    /// cursors (the editor's brush decal) and previews. `resolution` in [2, 1024].
+    #[func]
+    fn get_stamp(&self, resolution: i64) -> Option<Gd<Image>> {
+        if !(2..=1024).contains(&resolution) {
+            godot_error!(
+                "TerrainBrush.get_stamp: resolution must be in [2, 1024], got {resolution}"
+            );
+            return None;
+        }
+        let b = self.core();
+        let n = resolution as usize;
+        let mut bytes = PackedByteArray::new();
+        bytes.resize(n * n * 4);
+        for (k, out) in bytes.as_mut_slice().chunks_exact_mut(4).enumerate() {
+            let at = |i: usize| ((i as f64 + 0.5) / n as f64 - 0.5) * b.size();
+            out.copy_from_slice(&b.weight_at(at(k % n), at(k / n)).to_le_bytes());
+        }
+        Image::create_from_data(n as i32, n as i32, false, Format::RF, &bytes)
+    }
+
     #[func]
     fn set_height(&mut self, v: f64) {
         if !(-1.0e9..=1.0e9).contains(&v) {
