@@ -19,6 +19,7 @@ const ErodePanel := preload("res://addons/wandering_terrain/editor/erode_panel.g
 const ImportPanel := preload("res://addons/wandering_terrain/editor/import_panel.gd")
 const ExternalData := preload("res://addons/wandering_terrain/editor/external_data.gd")
 const NewTerrainPanel := preload("res://addons/wandering_terrain/editor/new_terrain_panel.gd")
+const AssetDock := preload("res://addons/wandering_terrain/editor/asset_dock.gd")
 
 ## Distance between dabs along the mouse path, as a share of the brush size.
 const DAB_SPACING := 0.25
@@ -50,6 +51,8 @@ var _touched: Array[Resource] = []
 var _unsaved: Label
 ## Random image turns (Random mode).
 var _rng := RandomNumberGenerator.new()
+## The "Terrain Assets" bottom panel (asset_dock.gd).
+var asset_dock: AssetDock
 ## The toolbar's debug view menu (debug_view of the selected TerrainNode or WanderingTerrain).
 var debug_view: OptionButton
 ## The terrain material whose hole overlay is on: with a hole tool, holes are tinted instead of cut, so
@@ -93,6 +96,11 @@ func _enter_tree() -> void:
 	toolbar.add_child(debug_view)
 	add_control_to_container(CONTAINER_SPATIAL_EDITOR_MENU, toolbar)
 	toolbar.hide()
+	asset_dock = AssetDock.new()
+	asset_dock.brush = brush
+	asset_dock.toolbar = toolbar
+	asset_dock.undo_redo = get_undo_redo()
+	add_control_to_bottom_panel(asset_dock, "Terrain Assets")
 
 
 func _exit_tree() -> void:
@@ -104,6 +112,10 @@ func _exit_tree() -> void:
 	_hide_hole_overlay()
 	_unsaved = null
 	debug_view = null
+	if asset_dock:
+		remove_control_from_bottom_panel(asset_dock)
+		asset_dock.queue_free()
+		asset_dock = null
 	if toolbar:
 		remove_control_from_container(CONTAINER_SPATIAL_EDITOR_MENU, toolbar)
 		toolbar.queue_free()
@@ -193,6 +205,8 @@ func _edit(object: Object) -> void:
 	if toolbar and terrain:
 		toolbar.set_layers(terrain.terrain_material)
 		toolbar.set_instancer(_instancer())
+	if asset_dock and terrain:
+		asset_dock.set_context(terrain, _instancer())
 	if generate_panel and not generate_panel.running():
 		generate_panel.context = terrain
 	if erode_panel and not erode_panel.running():

@@ -76,6 +76,7 @@ func _run() -> void:
 	await _test_holes_and_save(plugin, tn, cam)
 	await _test_hole_tools_show_holes(plugin, tn)
 	await _test_debug_view_menu(plugin, tn)
+	await _test_asset_dock(plugin, tn)
 	await _test_large_data_is_offered_a_file(plugin, tn)
 	await _test_external_data_is_saved(plugin, tn, cam)
 	await _test_generate_off_the_main_thread(plugin, tn)
@@ -422,6 +423,54 @@ func _test_brush_decal_covers_the_dab(plugin, tn: TerrainNode, cam: Camera3D) ->
 	check(worst < 0.05, "the decal's alpha is the dab's weight (worst %f)" % worst)
 	plugin.brush.image = null
 	plugin.brush.image_rotation = 0.0
+	_end()
+
+
+## The asset dock lists the material's layers and the instancer's meshes; picking sets the brush, + and
+## ▶ change the lists in one undo step each.
+func _test_asset_dock(plugin, tn: TerrainNode) -> void:
+	_begin("test_asset_dock")
+	var dock = plugin.asset_dock
+	var kept := tn.terrain_material
+	var m := TerrainMaterial.new()
+	var layers: Array[TerrainLayer] = []
+	for c in [Color.RED, Color.GREEN, Color.BLUE]:
+		var l := TerrainLayer.new()
+		l.albedo_color = c
+		layers.append(l)
+	m.layers = layers
+	tn.terrain_material = m
+	var inst := TerrainInstancer.new()
+	var meshes: Array[TerrainInstanceMesh] = [TerrainInstanceMesh.new(), TerrainInstanceMesh.new()]
+	inst.meshes = meshes
+	dock.set_context(tn, inst)
+	var lists: Array = dock.lists
+	check(lists[dock.LAYERS].item_count == 3 and lists[dock.MESHES].item_count == 2, "layers and meshes listed (%d, %d)" % [lists[0].item_count, lists[1].item_count])
+	var icon: Texture2D = lists[dock.LAYERS].get_item_icon(1)
+	check(icon != null and icon.get_image().get_pixel(5, 5).is_equal_approx(Color.GREEN), "a layer's thumbnail shows it")
+	lists[dock.LAYERS].select(2)
+	lists[dock.LAYERS].item_selected.emit(2)
+	check(plugin.brush.layer == 2, "picking a layer sets the brush's layer")
+	check(plugin.toolbar.tool_for(false, false) == TerrainBrush.PAINT, "and the paint tool")
+	lists[dock.MESHES].select(1)
+	lists[dock.MESHES].item_selected.emit(1)
+	check(plugin.brush.mesh_index == 1 and plugin.toolbar.tool_for(false, false) == TerrainBrush.INSTANCE_ADD, "picking a mesh sets the brush's mesh and the instance tool")
+	var ur := _history(tn)
+	dock.add_entry(dock.LAYERS)
+	check(m.layers.size() == 4 and lists[dock.LAYERS].item_count == 4, "+ adds a layer (listed again)")
+	ur.undo()
+	check(m.layers.size() == 3, "one undo step removes it")
+	var first := m.layers[0]
+	lists[dock.LAYERS].select(0)
+	dock.move_entry(1, dock.LAYERS)
+	check(m.layers[1] == first and plugin.brush.layer == 1, "▶ moves the picked layer on, and the brush with it")
+	ur.undo()
+	check(m.layers[0] == first, "undone")
+	plugin.toolbar.select_tool(plugin.toolbar.NONE)
+	tn.terrain_material = kept
+	dock.set_context(tn, null)
+	plugin.toolbar.set_instancer(null)
+	inst.free()
 	_end()
 
 
