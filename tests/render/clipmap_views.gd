@@ -289,3 +289,45 @@ func _case_coarse_level_vertices_equal_get_height() -> void:
 	check(res[0] >= 30, "only %d level-3 vertex pixels" % res[0])
 	check_eq(res[2], 0, "level-3 vertices off by more than %s (worst %s)" % [res[3], res[1]])
 	print("clipmap level 3: %d vertex pixels, worst |GPU - CPU| %s; tolerance %s" % [res[0], res[1], res[3]])
+
+
+## The state a cells-view pixel shows (terrain_debug.gdshaderinc: WT_DEBUG_CELL_STATES): 0 grey, 1 green,
+## 2 orange, 3 red, by hue (the shading and the dark borders keep it).
+func _cell_state(c: Color) -> int:
+	if absf(c.r - c.g) < 0.04 and absf(c.g - c.b) < 0.04:
+		return 0
+	if c.g > c.r and c.g > c.b:
+		return 1
+	if c.r > c.g and c.g > 2.0 * c.b:
+		return 2
+	return 3
+
+
+## Draws the node's cells view `view` and compares every 4th pixel's state with `expected(p)` (a state,
+## or -1 where it may go either way); returns the count of pixels seen per state.
+func _case_cells_view(s: Array, view: int, expected: Callable, label: String) -> Array:
+	var tn: TerrainNode = s[3]
+	var cam: Camera3D = s[1]
+	tn.material = null
+	tn.debug_view = view
+	await frames(3)
+	var img := screenshot("%s_%s" % [label, renderer])
+	var seen := [0, 0, 0, 0]
+	var wrong := 0
+	var first := ""
+	for py in range(2, img.get_height(), 4):
+		for px in range(2, img.get_width(), 4):
+			var o := cam.project_ray_origin(Vector2(px + 0.5, py + 0.5))
+			var p := Vector2(o.x, o.z)
+			var want: int = expected.call(p)
+			if want < 0:
+				continue
+			var got := _cell_state(img.get_pixel(px, py))
+			seen[got] += 1
+			if got != want:
+				wrong += 1
+				if first == "":
+					first = "at %s: %d, want %d (%s)" % [p, got, want, img.get_pixel(px, py)]
+	check_eq(wrong, 0, "%s: every pixel in its cell's state colour (first wrong %s)" % [label, first])
+	print("%s (%s): pixels per state %s" % [label, renderer, seen])
+	return seen

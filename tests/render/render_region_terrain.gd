@@ -29,3 +29,29 @@ func test_regions_finest_level_equals_get_height() -> void:
 
 func test_regions_no_popping_when_levels_snap() -> void:
 	await _case_no_popping_when_levels_snap()
+
+
+## The REGIONS view: the edited region orange until its changes are discarded, the loaded ones around the
+## target green.
+func test_regions_view_shows_loaded_and_edited_regions() -> void:
+	var t := _data()
+	var s := _debug_scene(t, 0, 4.0)
+	var vals := PackedFloat32Array()
+	vals.resize(16 * 16)
+	vals.fill(5.0)
+	check(_regions.set_heights_region(Rect2i(200, 200, 16, 16), vals), "a region edited")
+	await frames(3)
+	# Regions are 64 samples: sample i covers [i, i + 1) (spacing 1); skip a unit around region borders.
+	var state := func(edited: bool) -> Callable:
+		return func(p: Vector2) -> int:
+			var f := Vector2(fposmod(p.x, 64.0), fposmod(p.y, 64.0))
+			if minf(minf(f.x, 64.0 - f.x), minf(f.y, 64.0 - f.y)) < 1.0:
+				return -1
+			return 2 if edited and int(p.x) / 64 == 3 and int(p.y) / 64 == 3 else 1
+	var seen: Array = await _case_cells_view(s, TerrainNode.DEBUG_VIEW_REGIONS, state.call(true), "debug_view_regions")
+	check(seen[2] > 20 and seen[1] > 20, "edited and loaded regions both seen (%s)" % [seen])
+	_regions.discard_changes()
+	await frames(2)
+	seen = await _case_cells_view(s, TerrainNode.DEBUG_VIEW_REGIONS, state.call(false), "debug_view_regions_discarded")
+	check(seen[2] == 0, "no edited region after discarding")
+	s[0].queue_free()

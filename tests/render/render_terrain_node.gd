@@ -215,7 +215,33 @@ func test_debug_views_show_what_the_shader_computes() -> void:
 	var back := screenshot("debug_view_off_" + renderer)
 	var c0 := back.get_pixel(back.get_width() / 2 + 3, back.get_height() / 2 + 3)
 	check(not c0.is_equal_approx(mid), "OFF draws the node's material again")
-	expect_error("TerrainNode.debug_view must be in [0, 8]")
-	tn.debug_view = 9
+	expect_error("TerrainNode.debug_view must be in [0, 10]")
+	tn.debug_view = 11
 	check_eq(tn.debug_view, TerrainNode.DEBUG_VIEW_OFF, "kept")
+	s[0].queue_free()
+
+
+## The COLLISION view: green exactly where a ray down hits a collision tile, grey elsewhere (a pixel whose
+## neighbours 1.5 units off disagree lies on the collision's rim and is skipped).
+func test_collision_view_shows_the_tiles_in_the_physics_engine() -> void:
+	var t := _data()
+	var s := _debug_scene(t, 0, 4.0)
+	var tn: TerrainNode = s[3]
+	var cam: Camera3D = s[1]
+	cam.size = 240.0
+	tn.collision_radius = 40.0
+	await frames(2)
+	tn.update_collision()
+	var space := tn.get_world_3d().direct_space_state
+	var hits := func(p: Vector2) -> bool:
+		var q := PhysicsRayQueryParameters3D.create(Vector3(p.x, 1000, p.y), Vector3(p.x, -1000, p.y))
+		return not space.intersect_ray(q).is_empty()
+	var expected := func(p: Vector2) -> int:
+		var h: bool = hits.call(p)
+		for d in [Vector2(1.5, 0), Vector2(-1.5, 0), Vector2(0, 1.5), Vector2(0, -1.5)]:
+			if hits.call(p + d) != h:
+				return -1
+		return 1 if h else 0
+	var seen: Array = await _case_cells_view(s, TerrainNode.DEBUG_VIEW_COLLISION, expected, "debug_view_collision")
+	check(seen[1] > 200 and seen[0] > 200, "tiles and ground without collision both seen (%s)" % [seen])
 	s[0].queue_free()

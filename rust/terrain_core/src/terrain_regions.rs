@@ -27,6 +27,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 mod edit;
+pub use edit::{REGION_ABSENT, REGION_EDITED, REGION_FAILED, REGION_LOADED};
 mod files;
 pub mod generated;
 mod rows;

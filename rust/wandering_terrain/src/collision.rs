@@ -82,6 +82,8 @@ pub struct TerrainCollision {
     lead: [f64; 2],
     /// Tiles computed on the main thread because the workers had not brought them in time.
     late_tiles: u64,
+    /// The tiling and spacing of the last update (the collision debug view).
+    view: Option<(Tiling, f64)>,
     /// Kept buffers: tiles to write and their grids.
     todo: Vec<TileId>,
     grids: Vec<TileGrid>,
@@ -294,6 +296,44 @@ impl TerrainCollision {
         self.pending = Some(self.pending.map_or(r, |p| p.union(r)));
     }
 
+    /// The tiles around terrain X/Z `target` in a window of `n`² tiles (row-major into `out`): 1 where a
+    /// tile is in the physics engine, 2 where an edit's new grid is still on its way, 0 elsewhere. Returns
+    /// the corner and side (terrain units) of the window's first tile; None before the first update.
+    pub fn tile_states(
+        &self,
+        target: [f64; 2],
+        n: usize,
+        out: &mut Vec<u8>,
+    ) -> Option<([f64; 2], f64)> {
+        out.clear();
+        out.resize(n * n, 0);
+        let (tiling, spacing) = self.view?;
+        let side = tiling.tile_cells() as f64 * spacing;
+        let (c0, _) = tiling.placement(spacing, [0, 0]);
+        let corner0 = [c0[0] - side * 0.5, c0[1] - side * 0.5];
+        let first: [i64; 2] = std::array::from_fn(|a| {
+            ((target[a] - corner0[a]) / side).floor() as i64 - n as i64 / 2
+        });
+        for (id, state) in self
+            .used
+            .keys()
+            .map(|id| (id, 1u8))
+            .chain(self.dirty.keys().map(|id| (id, 2u8)))
+        {
+            let (x, z) = (id[0] as i64 - first[0], id[1] as i64 - first[1]);
+            if (0..n as i64).contains(&x) && (0..n as i64).contains(&z) {
+                out[z as usize * n + x as usize] = state;
+            }
+        }
+        Some((
+            [
+                corner0[0] + first[0] as f64 * side,
+                corner0[1] + first[1] as f64 * side,
+            ],
+            side,
+        ))
+    }
+
     pub fn tile_count(&self) -> usize {
         self.used.len()
     }
@@ -346,6 +386,7 @@ impl TerrainCollision {
         } else {
             Tiling::with_points(t, self.settings.subdivision, DYNAMIC_TILE_POINTS)
         };
+        self.view = Some((tiling, t.spacing()));
         if self.frame != Some(*frame) {
             // The node moved or was scaled: the same grids, placed anew.
             self.frame = Some(*frame);

@@ -103,12 +103,16 @@ pub struct TerrainNode {
     /// the real shader computes: OFF, CHECKER (sample cells), HEIGHTMAP (grey over the height range),
     /// NORMALS, SLOPE (grey: 0 flat … 1 vertical), LEVELS (a colour per clipmap level), HOLES (holes
     /// tinted instead of cut, over the heightmap), LAYER_WEIGHTS (the blended layers in a colour each, darker
-    /// where the auto-shader chose them), CONTROL (the nearest sample's paint slots). No cost when OFF.
-    #[export(enum = (Off = 0, Checker = 1, Heightmap = 2, Normals = 3, Slope = 4, Levels = 5, Holes = 6, LayerWeights = 7, Control = 8))]
+    /// where the auto-shader chose them), CONTROL (the nearest sample's paint slots), COLLISION (the
+    /// collision tiles in the physics engine around the target), REGIONS (a region map's regions: loaded,
+    /// edited and unsaved, damaged). No cost when OFF.
+    #[export(enum = (Off = 0, Checker = 1, Heightmap = 2, Normals = 3, Slope = 4, Levels = 5, Holes = 6, LayerWeights = 7, Control = 8, Collision = 9, Regions = 10))]
     #[var(set = set_debug_view)]
     debug_view: i64,
     /// The debug view's material while one is shown.
     debug_material: Option<Gd<ShaderMaterial>>,
+    /// The cells of the COLLISION and REGIONS views.
+    cells: crate::debug_view::CellView,
 
     /// The node the rings follow; empty: the current camera (in the editor, the editor's camera). The node
     /// is looked up once, and again when `target` is set or the node it found leaves the tree.
@@ -253,6 +257,7 @@ impl INode3D for TerrainNode {
             terrain_material: None,
             material: None,
             debug_view: 0,
+            cells: Default::default(),
             debug_material: None,
             target: NodePath::default(),
             levels: 7,
@@ -296,6 +301,7 @@ impl INode3D for TerrainNode {
 
     fn process(&mut self, _delta: f64) {
         self.update_now();
+        self.update_cell_view();
         if self.terrain_data.is_none() {
             if let Some(r) = self.terrain_regions.as_mut() {
                 r.bind_mut().report_failures();

@@ -32,6 +32,14 @@ impl TerrainNode {
     /// `debug_view`: the nearest sample's control slots (base layer's colour, overlay mixed in; auto grey).
     #[constant]
     const DEBUG_VIEW_CONTROL: i64 = 8;
+    /// `debug_view`: collision tiles around the target: green in the physics engine, orange while an
+    /// edit's new grid is on its way, grey without collision.
+    #[constant]
+    const DEBUG_VIEW_COLLISION: i64 = 9;
+    /// `debug_view`: a region map's regions around the target: grey not in memory, green loaded, orange
+    /// edited and unsaved, red damaged (drawn as holes).
+    #[constant]
+    const DEBUG_VIEW_REGIONS: i64 = 10;
 }
 
 impl TerrainNode {
@@ -63,8 +71,41 @@ impl TerrainNode {
         }
     }
 
+    /// The COLLISION and REGIONS views: the cells around the target, every frame while shown.
+    pub(crate) fn update_cell_view(&mut self) {
+        use crate::debug_view::{CELLS, COLLISION, REGIONS};
+        if !matches!(self.debug_view, COLLISION | REGIONS) {
+            return;
+        }
+        let Some(p) = self.last_pos else {
+            return;
+        };
+        let (x, z) = self.to_terrain_xz(Vector2::new(p.x, p.z));
+        let states = self.cells.states_mut();
+        let placed = if self.debug_view == COLLISION {
+            self.collision.tile_states([x, z], CELLS, states)
+        } else {
+            match (&self.terrain_data, &self.terrain_regions) {
+                (None, Some(r)) => r.bind().store().map(|s| {
+                    let side = s.meta().region as f64 * s.spacing();
+                    let first = [x, z].map(|t| (t / side).floor() as i64 - CELLS as i64 / 2);
+                    s.region_states(first[0], first[1], CELLS, CELLS, states);
+                    ([first[0] as f64 * side, first[1] as f64 * side], side)
+                }),
+                _ => {
+                    states.clear();
+                    None
+                }
+            }
+        };
+        if let (Some((origin, size)), Some(m)) = (placed, self.debug_material.as_mut()) {
+            self.cells.show(m, origin, size);
+        }
+    }
+
     /// Makes (or drops) the debug view's material for `debug_view` and draws with it.
     pub(crate) fn show_debug_view(&mut self) {
+        self.cells.reset();
         crate::debug_view::show(
             &mut self.debug_material,
             self.debug_view,

@@ -65,13 +65,16 @@ pub struct WanderingTerrain {
     #[var(set = set_material)]
     material: Option<Gd<ShaderMaterial>>,
     /// A debug view drawn instead of the material, made of the shipped shader includes (the views and
-    /// numbers of `TerrainNode.debug_view`; LEVELS is white: the wandering terrain has no clipmap levels).
+    /// numbers of `TerrainNode.debug_view`; LEVELS is white: the wandering terrain has no clipmap levels,
+    /// REGIONS grey: it draws no region maps).
     /// No cost when OFF.
-    #[export(enum = (Off = 0, Checker = 1, Heightmap = 2, Normals = 3, Slope = 4, Levels = 5, Holes = 6, LayerWeights = 7, Control = 8))]
+    #[export(enum = (Off = 0, Checker = 1, Heightmap = 2, Normals = 3, Slope = 4, Levels = 5, Holes = 6, LayerWeights = 7, Control = 8, Collision = 9, Regions = 10))]
     #[var(set = set_debug_view)]
     debug_view: i64,
     /// The debug view's material while one is shown.
     debug_material: Option<Gd<ShaderMaterial>>,
+    /// The cells of the COLLISION view.
+    cells: crate::debug_view::CellView,
 
     /// The camera to follow; empty: the viewport's current camera (in the editor, the editor's camera).
     #[export]
@@ -153,6 +156,7 @@ impl INode3D for WanderingTerrain {
             material: None,
             debug_view: 0,
             debug_material: None,
+            cells: Default::default(),
             camera: NodePath::default(),
             snap_to_grid: true,
             back_offset: 0.0,
@@ -201,6 +205,7 @@ impl INode3D for WanderingTerrain {
 
     fn process(&mut self, _delta: f64) {
         self.follow();
+        self.update_cell_view();
     }
 
     fn physics_process(&mut self, _delta: f64) {
@@ -265,6 +270,25 @@ impl INode3D for WanderingTerrain {
 }
 
 impl WanderingTerrain {
+    /// The COLLISION view: the tiles around the camera, every frame while shown.
+    fn update_cell_view(&mut self) {
+        if self.debug_view != crate::debug_view::COLLISION {
+            return;
+        }
+        let Some(cam) = self.followed_camera() else {
+            return;
+        };
+        let (o, p) = (self.origin(), cam.get_global_position());
+        let target = [f64::from(p.x - o.x), f64::from(p.z - o.y)];
+        let states = self.cells.states_mut();
+        let placed = self
+            .collision
+            .tile_states(target, crate::debug_view::CELLS, states);
+        if let (Some((origin, size)), Some(m)) = (placed, self.debug_material.as_mut()) {
+            self.cells.show(m, origin, size);
+        }
+    }
+
     /// Collision for the camera and the pending edits (`update_collision`; `now`: wait for the workers).
     fn step_collision(&mut self, now: bool) -> i64 {
         let o = self.origin();
@@ -364,6 +388,13 @@ impl WanderingTerrain {
     /// `debug_view`: the nearest sample's control slots (base layer's colour, overlay mixed in; auto grey).
     #[constant]
     const DEBUG_VIEW_CONTROL: i64 = 8;
+    /// `debug_view`: collision tiles around the camera (green in the physics engine, orange while an
+    /// edit's new grid is on its way).
+    #[constant]
+    const DEBUG_VIEW_COLLISION: i64 = 9;
+    /// `debug_view`: grey (region maps are drawn by TerrainNode; the number is its).
+    #[constant]
+    const DEBUG_VIEW_REGIONS: i64 = 10;
 
     /// `collision_mode`: no collision.
     #[constant]
@@ -481,6 +512,7 @@ impl WanderingTerrain {
             .terrain_data
             .as_ref()
             .map_or(Vector2::ZERO, |d| d.bind().get_height_range());
+        self.cells.reset();
         crate::debug_view::show(
             &mut self.debug_material,
             value,

@@ -17,6 +17,12 @@ const HEIGHTS: (bool, bool) = (true, false);
 const CONTROL: (bool, bool) = (false, true);
 
 /// Regions that could not be read, and those not reported yet.
+/// `region_states` values.
+pub const REGION_ABSENT: u8 = 0;
+pub const REGION_LOADED: u8 = 1;
+pub const REGION_EDITED: u8 = 2;
+pub const REGION_FAILED: u8 = 3;
+
 #[derive(Default)]
 pub(super) struct Failures {
     known: HashMap<Key, String>,
@@ -75,6 +81,33 @@ impl TerrainRegions {
             .drain(..)
             .map(|((m, x, z), e)| (m, x, z, e))
             .collect()
+    }
+
+    /// The state of the mip-0 regions `(x0 + i, z0 + j)` for i < `w`, j < `d` (row-major into `out`):
+    /// `REGION_ABSENT` outside the map or not in memory, `REGION_LOADED`, `REGION_EDITED` (unsaved) or
+    /// `REGION_FAILED` (damaged: drawn as holes). For the region-cache debug view.
+    pub fn region_states(&self, x0: i64, z0: i64, w: usize, d: usize, out: &mut Vec<u8>) {
+        out.clear();
+        out.resize(w * d, REGION_ABSENT);
+        let [rw, rd] = self.meta.regions(0);
+        let cache = self.cache.lock().expect("cache");
+        let failed = self.failed.lock().expect("failures");
+        for (k, s) in out.iter_mut().enumerate() {
+            let (x, z) = (x0 + (k % w) as i64, z0 + (k / w) as i64);
+            if !(0..rw as i64).contains(&x) || !(0..rd as i64).contains(&z) {
+                continue;
+            }
+            let key = (0, x as usize, z as usize);
+            *s = if failed.known.contains_key(&key) {
+                REGION_FAILED
+            } else if cache.dirty.contains_key(&key) {
+                REGION_EDITED
+            } else if cache.map.contains_key(&key) {
+                REGION_LOADED
+            } else {
+                REGION_ABSENT
+            };
+        }
     }
 
     /// Regions edited and not saved (all mips).

@@ -1,7 +1,9 @@
 //! Editing region maps: edits equal a TerrainData's, saving writes only what changed (and the same bytes a
 //! whole save of the edited terrain writes), damaged files are holes and reported, never overwritten.
 
-use super::super::{save, TerrainRegions};
+use super::super::{
+    save, TerrainRegions, REGION_ABSENT, REGION_EDITED, REGION_FAILED, REGION_LOADED,
+};
 use crate::control::HOLE;
 use crate::samples::Samples;
 use crate::terrain_data::TerrainData;
@@ -151,7 +153,23 @@ fn damaged_regions_are_holes_reported_once_and_never_overwritten() {
         .unwrap_err();
     assert!(e.0.contains("h0_1_0.bin"), "{e}");
     r.set_heights_region(0, 0, 4, 4, &[1.0; 16]).unwrap();
+    // The region-cache view's states: edited (unsaved), damaged, loaded, and outside the map.
+    let mut states = Vec::new();
+    r.region_states(-1, 0, 6, 1, &mut states);
+    assert_eq!(
+        states,
+        [
+            REGION_ABSENT,
+            REGION_EDITED,
+            REGION_FAILED,
+            REGION_LOADED,
+            REGION_LOADED,
+            REGION_LOADED
+        ]
+    );
     r.save().unwrap();
+    r.region_states(0, 0, 1, 1, &mut states);
+    assert_eq!(states, [REGION_LOADED], "saved: no longer edited");
     assert_eq!(
         fs::read(&bad).unwrap(),
         bytes,
