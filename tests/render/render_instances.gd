@@ -91,3 +91,38 @@ func test_instances_drawn_where_the_cpu_places_them() -> void:
 	for n in s:
 		if n is Node:
 			n.queue_free()
+
+
+## The INSTANCES view: once the instancer has settled, every cell holding instances is drawn green (shown
+## and current) at its centre.
+func test_instances_view_shows_the_cells() -> void:
+	var s := _scene()
+	var tn: TerrainNode = s[0]
+	var inst: TerrainInstancer = s[1]
+	var cam: Camera3D = s[2]
+	inst.instances.cell_size = 8.0
+	inst.scatter(0, Rect2(4, 4, SIZE - 8, SIZE - 8), 300, 5)
+	inst.update_now()
+	tn.debug_view = TerrainNode.DEBUG_VIEW_INSTANCES
+	await frames(4)
+	var img := screenshot("debug_view_instances_" + renderer)
+	var green := 0
+	var wrong := []
+	for cz in range(2, 14):
+		for cx in range(2, 14):
+			var r := Rect2(cx * 8.0, cz * 8.0, 8.0, 8.0)
+			if inst.get_instances(0, r).is_empty():
+				continue
+			# A cell centre may be covered by one of its red boxes: look beside them.
+			var at := cam.unproject_position(Vector3(cx * 8.0 + 1.0, 0, cz * 8.0 + 1.0))
+			var c := img.get_pixel(int(at.x), int(at.y))
+			if c.r > 0.8 and c.g < 0.2 and c.b < 0.2:
+				continue
+			if c.g > c.r and c.g > c.b:
+				green += 1
+			else:
+				wrong.append([cx, cz, c])
+	check(green > 50, "cells with instances compared (%d)" % green)
+	check(wrong.is_empty(), "every cell with instances is shown green: not %s" % [wrong.slice(0, 3)])
+	tn.queue_free()
+	cam.queue_free()

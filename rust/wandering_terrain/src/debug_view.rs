@@ -7,14 +7,15 @@ use crate::terrain_material::{self, TerrainMaterial};
 use godot::classes::ShaderMaterial;
 use godot::prelude::*;
 
-/// The last view (REGIONS); views are numbered alike on both nodes.
-pub const LAST: i64 = 10;
+/// The last view (INSTANCES); views are numbered alike on both nodes.
+pub const LAST: i64 = 11;
 /// The views, for the property hint and errors.
 pub const NAMES: &str =
-    "OFF, CHECKER, HEIGHTMAP, NORMALS, SLOPE, LEVELS, HOLES, LAYER_WEIGHTS, CONTROL, COLLISION, REGIONS";
+    "OFF, CHECKER, HEIGHTMAP, NORMALS, SLOPE, LEVELS, HOLES, LAYER_WEIGHTS, CONTROL, COLLISION, REGIONS, INSTANCES";
 /// The views drawn from cells the node fills in every frame (`CellView`).
 pub const COLLISION: i64 = 9;
 pub const REGIONS: i64 = 10;
+pub const INSTANCES: i64 = 11;
 /// Side of the cells view's window, in cells (centred on the target).
 pub const CELLS: usize = 64;
 
@@ -28,7 +29,7 @@ fn mode_of(view: i64) -> (i32, bool) {
         6 => (4, true),
         7 => (7, false),
         8 => (8, false),
-        9 | 10 => (9, false),
+        9..=11 => (9, false),
         _ => (4, false),
     }
 }
@@ -112,5 +113,25 @@ impl CellView {
     /// A new material: everything is sent again.
     pub fn reset(&mut self) {
         *self = Self::default();
+    }
+}
+
+/// The instance cells of `node`'s first `TerrainInstancer` child around terrain X/Z `target` (the
+/// INSTANCES view), into `states`.
+pub fn instance_cells(
+    node: &Gd<Node>,
+    target: [f64; 2],
+    states: &mut Vec<u8>,
+) -> Option<([f64; 2], f64)> {
+    let inst = node.get_children().iter_shared().find_map(|c| {
+        c.try_cast::<crate::terrain_instancer::TerrainInstancer>()
+            .ok()
+    });
+    match inst {
+        Some(i) => i.bind().cell_states(target, CELLS, states),
+        None => {
+            states.clear();
+            None
+        }
     }
 }

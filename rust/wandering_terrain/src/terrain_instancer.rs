@@ -614,6 +614,34 @@ fn layer_rule<'a>(
 }
 
 impl TerrainInstancer {
+    /// The instance cells around terrain X/Z `target` in a window of `n`² cells (row-major into `out`): 1
+    /// where a cell's instances are shown and current, 2 where they are being made again, 0 elsewhere.
+    /// Returns the corner and side (terrain units) of the window's first cell; None without instances.
+    pub(crate) fn cell_states(
+        &self,
+        target: [f64; 2],
+        n: usize,
+        out: &mut Vec<u8>,
+    ) -> Option<([f64; 2], f64)> {
+        out.clear();
+        out.resize(n * n, 0);
+        let res = self.instances.as_ref()?;
+        let b = res.bind();
+        let store = b.store();
+        let cs = store.cell_size();
+        let (tx, tz) = store.cell_of(target[0], target[1]);
+        let first = [i64::from(tx) - n as i64 / 2, i64::from(tz) - n as i64 / 2];
+        for (k, c) in &self.cells.map {
+            let (x, z) = (i64::from(k.0) - first[0], i64::from(k.1) - first[1]);
+            if (0..n as i64).contains(&x) && (0..n as i64).contains(&z) {
+                out[z as usize * n + x as usize] = if c.shown == c.stamp { 1 } else { 2 };
+            }
+        }
+        Some(([first[0] as f64 * cs, first[1] as f64 * cs], cs))
+    }
+}
+
+impl TerrainInstancer {
     fn host(&self) -> Option<Host> {
         let parent: Gd<Node> = self.base().get_parent()?;
         match parent.try_cast::<TerrainNode>() {

@@ -105,8 +105,8 @@ pub struct TerrainNode {
     /// tinted instead of cut, over the heightmap), LAYER_WEIGHTS (the blended layers in a colour each, darker
     /// where the auto-shader chose them), CONTROL (the nearest sample's paint slots), COLLISION (the
     /// collision tiles in the physics engine around the target), REGIONS (a region map's regions: loaded,
-    /// edited and unsaved, damaged). No cost when OFF.
-    #[export(enum = (Off = 0, Checker = 1, Heightmap = 2, Normals = 3, Slope = 4, Levels = 5, Holes = 6, LayerWeights = 7, Control = 8, Collision = 9, Regions = 10))]
+    /// edited and unsaved, damaged), INSTANCES (a child TerrainInstancer's cells). No cost when OFF.
+    #[export(enum = (Off = 0, Checker = 1, Heightmap = 2, Normals = 3, Slope = 4, Levels = 5, Holes = 6, LayerWeights = 7, Control = 8, Collision = 9, Regions = 10, Instances = 11))]
     #[var(set = set_debug_view)]
     debug_view: i64,
     /// The debug view's material while one is shown.

@@ -40,6 +40,10 @@ impl TerrainNode {
     /// edited and unsaved, red damaged (drawn as holes).
     #[constant]
     const DEBUG_VIEW_REGIONS: i64 = 10;
+    /// `debug_view`: the instance cells of a child TerrainInstancer around the target: green shown, orange
+    /// being made again.
+    #[constant]
+    const DEBUG_VIEW_INSTANCES: i64 = 11;
 }
 
 impl TerrainNode {
@@ -71,19 +75,22 @@ impl TerrainNode {
         }
     }
 
-    /// The COLLISION and REGIONS views: the cells around the target, every frame while shown.
+    /// The COLLISION, REGIONS and INSTANCES views: the cells around the target, every frame while shown.
     pub(crate) fn update_cell_view(&mut self) {
-        use crate::debug_view::{CELLS, COLLISION, REGIONS};
-        if !matches!(self.debug_view, COLLISION | REGIONS) {
+        use crate::debug_view::{CELLS, COLLISION, INSTANCES, REGIONS};
+        if !matches!(self.debug_view, COLLISION | REGIONS | INSTANCES) {
             return;
         }
         let Some(p) = self.last_pos else {
             return;
         };
         let (x, z) = self.to_terrain_xz(Vector2::new(p.x, p.z));
+        let node = self.base().clone().upcast::<Node>();
         let states = self.cells.states_mut();
         let placed = if self.debug_view == COLLISION {
             self.collision.tile_states([x, z], CELLS, states)
+        } else if self.debug_view == INSTANCES {
+            crate::debug_view::instance_cells(&node, [x, z], states)
         } else {
             match (&self.terrain_data, &self.terrain_regions) {
                 (None, Some(r)) => r.bind().store().map(|s| {

@@ -68,7 +68,7 @@ pub struct WanderingTerrain {
     /// numbers of `TerrainNode.debug_view`; LEVELS is white: the wandering terrain has no clipmap levels,
     /// REGIONS grey: it draws no region maps).
     /// No cost when OFF.
-    #[export(enum = (Off = 0, Checker = 1, Heightmap = 2, Normals = 3, Slope = 4, Levels = 5, Holes = 6, LayerWeights = 7, Control = 8, Collision = 9, Regions = 10))]
+    #[export(enum = (Off = 0, Checker = 1, Heightmap = 2, Normals = 3, Slope = 4, Levels = 5, Holes = 6, LayerWeights = 7, Control = 8, Collision = 9, Regions = 10, Instances = 11))]
     #[var(set = set_debug_view)]
     debug_view: i64,
     /// The debug view's material while one is shown.
@@ -270,9 +270,10 @@ impl INode3D for WanderingTerrain {
 }
 
 impl WanderingTerrain {
-    /// The COLLISION view: the tiles around the camera, every frame while shown.
+    /// The COLLISION and INSTANCES views: the cells around the camera, every frame while shown.
     fn update_cell_view(&mut self) {
-        if self.debug_view != crate::debug_view::COLLISION {
+        use crate::debug_view::{CELLS, COLLISION, INSTANCES};
+        if !matches!(self.debug_view, COLLISION | INSTANCES) {
             return;
         }
         let Some(cam) = self.followed_camera() else {
@@ -280,10 +281,13 @@ impl WanderingTerrain {
         };
         let (o, p) = (self.origin(), cam.get_global_position());
         let target = [f64::from(p.x - o.x), f64::from(p.z - o.y)];
+        let node = self.base().clone().upcast::<Node>();
         let states = self.cells.states_mut();
-        let placed = self
-            .collision
-            .tile_states(target, crate::debug_view::CELLS, states);
+        let placed = if self.debug_view == COLLISION {
+            self.collision.tile_states(target, CELLS, states)
+        } else {
+            crate::debug_view::instance_cells(&node, target, states)
+        };
         if let (Some((origin, size)), Some(m)) = (placed, self.debug_material.as_mut()) {
             self.cells.show(m, origin, size);
         }
@@ -395,6 +399,10 @@ impl WanderingTerrain {
     /// `debug_view`: grey (region maps are drawn by TerrainNode; the number is its).
     #[constant]
     const DEBUG_VIEW_REGIONS: i64 = 10;
+    /// `debug_view`: the instance cells of a child TerrainInstancer around the camera (green shown,
+    /// orange being made again).
+    #[constant]
+    const DEBUG_VIEW_INSTANCES: i64 = 11;
 
     /// `collision_mode`: no collision.
     #[constant]
