@@ -87,7 +87,7 @@ func _enter_tree() -> void:
 	_unsaved.tooltip_text = "Edited regions of this region map, written when the scene is saved"
 	toolbar.add_child(_unsaved)
 	debug_view = OptionButton.new()
-	for v in ["View: normal", "Checker", "Heightmap", "Normals", "Slope", "Levels", "Holes", "Layer weights", "Control slots", "Collision tiles", "Regions", "Instance cells"]:
+	for v in ["View: normal", "Checker", "Heightmap", "Normals", "Slope", "Levels", "Holes", "Layer weights", "Control slots", "Collision tiles", "Regions", "Instance cells", "Navigation faces"]:
 		debug_view.add_item(v)
 	debug_view.tooltip_text = "Debug view of the selected terrain (its debug_view property)"
 	debug_view.item_selected.connect(func(i):

@@ -17,6 +17,7 @@ const VIEWS := {
 	"Control": TerrainNode.DEBUG_VIEW_CONTROL,
 	"Collision": TerrainNode.DEBUG_VIEW_COLLISION,
 	"Instances": TerrainNode.DEBUG_VIEW_INSTANCES,
+	"Navigation": TerrainNode.DEBUG_VIEW_NAVIGATION,
 	# Last: it draws the region files instead of the data.
 	"Regions": TerrainNode.DEBUG_VIEW_REGIONS,
 }

@@ -179,3 +179,65 @@ func test_raycast_in_world_space() -> void:
 	check(is_nan(empty.raycast(o, Vector3.DOWN).x), "no data: nothing")
 	empty.free()
 	tn.free()
+
+
+## The NAVIGATION view's lines (an internal child), if any.
+func _nav_lines(tn: Node) -> MeshInstance3D:
+	for c in tn.get_children(true):
+		if c is MeshInstance3D and not c.is_queued_for_deletion():
+			return c
+	return null
+
+
+## The NAVIGATION view draws exactly the edges of the faces a bake takes (get_navigation_faces over 96 units
+## around the target's 32-unit cell, tolerance 0.25), follows edits, and is dropped when turned off.
+func test_navigation_view_draws_the_faces_a_bake_takes() -> void:
+	var root := Node3D.new()
+	tree.root.add_child(root)
+	var t := TerrainData.new()
+	t.size = Vector2i(128, 128)
+	t.generate_noise(4, 0.03, 3, 2.0, 0.5, 6.0, -1e9, TerrainData.NOISE_PERLIN)
+	var flat := PackedFloat32Array()
+	flat.resize(20 * 20)
+	flat.fill(1.0)
+	t.set_heights_region(Rect2i(50, 50, 20, 20), flat)
+	var cam := Camera3D.new()
+	root.add_child(cam)
+	cam.position = Vector3(60, 50, 70)
+	var tn := TerrainNode.new()
+	tn.terrain_data = t
+	root.add_child(tn)
+	tn.target = tn.get_path_to(cam)
+	tn.debug_view = TerrainNode.DEBUG_VIEW_NAVIGATION
+	await _process_frames(3)
+	var c := (Vector2(floorf(60 / 32.0), floorf(70 / 32.0)) + Vector2(0.5, 0.5)) * 32.0
+	var area := AABB(Vector3(c.x - 48, -1e7, c.y - 48), Vector3(96, 2e7, 96))
+	for pass_no in 2:
+		var faces := tn.get_navigation_faces(area, 0.25)
+		var lines := _nav_lines(tn)
+		check(lines != null, "lines drawn (pass %d)" % pass_no)
+		if lines == null:
+			break
+		var v: PackedVector3Array = lines.mesh.surface_get_arrays(0)[Mesh.ARRAY_VERTEX]
+		check(faces.size() > 100, "faces in the area (%d)" % faces.size())
+		check_eq(v.size(), faces.size() * 2, "two line ends per face edge")
+		var wrong := 0
+		var lift := Vector3(0, 0.05, 0)
+		for f in faces.size() / 3:
+			for e in 3:
+				wrong += int(not v[f * 6 + e * 2].is_equal_approx(faces[f * 3 + e] + lift))
+				wrong += int(not v[f * 6 + e * 2 + 1].is_equal_approx(faces[f * 3 + (e + 1) % 3] + lift))
+		check_eq(wrong, 0, "every line is a face edge, in order (pass %d)" % pass_no)
+		# An edit: the lines follow.
+		flat.fill(4.0)
+		t.set_heights_region(Rect2i(50, 50, 20, 20), flat)
+		await _process_frames(3)
+	tn.debug_view = TerrainNode.DEBUG_VIEW_OFF
+	await _process_frames(3)
+	check(_nav_lines(tn) == null, "dropped when the view is off")
+	root.queue_free()
+
+
+func _process_frames(n: int) -> void:
+	for i in n:
+		await tree.process_frame

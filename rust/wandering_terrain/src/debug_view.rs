@@ -7,15 +7,17 @@ use crate::terrain_material::{self, TerrainMaterial};
 use godot::classes::ShaderMaterial;
 use godot::prelude::*;
 
-/// The last view (INSTANCES); views are numbered alike on both nodes.
-pub const LAST: i64 = 11;
+/// The last view (NAVIGATION); views are numbered alike on both nodes.
+pub const LAST: i64 = 12;
 /// The views, for the property hint and errors.
 pub const NAMES: &str =
-    "OFF, CHECKER, HEIGHTMAP, NORMALS, SLOPE, LEVELS, HOLES, LAYER_WEIGHTS, CONTROL, COLLISION, REGIONS, INSTANCES";
+    "OFF, CHECKER, HEIGHTMAP, NORMALS, SLOPE, LEVELS, HOLES, LAYER_WEIGHTS, CONTROL, COLLISION, REGIONS, INSTANCES, NAVIGATION";
 /// The views drawn from cells the node fills in every frame (`CellView`).
 pub const COLLISION: i64 = 9;
 pub const REGIONS: i64 = 10;
 pub const INSTANCES: i64 = 11;
+/// The faces a navigation bake takes, drawn as lines over the heightmap (`NavView`).
+pub const NAVIGATION: i64 = 12;
 /// Side of the cells view's window, in cells (centred on the target).
 pub const CELLS: usize = 64;
 
@@ -30,6 +32,7 @@ fn mode_of(view: i64) -> (i32, bool) {
         7 => (7, false),
         8 => (8, false),
         9..=11 => (9, false),
+        12 => (4, false),
         _ => (4, false),
     }
 }
@@ -133,5 +136,108 @@ pub fn instance_cells(
             states.clear();
             None
         }
+    }
+}
+
+/// The NAVIGATION view: the faces a navigation bake takes from the node (`get_navigation_faces`, tolerance
+/// `NAV_TOLERANCE`) over `NAV_HALF` world units around the target's `NAV_STEP` cell, drawn as lines in an
+/// internal child; made again when the target enters another cell or the terrain is edited.
+#[derive(Default)]
+pub struct NavView {
+    lines: Option<Gd<godot::classes::MeshInstance3D>>,
+    key: Option<(i64, i64, u64)>,
+    /// Edits seen (the node counts them).
+    pub edits: u64,
+}
+
+/// The NAVIGATION view's tolerance (NavigationMesh's default cell height), reach and step (world units).
+pub const NAV_TOLERANCE: f64 = 0.25;
+pub const NAV_HALF: f32 = 48.0;
+pub const NAV_STEP: f32 = 32.0;
+/// How far above the faces the lines are drawn (world units), so the ground does not hide them.
+pub const NAV_LIFT: f32 = 0.05;
+
+impl NavView {
+    /// Whether lines are shown (so turning the view off drops them).
+    pub fn is_shown(&self) -> bool {
+        self.lines.is_some()
+    }
+
+    /// Shows (`on`) or drops the lines of `node` for a target at world `at`.
+    pub fn update(
+        &mut self,
+        node: &mut Gd<godot::classes::Node3D>,
+        host: &crate::terrain_instancer::Host,
+        class: &str,
+        at: Vector3,
+        on: bool,
+    ) {
+        use godot::classes::base_material_3d::ShadingMode;
+        use godot::classes::mesh::PrimitiveType;
+        use godot::classes::node::InternalMode;
+        use godot::classes::{ArrayMesh, MeshInstance3D, StandardMaterial3D};
+        if !on {
+            if let Some(mut l) = self.lines.take() {
+                l.queue_free();
+            }
+            self.key = None;
+            return;
+        }
+        let cell = |v: f32| (v / NAV_STEP).floor();
+        let key = (cell(at.x) as i64, cell(at.z) as i64, self.edits);
+        if self.key == Some(key) && self.lines.is_some() {
+            return;
+        }
+        self.key = Some(key);
+        let centre = Vector2::new((cell(at.x) + 0.5) * NAV_STEP, (cell(at.z) + 0.5) * NAV_STEP);
+        let area = Aabb::new(
+            Vector3::new(centre.x - NAV_HALF, -1.0e7, centre.y - NAV_HALF),
+            Vector3::new(2.0 * NAV_HALF, 2.0e7, 2.0 * NAV_HALF),
+        );
+        let faces = crate::navigation::faces_in(host, class, area, NAV_TOLERANCE);
+        let lift = Vector3::new(0.0, NAV_LIFT, 0.0);
+        let mut v = PackedVector3Array::new();
+        for t in faces.as_slice().chunks_exact(3) {
+            for (a, b) in [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])] {
+                v.push(a + lift);
+                v.push(b + lift);
+            }
+        }
+        let lines = self.lines.get_or_insert_with(|| {
+            let mut l = MeshInstance3D::new_alloc();
+            l.set_as_top_level(true);
+            l.set_cast_shadows_setting(
+                godot::classes::geometry_instance_3d::ShadowCastingSetting::OFF,
+            );
+            let mut m = StandardMaterial3D::new_gd();
+            m.set_shading_mode(ShadingMode::UNSHADED);
+            m.set_albedo(Color::from_rgb(0.1, 0.9, 1.0));
+            l.set_material_override(&m);
+            l.set_transform(Transform3D::IDENTITY);
+            // Deferred: adding a child now would notify the node while it runs this.
+            node.call_deferred(
+                "add_child",
+                &[
+                    l.to_variant(),
+                    false.to_variant(),
+                    InternalMode::BACK.to_variant(),
+                ],
+            );
+            l
+        });
+        let mut mesh = ArrayMesh::new_gd();
+        if !v.is_empty() {
+            let mut arrays = VarArray::new();
+            arrays.resize(
+                godot::classes::mesh::ArrayType::MAX.ord() as usize,
+                &Variant::nil(),
+            );
+            arrays.set(
+                godot::classes::mesh::ArrayType::VERTEX.ord() as usize,
+                &v.to_variant(),
+            );
+            mesh.add_surface_from_arrays(PrimitiveType::LINES, &arrays);
+        }
+        lines.set_mesh(&mesh);
     }
 }

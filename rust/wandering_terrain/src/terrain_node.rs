@@ -105,14 +105,17 @@ pub struct TerrainNode {
     /// tinted instead of cut, over the heightmap), LAYER_WEIGHTS (the blended layers in a colour each, darker
     /// where the auto-shader chose them), CONTROL (the nearest sample's paint slots), COLLISION (the
     /// collision tiles in the physics engine around the target), REGIONS (a region map's regions: loaded,
-    /// edited and unsaved, damaged), INSTANCES (a child TerrainInstancer's cells). No cost when OFF.
-    #[export(enum = (Off = 0, Checker = 1, Heightmap = 2, Normals = 3, Slope = 4, Levels = 5, Holes = 6, LayerWeights = 7, Control = 8, Collision = 9, Regions = 10, Instances = 11))]
+    /// edited and unsaved, damaged), INSTANCES (a child TerrainInstancer's cells), NAVIGATION (the faces a
+    /// navigation bake takes around the target, as lines over the heightmap). No cost when OFF.
+    #[export(enum = (Off = 0, Checker = 1, Heightmap = 2, Normals = 3, Slope = 4, Levels = 5, Holes = 6, LayerWeights = 7, Control = 8, Collision = 9, Regions = 10, Instances = 11, Navigation = 12))]
     #[var(set = set_debug_view)]
     debug_view: i64,
     /// The debug view's material while one is shown.
     debug_material: Option<Gd<ShaderMaterial>>,
-    /// The cells of the COLLISION and REGIONS views.
+    /// The cells of the COLLISION, REGIONS and INSTANCES views.
     cells: crate::debug_view::CellView,
+    /// The lines of the NAVIGATION view.
+    pub(crate) nav_view: crate::debug_view::NavView,
 
     /// The node the rings follow; empty: the current camera (in the editor, the editor's camera). The node
     /// is looked up once, and again when `target` is set or the node it found leaves the tree.
@@ -258,6 +261,7 @@ impl INode3D for TerrainNode {
             material: None,
             debug_view: 0,
             cells: Default::default(),
+            nav_view: Default::default(),
             debug_material: None,
             target: NodePath::default(),
             levels: 7,

@@ -44,6 +44,10 @@ impl TerrainNode {
     /// being made again.
     #[constant]
     const DEBUG_VIEW_INSTANCES: i64 = 11;
+    /// `debug_view`: the faces a navigation bake takes around the target (`get_navigation_faces`, tolerance
+    /// 0.25), as cyan lines over the heightmap.
+    #[constant]
+    const DEBUG_VIEW_NAVIGATION: i64 = 12;
 }
 
 impl TerrainNode {
@@ -77,13 +81,19 @@ impl TerrainNode {
 
     /// The COLLISION, REGIONS and INSTANCES views: the cells around the target, every frame while shown.
     pub(crate) fn update_cell_view(&mut self) {
-        use crate::debug_view::{CELLS, COLLISION, INSTANCES, REGIONS};
-        if !matches!(self.debug_view, COLLISION | REGIONS | INSTANCES) {
-            return;
-        }
+        use crate::debug_view::{CELLS, COLLISION, INSTANCES, NAVIGATION, REGIONS};
         let Some(p) = self.last_pos else {
             return;
         };
+        let on = self.debug_view == NAVIGATION;
+        if on || self.nav_view.is_shown() {
+            let host = self.instance_host();
+            let mut node = self.base().clone().upcast::<Node3D>();
+            self.nav_view.update(&mut node, &host, "TerrainNode", p, on);
+        }
+        if !matches!(self.debug_view, COLLISION | REGIONS | INSTANCES) {
+            return;
+        }
         let (x, z) = self.to_terrain_xz(Vector2::new(p.x, p.z));
         let node = self.base().clone().upcast::<Node>();
         let states = self.cells.states_mut();

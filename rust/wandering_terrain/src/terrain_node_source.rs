@@ -98,6 +98,7 @@ impl TerrainNode {
         };
         self.pending = Some(self.pending.map_or(r, |p| p.union(r)));
         self.collision.mark(r);
+        self.nav_view.edits += 1;
     }
 }
 

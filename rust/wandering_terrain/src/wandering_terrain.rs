@@ -68,13 +68,15 @@ pub struct WanderingTerrain {
     /// numbers of `TerrainNode.debug_view`; LEVELS is white: the wandering terrain has no clipmap levels,
     /// REGIONS grey: it draws no region maps).
     /// No cost when OFF.
-    #[export(enum = (Off = 0, Checker = 1, Heightmap = 2, Normals = 3, Slope = 4, Levels = 5, Holes = 6, LayerWeights = 7, Control = 8, Collision = 9, Regions = 10, Instances = 11))]
+    #[export(enum = (Off = 0, Checker = 1, Heightmap = 2, Normals = 3, Slope = 4, Levels = 5, Holes = 6, LayerWeights = 7, Control = 8, Collision = 9, Regions = 10, Instances = 11, Navigation = 12))]
     #[var(set = set_debug_view)]
     debug_view: i64,
     /// The debug view's material while one is shown.
     debug_material: Option<Gd<ShaderMaterial>>,
-    /// The cells of the COLLISION view.
+    /// The cells of the COLLISION and INSTANCES views.
     cells: crate::debug_view::CellView,
+    /// The lines of the NAVIGATION view.
+    nav_view: crate::debug_view::NavView,
 
     /// The camera to follow; empty: the viewport's current camera (in the editor, the editor's camera).
     #[export]
@@ -157,6 +159,7 @@ impl INode3D for WanderingTerrain {
             debug_view: 0,
             debug_material: None,
             cells: Default::default(),
+            nav_view: Default::default(),
             camera: NodePath::default(),
             snap_to_grid: true,
             back_offset: 0.0,
@@ -272,13 +275,21 @@ impl INode3D for WanderingTerrain {
 impl WanderingTerrain {
     /// The COLLISION and INSTANCES views: the cells around the camera, every frame while shown.
     fn update_cell_view(&mut self) {
-        use crate::debug_view::{CELLS, COLLISION, INSTANCES};
-        if !matches!(self.debug_view, COLLISION | INSTANCES) {
-            return;
-        }
+        use crate::debug_view::{CELLS, COLLISION, INSTANCES, NAVIGATION};
         let Some(cam) = self.followed_camera() else {
             return;
         };
+        let on = self.debug_view == NAVIGATION;
+        if on || self.nav_view.is_shown() {
+            let host = self.instance_host();
+            let mut node = self.base().clone().upcast::<Node3D>();
+            let at = cam.get_global_position();
+            self.nav_view
+                .update(&mut node, &host, "WanderingTerrain", at, on);
+        }
+        if !matches!(self.debug_view, COLLISION | INSTANCES) {
+            return;
+        }
         let (o, p) = (self.origin(), cam.get_global_position());
         let target = [f64::from(p.x - o.x), f64::from(p.z - o.y)];
         let node = self.base().clone().upcast::<Node>();
@@ -357,6 +368,7 @@ impl WanderingTerrain {
     /// Collects edited samples for the next physics frame's collision update.
     #[func(rename = _on_region_changed)]
     fn on_region_changed(&mut self, region: Rect2i) {
+        self.nav_view.edits += 1;
         self.collision.mark(Region {
             x: region.position.x.max(0) as usize,
             z: region.position.y.max(0) as usize,
@@ -403,6 +415,9 @@ impl WanderingTerrain {
     /// orange being made again).
     #[constant]
     const DEBUG_VIEW_INSTANCES: i64 = 11;
+    /// `debug_view`: the faces a navigation bake takes around the camera, as cyan lines over the heightmap.
+    #[constant]
+    const DEBUG_VIEW_NAVIGATION: i64 = 12;
 
     /// `collision_mode`: no collision.
     #[constant]
