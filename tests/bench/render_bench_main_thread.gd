@@ -106,6 +106,7 @@ func run(quick: bool) -> void:
 	await _flight("4096² TerrainData, 100 m/s", null, data, 100.0, seconds, TerrainNode.COLLISION_DYNAMIC)
 	await _still_and_edits(data, quick)
 	await _wandering_edits(data, quick)
+	await _region_edits(data, quick)
 	_close(saved)
 
 
@@ -290,6 +291,43 @@ func _wandering_edits(data: TerrainData, quick: bool) -> void:
 		await tree.process_frame
 	print("bench main thread (%s) 4096² WanderingTerrain: 256² edit %.3f ms (goal <= 2 ms), radius-128 dab %.3f ms: the call plus every later frame's terrain work until settled, medians; reference: re-sending the whole data texture %.3f ms" % [
 		renderer, edit, dab, Util.median(resend)])
+	root.queue_free()
+	await tree.process_frame
+
+
+## The same 4096² ground as region files: a 256² `set_heights_region` and a radius-128 dab under the
+## target with default collision, the call plus every later frame's terrain work until settled.
+func _region_edits(data: TerrainData, quick: bool) -> void:
+	var dir := OS.get_user_data_dir().path_join("bench_main_thread_regions")
+	if not data.save_regions(dir, 512):
+		push_error("bench: cannot write the region map")
+		return
+	var regions := TerrainRegions.open(dir)
+	var rig := _rig()
+	var root: Node3D = rig[0]
+	var cam: Camera3D = rig[1]
+	var c := Vector2(2048.5, 2048.5)
+	cam.position = Vector3(c.x, data.get_height(c) + 150.0, c.y)
+	cam.rotation_degrees = Vector3(-30, 0, 0)
+	var tn := TerrainNode.new()
+	tn.terrain_regions = regions
+	root.add_child(tn)
+	tn.target = tn.get_path_to(cam)
+	while not tn.is_up_to_date():
+		await tree.process_frame
+	var vals := PackedFloat32Array()
+	vals.resize(256 * 256)
+	var edit := await _edit_cost(func(k: int) -> void:
+		vals.fill(40.0 + k)
+		regions.set_heights_region(Rect2i(int(c.x) - 128 + k * 3, int(c.y) - 128, 256, 256), vals), quick)
+	var brush := TerrainBrush.new()
+	brush.size = 256.0
+	brush.strength = 2.0
+	var dab := await _edit_cost(func(k: int) -> void:
+		regions.apply_brush(brush, Vector2(c.x + k * 3, c.y - k * 2), 1.0 / 60.0), quick)
+	regions.discard_changes()
+	print("bench main thread (%s) 4096² region map (512² regions), under the target with default collision: 256² edit %.3f ms, radius-128 dab %.3f ms (goal <= 1 ms): the call plus every later frame's terrain work until settled, medians" % [
+		renderer, edit, dab])
 	root.queue_free()
 	await tree.process_frame
 
