@@ -432,7 +432,11 @@ func _show_decal(hit: Vector3) -> void:
 		decal.albedo_mix = 0.6
 		decal.normal_fade = 0.0
 		terrain.add_child(decal, false, Node.INTERNAL_MODE_BACK)
-	var key := [brush.hardness, brush.falloff, brush.image, brush.image_rotation]
+	var key := [brush.hardness, brush.image, brush.image_rotation]
+	# A falloff curve edited in place is the same object: its shape is part of the key.
+	if brush.falloff:
+		for i in 9:
+			key.append(brush.falloff.sample(i / 8.0))
 	if key != _stamp_key:
 		_stamp_key = key
 		decal.texture_albedo = ImageTexture.create_from_image(_stamp_image())

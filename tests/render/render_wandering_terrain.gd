@@ -293,3 +293,13 @@ func test_edits_after_drawing_are_drawn_exactly() -> void:
 	root.queue_free()
 	_compare_with_cpu(img, t, "WanderingTerrain after edits")
 	_check_holes(img, t, 20)
+	# The texture reads back what was sent (the device texture can be copied from).
+	var back := t.get_data_texture().get_image()
+	var data := t.get_data_image()
+	check(back != null and back.get_size() == data.get_size(), "the data texture reads back")
+	if back != null:
+		var off := 0
+		for z in range(20, 34):
+			for x in range(20, 42):
+				off += int(back.get_pixel(x, z).r != data.get_pixel(x, z).r)
+		check_eq(off, 0, "read back equal to the data image over the edits")

@@ -23,6 +23,9 @@ var instancer: TerrainInstancer
 ## One ItemList per kind (LAYERS, MESHES, DETAIL).
 var lists: Array[ItemList] = []
 var _watched: Array[Resource] = []
+## Mesh previews are being made (they run the editor's message queue, which may select the terrain again
+## and call refresh once more: that inner call lists without previews).
+var _previewing := false
 
 
 func _init() -> void:
@@ -44,12 +47,12 @@ func _section(kind: int) -> Control:
 	title.text = ["Texture layers", "Instance meshes", "Detail layers"][kind]
 	title.size_flags_horizontal = Control.SIZE_EXPAND_FILL
 	head.add_child(title)
-	for b in [["+", "Add one", add_entry], ["◀", "Move the picked one back", move_entry.bind(-1)],
-			["▶", "Move the picked one on", move_entry.bind(1)], ["Edit", "Open the picked one in the inspector", edit_entry]]:
+	for b in [["+", "Add one", func(): add_entry(kind)], ["◀", "Move the picked one back", func(): move_entry(-1, kind)],
+			["▶", "Move the picked one on", func(): move_entry(1, kind)], ["Edit", "Open the picked one in the inspector", func(): edit_entry(kind)]]:
 		var button := Button.new()
 		button.text = b[0]
 		button.tooltip_text = b[1]
-		button.pressed.connect(b[2].bind(kind))
+		button.pressed.connect(b[2])
 		head.add_child(button)
 	var list := ItemList.new()
 	list.size_flags_vertical = Control.SIZE_EXPAND_FILL
@@ -68,14 +71,32 @@ func set_context(node: Node3D, inst: TerrainInstancer) -> void:
 	terrain = node
 	instancer = inst
 	for r in _watched:
-		if is_instance_valid(r) and r.changed.is_connected(refresh):
-			r.changed.disconnect(refresh)
+		if is_instance_valid(r) and r.changed.is_connected(_queue_refresh):
+			r.changed.disconnect(_queue_refresh)
 	_watched.clear()
-	for r in [_material(), instancer]:
-		if r is Resource and not r.changed.is_connected(refresh):
-			r.changed.connect(refresh)
-			_watched.append(r)
+	# The material's changes (the instancer's lists change through this dock or the inspector, which
+	# selects the terrain again).
+	var m := _material()
+	if m and not m.changed.is_connected(_queue_refresh):
+		m.changed.connect(_queue_refresh)
+		_watched.append(m)
 	refresh()
+
+
+var _refresh_queued := false
+
+
+## One refresh at the end of the frame, however many changes (a slider drag changes the material often).
+func _queue_refresh() -> void:
+	if not _refresh_queued:
+		_refresh_queued = true
+		_deferred_refresh.call_deferred()
+
+
+func _deferred_refresh() -> void:
+	_refresh_queued = false
+	if is_instance_valid(terrain):
+		set_context(terrain, instancer)
 
 
 func _material() -> TerrainMaterial:
@@ -108,9 +129,12 @@ func refresh() -> void:
 			list.add_item("%d: %s" % [i, label], _thumbnail(e))
 			if e is TerrainInstanceMesh or e is TerrainDetailLayer:
 				meshes.append(e.mesh if e.mesh else BoxMesh.new())
-		# Mesh previews need a renderer (a headless editor has none).
-		if not meshes.is_empty() and DisplayServer.get_name() != "headless":
+		# Mesh previews need a renderer (a headless editor has none) and may not nest (see `_previewing`).
+		var nested: bool = _previewing or (toolbar != null and toolbar._previewing)
+		if not meshes.is_empty() and DisplayServer.get_name() != "headless" and not nested:
+			_previewing = true
 			var previews := EditorInterface.make_mesh_previews(meshes, ICON)
+			_previewing = false
 			for i in mini(previews.size(), list.item_count):
 				if previews[i]:
 					list.set_item_icon(i, previews[i])
@@ -174,6 +198,9 @@ func _commit(kind: int, what: String, value: Array) -> void:
 	undo_redo.create_action(what, UndoRedo.MERGE_DISABLE, o)
 	undo_redo.add_do_property(o, p, value)
 	undo_redo.add_undo_property(o, p, o.get(p).duplicate())
+	# The lists follow either way (an instancer is a node: it has no `changed` to watch).
+	undo_redo.add_do_method(self, "_deferred_refresh")
+	undo_redo.add_undo_method(self, "_deferred_refresh")
 	undo_redo.commit_action()
 
 
@@ -185,8 +212,9 @@ func add_entry(kind: int) -> void:
 		undo_redo.create_action("Add a terrain material", UndoRedo.MERGE_DISABLE, terrain)
 		undo_redo.add_do_property(terrain, "terrain_material", m)
 		undo_redo.add_undo_property(terrain, "terrain_material", null)
+		undo_redo.add_do_method(self, "_deferred_refresh")
+		undo_redo.add_undo_method(self, "_deferred_refresh")
 		undo_redo.commit_action()
-		set_context(terrain, instancer)
 		return
 	if _owner(kind) == null:
 		push_warning("Terrain Assets: add a TerrainInstancer under the terrain first")
@@ -203,7 +231,7 @@ func move_entry(step: int, kind: int) -> void:
 	var i := picked[0]
 	var j := i + step
 	var list: Array = _entries(kind).duplicate()
-	if j < 0 or j >= list.size():
+	if i >= list.size() or j < 0 or j >= list.size():
 		return
 	var e = list[i]
 	list[i] = list[j]

@@ -113,6 +113,13 @@ impl CellView {
         }
     }
 
+    /// No cells to show (no region map, no instancer, no collision yet): all grey, without borders.
+    pub fn show_none(&mut self, m: &mut Gd<ShaderMaterial>) {
+        self.states.clear();
+        // One huge cell: every point maps inside it, and its borders are never on screen.
+        self.show(m, [-5.0e8, -5.0e8], 1.0e9);
+    }
+
     /// A new material: everything is sent again.
     pub fn reset(&mut self) {
         *self = Self::default();

@@ -76,8 +76,9 @@ struct DeviceTexture {
 
 /// Staging sides are multiples of this: few distinct sizes, at most this many texels of slack a side.
 const STAGING_STEP: u32 = 32;
-/// Staging textures kept (the brush sizes in use).
+/// Staging textures kept (the brush sizes in use), and the largest kept (texels).
 const STAGING_KEPT: usize = 4;
+const STAGING_KEPT_TEXELS: u32 = 1024 * 1024;
 
 /// The rendering device, when textures may be made and updated on it from this thread.
 fn device() -> Option<Gd<RenderingDevice>> {
@@ -219,6 +220,14 @@ impl DeviceTexture {
                 "TerrainData: updating the data texture on the rendering device failed ({err:?})"
             );
         }
+        // A big rectangle (an import, a whole-terrain edit) keeps neither its staging texture nor its bytes.
+        if ssize[0] * ssize[1] > STAGING_KEPT_TEXELS {
+            if let Some(i) = self.staging.iter().position(|(s, _)| *s == ssize) {
+                let (_, r) = self.staging.remove(i);
+                self.rd.free_rid(r);
+            }
+            self.bytes = PackedByteArray::new();
+        }
     }
 
     /// A staging texture of `size` (made, or reused from the last few sizes).
@@ -256,10 +265,12 @@ fn create(rd: &mut Gd<RenderingDevice>, channels: Channels, image: &Gd<Image>) -
     f.set_texture_type(TextureType::TYPE_2D);
     f.set_width(image.get_width() as u32);
     f.set_height(image.get_height() as u32);
+    // Copy-from too: `Texture2D.get_image()` reads the texture back through it.
     f.set_usage_bits(
         TextureUsageBits::SAMPLING_BIT
             | TextureUsageBits::CAN_UPDATE_BIT
-            | TextureUsageBits::CAN_COPY_TO_BIT,
+            | TextureUsageBits::CAN_COPY_TO_BIT
+            | TextureUsageBits::CAN_COPY_FROM_BIT,
     );
     let data = if image.get_format() == image_format {
         image.get_data()

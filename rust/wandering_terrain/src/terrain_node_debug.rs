@@ -115,8 +115,10 @@ impl TerrainNode {
                 }
             }
         };
-        if let (Some((origin, size)), Some(m)) = (placed, self.debug_material.as_mut()) {
-            self.cells.show(m, origin, size);
+        match (placed, self.debug_material.as_mut()) {
+            (Some((origin, size)), Some(m)) => self.cells.show(m, origin, size),
+            (None, Some(m)) => self.cells.show_none(m),
+            _ => {}
         }
     }
 

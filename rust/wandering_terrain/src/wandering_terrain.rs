@@ -273,13 +273,18 @@ impl INode3D for WanderingTerrain {
 }
 
 impl WanderingTerrain {
-    /// The COLLISION and INSTANCES views: the cells around the camera, every frame while shown.
+    /// The COLLISION and INSTANCES views: the cells around the camera, every frame while shown (REGIONS:
+    /// none); the NAVIGATION view's lines.
     fn update_cell_view(&mut self) {
-        use crate::debug_view::{CELLS, COLLISION, INSTANCES, NAVIGATION};
+        use crate::debug_view::{CELLS, COLLISION, INSTANCES, NAVIGATION, REGIONS};
+        let on = self.debug_view == NAVIGATION;
+        let cells = matches!(self.debug_view, COLLISION | INSTANCES | REGIONS);
+        if !(on || cells || self.nav_view.is_shown()) {
+            return;
+        }
         let Some(cam) = self.followed_camera() else {
             return;
         };
-        let on = self.debug_view == NAVIGATION;
         if on || self.nav_view.is_shown() {
             let host = self.instance_host();
             let mut node = self.base().clone().upcast::<Node3D>();
@@ -287,20 +292,22 @@ impl WanderingTerrain {
             self.nav_view
                 .update(&mut node, &host, "WanderingTerrain", at, on);
         }
-        if !matches!(self.debug_view, COLLISION | INSTANCES) {
+        if !cells {
             return;
         }
         let (o, p) = (self.origin(), cam.get_global_position());
         let target = [f64::from(p.x - o.x), f64::from(p.z - o.y)];
         let node = self.base().clone().upcast::<Node>();
         let states = self.cells.states_mut();
-        let placed = if self.debug_view == COLLISION {
-            self.collision.tile_states(target, CELLS, states)
-        } else {
-            crate::debug_view::instance_cells(&node, target, states)
+        let placed = match self.debug_view {
+            COLLISION => self.collision.tile_states(target, CELLS, states),
+            INSTANCES => crate::debug_view::instance_cells(&node, target, states),
+            _ => None,
         };
-        if let (Some((origin, size)), Some(m)) = (placed, self.debug_material.as_mut()) {
-            self.cells.show(m, origin, size);
+        match (placed, self.debug_material.as_mut()) {
+            (Some((origin, size)), Some(m)) => self.cells.show(m, origin, size),
+            (None, Some(m)) => self.cells.show_none(m),
+            _ => {}
         }
     }
 
