@@ -303,3 +303,28 @@ func test_edits_after_drawing_are_drawn_exactly() -> void:
 			for x in range(20, 42):
 				off += int(back.get_pixel(x, z).r != data.get_pixel(x, z).r)
 		check_eq(off, 0, "read back equal to the data image over the edits")
+
+
+## Views with no cells on this node (REGIONS: it draws no region maps) are grey, not the unset texture's
+## white read as "damaged" red.
+func test_regions_view_without_regions_is_grey() -> void:
+	var t := _data()
+	var root := _follow_scene(t, 0, Vector3(32, 10, 20), true)
+	var wt: WanderingTerrain = root.get_child(root.get_child_count() - 1)
+	wt.debug_view = WanderingTerrain.DEBUG_VIEW_REGIONS
+	await frames(3)
+	var img := screenshot("wandering_regions_view_" + renderer)
+	root.queue_free()
+	var grey := 0
+	var other := 0
+	for py in range(2, img.get_height(), 6):
+		for px in range(2, img.get_width(), 6):
+			var c := img.get_pixel(px, py)
+			if c.is_equal_approx(MAGENTA):
+				continue
+			if absf(c.r - c.g) < 0.04 and absf(c.g - c.b) < 0.04:
+				grey += 1
+			else:
+				other += 1
+	check(grey > 500, "terrain pixels seen (%d)" % grey)
+	check_eq(other, 0, "every terrain pixel grey")
