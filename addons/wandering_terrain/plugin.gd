@@ -364,7 +364,7 @@ func _dab(world: Vector3, dt: float) -> void:
 		stroke.instancer.apply_brush(brush, Vector2(world.x, world.z), dt)
 		return
 	var p := _to_terrain(world)
-	stroke.before_dab(Vector2(p.x, p.z), brush.size)
+	stroke.before_dab(Vector2(p.x, p.z), brush)
 	stroke.data.apply_brush(brush, Vector2(p.x, p.z), dt)
 
 

@@ -18,32 +18,32 @@ func _init(terrain_data: Resource, brush_tool: int) -> void:
 	tool = brush_tool
 
 
-## Whether the tool edits the control map (holes, paint) rather than heights.
+## Whether the tool edits the control map (holes, paint) rather than heights (the core's tool classes).
 func _control() -> bool:
-	return tool in [TerrainBrush.HOLE_ADD, TerrainBrush.HOLE_REMOVE, TerrainBrush.PAINT, TerrainBrush.ERASE]
+	return TerrainBrush.tool_edits_control(tool)
 
 
 func _read(r: Rect2i) -> Variant:
 	return data.get_control_region(r) if _control() else data.get_heights_region(r)
 
 
-## Saves the chunks a dab of `size` (terrain units) at terrain X/Z `center` can touch.
-func before_dab(center: Vector2, size: float) -> void:
-	var sp: float = data.get_spacing()
+## Saves the chunks one dab of `brush` at terrain X/Z `center` can touch (its footprint from the core:
+## `TerrainBrush.get_dab_rect`).
+func before_dab(center: Vector2, brush: TerrainBrush) -> void:
 	var n: Vector2i = data.get_size()
-	var reach := size * 0.5 + sp
-	# Clamped to the terrain before walking chunks: a huge brush costs the chunks of the terrain, no more.
-	var lo := Vector2i(floori((center.x - reach) / sp), floori((center.y - reach) / sp)).clamp(Vector2i.ZERO, n)
-	var hi := Vector2i(ceili((center.x + reach) / sp), ceili((center.y + reach) / sp)).clamp(Vector2i.ZERO, n)
+	var r := brush.get_dab_rect(center, data.get_spacing(), n)
+	if not r.has_area():
+		return
 	var all := Rect2i(Vector2i.ZERO, n)
-	for cz in range(floori(lo.y / float(CHUNK)), floori(hi.y / float(CHUNK)) + 1):
-		for cx in range(floori(lo.x / float(CHUNK)), floori(hi.x / float(CHUNK)) + 1):
+	var hi := r.end - Vector2i.ONE
+	for cz in range(floori(r.position.y / float(CHUNK)), floori(hi.y / float(CHUNK)) + 1):
+		for cx in range(floori(r.position.x / float(CHUNK)), floori(hi.x / float(CHUNK)) + 1):
 			var key := Vector2i(cx, cz)
 			if chunks.has(key):
 				continue
-			var r := Rect2i(cx * CHUNK, cz * CHUNK, CHUNK, CHUNK).intersection(all)
-			if r.has_area():
-				chunks[key] = {"rect": r, "before": _read(r)}
+			var c := Rect2i(cx * CHUNK, cz * CHUNK, CHUNK, CHUNK).intersection(all)
+			if c.has_area():
+				chunks[key] = {"rect": c, "before": _read(c)}
 
 
 ## Records the state after the stroke; chunks it did not change are dropped.

@@ -243,6 +243,38 @@ impl TerrainBrush {
         self.image_rotation = v;
     }
 
+    /// The samples one dab centred at terrain X/Z `center` may change, with one sample of margin, on a
+    /// terrain of `size` samples `spacing` apart (clipped to it; empty when the dab misses it): what the
+    /// editor saves for undo before a dab (`terrain_core::brush::dab_rect`, the same footprint `apply_brush`
+    /// uses).
+    #[func]
+    fn get_dab_rect(&self, center: Vector2, spacing: f64, size: Vector2i) -> Rect2i {
+        if !(spacing.is_finite() && spacing > 0.0) || size.x <= 0 || size.y <= 0 {
+            return Rect2i::default();
+        }
+        let (w, d) = (size.x as usize, size.y as usize);
+        let c = [f64::from(center.x), f64::from(center.y)];
+        let Some(r) = terrain_core::brush::dab_rect([w, d], spacing, c, self.size) else {
+            return Rect2i::default();
+        };
+        let (x0, z0) = (r.x.saturating_sub(1), r.z.saturating_sub(1));
+        let (x1, z1) = ((r.x + r.w + 1).min(w), (r.z + r.d + 1).min(d));
+        Rect2i::new(
+            Vector2i::new(x0 as i32, z0 as i32),
+            Vector2i::new((x1 - x0) as i32, (z1 - z0) as i32),
+        )
+    }
+
+    /// Whether `tool` edits the control map (holes, paint) rather than heights: what a stroke saves.
+    #[func]
+    fn tool_edits_control(tool: i64) -> bool {
+        // The core's tool classes (one owner): a brush of that tool, its defaults otherwise.
+        let mut b = TerrainBrush::new_gd();
+        b.bind_mut().tool = tool;
+        let edits = b.bind().core().tool.edits_control();
+        edits
+    }
+
     /// The brush's weight over its square (falloff times `image`, turned by `image_rotation`), what one dab
     /// does relative to its centre: a `resolution`² `FORMAT_RF` image whose texel (i, j) is the weight at
     /// offset ((i + 0.5) / resolution - 0.5, (j + 0.5) / resolution - 0.5) × `size` along X and Z. For
