@@ -59,7 +59,9 @@ pub struct EditableTexture {
 }
 
 enum Backend {
-    Image(Gd<ImageTexture>),
+    /// An ImageTexture re-sent whole, and the image it is sent from when this keeps it (edits then write
+    /// only their rectangle into it instead of the caller rebuilding the whole image).
+    Image(Gd<ImageTexture>, Option<Gd<Image>>),
     Device(DeviceTexture),
 }
 
@@ -94,18 +96,22 @@ fn device() -> Option<Gd<RenderingDevice>> {
 }
 
 impl EditableTexture {
-    /// A texture of `image` (`FORMAT_RGBF` for `Rgb`, `FORMAT_RF` for `R`).
-    pub fn new(channels: Channels, image: &Gd<Image>) -> Option<Self> {
+    /// A texture of `image` (`FORMAT_RGBF` for `Rgb`, `FORMAT_RF` for `R`); `keep`: without the rendering
+    /// device, keep `image` and update it by rectangle (else `update_rect` asks for the whole image).
+    pub fn new(channels: Channels, image: &Gd<Image>, keep: bool) -> Option<Self> {
         let backend = match device().and_then(|rd| DeviceTexture::new(rd, channels, image)) {
             Some(d) => Backend::Device(d),
-            None => Backend::Image(ImageTexture::create_from_image(image)?),
+            None => Backend::Image(
+                ImageTexture::create_from_image(image)?,
+                keep.then(|| image.clone()),
+            ),
         };
         Some(Self { channels, backend })
     }
 
     pub fn texture(&self) -> Gd<Texture2D> {
         match &self.backend {
-            Backend::Image(t) => t.clone().upcast(),
+            Backend::Image(t, _) => t.clone().upcast(),
             Backend::Device(d) => d.wrap.clone().upcast(),
         }
     }
@@ -118,11 +124,14 @@ impl EditableTexture {
     /// The whole texture anew from `image`, of the same or another size; the texture object stays.
     pub fn replace(&mut self, image: &Gd<Image>) {
         match &mut self.backend {
-            Backend::Image(t) => {
+            Backend::Image(t, kept) => {
                 if t.get_width() == image.get_width() && t.get_height() == image.get_height() {
                     t.update(image);
                 } else {
                     t.set_image(image);
+                }
+                if kept.is_some() {
+                    *kept = Some(image.clone());
                 }
             }
             Backend::Device(d) => d.replace(self.channels, image),
@@ -130,7 +139,7 @@ impl EditableTexture {
     }
 
     /// Texels `w × d` at (x, z), row-major, `Channels::given` floats each. `whole` makes the whole image for
-    /// a renderer without rectangle updates.
+    /// a renderer without rectangle updates when this does not keep its image.
     pub fn update_rect(
         &mut self,
         at: [u32; 2],
@@ -139,7 +148,17 @@ impl EditableTexture {
         whole: impl FnOnce() -> Gd<Image>,
     ) {
         match &mut self.backend {
-            Backend::Image(t) => t.update(&whole()),
+            Backend::Image(t, Some(kept)) => {
+                let bytes: PackedByteArray = texels.iter().flat_map(|v| v.to_le_bytes()).collect();
+                let (w, d) = (size[0] as i32, size[1] as i32);
+                let fmt = self.channels.image_format();
+                if let Some(patch) = Image::create_from_data(w, d, false, fmt, &bytes) {
+                    let src = Rect2i::new(Vector2i::ZERO, Vector2i::new(w, d));
+                    kept.blit_rect(&patch, src, Vector2i::new(at[0] as i32, at[1] as i32));
+                }
+                t.update(&*kept);
+            }
+            Backend::Image(t, None) => t.update(&whole()),
             Backend::Device(d) => d.update_rect(self.channels, at, size, texels),
         }
     }

@@ -320,7 +320,7 @@ impl TerrainData {
         if self.texture.is_none() {
             let kept = self.image.is_some();
             let img = self.get_data_image();
-            self.texture = EditableTexture::new(Channels::Rgb, &img);
+            self.texture = EditableTexture::new(Channels::Rgb, &img, false);
             // The device holds the data: the image is made again if someone asks for it.
             if !kept
                 && self

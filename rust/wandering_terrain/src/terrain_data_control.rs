@@ -179,7 +179,7 @@ impl TerrainData {
         }
         if self.control_texture.is_none() {
             let img = self.control_image();
-            self.control_texture = EditableTexture::new(Channels::R, &img);
+            self.control_texture = EditableTexture::new(Channels::R, &img, true);
         }
         self.control_texture.as_ref().map(EditableTexture::texture)
     }
@@ -229,12 +229,9 @@ impl TerrainData {
             self.control_texture = None;
             return;
         }
-        let by_rect = self
-            .control_texture
-            .as_ref()
-            .is_some_and(EditableTexture::by_rectangle);
         match dirty {
-            Some(r) if by_rect && !r.is_empty() => {
+            // By rectangle: on the device, or into the kept image.
+            Some(r) if !r.is_empty() => {
                 let values: Vec<f32> = (r.z..r.z + r.d)
                     .flat_map(|z| (r.x..r.x + r.w).map(move |x| (x, z)))
                     .map(|(x, z)| {
@@ -247,7 +244,7 @@ impl TerrainData {
                         [r.x as u32, r.z as u32],
                         [r.w as u32, r.d as u32],
                         &values,
-                        || unreachable!("updated by rectangle"),
+                        || unreachable!("the control texture keeps its image"),
                     );
                 }
             }
