@@ -89,7 +89,13 @@ fn device() -> Option<Gd<RenderingDevice>> {
         .get_setting("rendering/driver/threads/thread_model")
         .try_to::<i64>()
         .unwrap_or(1);
-    if model == 2 {
+    // The command line may ask for it too (`--render-thread separate`).
+    let args = godot::classes::Os::singleton().get_cmdline_args();
+    let on_command_line = args
+        .as_slice()
+        .windows(2)
+        .any(|w| w[0] == "--render-thread" && w[1] == "separate");
+    if model == 2 || on_command_line {
         return None;
     }
     RenderingServer::singleton().get_rendering_device()
