@@ -11,8 +11,8 @@
 use godot::classes::image::Format;
 use godot::classes::rendering_device::{DataFormat, TextureType, TextureUsageBits};
 use godot::classes::{
-    Image, ImageTexture, ProjectSettings, RdTextureFormat, RdTextureView, RenderingDevice,
-    RenderingServer, Texture2D, Texture2Drd,
+    Image, ImageTexture, RdTextureFormat, RdTextureView, RenderingDevice, RenderingServer,
+    Texture2D, Texture2Drd,
 };
 use godot::prelude::*;
 
@@ -82,23 +82,15 @@ const STAGING_STEP: u32 = 32;
 const STAGING_KEPT: usize = 4;
 const STAGING_KEPT_TEXELS: u32 = 1024 * 1024;
 
-/// The rendering device, when textures may be made and updated on it from this thread.
+/// The rendering device, when textures may be made and updated on it from this thread: not with a separate
+/// render thread (thread model "Separate", in the project or on the command line), where the device belongs
+/// to that thread.
 fn device() -> Option<Gd<RenderingDevice>> {
-    // Thread model 2 ("Separate"): the device belongs to the render thread.
-    let model = ProjectSettings::singleton()
-        .get_setting("rendering/driver/threads/thread_model")
-        .try_to::<i64>()
-        .unwrap_or(1);
-    // The command line may ask for it too (`--render-thread separate`).
-    let args = godot::classes::Os::singleton().get_cmdline_args();
-    let on_command_line = args
-        .as_slice()
-        .windows(2)
-        .any(|w| w[0] == "--render-thread" && w[1] == "separate");
-    if model == 2 || on_command_line {
+    let rs = RenderingServer::singleton();
+    if !rs.is_on_render_thread() {
         return None;
     }
-    RenderingServer::singleton().get_rendering_device()
+    rs.get_rendering_device()
 }
 
 impl EditableTexture {
