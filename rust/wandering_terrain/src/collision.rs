@@ -178,6 +178,20 @@ impl TerrainCollision {
         self.debug = debug.map(crate::collision_debug::CollisionDebug::new);
     }
 
+    /// Enters `node`'s world: its physics space, `node` reported as the collider, the tiles drawn too when
+    /// the tree shows collision shapes. False outside a world.
+    pub fn enter_world(&mut self, node: &Gd<godot::classes::Node3D>) -> bool {
+        let Some(world) = node.get_world_3d() else {
+            return false;
+        };
+        let debug = node
+            .get_tree()
+            .is_debugging_collisions_hint()
+            .then(|| world.get_scenario());
+        self.enter(world.get_space(), node.instance_id(), debug);
+        true
+    }
+
     /// The grid points of the tiles drawn for *Visible Collision Shapes* (empty when not shown).
     pub fn debug_points(&self) -> PackedVector3Array {
         self.debug
@@ -305,26 +319,19 @@ impl TerrainCollision {
         n: usize,
         out: &mut Vec<u8>,
     ) -> Option<([f64; 2], f64)> {
-        out.clear();
-        out.resize(n * n, 0);
-        let (tiling, spacing) = self.view?;
+        let Some((tiling, spacing)) = self.view else {
+            out.clear();
+            return None;
+        };
         let side = tiling.tile_cells() as f64 * spacing;
         let (c0, _) = tiling.placement(spacing, [0, 0]);
         let corner0 = [c0[0] - side * 0.5, c0[1] - side * 0.5];
-        let first: [i64; 2] = std::array::from_fn(|a| {
-            ((target[a] - corner0[a]) / side).floor() as i64 - n as i64 / 2
-        });
-        for (id, state) in self
-            .used
-            .keys()
-            .map(|id| (id, 1u8))
-            .chain(self.dirty.keys().map(|id| (id, 2u8)))
-        {
-            let (x, z) = (id[0] as i64 - first[0], id[1] as i64 - first[1]);
-            if (0..n as i64).contains(&x) && (0..n as i64).contains(&z) {
-                out[z as usize * n + x as usize] = state;
-            }
-        }
+        let centre: [i64; 2] =
+            std::array::from_fn(|a| ((target[a] - corner0[a]) / side).floor() as i64);
+        let id = |t: &TileId| [t[0] as i64, t[1] as i64];
+        let cells =
+            (self.used.keys().map(|t| (id(t), 1u8))).chain(self.dirty.keys().map(|t| (id(t), 2u8)));
+        let first = crate::debug_view::fill_window(centre, n, cells, out);
         Some((
             [
                 corner0[0] + first[0] as f64 * side,

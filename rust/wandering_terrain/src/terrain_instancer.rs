@@ -623,20 +623,19 @@ impl TerrainInstancer {
         n: usize,
         out: &mut Vec<u8>,
     ) -> Option<([f64; 2], f64)> {
-        out.clear();
-        out.resize(n * n, 0);
-        let res = self.instances.as_ref()?;
+        let Some(res) = self.instances.as_ref() else {
+            out.clear();
+            return None;
+        };
         let b = res.bind();
         let store = b.store();
         let cs = store.cell_size();
         let (tx, tz) = store.cell_of(target[0], target[1]);
-        let first = [i64::from(tx) - n as i64 / 2, i64::from(tz) - n as i64 / 2];
-        for (k, c) in &self.cells.map {
-            let (x, z) = (i64::from(k.0) - first[0], i64::from(k.1) - first[1]);
-            if (0..n as i64).contains(&x) && (0..n as i64).contains(&z) {
-                out[z as usize * n + x as usize] = if c.shown == c.stamp { 1 } else { 2 };
-            }
-        }
+        let cells = self.cells.map.iter().map(|(k, c)| {
+            let state = if c.shown == c.stamp { 1 } else { 2 };
+            ([i64::from(k.0), i64::from(k.1)], state)
+        });
+        let first = crate::debug_view::fill_window([i64::from(tx), i64::from(tz)], n, cells, out);
         Some(([first[0] as f64 * cs, first[1] as f64 * cs], cs))
     }
 }
