@@ -340,14 +340,8 @@ impl INode3D for TerrainNode {
                 self.collision_frame = None;
                 self.rebuild();
                 // Collision is ready before the first physics frame.
-                if let Some(world) = self.base().get_world_3d() {
-                    let id = self.base().instance_id();
-                    let debug = self
-                        .base()
-                        .get_tree()
-                        .is_debugging_collisions_hint()
-                        .then(|| world.get_scenario());
-                    self.collision.enter(world.get_space(), id, debug);
+                let node = self.base().clone();
+                if self.collision.enter_world(&node) {
                     self.update_collision();
                 }
             }

@@ -226,14 +226,8 @@ impl INode3D for WanderingTerrain {
             N::ENTER_TREE => {
                 // Navigation bakes see terrain nodes from then on.
                 crate::navigation::register();
-                if let Some(world) = self.base().get_world_3d() {
-                    let id = self.base().instance_id();
-                    let debug = self
-                        .base()
-                        .get_tree()
-                        .is_debugging_collisions_hint()
-                        .then(|| world.get_scenario());
-                    self.collision.enter(world.get_space(), id, debug);
+                let node = self.base().clone();
+                if self.collision.enter_world(&node) {
                     self.update_collision();
                 }
                 // After the first `ready` (which sets the mesh up), the instance is made on every entry.
