@@ -439,7 +439,7 @@ func _show_decal(hit: Vector3) -> void:
 			key.append(brush.falloff.sample(i / 8.0))
 	if key != _stamp_key:
 		_stamp_key = key
-		decal.texture_albedo = ImageTexture.create_from_image(_stamp_image())
+		decal.texture_albedo = ImageTexture.create_from_image(brush.get_stamp(64))
 	var s := Vector3.ONE
 	if terrain is TerrainNode:
 		s = terrain.global_transform.basis.get_scale()
@@ -447,17 +447,6 @@ func _show_decal(hit: Vector3) -> void:
 	decal.size = Vector3(side.x, maxf(side.x, side.y), side.y)
 	decal.global_transform = Transform3D(Basis.IDENTITY, hit)
 	decal.visible = true
-
-
-## The stamp as white with the weight in alpha (the decal's albedo).
-func _stamp_image() -> Image:
-	const N := 64
-	var w := brush.get_stamp(N)
-	var out := Image.create_empty(N, N, false, Image.FORMAT_LA8)
-	for j in N:
-		for i in N:
-			out.set_pixel(i, j, Color(1, 1, 1, w.get_pixel(i, j).r))
-	return out
 
 
 ## A unit circle of lines (scaled to the brush radius), with an inner circle at the falloff's hardness.

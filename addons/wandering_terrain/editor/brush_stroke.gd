@@ -9,6 +9,8 @@ const CHUNK := 32
 
 var data: Resource
 var tool: int
+## Whether the tool edits the control map (holes, paint) rather than heights (the core's tool classes).
+var control: bool
 ## Vector2i chunk -> {rect, before, after} (heights, or control values for the hole and paint tools).
 var chunks := {}
 
@@ -16,15 +18,11 @@ var chunks := {}
 func _init(terrain_data: Resource, brush_tool: int) -> void:
 	data = terrain_data
 	tool = brush_tool
-
-
-## Whether the tool edits the control map (holes, paint) rather than heights (the core's tool classes).
-func _control() -> bool:
-	return TerrainBrush.tool_edits_control(tool)
+	control = TerrainBrush.tool_edits_control(brush_tool)
 
 
 func _read(r: Rect2i) -> Variant:
-	return data.get_control_region(r) if _control() else data.get_heights_region(r)
+	return data.get_control_region(r) if control else data.get_heights_region(r)
 
 
 ## Saves the chunks one dab of `brush` at terrain X/Z `center` can touch (its footprint from the core:
@@ -62,7 +60,7 @@ func is_empty() -> bool:
 ## Writes every chunk's "before" or "after" state (undo / redo).
 func apply(which: String) -> void:
 	for c in chunks.values():
-		if _control():
+		if control:
 			data.set_control_region(c["rect"], c[which])
 		else:
 			data.set_heights_region(c["rect"], c[which])

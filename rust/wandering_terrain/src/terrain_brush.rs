@@ -276,9 +276,10 @@ impl TerrainBrush {
     }
 
     /// The brush's weight over its square (falloff times `image`, turned by `image_rotation`), what one dab
-    /// does relative to its centre: a `resolution`² `FORMAT_RF` image whose texel (i, j) is the weight at
-    /// offset ((i + 0.5) / resolution - 0.5, (j + 0.5) / resolution - 0.5) × `size` along X and Z. For
-    /// cursors (the editor's brush decal) and previews. `resolution` in [2, 1024].
+    /// does relative to its centre: a `resolution`² `FORMAT_LA8` image, white with the weight as alpha
+    /// (1/255 steps), whose texel (i, j) is the weight at offset ((i + 0.5) / resolution - 0.5,
+    /// (j + 0.5) / resolution - 0.5) × `size` along X and Z. Ready for a cursor's decal (the editor's) or a
+    /// preview. `resolution` in [2, 1024].
     #[func]
     fn get_stamp(&self, resolution: i64) -> Option<Gd<Image>> {
         if !(2..=1024).contains(&resolution) {
@@ -290,12 +291,13 @@ impl TerrainBrush {
         let b = self.core();
         let n = resolution as usize;
         let mut bytes = PackedByteArray::new();
-        bytes.resize(n * n * 4);
-        for (k, out) in bytes.as_mut_slice().chunks_exact_mut(4).enumerate() {
+        bytes.resize(n * n * 2);
+        for (k, out) in bytes.as_mut_slice().chunks_exact_mut(2).enumerate() {
             let at = |i: usize| ((i as f64 + 0.5) / n as f64 - 0.5) * b.size();
-            out.copy_from_slice(&b.weight_at(at(k % n), at(k / n)).to_le_bytes());
+            let w = b.weight_at(at(k % n), at(k / n));
+            out.copy_from_slice(&[255, (w.clamp(0.0, 1.0) * 255.0).round() as u8]);
         }
-        Image::create_from_data(n as i32, n as i32, false, Format::RF, &bytes)
+        Image::create_from_data(n as i32, n as i32, false, Format::LA8, &bytes)
     }
 
     #[func]
