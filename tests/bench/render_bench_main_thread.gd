@@ -255,32 +255,45 @@ func _still_and_edits(data: TerrainData, quick: bool) -> void:
 	await tree.process_frame
 
 
-## A 4096² WanderingTerrain: a 256² edit and a radius-128 dab under the camera, the call plus every later
-## frame's terrain work; the reference is what re-sending the whole data texture costs (what every edit
-## cost before edits were sent by rectangle, and what Compatibility still pays).
-func _wandering_edits(data: TerrainData, quick: bool) -> void:
+## A rig whose camera looks at the centre of `data` from 150 above; `[root, cam, centre]`.
+func _centre_rig(data: TerrainData) -> Array:
 	var rig := _rig()
-	var root: Node3D = rig[0]
-	var cam: Camera3D = rig[1]
 	var c := Vector2(2048.5, 2048.5)
+	var cam: Camera3D = rig[1]
 	cam.position = Vector3(c.x, data.get_height(c) + 150.0, c.y)
 	cam.rotation_degrees = Vector3(-30, 0, 0)
-	var wt := WanderingTerrain.new()
-	wt.terrain_data = data
-	root.add_child(wt)
-	wt.camera = wt.get_path_to(cam)
-	for i in 10:
-		await tree.process_frame
+	return [rig[0], cam, c]
+
+
+## [256² edit, radius-128 dab]: each the median of the call plus every later frame's terrain work until
+## settled, made on `source` (a TerrainData or TerrainRegions: the same calls) under `c`.
+func _edits_under(source: Resource, c: Vector2, quick: bool) -> Array:
 	var vals := PackedFloat32Array()
 	vals.resize(256 * 256)
 	var edit := await _edit_cost(func(k: int) -> void:
 		vals.fill(40.0 + k)
-		data.set_heights_region(Rect2i(int(c.x) - 128 + k * 3, int(c.y) - 128, 256, 256), vals), quick)
+		source.set_heights_region(Rect2i(int(c.x) - 128 + k * 3, int(c.y) - 128, 256, 256), vals), quick)
 	var brush := TerrainBrush.new()
 	brush.size = 256.0
 	brush.strength = 2.0
 	var dab := await _edit_cost(func(k: int) -> void:
-		data.apply_brush(brush, Vector2(c.x + k * 3, c.y - k * 2), 1.0 / 60.0), quick)
+		source.apply_brush(brush, Vector2(c.x + k * 3, c.y - k * 2), 1.0 / 60.0), quick)
+	return [edit, dab]
+
+
+## A 4096² WanderingTerrain: a 256² edit and a radius-128 dab under the camera, the call plus every later
+## frame's terrain work; the reference is what re-sending the whole data texture costs (what every edit
+## cost before edits were sent by rectangle, and what Compatibility still pays).
+func _wandering_edits(data: TerrainData, quick: bool) -> void:
+	var rig := _centre_rig(data)
+	var root: Node3D = rig[0]
+	var wt := WanderingTerrain.new()
+	wt.terrain_data = data
+	root.add_child(wt)
+	wt.camera = wt.get_path_to(rig[1])
+	for i in 10:
+		await tree.process_frame
+	var costs: Array = await _edits_under(data, rig[2], quick)
 	var img := data.get_data_image()
 	var whole := ImageTexture.create_from_image(img)
 	var resend: Array[float] = []
@@ -290,7 +303,7 @@ func _wandering_edits(data: TerrainData, quick: bool) -> void:
 		resend.append((Time.get_ticks_usec() - t0) / 1000.0)
 		await tree.process_frame
 	print("bench main thread (%s) 4096² WanderingTerrain: 256² edit %.3f ms (goal <= 2 ms), radius-128 dab %.3f ms: the call plus every later frame's terrain work until settled, medians; reference: re-sending the whole data texture %.3f ms" % [
-		renderer, edit, dab, Util.median(resend)])
+		renderer, costs[0], costs[1], Util.median(resend)])
 	root.queue_free()
 	await tree.process_frame
 
@@ -303,31 +316,18 @@ func _region_edits(data: TerrainData, quick: bool) -> void:
 		push_error("bench: cannot write the region map")
 		return
 	var regions := TerrainRegions.open(dir)
-	var rig := _rig()
+	var rig := _centre_rig(data)
 	var root: Node3D = rig[0]
-	var cam: Camera3D = rig[1]
-	var c := Vector2(2048.5, 2048.5)
-	cam.position = Vector3(c.x, data.get_height(c) + 150.0, c.y)
-	cam.rotation_degrees = Vector3(-30, 0, 0)
 	var tn := TerrainNode.new()
 	tn.terrain_regions = regions
 	root.add_child(tn)
-	tn.target = tn.get_path_to(cam)
+	tn.target = tn.get_path_to(rig[1])
 	while not tn.is_up_to_date():
 		await tree.process_frame
-	var vals := PackedFloat32Array()
-	vals.resize(256 * 256)
-	var edit := await _edit_cost(func(k: int) -> void:
-		vals.fill(40.0 + k)
-		regions.set_heights_region(Rect2i(int(c.x) - 128 + k * 3, int(c.y) - 128, 256, 256), vals), quick)
-	var brush := TerrainBrush.new()
-	brush.size = 256.0
-	brush.strength = 2.0
-	var dab := await _edit_cost(func(k: int) -> void:
-		regions.apply_brush(brush, Vector2(c.x + k * 3, c.y - k * 2), 1.0 / 60.0), quick)
+	var costs: Array = await _edits_under(regions, rig[2], quick)
 	regions.discard_changes()
 	print("bench main thread (%s) 4096² region map (512² regions), under the target with default collision: 256² edit %.3f ms, radius-128 dab %.3f ms (goal <= 1 ms): the call plus every later frame's terrain work until settled, medians" % [
-		renderer, edit, dab])
+		renderer, costs[0], costs[1]])
 	root.queue_free()
 	await tree.process_frame
 

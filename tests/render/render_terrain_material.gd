@@ -158,15 +158,12 @@ func test_terrain_node_draws_the_blend_get_layer_weights_reports() -> void:
 	await frames(1)
 
 
-func test_wandering_terrain_draws_the_same_blend() -> void:
-	var s := _scene()
-	var root: Node3D = s[0]
-	var cam: Camera3D = s[1]
-	var t := _data()
+## A WanderingTerrain over `t` with the layers, under `root`, drawn with `material` (null: its own), its
+## mesh ahead of the camera it follows: a tracker south of the terrain looking north.
+func _wandering(root: Node3D, t: TerrainData, material: ShaderMaterial) -> WanderingTerrain:
 	var wt := WanderingTerrain.new()
-	var probe := ShaderMaterial.new()
-	probe.shader = load(WANDERING_PROBE)
-	wt.material = probe
+	if material:
+		wt.material = material
 	var mesh := WanderingMesh.new()
 	mesh.start_size = 64.0
 	mesh.start_subdivision = 5
@@ -174,12 +171,22 @@ func test_wandering_terrain_draws_the_same_blend() -> void:
 	wt.mesh = mesh
 	wt.terrain_material = _material()
 	wt.terrain_data = t
-	# The mesh lies ahead of the camera it follows: a tracker south of the terrain looking north.
 	var tracker := Camera3D.new()
 	root.add_child(tracker)
 	tracker.look_at_from_position(Vector3(SIZE * 0.5, 60, SIZE + 20), Vector3(SIZE * 0.5, 60, 0))
 	root.add_child(wt)
 	wt.camera = wt.get_path_to(tracker)
+	return wt
+
+
+func test_wandering_terrain_draws_the_same_blend() -> void:
+	var s := _scene()
+	var root: Node3D = s[0]
+	var cam: Camera3D = s[1]
+	var t := _data()
+	var probe := ShaderMaterial.new()
+	probe.shader = load(WANDERING_PROBE)
+	var wt := _wandering(root, t, probe)
 	await frames(4)
 	var img := screenshot("material_wandering_terrain")
 	_compare(img, cam, wt.get_layer_weights, t.is_hole, "WanderingTerrain")
@@ -386,20 +393,7 @@ func test_layer_debug_views_show_the_blend_and_the_slots() -> void:
 			tn.target = tn.get_path_to(cam)
 			node = tn
 		else:
-			var wt := WanderingTerrain.new()
-			var mesh := WanderingMesh.new()
-			mesh.start_size = 64.0
-			mesh.start_subdivision = 5
-			mesh.lods = PackedInt32Array([2, 2, 2, 2, 2, 2])
-			wt.mesh = mesh
-			wt.terrain_material = _material()
-			wt.terrain_data = t
-			var tracker := Camera3D.new()
-			root.add_child(tracker)
-			tracker.look_at_from_position(Vector3(SIZE * 0.5, 60, SIZE + 20), Vector3(SIZE * 0.5, 60, 0))
-			root.add_child(wt)
-			wt.camera = wt.get_path_to(tracker)
-			node = wt
+			node = _wandering(root, t, null)
 		for view in [TerrainNode.DEBUG_VIEW_LAYER_WEIGHTS, TerrainNode.DEBUG_VIEW_CONTROL]:
 			node.set("debug_view", view)
 			await frames(3)

@@ -66,7 +66,9 @@ func _near_triangle_edge(w: Vector2) -> bool:
 	return minf(minf(f.x, 1.0 - f.x), minf(f.y, 1.0 - f.y)) < 0.08 or absf(f.x + f.y - 1.0) < 0.12
 
 
-func test_holes_show_the_background_exactly() -> void:
+## The terrain with a 6 × 4 hole and a single-sample one, seen from above at 24 units across:
+## [terrain, debug scene, camera].
+func _holes_scene() -> Array:
 	var t := _data()
 	var holes := PackedByteArray()
 	holes.resize(6 * 4)
@@ -77,6 +79,14 @@ func test_holes_show_the_background_exactly() -> void:
 	var cam: Camera3D = s[1]
 	cam.size = 24.0
 	cam.position = Vector3(256.05, 300, 256.05)
+	return [t, s, cam]
+
+
+func test_holes_show_the_background_exactly() -> void:
+	var h := _holes_scene()
+	var t: TerrainData = h[0]
+	var s: Array = h[1]
+	var cam: Camera3D = h[2]
 	await frames(3)
 	var img := screenshot("clipmap_holes_" + renderer)
 	s[0].queue_free()
@@ -98,16 +108,10 @@ func test_holes_show_the_background_exactly() -> void:
 
 
 func test_hole_overlay_tints_exactly_the_holes() -> void:
-	var t := _data()
-	var holes := PackedByteArray()
-	holes.resize(6 * 4)
-	holes.fill(1)
-	t.set_holes_region(Rect2i(250, 252, 6, 4), holes)
-	t.set_holes_region(Rect2i(261, 258, 1, 1), PackedByteArray([1]))
-	var s := _debug_scene(t, 0, 4.0)
-	var cam: Camera3D = s[1]
-	cam.size = 24.0
-	cam.position = Vector3(256.05, 300, 256.05)
+	var h := _holes_scene()
+	var t: TerrainData = h[0]
+	var s: Array = h[1]
+	var cam: Camera3D = h[2]
 	(s[3] as TerrainNode).material.set_shader_parameter("show_holes", true)
 	await frames(3)
 	var img := screenshot("clipmap_hole_overlay_" + renderer)
