@@ -113,9 +113,10 @@ func _compare(img: Image, cam: Camera3D, weights_at: Callable, is_hole: Callable
 			var got := img.get_pixel(px, py)
 			var want := MAGENTA if hole_here else _blend(weights_at.call(p))
 			var err := maxf(maxf(absf(got.r - want.r), absf(got.g - want.g)), absf(got.b - want.b))
-			if err > worst:
-				worst = err
+			# NaN-safe: a non-finite error makes the worst INF for good.
+			if not (err <= worst):
 				where = Vector2i(px, py)
+			worst = worst_of(worst, err)
 			n += 1
 			holes += int(hole_here)
 			if not hole_here:
