@@ -64,7 +64,18 @@ pub struct RegionMeta {
     pub mips: u32,
     pub range: (f32, f32),
     pub has_control: bool,
+    /// Sample index (in the coordinates queries, edits and nodes use) of stored sample (0, 0): 0 for a
+    /// map that starts at the origin; `-ENDLESS_SIDE / 2` for an endless map, centred on the origin.
+    pub origin: [i64; 2],
+    /// An endless map (generator-backed): it reports no size, so a node draws and collides with it like an
+    /// endless generator, and stores only the regions someone edited.
+    pub endless: bool,
 }
+
+/// Samples a side an endless map spans, centred on the origin: ±8,388,608 samples, more than a float
+/// position can place to a centimetre (a float's step is 1 m at 8,388,608 m, and Godot's physics and
+/// rendering use floats), so the bound is never the one a game meets.
+pub const ENDLESS_SIDE: usize = 1 << 24;
 
 impl RegionMeta {
     pub fn new(
@@ -97,7 +108,27 @@ impl RegionMeta {
             mips,
             range: (0.0, 0.0),
             has_control: false,
+            origin: [0, 0],
+            endless: false,
         })
+    }
+
+    /// An endless map's layout: `ENDLESS_SIDE`² samples centred on the origin.
+    pub fn endless(spacing: f64, region: usize) -> Result<Self, RegionError> {
+        let mut m = Self::new(ENDLESS_SIDE, ENDLESS_SIDE, spacing, region)?;
+        m.origin = [-(ENDLESS_SIDE as i64 / 2); 2];
+        m.endless = true;
+        Ok(m)
+    }
+
+    /// The stored index of sample `p` (query coordinates) on axis `a`.
+    pub fn stored(&self, a: usize, p: i64) -> i64 {
+        p - self.origin[a]
+    }
+
+    /// The query coordinate of stored sample `s` on axis `a`.
+    pub fn public(&self, a: usize, s: usize) -> i64 {
+        s as i64 + self.origin[a]
     }
 
     /// Samples per side of mip level `m`.
@@ -131,6 +162,15 @@ impl RegionMeta {
             self.range.1,
             u8::from(self.has_control)
         );
+        // Only endless maps say where they start: older readers open every other map unchanged.
+        let text = if self.endless {
+            format!(
+                "{text}endless 1\norigin {} {}\n",
+                self.origin[0], self.origin[1]
+            )
+        } else {
+            text
+        };
         // Written last, safely: a folder whose header is there holds a whole map.
         write_safely(&dir.join(HEADER), &[text.as_bytes()])
     }
@@ -180,6 +220,21 @@ impl RegionMeta {
         }
         meta.range = (r[0], r[1]);
         meta.has_control = int("control")? == 1;
+        if kv.contains_key("endless") {
+            if int("endless")? != 1 || (meta.width, meta.depth) != (ENDLESS_SIDE, ENDLESS_SIDE) {
+                return Err(bad("`endless` must be 1, with a size of 16777216 a side"));
+            }
+            let o: Vec<i64> = get("origin")?
+                .split(' ')
+                .filter_map(|v| v.parse().ok())
+                .collect();
+            let half = -(ENDLESS_SIDE as i64 / 2);
+            if o != [half, half] {
+                return Err(bad(&format!("`origin` must be {half} {half}")));
+            }
+            meta.origin = [half, half];
+            meta.endless = true;
+        }
         Ok(meta)
     }
 }
@@ -463,14 +518,15 @@ impl TerrainRegions {
         self.loads.load(Ordering::Relaxed)
     }
 
-    /// Whether the mip-0 region holding sample (x, z) (clamped to the map) is loaded.
+    /// Whether the mip-0 region holding sample (x, z) (query coordinates, clamped to the map) is loaded.
     pub fn is_loaded(&self, x: i64, z: i64) -> bool {
-        let key = self.key(0, x, z);
+        let key = self.key(0, self.meta.stored(0, x), self.meta.stored(1, z));
         self.cache.lock().expect("cache").map.contains_key(&key)
     }
 
     /// Loads the mip-0 regions within `radius` samples of sample (x, z); returns how many were read.
     pub fn prefetch(&self, x: i64, z: i64, radius: i64) -> Result<usize, RegionError> {
+        let (x, z) = (self.meta.stored(0, x), self.meta.stored(1, z));
         let (a, b) = (
             self.key(0, x - radius, z - radius),
             self.key(0, x + radius, z + radius),
@@ -713,14 +769,26 @@ impl<'v, 'a> Cursor<'v, 'a> {
     }
 }
 
+impl MipView<'_> {
+    /// Stored index of this mip's sample at query index 0 subtracted: `origin / 2^mip` (exact, an endless
+    /// map's origin being a multiple of every mip's step).
+    fn shift(&self) -> [i64; 2] {
+        self.store.meta.origin.map(|o| o >> self.mip)
+    }
+}
+
+/// Query coordinates in, stored ones to the cursor: an endless map's samples are signed around the origin.
 impl Samples for MipView<'_> {
     fn spacing(&self) -> f64 {
         self.store.meta.spacing * f64::from(1u32 << self.mip)
     }
     fn texel(&self, x: i64, z: i64) -> Texel {
-        Cursor::new(self).texel(x, z)
+        let [ox, oz] = self.shift();
+        Cursor::new(self).texel(x - ox, z - oz)
     }
     fn control(&self, x: i64, z: i64) -> u32 {
+        let [ox, oz] = self.shift();
+        let (x, z) = (x - ox, z - oz);
         if self.mip != 0 || !self.store.has_control_at(x, z) {
             return 0;
         }
@@ -729,11 +797,13 @@ impl Samples for MipView<'_> {
             .map_or(0, |(r, i)| r.control.get(i).copied().unwrap_or(0))
     }
     fn patch_gradient(&self, sx: f64, sz: f64) -> (f32, f32, f32) {
-        let (c, tu, tv) = Cursor::new(self).patch(sx, sz);
+        let [ox, oz] = self.shift();
+        let (c, tu, tv) = Cursor::new(self).patch(sx - ox as f64, sz - oz as f64);
         bezier_patch::gradient_in_patch(&c, tu, tv)
     }
     fn patch_height(&self, sx: f64, sz: f64) -> f32 {
-        let (c, tu, tv) = Cursor::new(self).patch(sx, sz);
+        let [ox, oz] = self.shift();
+        let (c, tu, tv) = Cursor::new(self).patch(sx - ox as f64, sz - oz as f64);
         bezier_patch::height_in_patch(&c, tu, tv)
     }
     fn is_hole_at_sample(&self, sx: f64, sz: f64) -> bool {
@@ -741,16 +811,17 @@ impl Samples for MipView<'_> {
             return false;
         }
         // The region under the sample is read first: one that cannot be read turns into holes.
+        let [ox, oz] = self.shift();
         if !self
             .store
-            .has_control_at(sx.floor() as i64, sz.floor() as i64)
+            .has_control_at(sx.floor() as i64 - ox, sz.floor() as i64 - oz)
         {
             return false;
         }
         crate::samples::hole_rule(self, sx, sz)
     }
     fn size(&self) -> Option<[usize; 2]> {
-        Some(self.store.meta.mip_size(self.mip))
+        (!self.store.meta.endless).then(|| self.store.meta.mip_size(self.mip))
     }
     fn height_bounds(&self) -> (f32, f32) {
         self.store.bounds()
@@ -767,8 +838,9 @@ impl Samples for TerrainRegions {
         }
         // One cursor for the row: the cache's lock once per region instead of once per point.
         let mut cur = Cursor::new(&view);
+        let [ox, oz] = self.meta.origin.map(|o| o as f64);
         for (i, o) in out.iter_mut().enumerate() {
-            let (c, tu, tv) = cur.patch(sx(i), sz);
+            let (c, tu, tv) = cur.patch(sx(i) - ox, sz - oz);
             *o = bezier_patch::height_in_patch(&c, tu, tv);
         }
     }
@@ -791,7 +863,7 @@ impl Samples for TerrainRegions {
         self.mip(0).is_hole_at_sample(sx, sz)
     }
     fn size(&self) -> Option<[usize; 2]> {
-        Some([self.meta.width, self.meta.depth])
+        (!self.meta.endless).then_some([self.meta.width, self.meta.depth])
     }
     fn streamed(&self) -> bool {
         true
@@ -811,6 +883,7 @@ impl Samples for TerrainRegions {
         // One cursor for the block: the cache's lock once per region instead of once per sample.
         let view = self.mip(0);
         let mut cur = Cursor::new(&view);
+        let (x0, z0) = (self.meta.stored(0, x0), self.meta.stored(1, z0));
         heights.clear();
         control.clear();
         for j in 0..d as i64 {

@@ -83,13 +83,16 @@ impl TerrainRegions {
             .collect()
     }
 
-    /// The state of the mip-0 regions `(x0 + i, z0 + j)` for i < `w`, j < `d` (row-major into `out`):
+    /// The state of the mip-0 regions `(x0 + i, z0 + j)` (region indices counted from the query origin,
+    /// see `RegionMeta::origin`) for i < `w`, j < `d` (row-major into `out`):
     /// `REGION_ABSENT` outside the map or not in memory, `REGION_LOADED`, `REGION_EDITED` (unsaved) or
     /// `REGION_FAILED` (damaged: drawn as holes). For the region-cache debug view.
     pub fn region_states(&self, x0: i64, z0: i64, w: usize, d: usize, out: &mut Vec<u8>) {
         out.clear();
         out.resize(w * d, REGION_ABSENT);
         let [rw, rd] = self.meta.regions(0);
+        let r = self.meta.region as i64;
+        let (x0, z0) = (x0 - self.meta.origin[0] / r, z0 - self.meta.origin[1] / r);
         let cache = self.cache.lock().expect("cache");
         let failed = self.failed.lock().expect("failures");
         for (k, s) in out.iter_mut().enumerate() {

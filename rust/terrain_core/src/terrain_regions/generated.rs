@@ -11,7 +11,8 @@ use crate::samples::Samples;
 use std::path::Path;
 use std::sync::Arc;
 
-/// The fallback that computes regions of a `meta`-sized map from `g`.
+/// The fallback that computes regions of a `meta`-sized map from `g`: stored sample s is the generator's
+/// sample `s + origin`, so an endless map is the endless generator's world, sample for sample.
 pub fn fallback(g: Arc<Generated>, meta: RegionMeta) -> Fallback {
     Arc::new(move |m, rx, rz, [w, d]| {
         let r = meta.region;
@@ -19,10 +20,10 @@ pub fn fallback(g: Arc<Generated>, meta: RegionMeta) -> Fallback {
         let half = if m == 0 { 0 } else { 1usize << (m - 1) };
         let mut out = Vec::with_capacity(w * d);
         for j in 0..d {
-            let z = (((rz * r + j) << m) + half).min(md - 1);
+            let z = meta.public(1, (((rz * r + j) << m) + half).min(md - 1));
             for i in 0..w {
-                let x = (((rx * r + i) << m) + half).min(mw - 1);
-                out.push(g.height(x as i64, z as i64));
+                let x = meta.public(0, (((rx * r + i) << m) + half).min(mw - 1));
+                out.push(g.height(x, z));
             }
         }
         out
@@ -39,18 +40,37 @@ pub fn create(
     spacing: f64,
     region: usize,
 ) -> Result<TerrainRegions, RegionError> {
-    let mut meta = RegionMeta::new(width, depth, spacing, region)?;
+    write_header(dir, &g, RegionMeta::new(width, depth, spacing, region)?)
+}
+
+/// Writes an endless generator-backed map's header to `dir` (see `create`): `RegionMeta::endless`, samples
+/// `spacing` apart in regions of `region`², signed sample coordinates around the origin.
+pub fn create_endless(
+    dir: &Path,
+    g: Arc<Generated>,
+    spacing: f64,
+    region: usize,
+) -> Result<TerrainRegions, RegionError> {
+    write_header(dir, &g, RegionMeta::endless(spacing, region)?)
+}
+
+fn write_header(
+    dir: &Path,
+    g: &Arc<Generated>,
+    mut meta: RegionMeta,
+) -> Result<TerrainRegions, RegionError> {
     meta.range = g.height_bounds();
     let scratch = Scratch::new(dir, ".saving")?;
     meta.write(scratch.path())?;
     scratch.commit()?;
-    TerrainRegions::open_with(dir, fallback(g, meta))
+    TerrainRegions::open_with(dir, fallback(g.clone(), meta))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::generation::NoiseParams;
+    use crate::terrain_regions::{REGION_ABSENT, REGION_EDITED};
 
     #[test]
     fn a_generated_map_stores_only_what_was_edited() {
@@ -95,6 +115,69 @@ mod tests {
         assert_eq!(back[145 * 1000 + 135], 7.0);
         assert_eq!(back[500 * 1000 + 900], g.height(900, 500));
         assert_eq!(back, r.heights_region(0, 0, 1000, 700));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn an_endless_map_is_the_generators_world_and_stores_only_what_was_edited() {
+        use crate::samples::{height_at, normal_at};
+        let dir = std::env::temp_dir().join(format!("wt_endless_{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let params = NoiseParams {
+            seed: 9,
+            ..Default::default()
+        };
+        let g = Arc::new(Generated::new(&params, 2.0).unwrap());
+        let r = create_endless(&dir, g.clone(), 2.0, 64).unwrap();
+        assert_eq!(r.size(), None, "an endless map has no size");
+        assert!(r.meta().endless);
+        // The surface is the endless generator's, on both sides of the origin, bit for bit.
+        for (x, z) in [
+            (0.3, 0.7),
+            (-1000.25, 37.5),
+            (-5.0e5, -3.3e6),
+            (1.6e7, -1.2e7),
+        ] {
+            assert_eq!(height_at(&r, x, z), height_at(&*g, x, z), "at ({x}, {z})");
+            assert_eq!(normal_at(&r, x, z), normal_at(&*g, x, z), "at ({x}, {z})");
+        }
+        assert_eq!(r.texel(-70, -3), g.texel(-70, -3));
+        // An edit at negative samples (the core's edit calls take stored indices).
+        let (sx, sz) = (r.meta().stored(0, -140), r.meta().stored(1, -150));
+        r.set_heights_region(sx as usize, sz as usize, 10, 10, &[7.0; 100])
+            .unwrap();
+        assert_eq!(r.texel(-135, -145)[0], 7.0);
+        assert_eq!(r.texel(-143, -145), g.texel(-143, -145));
+        let mut states = Vec::new();
+        r.region_states(-3, -3, 2, 2, &mut states);
+        assert_eq!(
+            states,
+            vec![REGION_EDITED, REGION_ABSENT, REGION_ABSENT, REGION_ABSENT],
+            "region (-3, -3) holds samples -192 .. -129"
+        );
+        r.save().unwrap();
+        let mut saved: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().to_string())
+            .collect();
+        saved.sort();
+        // One mip-0 region and one per coarser level above it, and the header: nothing else.
+        assert_eq!(saved.len(), 1 + r.meta().mips as usize, "{saved:?}");
+        let again = TerrainRegions::open_with(&dir, fallback(g.clone(), *r.meta())).unwrap();
+        assert!(again.meta().endless);
+        assert_eq!(again.meta().origin, r.meta().origin);
+        for z in -160..-130 {
+            for x in -150..-120 {
+                assert_eq!(again.texel(x, z), r.texel(x, z), "sample ({x}, {z})");
+            }
+        }
+        assert_eq!(again.texel(5000, 70), g.texel(5000, 70));
+        // A far ring reads a coarser mip: over the edit the edit's mean, elsewhere the generator's sample
+        // nearest the block's centre.
+        let c = again.coarse(8.0).expect("mip 2");
+        assert_eq!(c.texel(-35, -37)[0], 7.0);
+        assert_eq!(c.texel(-40, -40)[0], g.height(-158, -158));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
