@@ -32,8 +32,7 @@ pub type Texel = [f32; 4];
 use crate::clipmap::ClipmapConfig;
 use crate::control::gpu_control;
 use crate::control::HOLE;
-use crate::samples::Samples;
-use crate::terrain_data::Region;
+use crate::samples::{SampleRect, Samples};
 use std::ops::Range;
 
 /// Terrain space → world: `world = terrain * scale + origin` per axis (a node moved and scaled, not rotated).
@@ -226,9 +225,11 @@ impl ClipmapData {
         &mut self,
         terrain: &S,
         frame: &Frame,
-        changed: Region,
+        changed: impl Into<SampleRect>,
     ) -> u64 {
-        let [width, depth] = terrain.size().unwrap_or([usize::MAX, usize::MAX]);
+        let changed: SampleRect = changed.into();
+        let size = terrain.size();
+        let (width, depth) = (size.map(|s| s[0]), size.map(|s| s[1]));
         if changed.is_empty() {
             return 0;
         }
@@ -247,7 +248,7 @@ impl ClipmapData {
                 let sp = terrain.spacing();
                 let step = u / (frame.scale[0].abs() * sp);
                 let c = if terrain.coarse(step).is_some() {
-                    grow(changed, step.ceil() as usize, width, depth)
+                    grow(changed, step.ceil() as usize, size)
                 } else {
                     changed
                 };
@@ -373,23 +374,35 @@ impl ClipmapData {
 
 /// Sample-layer indices whose (clamped) source sample lies in `[start, start + len)` of `size` samples:
 /// beyond the terrain's edges every slot repeats the edge sample.
-/// `r` grown by `by` samples on every side, kept inside `width × depth`.
-fn grow(r: Region, by: usize, width: usize, depth: usize) -> Region {
-    let (x, z) = (r.x.saturating_sub(by), r.z.saturating_sub(by));
-    Region {
-        x,
-        z,
-        w: (r.x + r.w + by).min(width) - x,
-        d: (r.z + r.d + by).min(depth) - z,
+/// `r` grown by `by` samples on every side, kept inside the terrain's `size` (None: endless).
+fn grow(r: SampleRect, by: usize, size: Option<[usize; 2]>) -> SampleRect {
+    let b = by as i64;
+    let (mut x0, mut z0) = (r.x - b, r.z - b);
+    let (mut x1, mut z1) = (r.x + r.w as i64 + b, r.z + r.d as i64 + b);
+    if let Some([w, d]) = size {
+        (x0, z0) = (x0.max(0), z0.max(0));
+        (x1, z1) = (x1.min(w as i64), z1.min(d as i64));
+    }
+    SampleRect {
+        x: x0,
+        z: z0,
+        w: (x1 - x0).max(0) as usize,
+        d: (z1 - z0).max(0) as usize,
     }
 }
 
-fn fine_range(start: usize, len: usize, size: usize) -> Range<i64> {
-    let lo = if start == 0 { i64::MIN } else { start as i64 };
-    let hi = if start + len >= size {
-        i64::MAX
+/// Sample-layer indices whose (clamped) source sample lies in `[start, start + len)`: beyond a finite
+/// terrain's edges every slot repeats the edge sample, so a range touching an edge reaches past it.
+fn fine_range(start: i64, len: usize, size: Option<usize>) -> Range<i64> {
+    let end = start + len as i64;
+    let lo = if size.is_some() && start <= 0 {
+        i64::MIN
     } else {
-        (start + len) as i64
+        start
+    };
+    let hi = match size {
+        Some(s) if end >= s as i64 => i64::MAX,
+        _ => end,
     };
     lo..hi
 }
@@ -399,23 +412,23 @@ fn fine_range(start: usize, len: usize, size: usize) -> Range<i64> {
 /// (corners and their slope neighbours), so terrain positions in `[(start - 1.5), (start + len + 1.5)) *
 /// spacing` are affected — everything beyond an edge the range touches, as sampling clamps there.
 fn lattice_range(
-    start: usize,
+    start: i64,
     len: usize,
-    size: usize,
+    size: Option<usize>,
     spacing: f64,
     frame: &Frame,
     axis: usize,
     u: f64,
 ) -> Range<i64> {
-    let lo = if start == 0 {
+    let end = start + len as i64;
+    let lo = if size.is_some() && start <= 0 {
         f64::NEG_INFINITY
     } else {
         (start as f64 - 1.5) * spacing
     };
-    let hi = if start + len >= size {
-        f64::INFINITY
-    } else {
-        ((start + len) as f64 + 1.5) * spacing
+    let hi = match size {
+        Some(s) if end >= s as i64 => f64::INFINITY,
+        _ => (end as f64 + 1.5) * spacing,
     };
     let (a, b) = (
         (lo * frame.scale[axis] + frame.origin[axis]) / u,

@@ -9,8 +9,7 @@
 
 use crate::clipmap::ClipmapConfig;
 use crate::clipmap_data::{ClipmapData, Frame};
-use crate::samples::Samples;
-use crate::terrain_data::Region;
+use crate::samples::{SampleRect, Samples};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;
 
@@ -42,7 +41,7 @@ pub struct ClipmapStream {
     /// Target of the windows the main thread has (None: nothing valid yet).
     shown: Option<[f64; 2]>,
     /// Samples edited since the last job started: the next job recomputes what depends on them.
-    edited: Option<Region>,
+    edited: Option<SampleRect>,
 }
 
 impl ClipmapStream {
@@ -84,7 +83,7 @@ impl ClipmapStream {
     }
 
     /// Notes edited samples (an editable region map): the next job recomputes the texels they reach.
-    pub fn mark(&mut self, r: Region) {
+    pub fn mark(&mut self, r: SampleRect) {
         self.edited = Some(self.edited.map_or(r, |e| e.union(r)));
     }
 

@@ -15,9 +15,10 @@
 //! only for square maps); points of the last tiles beyond the terrain are NaN, which both engines treat as
 //! holes.
 
+use crate::samples::SampleRect;
 use crate::samples::{SampleBlock, Samples};
-use crate::terrain_data::Region;
 use std::fmt;
+use std::ops::Range;
 
 /// Grid points per tile side of `Tiling::new` (a power of two plus one: Jolt builds square height fields in
 /// blocks of two).
@@ -149,21 +150,35 @@ impl Tiling {
         x * z
     }
 
-    /// Tiles whose surface depends on the samples of `r` (an edited region): the patch reads samples up
-    /// to two away (corners and their slope neighbours).
-    pub fn tiles_touching(&self, r: Region) -> impl Iterator<Item = TileId> + use<> {
+    /// Tiles whose surface depends on the samples of `r` (an edited region, in the terrain's sample
+    /// coordinates): the patch reads samples up to two away (corners and their slope neighbours).
+    pub fn tiles_touching(&self, r: SampleRect) -> impl Iterator<Item = TileId> + use<> {
+        let (xs, zs) = self.touching(r);
+        zs.flat_map(move |z| xs.clone().map(move |x| [x, z]))
+    }
+
+    /// How many tiles `tiles_touching(r)` yields, without walking them (an endless map's discarded edits
+    /// may span millions).
+    pub fn count_touching(&self, r: SampleRect) -> usize {
+        let (xs, zs) = self.touching(r);
+        xs.len() * zs.len()
+    }
+
+    fn touching(&self, r: SampleRect) -> (Range<usize>, Range<usize>) {
         let [tx, tz] = self.tiles();
-        let tc = self.tile_cells;
-        let range = move |start: usize, len: usize, tiles: usize| {
+        let tc = self.tile_cells as i64;
+        let range = move |start: i64, len: usize, tiles: usize| {
             if tiles == 0 || len == 0 {
                 return 0..0;
             }
-            let lo = start.saturating_sub(2) / tc;
-            let hi = ((start + len + 1) / tc).min(tiles - 1);
-            lo..hi + 1
+            let lo = ((start - 2).max(0) / tc).min(tiles as i64);
+            let hi = ((start + len as i64 + 1) / tc).min(tiles as i64 - 1);
+            lo as usize..(hi + 1).max(lo) as usize
         };
-        let (xs, zs) = (range(r.x, r.w, tx), range(r.z, r.d, tz));
-        zs.flat_map(move |z| xs.clone().map(move |x| [x, z]))
+        (
+            range(r.x - self.origin[0], r.w, tx),
+            range(r.z - self.origin[1], r.d, tz),
+        )
     }
 
     /// Tiles whose area comes within `radius` (terrain units, max norm) of terrain position `p`.
@@ -333,6 +348,24 @@ mod tests {
                 (p[0] - c[0]).abs() <= h && (p[1] - c[1]).abs() <= h
             });
             assert!(inside, "{p:?}");
+            // An edit at p (signed samples) marks exactly the tiles around p whose block reads it.
+            let at = [p[0].floor() as i64, p[1].floor() as i64];
+            let r = SampleRect {
+                x: at[0],
+                z: at[1],
+                w: 1,
+                d: 1,
+            };
+            let marked: Vec<TileId> = tiling.tiles_touching(r).collect();
+            assert_eq!(marked.len(), tiling.count_touching(r));
+            let reads = |id: TileId| {
+                let (o, n) = tiling.tile_block(id);
+                (0..2).all(|a| (o[a]..o[a] + n[a] as i64).contains(&at[a]))
+            };
+            assert!(
+                !marked.is_empty() && marked.iter().all(|&id| reads(id)),
+                "{p:?}: {marked:?}"
+            );
         }
     }
 
@@ -481,21 +514,25 @@ mod tests {
         let t = rough(300, 200);
         let tiling = Tiling::new(&t, 2);
         assert_eq!(tiling.tiles(), [5, 4]);
-        let r = Region {
+        let r = SampleRect {
             x: 63,
             z: 10,
             w: 2,
             d: 2,
         };
-        let ids: Vec<_> = tiling.tiles_touching(r).collect();
+        let ids: Vec<_> = tiling.tiles_touching(r.into()).collect();
         assert_eq!(ids, vec![[0, 0], [1, 0]]);
-        let r = Region {
+        let r = SampleRect {
             x: 130,
             z: 130,
             w: 1,
             d: 1,
         };
-        assert_eq!(tiling.tiles_touching(r).collect::<Vec<_>>(), vec![[2, 2]]);
+        assert_eq!(
+            tiling.tiles_touching(r.into()).collect::<Vec<_>>(),
+            vec![[2, 2]]
+        );
+        assert_eq!(tiling.count_touching(r.into()), 1);
         let near: Vec<_> = tiling.tiles_near(1.0, [100.0, 100.0], 10.0).collect();
         assert_eq!(near, vec![[1, 1]]);
         assert_eq!(tiling.tiles_near(1.0, [-500.0, 0.0], 10.0).count(), 0);

@@ -16,8 +16,8 @@
 //! 512² region here — or call `prefetch` first and ask `is_loaded`.
 
 use crate::bezier_patch::{self, Texel};
-use crate::samples::Samples;
 use crate::samples::{corners, grid_texels, slope};
+use crate::samples::{SampleRect, Samples};
 use crate::terrain_data::TerrainData;
 use std::collections::HashMap;
 use std::fmt;
@@ -124,6 +124,20 @@ impl RegionMeta {
     /// The stored index of sample `p` (query coordinates) on axis `a`.
     pub fn stored(&self, a: usize, p: i64) -> i64 {
         p - self.origin[a]
+    }
+
+    /// The samples whose data (height or slopes) an edit of stored rectangle (x, z, w, d) changed, in query
+    /// coordinates: the rectangle grown by the one sample a slope reads, kept inside the map (what
+    /// `TerrainData`'s edits report too, so windows and collision refresh the slopes beside an edit).
+    pub fn changed_rect(&self, x: usize, z: usize, w: usize, d: usize) -> SampleRect {
+        let (x0, z0) = (x.saturating_sub(1), z.saturating_sub(1));
+        let (x1, z1) = ((x + w + 1).min(self.width), (z + d + 1).min(self.depth));
+        SampleRect {
+            x: self.public(0, x0),
+            z: self.public(1, z0),
+            w: x1.saturating_sub(x0),
+            d: z1.saturating_sub(z0),
+        }
     }
 
     /// The query coordinate of stored sample `s` on axis `a`.

@@ -180,4 +180,53 @@ mod tests {
         assert_eq!(c.texel(-40, -40)[0], g.height(-158, -158));
         let _ = std::fs::remove_dir_all(&dir);
     }
+
+    #[test]
+    fn windows_over_an_endless_map_follow_an_edit_at_negative_samples() {
+        use crate::clipmap::ClipmapConfig;
+        use crate::clipmap_data::{ClipmapData, Frame};
+        let dir = std::env::temp_dir().join(format!("wt_endless_win_{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let g = Arc::new(Generated::new(&NoiseParams::default(), 1.0).unwrap());
+        let r = create_endless(&dir, g.clone(), 1.0, 32).unwrap();
+        let cfg = ClipmapConfig::new(8, 5, 1.0).unwrap();
+        let frame = Frame::default();
+        let target = [-300.0, -260.0];
+        let (mut kept, mut gen) = (ClipmapData::new(&cfg), ClipmapData::new(&cfg));
+        kept.follow(&r, &frame, target);
+        gen.follow(&*g, &frame, target);
+        // Near levels read mip 0: the endless generator's windows exactly.
+        for l in [0, 1, kept.fine_layer()] {
+            assert_eq!(kept.layer(l), gen.layer(l), "layer {l}");
+        }
+        let (x, z) = (-310i64, -270i64);
+        let (sx, sz) = (
+            r.meta().stored(0, x) as usize,
+            r.meta().stored(1, z) as usize,
+        );
+        r.set_heights_region(sx, sz, 20, 12, &[-40.0; 240]).unwrap();
+        let mask = kept.refresh(&r, &frame, r.meta().changed_rect(sx, sz, 20, 12));
+        assert_ne!(mask, 0, "the edit lies in the windows");
+        // The kept windows equal windows made afresh after the edit, coarse levels (mips) included.
+        let mut fresh = ClipmapData::new(&cfg);
+        fresh.follow(&r, &frame, target);
+        for l in 0..cfg.levels() as usize {
+            assert!(kept.layer(l) == fresh.layer(l), "layer {l}");
+        }
+        let (a, b) = (
+            kept.layer(kept.fine_layer()),
+            fresh.layer(fresh.fine_layer()),
+        );
+        let diff: Vec<_> = (0..a.len()).filter(|&i| a[i] != b[i]).collect();
+        assert!(
+            diff.is_empty(),
+            "fine layer: {} texels differ, first {:?}: {:?} vs {:?}; origin {:?}",
+            diff.len(),
+            diff[0],
+            a[diff[0]],
+            b[diff[0]],
+            kept.origin(kept.fine_layer())
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
