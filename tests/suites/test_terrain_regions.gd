@@ -335,3 +335,93 @@ func test_regions_from_a_generator_store_only_the_edits() -> void:
 	expect_error("TerrainRegions.create: generator must be a TerrainGenerator")
 	check(TerrainRegions.create(null, Vector2i(64, 64), 1.0, dir, 64) == null, "no generator")
 	_remove(dir)
+
+
+## An endless map (create_endless): the endless generator's world on both sides of the origin, editable at
+## negative samples; the node follows (queries, windows, collision); saving stores only the edited region
+## and the levels above it; discarding brings the generator's ground back.
+func test_regions_endless_map_is_the_generators_world_and_editable() -> void:
+	var dir := _folder("endless")
+	var g := TerrainGenerator.new()
+	g.seed = 4
+	g.height = 25.0
+	var regions := TerrainRegions.create_endless(g, 1.0, dir, 64)
+	check(regions != null and regions.is_endless(), "created endless")
+	if regions == null:
+		return
+	check_eq(regions.get_bounds(), Rect2i(-8388608, -8388608, 16777216, 16777216), "signed bounds around the origin")
+	check_eq(Array(DirAccess.get_files_at(dir)), ["terrain.regions"], "only the header on disk")
+	var target := Node3D.new()
+	tree.root.add_child(target)
+	target.position = Vector3(-300, 0, -260)
+	var nodes: Array[TerrainNode] = []
+	for source in ["terrain_regions", "terrain_generator"]:
+		var tn := TerrainNode.new()
+		tn.tile_resolution = 16
+		tn.levels = 5
+		tn.set(source, regions if source == "terrain_regions" else g)
+		# Only the region map's collision: a ray then meets the edited ground.
+		tn.collision_mode = TerrainNode.COLLISION_DYNAMIC if source == "terrain_regions" else TerrainNode.COLLISION_DISABLED
+		tree.root.add_child(tn)
+		tn.target = tn.get_path_to(target)
+		nodes.append(tn)
+	var waited := 0
+	while not (nodes[0].is_up_to_date() and nodes[1].is_up_to_date()) and waited < 600:
+		await tree.process_frame
+		waited += 1
+	var mine := nodes[0]
+	var gen := nodes[1]
+	var worst := 0.0
+	for i in 200:
+		var p := Vector2(-340.0 + fmod(i * 0.37, 80.0), -300.0 + fmod(i * 0.53, 80.0))
+		worst = worst_of(worst, absf(mine.get_height(p) - gen.get_height(p)))
+	check_eq(worst, 0.0, "the endless generator's ground, bit for bit")
+	mine.take_uploaded_bytes()
+	# A dab and a rectangle at negative samples.
+	var before := regions.get_heights_region(Rect2i(-320, -256, 64, 64))
+	var b := _brush(TerrainBrush.RAISE, 16.0, 40.0)
+	var r := regions.apply_brush(b, Vector2(-290, -230), 0.2)
+	check(r.has_area() and r.position.x < 0 and r.position.y < 0, "the dab's rectangle is signed: %s" % r)
+	check(regions.set_heights_region(Rect2i(-300, -235, 3, 2), PackedFloat32Array([1, 2, 3, 4, 5, 6])), "set_heights_region at negative samples")
+	check(regions.get_heights_region(Rect2i(-300, -235, 3, 2)) == PackedFloat32Array([1, 2, 3, 4, 5, 6]), "read back")
+	check(regions.get_heights_region(Rect2i(-320, -256, 64, 64)) != before, "the samples changed")
+	check(regions.get_height(Vector2(-289.5, -229.5)) > gen.get_height(Vector2(-289.5, -229.5)) + 1.0, "raised")
+	for k in 30:
+		await tree.process_frame
+	check(mine.take_uploaded_bytes() > 0, "the edited windows were sent again")
+	worst = 0.0
+	for i in 200:
+		var p := Vector2(-320.0 + fmod(i * 0.37, 50.0), -256.0 + fmod(i * 0.53, 50.0))
+		worst = worst_of(worst, absf(mine.get_height(p) - regions.get_height(p)))
+	check_eq(worst, 0.0, "the node's heights are the edited ones")
+	await tree.physics_frame
+	await tree.physics_frame
+	var space := mine.get_world_3d().direct_space_state
+	var q := PhysicsRayQueryParameters3D.create(Vector3(-289.5, 500, -229.5), Vector3(-289.5, -500, -229.5))
+	var hit := space.intersect_ray(q)
+	check(not hit.is_empty(), "collision under the raised ground")
+	if not hit.is_empty():
+		check_near(hit.position.y, regions.get_height(Vector2(-289.5, -229.5)), 0.05, "collision follows the edit")
+	# Saving stores the edited region and the levels above it, nothing else; reopening gives the edits.
+	var edited := regions.get_heights_region(Rect2i(-320, -256, 64, 64))
+	check_eq(regions.save(), OK, "saved")
+	var files := DirAccess.get_files_at(dir)
+	check_eq(files.size(), 1 + regions.get_mip_count(), "the header, one region and the levels above it: %s" % [files])
+	var again := TerrainRegions.new()
+	again.generator = g
+	again.folder = dir
+	check(again.is_endless(), "reopened endless")
+	check(again.get_heights_region(Rect2i(-320, -256, 64, 64)) == edited, "reopened: the edits bit for bit")
+	check_eq(again.get_height(Vector2(5000.5, -7000.5)), gen.get_height(Vector2(5000.5, -7000.5)), "and the generator elsewhere")
+	# Discarding unsaved edits brings back what was saved.
+	regions.set_heights_region(Rect2i(-400, -400, 2, 1), PackedFloat32Array([99, 99]))
+	regions.discard_changes()
+	check_eq(regions.get_height(Vector2(-399.5, -399.5)), gen.get_height(Vector2(-399.5, -399.5)), "discarded")
+	# An endless folder opened without its generator is refused, by name.
+	expect_error("holds an endless map")
+	var bare := TerrainRegions.open(dir)
+	check(bare == null, "no generator: refused")
+	for tn in nodes:
+		tn.queue_free()
+	target.queue_free()
+	_remove(dir)

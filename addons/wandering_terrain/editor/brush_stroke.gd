@@ -28,11 +28,10 @@ func _read(r: Rect2i) -> Variant:
 ## Saves the chunks one dab of `brush` at terrain X/Z `center` can touch (its footprint from the core:
 ## `TerrainBrush.get_dab_rect`).
 func before_dab(center: Vector2, brush: TerrainBrush) -> void:
-	var n: Vector2i = data.get_size()
-	var r := brush.get_dab_rect(center, data.get_spacing(), n)
+	var all: Rect2i = data.get_bounds()
+	var r := brush.get_dab_rect(center, data.get_spacing(), all)
 	if not r.has_area():
 		return
-	var all := Rect2i(Vector2i.ZERO, n)
 	var hi := r.end - Vector2i.ONE
 	for cz in range(floori(r.position.y / float(CHUNK)), floori(hi.y / float(CHUNK)) + 1):
 		for cx in range(floori(r.position.x / float(CHUNK)), floori(hi.x / float(CHUNK)) + 1):

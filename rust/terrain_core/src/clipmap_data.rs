@@ -32,7 +32,8 @@ pub type Texel = [f32; 4];
 use crate::clipmap::ClipmapConfig;
 use crate::control::gpu_control;
 use crate::control::HOLE;
-use crate::samples::{SampleRect, Samples};
+use crate::sample_rect::SampleRect;
+use crate::samples::Samples;
 use std::ops::Range;
 
 /// Terrain space → world: `world = terrain * scale + origin` per axis (a node moved and scaled, not rotated).

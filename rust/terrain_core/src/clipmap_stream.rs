@@ -9,7 +9,8 @@
 
 use crate::clipmap::ClipmapConfig;
 use crate::clipmap_data::{ClipmapData, Frame};
-use crate::samples::{SampleRect, Samples};
+use crate::sample_rect::SampleRect;
+use crate::samples::Samples;
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;
 

@@ -15,7 +15,7 @@
 //! only for square maps); points of the last tiles beyond the terrain are NaN, which both engines treat as
 //! holes.
 
-use crate::samples::SampleRect;
+use crate::sample_rect::SampleRect;
 use crate::samples::{SampleBlock, Samples};
 use std::fmt;
 use std::ops::Range;
@@ -162,6 +162,12 @@ impl Tiling {
     pub fn count_touching(&self, r: SampleRect) -> usize {
         let (xs, zs) = self.touching(r);
         xs.len() * zs.len()
+    }
+
+    /// Whether `tiles_touching(r)` yields `id`.
+    pub fn touches(&self, id: TileId, r: SampleRect) -> bool {
+        let (xs, zs) = self.touching(r);
+        xs.contains(&id[0]) && zs.contains(&id[1])
     }
 
     fn touching(&self, r: SampleRect) -> (Range<usize>, Range<usize>) {
@@ -358,6 +364,7 @@ mod tests {
             };
             let marked: Vec<TileId> = tiling.tiles_touching(r).collect();
             assert_eq!(marked.len(), tiling.count_touching(r));
+            assert!(marked.iter().all(|&id| tiling.touches(id, r)));
             let reads = |id: TileId| {
                 let (o, n) = tiling.tile_block(id);
                 (0..2).all(|a| (o[a]..o[a] + n[a] as i64).contains(&at[a]))

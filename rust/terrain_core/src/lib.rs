@@ -19,6 +19,7 @@ pub mod instances;
 pub mod material;
 pub mod navigation;
 pub mod raycast;
+pub mod sample_rect;
 pub mod samples;
 pub mod terrain_data;
 pub mod terrain_regions;

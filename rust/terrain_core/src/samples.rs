@@ -45,52 +45,6 @@ pub(crate) fn grid_texels(heights: &[f32], width: usize, at: usize) -> [Texel; 4
     ])
 }
 
-/// A rectangle of samples in a source's own (query) coordinates: signed, as an endless source's samples
-/// lie on both sides of the origin. What an edit marks for the windows and collision to follow.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct SampleRect {
-    pub x: i64,
-    pub z: i64,
-    pub w: usize,
-    pub d: usize,
-}
-
-impl SampleRect {
-    pub fn is_empty(&self) -> bool {
-        self.w == 0 || self.d == 0
-    }
-
-    /// The smallest rectangle holding both (edits accumulated between two frames).
-    pub fn union(self, other: SampleRect) -> SampleRect {
-        if self.is_empty() {
-            return other;
-        }
-        if other.is_empty() {
-            return self;
-        }
-        let (x0, z0) = (self.x.min(other.x), self.z.min(other.z));
-        let x1 = (self.x + self.w as i64).max(other.x + other.w as i64);
-        let z1 = (self.z + self.d as i64).max(other.z + other.d as i64);
-        SampleRect {
-            x: x0,
-            z: z0,
-            w: (x1 - x0) as usize,
-            d: (z1 - z0) as usize,
-        }
-    }
-}
-
-impl From<crate::terrain_data::Region> for SampleRect {
-    fn from(r: crate::terrain_data::Region) -> Self {
-        Self {
-            x: r.x as i64,
-            z: r.z as i64,
-            w: r.w,
-            d: r.d,
-        }
-    }
-}
-
 /// A grid of samples, readable from any thread.
 pub trait Samples: Sync {
     /// Distance between samples, in terrain units.

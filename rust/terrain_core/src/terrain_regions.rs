@@ -16,8 +16,9 @@
 //! 512² region here — or call `prefetch` first and ask `is_loaded`.
 
 use crate::bezier_patch::{self, Texel};
+use crate::sample_rect::SampleRect;
+use crate::samples::Samples;
 use crate::samples::{corners, grid_texels, slope};
-use crate::samples::{SampleRect, Samples};
 use crate::terrain_data::TerrainData;
 use std::collections::HashMap;
 use std::fmt;

@@ -9,6 +9,7 @@ use godot::prelude::*;
 use terrain_core::clipmap::ClipmapConfig;
 use terrain_core::clipmap_data::{window_size, ClipmapData, Frame, Texel};
 use terrain_core::clipmap_stream::{ClipmapStream, SharedSamples};
+use terrain_core::sample_rect::SampleRect;
 use terrain_core::terrain_data::{Region, TerrainData};
 
 /// The data windows of one TerrainNode and their texture.
@@ -111,7 +112,7 @@ impl ClipmapTexture {
     }
 
     /// Notes samples an edit changed in a streamed source: its next job recomputes what they reach.
-    pub fn mark_edited(&mut self, r: Region) {
+    pub fn mark_edited(&mut self, r: SampleRect) {
         if let Windows::Streamed(s) = &mut self.windows {
             s.mark(r);
         }

@@ -14,8 +14,8 @@ use terrain_core::clipmap_data::Frame;
 use terrain_core::clipmap_stream::SharedSamples;
 use terrain_core::collision::{check_radius, check_subdivision, TileGrid, TileId, Tiling};
 use terrain_core::collision_stream::{block_for, CollisionStream, ReadyTile};
+use terrain_core::sample_rect::SampleRect;
 use terrain_core::samples::Samples;
-use terrain_core::terrain_data::Region;
 
 /// `collision_mode` values.
 pub const MODE_DISABLED: i64 = 0;
@@ -67,7 +67,7 @@ pub struct TerrainCollision {
     frame: Option<Frame>,
     /// Every wanted tile is in place (nothing to ask the workers for).
     complete: bool,
-    pending: Option<Region>,
+    pending: Option<SampleRect>,
     /// Grids computed on worker threads, and those finished but not yet written.
     stream: CollisionStream,
     ready: Vec<ReadyTile>,
@@ -305,8 +305,8 @@ impl TerrainCollision {
         self.key = None;
     }
 
-    /// Samples edited since the last update.
-    pub fn mark(&mut self, r: Region) {
+    /// Samples edited since the last update (the source's sample coordinates).
+    pub fn mark(&mut self, r: SampleRect) {
         self.pending = Some(self.pending.map_or(r, |p| p.union(r)));
     }
 
@@ -410,8 +410,18 @@ impl TerrainCollision {
         self.follow_target(target, t.spacing() * tiling.tile_cells() as f64);
         if let Some(r) = self.pending.take() {
             self.stamp += 1;
-            for id in tiling.tiles_touching(r) {
-                if self.used.contains_key(&id) || self.requested.contains_key(&id) {
+            let known = self.used.len() + self.requested.len();
+            if tiling.count_touching(r) <= known {
+                for id in tiling.tiles_touching(r) {
+                    if self.used.contains_key(&id) || self.requested.contains_key(&id) {
+                        self.dirty.insert(id, self.stamp);
+                    }
+                }
+            } else {
+                // A wide mark (an endless map's discarded edits): walk the tiles there are instead.
+                let known = self.used.keys().chain(self.requested.keys());
+                let hit: Vec<TileId> = known.copied().filter(|&id| tiling.touches(id, r)).collect();
+                for id in hit {
                     self.dirty.insert(id, self.stamp);
                 }
             }

@@ -12,6 +12,7 @@ mod editable_texture;
 mod follow;
 mod instance_cells;
 mod navigation;
+mod sample_rect;
 mod terrain_brush;
 mod terrain_data;
 mod terrain_detail_layer;

@@ -244,23 +244,25 @@ impl TerrainBrush {
     }
 
     /// The samples one dab centred at terrain X/Z `center` may change, with one sample of margin, on a
-    /// terrain of `size` samples `spacing` apart (clipped to it; empty when the dab misses it): what the
-    /// editor saves for undo before a dab (`terrain_core::brush::dab_rect`, the same footprint `apply_brush`
-    /// uses).
+    /// terrain holding samples `bounds` (`get_bounds()` of a TerrainData or TerrainRegions: an endless
+    /// map's are signed) `spacing` apart, clipped to them (empty when the dab misses): what the editor saves
+    /// for undo before a dab (`terrain_core::brush::dab_rect`, the same footprint `apply_brush` uses).
     #[func]
-    fn get_dab_rect(&self, center: Vector2, spacing: f64, size: Vector2i) -> Rect2i {
-        if !(spacing.is_finite() && spacing > 0.0) || size.x <= 0 || size.y <= 0 {
+    fn get_dab_rect(&self, center: Vector2, spacing: f64, bounds: Rect2i) -> Rect2i {
+        if !(spacing.is_finite() && spacing > 0.0) || bounds.size.x <= 0 || bounds.size.y <= 0 {
             return Rect2i::default();
         }
-        let (w, d) = (size.x as usize, size.y as usize);
-        let c = [f64::from(center.x), f64::from(center.y)];
+        let (w, d) = (bounds.size.x as usize, bounds.size.y as usize);
+        let o = [bounds.position.x, bounds.position.y].map(f64::from);
+        let c = [center.x, center.y];
+        let c = [0, 1].map(|a| f64::from(c[a]) - o[a] * spacing);
         let Some(r) = terrain_core::brush::dab_rect([w, d], spacing, c, self.size) else {
             return Rect2i::default();
         };
         let (x0, z0) = (r.x.saturating_sub(1), r.z.saturating_sub(1));
         let (x1, z1) = ((r.x + r.w + 1).min(w), (r.z + r.d + 1).min(d));
         Rect2i::new(
-            Vector2i::new(x0 as i32, z0 as i32),
+            bounds.position + Vector2i::new(x0 as i32, z0 as i32),
             Vector2i::new((x1 - x0) as i32, (z1 - z0) as i32),
         )
     }

@@ -1,6 +1,7 @@
 //! `TerrainData`: the heightfield resource (maths in `terrain_core::terrain_data` and friends).
 
 use crate::editable_texture::{Channels, EditableTexture};
+use crate::sample_rect::to_rect2i;
 use crate::terrain_brush::TerrainBrush;
 use crate::terrain_generator::TerrainGenerator;
 use godot::classes::image::Format;
@@ -112,13 +113,6 @@ fn budget_of(v: i64) -> u64 {
     v.max(1) as u64
 }
 
-fn rect_of(r: Region) -> Rect2i {
-    Rect2i::new(
-        Vector2i::new(r.x as i32, r.z as i32),
-        Vector2i::new(r.w as i32, r.d as i32),
-    )
-}
-
 fn data_bytes(data: &[[f32; 3]]) -> PackedByteArray {
     let mut bytes = PackedByteArray::new();
     bytes.resize(data.len() * 12);
@@ -163,6 +157,13 @@ impl TerrainData {
     #[func]
     pub fn get_size(&self) -> Vector2i {
         Vector2i::new(self.core.width() as i32, self.core.depth() as i32)
+    }
+
+    /// The samples this terrain holds, (0, 0, size): the rectangle edit and read calls take, as
+    /// `TerrainRegions.get_bounds` (whose endless maps' samples are signed).
+    #[func]
+    fn get_bounds(&self) -> Rect2i {
+        Rect2i::new(Vector2i::ZERO, self.get_size())
     }
 
     #[func]
@@ -268,13 +269,13 @@ impl TerrainData {
             // Holes and paint leave the heights (and the data texture) alone: only the control map changed.
             Ok(Some(dirty)) if b.tool.edits_control() => {
                 self.control_edited("apply_brush", Ok(dirty));
-                rect_of(dirty)
+                to_rect2i(dirty)
             }
             Ok(Some(dirty)) => {
                 self.update_texture_region(dirty);
                 self.base_mut().emit_changed();
-                self.signals().region_changed().emit(rect_of(dirty));
-                rect_of(dirty)
+                self.signals().region_changed().emit(to_rect2i(dirty));
+                to_rect2i(dirty)
             }
             Ok(None) => Rect2i::default(),
             Err(e) => {
@@ -353,7 +354,7 @@ impl TerrainData {
                 self.update_control_texture(None);
                 let all = self.core.all();
                 self.base_mut().emit_changed();
-                self.signals().region_changed().emit(rect_of(all));
+                self.signals().region_changed().emit(to_rect2i(all));
             }
             Err(e) => {
                 godot_error!("TerrainData.{e} (or be empty); keeping the previous control data")
@@ -382,7 +383,7 @@ impl TerrainData {
             Ok(dirty) => {
                 self.update_texture_region(dirty);
                 self.base_mut().emit_changed();
-                self.signals().region_changed().emit(rect_of(dirty));
+                self.signals().region_changed().emit(to_rect2i(dirty));
                 true
             }
             Err(e) => {

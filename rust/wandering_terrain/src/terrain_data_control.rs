@@ -1,7 +1,8 @@
 //! `TerrainData`'s control map: holes and painted layers (layout and blending in `terrain_core::material`).
 
-use super::{rect_of, TerrainData};
+use super::TerrainData;
 use crate::editable_texture::{Channels, EditableTexture};
+use crate::sample_rect::to_rect2i;
 use godot::classes::image::Format;
 use godot::classes::{Image, Texture2D};
 use godot::prelude::*;
@@ -196,7 +197,7 @@ impl TerrainData {
             Ok(dirty) => {
                 self.update_control_texture(Some(dirty));
                 self.base_mut().emit_changed();
-                self.signals().region_changed().emit(rect_of(dirty));
+                self.signals().region_changed().emit(to_rect2i(dirty));
                 true
             }
             Err(e) => {

@@ -2,21 +2,18 @@
 //! edits and replacements, and the endless (streamed) frame.
 
 use super::*;
+use crate::sample_rect::from_rect2i;
 
 #[godot_api(secondary)]
 impl TerrainNode {
-    /// `region_changed` of an edited region map: the windows (next worker job) and collision there.
+    /// `region_changed` of an edited region map (signed samples: an endless map's lie on both sides of
+    /// the origin): the windows (next worker job) and collision there.
     #[func(rename = _on_regions_edited)]
     pub(crate) fn on_regions_edited(&mut self, region: Rect2i) {
         if self.terrain_data.is_some() {
             return;
         }
-        let r = Region {
-            x: region.position.x.max(0) as usize,
-            z: region.position.y.max(0) as usize,
-            w: region.size.x.max(0) as usize,
-            d: region.size.y.max(0) as usize,
-        };
+        let r = from_rect2i(region);
         self.gpu.mark_edited(r);
         self.collision.mark(r);
     }
@@ -97,7 +94,7 @@ impl TerrainNode {
             d: region.size.y.max(0) as usize,
         };
         self.pending = Some(self.pending.map_or(r, |p| p.union(r)));
-        self.collision.mark(r);
+        self.collision.mark(r.into());
         self.nav_view.edits += 1;
     }
 }

@@ -38,6 +38,13 @@ mod import;
 #[derive(GodotClass)]
 #[class(tool, base=Resource)]
 pub struct TerrainRegions {
+    /// Where regions without files come from: with a generator, the folder may hold only its header and
+    /// the regions someone edited and saved (`create`, `create_endless`); every other region is computed
+    /// when read. Null: every region is read from its file. (Listed before `folder`, so a saved resource
+    /// has its generator when its folder opens.)
+    #[export]
+    #[var(set = set_generator)]
+    generator: Option<Gd<TerrainGenerator>>,
     /// The folder holding `terrain.regions` (res://, user:// or a path on disk). Setting it opens the folder;
     /// a folder that cannot be opened is refused with an error and the previous one is kept.
     #[export(global_dir)]
@@ -48,12 +55,6 @@ pub struct TerrainRegions {
     #[export(range = (16.0, 16384.0, 1.0, or_greater))]
     #[var(set = set_budget_mb)]
     budget_mb: i64,
-    /// Where regions without files come from: with a generator, the folder may hold only its header and
-    /// the regions someone edited and saved (`create`); every other region is computed when read. Null:
-    /// every region is read from its file.
-    #[export]
-    #[var(set = set_generator)]
-    generator: Option<Gd<TerrainGenerator>>,
     store: Option<Arc<core::TerrainRegions>>,
     /// Set while a prefetch runs: one at a time.
     prefetching: Arc<AtomicBool>,
@@ -157,6 +158,46 @@ impl TerrainRegions {
         ok.then_some(r)
     }
 
+    /// Writes an endless generator-backed map to `folder` (only its header) and opens it: the endless world
+    /// of `generator` with samples `spacing` apart, editable like any map and stored in regions of
+    /// `region_size`² samples — only those someone edited and saved. Its samples are signed, centred on the
+    /// origin (`get_bounds`: ±8388608 a side); a TerrainNode draws it like `terrain_generator`, the same
+    /// ground. A new TerrainRegions, or null (with an error) on bad input. A map in the folder is replaced.
+    #[func]
+    fn create_endless(
+        generator: Option<Gd<TerrainGenerator>>,
+        spacing: f64,
+        folder: GString,
+        region_size: i64,
+    ) -> Option<Gd<TerrainRegions>> {
+        let Some(g) = generator else {
+            godot_error!(
+                "TerrainRegions.create_endless: generator must be a TerrainGenerator, got null"
+            );
+            return None;
+        };
+        let made = Generated::new(&g.bind().params(), spacing)
+            .map_err(|e| e.to_string())
+            .and_then(|gen| {
+                core::generated::create_endless(
+                    &disk_path(&folder),
+                    Arc::new(gen),
+                    spacing,
+                    region_size.clamp(0, 1 << 20) as usize,
+                )
+                .map_err(|e| e.to_string())
+            });
+        if let Err(e) = made {
+            godot_error!("TerrainRegions.create_endless: {e}");
+            return None;
+        }
+        let mut r = TerrainRegions::new_gd();
+        r.bind_mut().generator = Some(g);
+        r.bind_mut().set_folder(folder);
+        let ok = r.bind().store.is_some();
+        ok.then_some(r)
+    }
+
     #[func]
     fn set_budget_mb(&mut self, mb: i64) {
         if !((MIN_BUDGET >> 20) as i64..=1 << 20).contains(&mb) {
@@ -235,6 +276,20 @@ impl TerrainRegions {
         self.store.as_ref().map_or(Vector2i::ZERO, |s| {
             Vector2i::new(s.meta().width as i32, s.meta().depth as i32)
         })
+    }
+    /// The samples the map holds, in the coordinates of the edit and read calls and `region_changed`:
+    /// (0, 0, size) for a map, (-8388608, -8388608, 16777216, 16777216) for an endless one (its samples are
+    /// signed, around the origin). An empty rectangle when no folder is open.
+    #[func]
+    fn get_bounds(&self) -> Rect2i {
+        self.store
+            .as_ref()
+            .map_or(Rect2i::default(), |s| bounds_of(s.meta()))
+    }
+    /// Whether the map is endless (`create_endless`): a TerrainNode draws it like an endless generator.
+    #[func]
+    fn is_endless(&self) -> bool {
+        self.store.as_ref().is_some_and(|s| s.meta().endless)
     }
     /// Distance between samples (terrain units); 1 when no folder is open.
     #[func]
@@ -363,7 +418,14 @@ impl TerrainRegions {
     fn open_store(&self, folder: &GString) -> Result<core::TerrainRegions, String> {
         let dir = disk_path(folder);
         let Some(g) = &self.generator else {
-            return core::TerrainRegions::open(&dir).map_err(|e| e.to_string());
+            let r = core::TerrainRegions::open(&dir).map_err(|e| e.to_string())?;
+            if r.meta().endless {
+                return Err(format!(
+                    "{} holds an endless map, whose regions come from a generator: set generator first",
+                    dir.display()
+                ));
+            }
+            return Ok(r);
         };
         let meta = *core::TerrainRegions::open(&dir)
             .map_err(|e| e.to_string())?
@@ -391,15 +453,37 @@ impl TerrainRegions {
 
     fn checked(&self, region: Rect2i) -> Option<(&core::TerrainRegions, [usize; 4])> {
         let s = self.store.as_deref()?;
-        let (w, d) = (s.meta().width as i64, s.meta().depth as i64);
-        let (x, z) = (i64::from(region.position.x), i64::from(region.position.y));
-        let (rw, rd) = (i64::from(region.size.x), i64::from(region.size.y));
-        if x < 0 || z < 0 || rw < 0 || rd < 0 || x + rw > w || z + rd > d || rw * rd > 1 << 26 {
-            godot_error!("TerrainRegions: region {region} must lie inside the map's {w} x {d} samples (at most 67108864 samples); nothing read");
-            return None;
+        match stored_rect(s.meta(), region) {
+            Some(r) if r[2] * r[3] <= 1 << 26 => Some((s, r)),
+            _ => {
+                godot_error!(
+                    "TerrainRegions: region {region} must lie inside the map's samples {} (at most 67108864 samples); nothing read",
+                    bounds_of(s.meta())
+                );
+                None
+            }
         }
-        Some((s, [x as usize, z as usize, rw as usize, rd as usize]))
     }
+}
+
+/// The samples a map holds, in query coordinates (an endless map's are centred on the origin).
+fn bounds_of(m: &RegionMeta) -> Rect2i {
+    Rect2i::new(
+        Vector2i::new(m.origin[0] as i32, m.origin[1] as i32),
+        Vector2i::new(m.width as i32, m.depth as i32),
+    )
+}
+
+/// `r` (query coordinates) as stored (x, z, w, d) when it lies inside the map (it may be empty).
+fn stored_rect(m: &RegionMeta, r: Rect2i) -> Option<[usize; 4]> {
+    let (x, z) = (
+        m.stored(0, i64::from(r.position.x)),
+        m.stored(1, i64::from(r.position.y)),
+    );
+    let (w, d) = (i64::from(r.size.x), i64::from(r.size.y));
+    let inside =
+        x >= 0 && z >= 0 && w >= 0 && d >= 0 && x + w <= m.width as i64 && z + d <= m.depth as i64;
+    inside.then_some([x as usize, z as usize, w as usize, d as usize])
 }
 
 #[godot_api(secondary)]

@@ -2,37 +2,10 @@
 //! same calls as `TerrainData`'s, saving only what changed, and damaged regions reported as signals.
 
 use super::TerrainRegions;
+use crate::sample_rect::to_rect2i;
 use crate::terrain_brush::TerrainBrush;
 use godot::global::Error;
 use godot::prelude::*;
-use terrain_core::terrain_data::Region;
-
-/// A rectangle as (x, z, w, d) when it lies inside a map of `size` samples.
-fn rect(r: Rect2i, size: [usize; 2], what: &str) -> Option<(usize, usize, usize, usize)> {
-    let (x, z, w, d) = (r.position.x, r.position.y, r.size.x, r.size.y);
-    let ok = x >= 0
-        && z >= 0
-        && w > 0
-        && d > 0
-        && (x + w) as usize <= size[0]
-        && (z + d) as usize <= size[1];
-    if !ok {
-        godot_error!(
-            "TerrainRegions.{what}: region {r} must be non-empty and inside the map of {} x {} samples; nothing changed",
-            size[0],
-            size[1]
-        );
-        return None;
-    }
-    Some((x as usize, z as usize, w as usize, d as usize))
-}
-
-fn rect_of(r: Region) -> Rect2i {
-    Rect2i::new(
-        Vector2i::new(r.x as i32, r.z as i32),
-        Vector2i::new(r.w as i32, r.d as i32),
-    )
-}
 
 #[godot_api(secondary)]
 impl TerrainRegions {
@@ -98,13 +71,22 @@ impl TerrainRegions {
             godot_error!("TerrainRegions.apply_brush: no folder is open");
             return Rect2i::default();
         };
-        let c = [f64::from(center.x), f64::from(center.y)];
+        // The core's dab takes stored positions: an endless map's stored sample 0 lies far below the origin.
+        let m = s.meta();
+        let c = [center.x, center.y];
+        let c = [0, 1].map(|a| f64::from(c[a]) - m.origin[a] as f64 * m.spacing);
         let res = s.apply_brush(&b, c, delta);
         self.report_failures();
         match res {
             Ok(Some(r)) => {
-                self.announce(rect_of(r));
-                rect_of(r)
+                let r = to_rect2i(terrain_core::sample_rect::SampleRect {
+                    x: m.public(0, r.x),
+                    z: m.public(1, r.z),
+                    w: r.w,
+                    d: r.d,
+                });
+                self.announce(r);
+                r
             }
             Ok(None) => Rect2i::default(),
             Err(e) => {
@@ -148,11 +130,8 @@ impl TerrainRegions {
     #[func]
     fn discard_changes(&mut self) {
         if let Some(s) = self.store() {
-            if s.dirty_regions() > 0 {
-                s.discard_changes();
-                let size = s.meta().width.max(1) as i32;
-                let depth = s.meta().depth.max(1) as i32;
-                self.announce(Rect2i::new(Vector2i::ZERO, Vector2i::new(size, depth)));
+            if let Some([x, z, w, d]) = s.discard_changes() {
+                self.announce(to_rect2i(s.meta().changed_rect(x, z, w, d)));
             }
         }
     }
@@ -169,8 +148,10 @@ impl TerrainRegions {
                 "TerrainRegions: region ({x}, {z}) of level {m}: {message}; drawn as holes"
             );
             if m == 0 {
+                let r = s.meta().region as i64;
+                let [ox, oz] = s.meta().origin.map(|o| o / r);
                 self.signals().region_failed().emit(
-                    Vector2i::new(x as i32, z as i32),
+                    Vector2i::new((x as i64 + ox) as i32, (z as i64 + oz) as i32),
                     &GString::from(message.as_str()),
                 );
             }
@@ -193,14 +174,21 @@ impl TerrainRegions {
             godot_error!("TerrainRegions.{what}: no folder is open");
             return false;
         };
-        let Some(r) = rect(region, [s.meta().width, s.meta().depth], what) else {
+        let Some([x, z, w, d]) =
+            super::stored_rect(s.meta(), region).filter(|r| r[2] > 0 && r[3] > 0)
+        else {
+            godot_error!(
+                "TerrainRegions.{what}: region {region} must be non-empty and inside the map's samples {}; nothing changed",
+                super::bounds_of(s.meta())
+            );
             return false;
         };
-        let res = f(&s, r);
+        let res = f(&s, (x, z, w, d));
         self.report_failures();
         match res {
             Ok(()) => {
-                self.announce(region);
+                // What changed, slopes beside the edit included (as `TerrainData` reports).
+                self.announce(to_rect2i(s.meta().changed_rect(x, z, w, d)));
                 true
             }
             Err(e) => {

@@ -12,7 +12,6 @@ use godot::classes::{
 };
 use godot::prelude::*;
 use terrain_core::clipmap_data::Frame;
-use terrain_core::terrain_data::Region;
 use terrain_core::wandering_terrain::{place, Placement};
 
 const DEFAULT_SHADER: &str = "res://addons/wandering_terrain/shaders/wandering_terrain.gdshader";
@@ -370,12 +369,7 @@ impl WanderingTerrain {
     #[func(rename = _on_region_changed)]
     fn on_region_changed(&mut self, region: Rect2i) {
         self.nav_view.edits += 1;
-        self.collision.mark(Region {
-            x: region.position.x.max(0) as usize,
-            z: region.position.y.max(0) as usize,
-            w: region.size.x.max(0) as usize,
-            d: region.size.y.max(0) as usize,
-        });
+        self.collision.mark(crate::sample_rect::from_rect2i(region));
     }
 
     /// `debug_view`: the material.

@@ -337,13 +337,28 @@ impl TerrainRegions {
         Ok(snapshot.len())
     }
 
-    /// Forgets every unsaved edit: the regions are read from their files again when next needed.
-    pub fn discard_changes(&self) {
+    /// Forgets every unsaved edit: the regions are read from their files again when next needed. Returns
+    /// the stored samples (x, z, w, d) of the mip-0 regions forgotten, None when nothing was unsaved.
+    pub fn discard_changes(&self) -> Option<[usize; 4]> {
         let mut c = self.cache.lock().expect("cache");
         let dirty: Vec<Key> = c.dirty.drain().map(|(k, _)| k).collect();
+        let mut span: Option<[usize; 4]> = None;
+        let r = self.meta.region;
         for k in dirty {
-            if let Some((r, _)) = c.map.remove(&k) {
-                c.bytes -= r.bytes();
+            if let Some((reg, _)) = c.map.remove(&k) {
+                c.bytes -= reg.bytes();
+            }
+            if k.0 == 0 {
+                let [w, d] = self.meta.region_dims(0, k.1, k.2);
+                let (x0, z0) = (k.1 * r, k.2 * r);
+                span = Some(span.map_or([x0, z0, x0 + w, z0 + d], |s| {
+                    [
+                        s[0].min(x0),
+                        s[1].min(z0),
+                        s[2].max(x0 + w),
+                        s[3].max(z0 + d),
+                    ]
+                }));
             }
         }
         drop(c);
@@ -352,6 +367,7 @@ impl TerrainRegions {
         let failed = !self.failed.lock().expect("failures").known.is_empty();
         self.has_control
             .store(saved.has_control || failed, Ordering::Relaxed);
+        span.map(|[x0, z0, x1, z1]| [x0, z0, x1 - x0, z1 - z0])
     }
 }
 
