@@ -82,6 +82,7 @@ func _run() -> void:
 	await _test_generate_off_the_main_thread(plugin, tn)
 	await _test_erode_one_undo_step(plugin, tn)
 	await _test_region_map_stroke_undo_and_save(plugin, tn, cam)
+	await _test_endless_map_stroke_undo_and_save(plugin, tn, cam)
 	await _test_import_heightmap(plugin, tn)
 	await _test_import_elevation(plugin, tn)
 	await _test_new_terrain_data(plugin, tn)
@@ -326,6 +327,64 @@ func _test_region_map_stroke_undo_and_save(plugin, tn: TerrainNode, cam: Camera3
 	tn.terrain_regions = null
 	tn.terrain_data = data
 	plugin._edit(tn)
+	_end()
+
+
+## A stroke on an endless map, at negative samples (the node moved so the camera looks at them): undo and
+## redo bit for bit, the scene save writes the edited regions only.
+func _test_endless_map_stroke_undo_and_save(plugin, tn: TerrainNode, cam: Camera3D) -> void:
+	_begin("test_endless_map_stroke_undo_and_save")
+	var data := tn.terrain_data
+	var dir := OS.get_user_data_dir().path_join("editor_endless_stroke")
+	var g := TerrainGenerator.new()
+	g.height = 10.0
+	var regions := TerrainRegions.create_endless(g, 1.0, dir, 64)
+	check(regions != null, "an endless map")
+	if regions == null:
+		_end()
+		return
+	var home := tn.position
+	tn.position = home + Vector3(264, 0, 264)
+	tn.terrain_data = null
+	tn.terrain_regions = regions
+	plugin._edit(tn)
+	var waited := 0
+	while not tn.is_up_to_date() and waited < 600:
+		await _frames(1)
+		waited += 1
+	var ur := _history(tn)
+	# The camera looks down at terrain X/Z about (-200, -200).
+	var area := Rect2i(-264, -264, 128, 128)
+	var before := regions.get_heights_region(area)
+	plugin.toolbar.select_tool(TerrainBrush.RAISE)
+	plugin.brush.size = 8.0
+	var size := cam.get_viewport().get_visible_rect().size
+	var a := size * Vector2(0.35, 0.45)
+	var z := size * Vector2(0.65, 0.55)
+	_mouse(plugin, cam, a, true)
+	for i in range(1, 21):
+		_mouse(plugin, cam, a.lerp(z, i / 20.0), null)
+	_mouse(plugin, cam, z, false)
+	var after := regions.get_heights_region(area)
+	check(after != before, "the stroke changed samples at negative coordinates")
+	ur.undo()
+	check(regions.get_heights_region(area) == before, "one undo restores the whole stroke")
+	ur.redo()
+	check(regions.get_heights_region(area) == after, "redo re-applies it bit for bit")
+	plugin._save_external_data()
+	check(not regions.has_unsaved_changes(), "saved with the scene")
+	var again := TerrainRegions.new()
+	again.generator = g
+	again.folder = dir
+	check(again.get_heights_region(area) == after, "the files hold the stroke")
+	var files := DirAccess.get_files_at(dir)
+	check(files.size() > 1 and files.size() <= 1 + 4 * regions.get_mip_count(), "only the edited regions and their levels written (%d files)" % files.size())
+	tn.terrain_regions = null
+	tn.position = home
+	tn.terrain_data = data
+	plugin._edit(tn)
+	for f in files:
+		DirAccess.remove_absolute(dir.path_join(f))
 	_end()
 
 

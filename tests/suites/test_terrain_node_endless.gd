@@ -63,6 +63,15 @@ func test_endless_heights_equal_a_generated_terrain_and_go_on_forever() -> void:
 	var hit := tn.raycast(Vector3(1021, 400, -17), Vector3(0.2, -1, 0.1))
 	check(not is_nan(hit.x) and absf(hit.y - tn.get_height(Vector2(hit.x, hit.z))) < 1e-3, "raycast meets the endless world: %s" % hit)
 	check(is_nan(tn.raycast(Vector3(1021, 400, -17), Vector3(0, 1, 0)).x), "a ray going up misses")
+	# Small rings (reach 64 units across the ground) seen from high above: the ground under the camera is
+	# still hit (the reach is across the ground, not along the ray): the editor picks this way.
+	var saved := [tn.tile_resolution, tn.levels]
+	tn.tile_resolution = 8
+	tn.levels = 3
+	var down := tn.raycast(Vector3(1021, 600, -17), Vector3(0.05, -1, 0))
+	check(not is_nan(down.x) and absf(down.y - tn.get_height(Vector2(down.x, down.z))) < 1e-3, "a ray from 600 above meets the ground: %s" % down)
+	tn.tile_resolution = saved[0]
+	tn.levels = saved[1]
 	# A domain-warped generator: still the same surface as its TerrainData.
 	g.warp = 15.0
 	g.warp_frequency = 0.01

@@ -93,13 +93,15 @@ impl TerrainNode {
             (Some(d), _) => d.bind().raycast(lo, ld),
             (None, Some(g)) => {
                 let v = |v: Vector3| [v.x, v.y, v.z].map(f64::from);
-                // An endless world is followed as far as the rings reach (what can be seen), capped so a
-                // node scaled very small does not walk millions of patches; a region map, like terrain
-                // data, as far as the map goes (reading the regions along the ray).
+                // An endless world is followed as far as the rings reach across the ground (what can be
+                // seen: a camera high above still sees the ground under it, so the reach is horizontal),
+                // capped so a node scaled very small does not walk millions of patches; a region map, like
+                // terrain data, as far as the map goes (reading the regions along the ray).
                 let reach = if g.size().is_some() {
                     f64::INFINITY
                 } else {
-                    (self.config.reach() / f64::from(s.x.abs().min(s.z.abs())))
+                    let across = f64::from(ld.x.hypot(ld.z) / ld.length());
+                    (self.config.reach() / f64::from(s.x.abs().min(s.z.abs())) / across)
                         .min(terrain_core::raycast::ENDLESS_REACH * g.spacing())
                 };
                 match terrain_core::raycast::raycast_within(&**g, v(lo), v(ld), reach) {
