@@ -106,7 +106,7 @@ func run(quick: bool) -> void:
 	await _flight("4096² TerrainData, 100 m/s", null, data, 100.0, seconds, TerrainNode.COLLISION_DYNAMIC)
 	await _still_and_edits(data, quick)
 	await _wandering_edits(data, quick)
-	await _region_edits(data, quick)
+	await _region_edits(data, g, quick)
 	_close(saved)
 
 
@@ -256,9 +256,8 @@ func _still_and_edits(data: TerrainData, quick: bool) -> void:
 
 
 ## A rig whose camera looks at the centre of `data` from 150 above; `[root, cam, centre]`.
-func _centre_rig(data: TerrainData) -> Array:
+func _centre_rig(data: Resource, c := Vector2(2048.5, 2048.5)) -> Array:
 	var rig := _rig()
-	var c := Vector2(2048.5, 2048.5)
 	var cam: Camera3D = rig[1]
 	cam.position = Vector3(c.x, data.get_height(c) + 150.0, c.y)
 	cam.rotation_degrees = Vector3(-30, 0, 0)
@@ -308,15 +307,21 @@ func _wandering_edits(data: TerrainData, quick: bool) -> void:
 	await tree.process_frame
 
 
-## The same 4096² ground as region files: a 256² `set_heights_region` and a radius-128 dab under the
-## target with default collision, the call plus every later frame's terrain work until settled.
-func _region_edits(data: TerrainData, quick: bool) -> void:
+## The same 4096² ground as region files, and an endless map of the flight's generator (at negative
+## samples, 3 km out): a 256² `set_heights_region` and a radius-128 dab under the target with default
+## collision, the call plus every later frame's terrain work until settled.
+func _region_edits(data: TerrainData, g: TerrainGenerator, quick: bool) -> void:
 	var dir := OS.get_user_data_dir().path_join("bench_main_thread_regions")
 	if not data.save_regions(dir, 512):
 		push_error("bench: cannot write the region map")
 		return
-	var regions := TerrainRegions.open(dir)
-	var rig := _centre_rig(data)
+	await _regions_edited("4096² region map (512² regions)", TerrainRegions.open(dir), Vector2(2048.5, 2048.5), quick)
+	var endless := TerrainRegions.create_endless(g, 1.0, OS.get_user_data_dir().path_join("bench_main_thread_endless"), 512)
+	await _regions_edited("endless map (512² regions), 3 km out at negative samples", endless, Vector2(-2200.5, -2100.5), quick)
+
+
+func _regions_edited(label: String, regions: TerrainRegions, c: Vector2, quick: bool) -> void:
+	var rig := _centre_rig(regions, c)
 	var root: Node3D = rig[0]
 	var tn := TerrainNode.new()
 	tn.terrain_regions = regions
@@ -326,8 +331,8 @@ func _region_edits(data: TerrainData, quick: bool) -> void:
 		await tree.process_frame
 	var costs: Array = await _edits_under(regions, rig[2], quick)
 	regions.discard_changes()
-	print("bench main thread (%s) 4096² region map (512² regions), under the target with default collision: 256² edit %.3f ms, radius-128 dab %.3f ms (goal <= 1 ms): the call plus every later frame's terrain work until settled, medians" % [
-		renderer, costs[0], costs[1]])
+	print("bench main thread (%s) %s, under the target with default collision: 256² edit %.3f ms, radius-128 dab %.3f ms (goal <= 1 ms): the call plus every later frame's terrain work until settled, medians" % [
+		renderer, label, costs[0], costs[1]])
 	root.queue_free()
 	await tree.process_frame
 
