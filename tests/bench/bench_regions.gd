@@ -34,7 +34,7 @@ func run(quick: bool) -> void:
 	var dir := OS.get_user_data_dir().path_join("bench_regions_%d" % n)
 	if not FileAccess.file_exists(dir.path_join("terrain.regions")):
 		var t0 := Time.get_ticks_msec()
-		if not TerrainRegions.generate(_generator(), Vector2i(n, n), 1.0, dir, 512):
+		if TerrainRegions.generate(_generator(), Vector2i(n, n), 1.0, dir, 512) != OK:
 			print("bench regions: could not write %s" % dir)
 			return
 		print("bench regions %d²: written in %.1f s (generated, 512² regions with mips)" % [n, (Time.get_ticks_msec() - t0) / 1000.0])

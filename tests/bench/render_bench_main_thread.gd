@@ -312,7 +312,7 @@ func _wandering_edits(data: TerrainData, quick: bool) -> void:
 ## collision, the call plus every later frame's terrain work until settled.
 func _region_edits(data: TerrainData, g: TerrainGenerator, quick: bool) -> void:
 	var dir := OS.get_user_data_dir().path_join("bench_main_thread_regions")
-	if not data.save_regions(dir, 512):
+	if data.save_regions(dir, 512) != OK:
 		push_error("bench: cannot write the region map")
 		return
 	await _regions_edited("4096² region map (512² regions)", TerrainRegions.open(dir), Vector2(2048.5, 2048.5), quick)

@@ -605,9 +605,9 @@ func test_import_heightmap_async_matches_import() -> void:
 	check_eq(sync.import_heightmap(file, -5.0, 25.0, 80), OK, "sync import")
 	var t := TerrainData.new()
 	check_eq(t.get_import_progress(), -1.0, "no import yet")
-	check(t.import_heightmap_async(file, -5.0, 25.0, 80), "async import started")
+	check_eq(t.import_heightmap_async(file, -5.0, 25.0, 80), OK, "async import started")
 	expect_error("TerrainData.import_heightmap_async: an import is running; finish or cancel it first")
-	check(not t.import_heightmap_async(file, -5.0, 25.0, 80), "a second one is refused")
+	check_eq(t.import_heightmap_async(file, -5.0, 25.0, 80), ERR_BUSY, "a second one is refused")
 	check(t.get_import_progress() >= 0.0, "progress while it runs")
 	var n := 0
 	while not t.finish_import() and n < 5000:
@@ -618,15 +618,15 @@ func test_import_heightmap_async_matches_import() -> void:
 	check_eq(t.get_import_progress(), -1.0, "done")
 	# Cancelled: nothing changes.
 	var other := TerrainData.new()
-	check(other.import_heightmap_async(file, -5.0, 25.0, 80), "started again")
+	check_eq(other.import_heightmap_async(file, -5.0, 25.0, 80), OK, "started again")
 	other.cancel_import()
 	while not other.finish_import():
 		OS.delay_msec(1)
 	check_eq(other.size, Vector2i(64, 64), "a cancelled import keeps the old size")
 	expect_error("TerrainData.import_heightmap_async: no file at")
-	check(not other.import_heightmap_async("user://missing.r16", 0.0, 1.0, 8), "a missing file is refused at once")
+	check_eq(other.import_heightmap_async("user://missing.r16", 0.0, 1.0, 8), ERR_FILE_NOT_FOUND, "a missing file is refused at once")
 	expect_error("is not a whole number of rows")
-	check(other.import_heightmap_async(file, -5.0, 25.0, 81), "a mis-described raw file starts")
+	check_eq(other.import_heightmap_async(file, -5.0, 25.0, 81), OK, "a mis-described raw file starts")
 	while not other.finish_import():
 		OS.delay_msec(1)
 	check_eq(other.size, Vector2i(64, 64), "and fails without changing anything")

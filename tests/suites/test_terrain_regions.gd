@@ -37,7 +37,7 @@ func _remove(path: String) -> void:
 func test_regions_save_and_open_are_bit_exact() -> void:
 	var t := _data()
 	var dir := _folder("exact")
-	check(t.save_regions(dir, 64), "saved")
+	check_eq(t.save_regions(dir, 64), OK, "saved")
 	var r := TerrainRegions.open(dir)
 	check(r != null, "opened")
 	check_eq(r.get_size(), Vector2i(300, 220), "size")
@@ -141,7 +141,7 @@ func test_regions_from_a_generator_written_straight_to_disk() -> void:
 	g.seed = 21
 	g.frequency = 0.02
 	var dir := _folder("generated")
-	check(TerrainRegions.generate(g, Vector2i(200, 130), 1.0, dir, 64), "written")
+	check_eq(TerrainRegions.generate(g, Vector2i(200, 130), 1.0, dir, 64), OK, "written")
 	var r := TerrainRegions.open(dir)
 	var t := TerrainData.new()
 	t.size = Vector2i(200, 130)
@@ -156,7 +156,7 @@ func test_regions_bad_input_is_named() -> void:
 	var t := _data()
 	var dir := _folder("bad")
 	expect_error("TerrainData.save_regions: region_size must be a power of two in [16, 4096], got 100")
-	check(not t.save_regions(dir, 100), "region size refused")
+	check_eq(t.save_regions(dir, 100), ERR_INVALID_PARAMETER, "region size refused")
 	expect_error("TerrainRegions.folder: cannot read")
 	check(TerrainRegions.open(dir.path_join("missing")) == null, "no folder")
 	t.save_regions(dir, 64)
@@ -171,16 +171,16 @@ func test_regions_bad_input_is_named() -> void:
 	# One spacing rule: every spacing a TerrainData takes saves and opens.
 	t.spacing = 2000.0
 	var far := _folder("spacing")
-	check(t.save_regions(far, 64), "spacing 2000 saved")
+	check_eq(t.save_regions(far, 64), OK, "spacing 2000 saved")
 	var rf := TerrainRegions.open(far)
 	check(rf != null and rf.get_spacing() == 2000.0, "and opened with its spacing")
 	_remove(far)
 	expect_error("TerrainRegions: region")
 	check(r.get_heights_region(Rect2i(290, 0, 20, 5)).is_empty(), "a region past the edge is refused")
 	expect_error("TerrainRegions.generate: generator must be a TerrainGenerator, got null")
-	check(not TerrainRegions.generate(null, Vector2i(10, 10), 1.0, dir, 16), "null generator")
+	check_eq(TerrainRegions.generate(null, Vector2i(10, 10), 1.0, dir, 16), ERR_INVALID_PARAMETER, "null generator")
 	expect_error("TerrainRegions.generate: size must be in [2, 16777216]")
-	check(not TerrainRegions.generate(TerrainGenerator.new(), Vector2i(1, 10), 1.0, dir, 16), "tiny size")
+	check_eq(TerrainRegions.generate(TerrainGenerator.new(), Vector2i(1, 10), 1.0, dir, 16), ERR_INVALID_PARAMETER, "tiny size")
 	_remove(dir)
 
 

@@ -172,7 +172,7 @@ func import_elevation_file(path: String, nodata: int, folder := "", region_size 
 		return false
 	if folder != "":
 		var regions := TerrainRegions.new()
-		if not regions.import_heightmaps_async(PackedStringArray([path]), folder, region_size, nodata):
+		if regions.import_heightmaps_async(PackedStringArray([path]), folder, region_size, nodata) != OK:
 			return false
 		_regions = regions
 		_file = path
@@ -183,7 +183,7 @@ func import_elevation_file(path: String, nodata: int, folder := "", region_size 
 		push_warning("Terrain import: the selected node has no terrain_data; give it a TerrainData first.")
 		return false
 	_remember(data)
-	if not data.import_elevation_async(path, nodata):
+	if data.import_elevation_async(path, nodata) != OK:
 		_before = PackedFloat32Array()
 		return false
 	_data = data
@@ -218,7 +218,7 @@ func import_file(path: String, min_height: float, max_height: float, raw_width: 
 		push_warning("Terrain import: the selected node has no terrain_data; give it a TerrainData first.")
 		return false
 	_remember(data)
-	if not data.import_heightmap_async(path, min_height, max_height, raw_width):
+	if data.import_heightmap_async(path, min_height, max_height, raw_width) != OK:
 		_before = PackedFloat32Array()
 		return false
 	_data = data

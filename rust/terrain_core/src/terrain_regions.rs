@@ -38,19 +38,46 @@ pub use rows::RowWriter;
 
 const MAGIC: &str = "wandering_terrain regions 1";
 
+/// What went wrong with a region map; each kind carries a message naming the setting or the file.
 #[derive(Clone, Debug, PartialEq)]
-pub struct RegionError(pub String);
+pub enum RegionError {
+    /// A setting out of range (region size, map size, spacing) or an edit that does not fit the map.
+    Invalid(String),
+    /// A file or folder that cannot be read, written, moved or removed.
+    Io(String),
+    /// A file whose content is wrong: a header that does not parse, a failed checksum, a short region.
+    Damaged(String),
+}
+
+impl RegionError {
+    pub fn message(&self) -> &str {
+        match self {
+            Self::Invalid(m) | Self::Io(m) | Self::Damaged(m) => m,
+        }
+    }
+}
 
 impl std::error::Error for RegionError {}
 
 impl fmt::Display for RegionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(self.message())
     }
 }
 
-fn err<T>(m: String) -> Result<T, RegionError> {
-    Err(RegionError(m))
+/// A terrain setting or edit refused by `TerrainData`'s rules (the same rules for region maps).
+impl From<crate::terrain_data::TerrainDataError> for RegionError {
+    fn from(e: crate::terrain_data::TerrainDataError) -> Self {
+        Self::Invalid(e.to_string())
+    }
+}
+
+fn invalid<T>(m: String) -> Result<T, RegionError> {
+    Err(RegionError::Invalid(m))
+}
+
+fn io<T>(m: String) -> Result<T, RegionError> {
+    Err(RegionError::Io(m))
 }
 
 /// What the header says.
@@ -78,6 +105,16 @@ pub struct RegionMeta {
 /// rendering use floats), so the bound is never the one a game meets.
 pub const ENDLESS_SIDE: usize = 1 << 24;
 
+/// The region sizes a map takes: a power of two in [16, 4096] samples a side.
+pub fn check_region_size(region: usize) -> Result<(), RegionError> {
+    if !(region.is_power_of_two() && (16..=4096).contains(&region)) {
+        return invalid(format!(
+            "region_size must be a power of two in [16, 4096], got {region}"
+        ));
+    }
+    Ok(())
+}
+
 impl RegionMeta {
     pub fn new(
         width: usize,
@@ -85,18 +122,14 @@ impl RegionMeta {
         spacing: f64,
         region: usize,
     ) -> Result<Self, RegionError> {
-        if !(region.is_power_of_two() && (16..=4096).contains(&region)) {
-            return err(format!(
-                "region_size must be a power of two in [16, 4096], got {region}"
-            ));
-        }
+        check_region_size(region)?;
         if width < 2 || depth < 2 || width > 1 << 24 || depth > 1 << 24 {
-            return err(format!(
+            return invalid(format!(
                 "size must be in [2, 16777216] a side, got {width} x {depth}"
             ));
         }
         // One spacing rule for every source (a map saved from any valid TerrainData opens).
-        crate::terrain_data::check_spacing(spacing).map_err(|e| RegionError(e.to_string()))?;
+        crate::terrain_data::check_spacing(spacing)?;
         let mut mips = 1;
         while width.max(depth).div_ceil(1 << (mips - 1)) > region {
             mips += 1;
@@ -193,8 +226,8 @@ impl RegionMeta {
     fn read(dir: &Path) -> Result<Self, RegionError> {
         let path = dir.join(HEADER);
         let text = fs::read_to_string(&path)
-            .or_else(|e| err(format!("cannot read {}: {e}", path.display())))?;
-        let bad = |what: &str| RegionError(format!("{}: {what}", path.display()));
+            .or_else(|e| io(format!("cannot read {}: {e}", path.display())))?;
+        let bad = |what: &str| RegionError::Damaged(format!("{}: {what}", path.display()));
         let mut lines = text.lines();
         if lines.next() != Some(MAGIC) {
             return Err(bad(&format!("not a region folder header (want `{MAGIC}`)")));
@@ -222,7 +255,7 @@ impl RegionMeta {
             num("spacing")?,
             int("region")?,
         )
-        .map_err(|e| bad(&e.0))?;
+        .map_err(|e| bad(e.message()))?;
         if int("mips")? != meta.mips as usize {
             return Err(bad("`mips` does not match the size and region size"));
         }
@@ -1110,12 +1143,21 @@ mod tests {
     fn bad_folders_and_settings_are_named() {
         let t = terrain(96, 64);
         let dir = tmp("bad");
-        assert!(save(&dir, &t, 100).unwrap_err().0.contains("region_size"));
+        assert!(save(&dir, &t, 100)
+            .unwrap_err()
+            .to_string()
+            .contains("region_size"));
         assert!(TerrainRegions::open(&dir.join("nope"))
             .err()
             .unwrap()
-            .0
+            .to_string()
             .contains("terrain.regions"));
+        // The kinds a caller acts on: a bad setting, a folder that cannot be read.
+        assert!(matches!(save(&dir, &t, 100), Err(RegionError::Invalid(_))));
+        assert!(matches!(
+            TerrainRegions::open(&dir.join("nope")),
+            Err(RegionError::Io(_))
+        ));
         save(&dir, &t, 16).unwrap();
         // A damaged region file: a hole there (NaN), not flat ground, and a failure naming it.
         fs::write(dir.join("h0_1_1.bin"), [0u8; 10]).unwrap();
@@ -1136,7 +1178,7 @@ mod tests {
         assert!(TerrainRegions::open(&dir)
             .err()
             .unwrap()
-            .0
+            .to_string()
             .contains("header"));
         fs::remove_dir_all(&dir).unwrap();
     }

@@ -27,8 +27,9 @@ pub(super) struct ImportJob {
 impl TerrainData {
     /// Starts `import_heightmap` on a worker thread (same arguments and formats): the file is read and
     /// decoded off the main thread; `finish_import()` installs the result (size and heights) once it is
-    /// done. EXR files go through Godot's image loader and are imported at once. Returns false and changes
-    /// nothing on bad arguments, a missing file or while another import runs. Elevation files are read as
+    /// done. EXR files go through Godot's image loader and are imported at once. Returns OK when started;
+    /// otherwise an error code (ERR_BUSY while another import runs, ERR_FILE_NOT_FOUND,
+    /// ERR_FILE_UNRECOGNIZED) and nothing changes. Elevation files are read as
     /// `import_elevation_async(path, NODATA_HOLES)` does.
     #[func]
     fn import_heightmap_async(
@@ -37,10 +38,10 @@ impl TerrainData {
         min_height: f64,
         max_height: f64,
         raw_width: i64,
-    ) -> bool {
+    ) -> Error {
         if self.import_job.is_some() {
             godot_error!("TerrainData.import_heightmap_async: an import is running; finish or cancel it first");
-            return false;
+            return Error::ERR_BUSY;
         }
         let p = path.to_string();
         if elevation::is_elevation(&p) {
@@ -50,15 +51,15 @@ impl TerrainData {
             Ok(f) => f,
             Err(e) => {
                 godot_error!("TerrainData.import_heightmap_async: {e}");
-                return false;
+                return Error::ERR_FILE_UNRECOGNIZED;
             }
         };
         if format == FileFormat::Exr {
-            return self.import_heightmap(path, min_height, max_height, raw_width) == Error::OK;
+            return self.import_heightmap(path, min_height, max_height, raw_width);
         }
         if !FileAccess::file_exists(&path) {
             godot_error!("TerrainData.import_heightmap_async: no file at {p}");
-            return false;
+            return Error::ERR_FILE_NOT_FOUND;
         }
         // A file on disk is read by the worker too; one inside a pack is read here (Godot's file API).
         let disk = super::elevation::disk_path(&path);
@@ -91,26 +92,27 @@ impl TerrainData {
             handle,
             what,
         });
-        true
+        Error::OK
     }
 
-    /// Starts `import_elevation` on a worker thread; `finish_import()` installs the result. Returns false
-    /// and changes nothing on a bad `nodata`, a missing file or while another import runs.
+    /// Starts `import_elevation` on a worker thread; `finish_import()` installs the result. Returns OK when
+    /// started; otherwise an error code (ERR_INVALID_PARAMETER for a bad `nodata`, ERR_FILE_NOT_FOUND,
+    /// ERR_BUSY while another import runs) and nothing changes.
     #[func]
-    fn import_elevation_async(&mut self, path: GString, nodata: i64) -> bool {
+    fn import_elevation_async(&mut self, path: GString, nodata: i64) -> Error {
         let what = format!("import_elevation_async({path})");
         if self.import_job.is_some() {
             godot_error!("TerrainData.{what}: an import is running; finish or cancel it first");
-            return false;
+            return Error::ERR_BUSY;
         }
         let Some(nodata) = super::elevation::nodata_of(nodata, &format!("TerrainData.{what}"))
         else {
-            return false;
+            return Error::ERR_INVALID_PARAMETER;
         };
         let file = super::elevation::disk_path(&path);
         if !file.is_file() {
             godot_error!("TerrainData.{what}: no file at {path}");
-            return false;
+            return Error::ERR_FILE_NOT_FOUND;
         }
         let budget = budget_of(self.sample_budget);
         let cancel = Arc::new(AtomicBool::new(false));
@@ -124,7 +126,7 @@ impl TerrainData {
             handle,
             what,
         });
-        true
+        Error::OK
     }
 
     /// -1 when no import runs, 0 while the file is read and decoded, 1 when it is ready for

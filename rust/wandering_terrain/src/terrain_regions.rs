@@ -221,7 +221,8 @@ impl TerrainRegions {
 
     /// Writes the terrain of `generator` (`size` samples, `spacing` apart) to `folder` as region files of
     /// `region_size`² samples, without holding the map in memory (a 65536² map takes minutes and 23 GB of
-    /// disk). Returns false with an error on bad input or when a file cannot be written.
+    /// disk). Returns OK, or an error code (with an error message): ERR_INVALID_PARAMETER on bad input,
+    /// ERR_FILE_CANT_WRITE when a file cannot be written.
     #[func]
     fn generate(
         generator: Option<Gd<TerrainGenerator>>,
@@ -229,16 +230,17 @@ impl TerrainRegions {
         spacing: f64,
         folder: GString,
         region_size: i64,
-    ) -> bool {
+    ) -> godot::global::Error {
+        use godot::global::Error;
         let Some(g) = generator else {
             godot_error!("TerrainRegions.generate: generator must be a TerrainGenerator, got null");
-            return false;
+            return Error::ERR_INVALID_PARAMETER;
         };
         let gen = match Generated::new(&g.bind().params(), spacing) {
             Ok(g) => g,
             Err(e) => {
                 godot_error!("TerrainRegions.generate: {e}");
-                return false;
+                return Error::ERR_INVALID_PARAMETER;
             }
         };
         let meta = match RegionMeta::new(
@@ -250,7 +252,7 @@ impl TerrainRegions {
             Ok(m) => m,
             Err(e) => {
                 godot_error!("TerrainRegions.generate: {e}");
-                return false;
+                return error_code(&e);
             }
         };
         let r = meta.region;
@@ -263,11 +265,13 @@ impl TerrainRegions {
             }
             (h, Vec::new())
         });
-        if let Err(e) = res {
-            godot_error!("TerrainRegions.generate: {e}");
-            return false;
+        match res {
+            Ok(_) => Error::OK,
+            Err(e) => {
+                godot_error!("TerrainRegions.generate: {e}");
+                error_code(&e)
+            }
         }
-        true
     }
 
     /// Samples per side; (0, 0) when no folder is open.
@@ -466,6 +470,17 @@ impl TerrainRegions {
     }
 }
 
+/// The Godot error for a region map's failure: a bad setting, a file that cannot be read or written, or
+/// a damaged file.
+pub(crate) fn error_code(e: &core::RegionError) -> godot::global::Error {
+    use godot::global::Error;
+    match e {
+        core::RegionError::Invalid(_) => Error::ERR_INVALID_PARAMETER,
+        core::RegionError::Io(_) => Error::ERR_FILE_CANT_WRITE,
+        core::RegionError::Damaged(_) => Error::ERR_FILE_CORRUPT,
+    }
+}
+
 /// The samples a map holds, in query coordinates (an endless map's are centred on the origin).
 fn bounds_of(m: &RegionMeta) -> Rect2i {
     Rect2i::new(
@@ -490,15 +505,16 @@ fn stored_rect(m: &RegionMeta, r: Rect2i) -> Option<[usize; 4]> {
 impl TerrainData {
     /// Saves this terrain as a folder of region files of `region_size`² samples (a power of two in
     /// [16, 4096]; 512 is a good size) with its mip levels, for `TerrainRegions` to open. Heights and
-    /// control values are kept bit for bit. Returns false with an error when it cannot.
+    /// control values are kept bit for bit. Returns OK, or an error code with an error message
+    /// (ERR_INVALID_PARAMETER for a bad region size, ERR_FILE_CANT_WRITE when a file cannot be written).
     #[func]
-    fn save_regions(&self, folder: GString, region_size: i64) -> bool {
+    fn save_regions(&self, folder: GString, region_size: i64) -> godot::global::Error {
         let dir = disk_path(&folder);
         match core::save(&dir, self.core(), region_size.clamp(0, 1 << 20) as usize) {
-            Ok(_) => true,
+            Ok(_) => godot::global::Error::OK,
             Err(e) => {
                 godot_error!("TerrainData.save_regions: {e}");
-                false
+                error_code(&e)
             }
         }
     }

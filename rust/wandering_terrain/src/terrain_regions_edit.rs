@@ -121,7 +121,7 @@ impl TerrainRegions {
             Ok(_) => Error::OK,
             Err(e) => {
                 godot_error!("TerrainRegions.save: {e}; the edits stay unsaved");
-                Error::ERR_FILE_CANT_WRITE
+                super::error_code(&e)
             }
         }
     }

@@ -4,6 +4,7 @@
 
 use super::TerrainRegions;
 use crate::terrain_data::elevation::{disk_path, nodata_of};
+use godot::global::Error;
 use godot::prelude::*;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
@@ -19,30 +20,35 @@ pub(super) struct RegionImport {
     what: String,
 }
 
-/// Checked arguments: (files on disk, folder on disk, region size, NoData handling).
+/// Checked arguments: (files on disk, folder on disk, region size, NoData handling), or the error code
+/// (the error message is logged).
 fn arguments(
     paths: &PackedStringArray,
     folder: &GString,
     region_size: i64,
     nodata: i64,
     what: &str,
-) -> Option<(Vec<PathBuf>, PathBuf, usize, NoData)> {
-    let nodata = nodata_of(nodata, what)?;
+) -> Result<(Vec<PathBuf>, PathBuf, usize, NoData), Error> {
+    let nodata = nodata_of(nodata, what).ok_or(Error::ERR_INVALID_PARAMETER)?;
     if paths.is_empty() {
         godot_error!("{what}: paths is empty; give one file or the .hgt tiles of a mosaic");
-        return None;
+        return Err(Error::ERR_INVALID_PARAMETER);
     }
     if folder.is_empty() {
         godot_error!("{what}: folder is empty");
-        return None;
+        return Err(Error::ERR_INVALID_PARAMETER);
     }
     let files: Vec<PathBuf> = paths.as_slice().iter().map(disk_path).collect();
     if let Some(f) = files.iter().find(|f| !f.is_file()) {
         godot_error!("{what}: no file at {}", f.display());
-        return None;
+        return Err(Error::ERR_FILE_NOT_FOUND);
     }
     let region = region_size.clamp(0, 1 << 20) as usize;
-    Some((files, disk_path(folder), region, nodata))
+    if let Err(e) = terrain_core::terrain_regions::check_region_size(region) {
+        godot_error!("{what}: {e}; nothing changed");
+        return Err(Error::ERR_INVALID_PARAMETER);
+    }
+    Ok((files, disk_path(folder), region, nodata))
 }
 
 #[godot_api(secondary)]
@@ -51,8 +57,9 @@ impl TerrainRegions {
     /// `region_size`² samples (a power of two in [16, 4096]) and opens it here. The file is read a block of
     /// rows at a time, so it may be larger than memory (memory: `region_size` rows of the map). Heights are
     /// the file's metres; the spacing its north–south spacing in metres. `nodata` is
-    /// `TerrainData.NODATA_HOLES` or `NODATA_FILL`. Returns false with an error naming the file on bad input;
-    /// the folder then holds what it held before.
+    /// `TerrainData.NODATA_HOLES` or `NODATA_FILL`. Returns OK, or an error code with an error naming the
+    /// file (ERR_INVALID_PARAMETER, ERR_FILE_NOT_FOUND, ERR_FILE_CORRUPT for a file that cannot be
+    /// imported); the folder then holds what it held before.
     #[func]
     fn import_heightmap(
         &mut self,
@@ -60,7 +67,7 @@ impl TerrainRegions {
         folder: GString,
         region_size: i64,
         nodata: i64,
-    ) -> bool {
+    ) -> Error {
         let mut paths = PackedStringArray::new();
         paths.push(&path);
         self.import_heightmaps(paths, folder, region_size, nodata)
@@ -75,28 +82,32 @@ impl TerrainRegions {
         folder: GString,
         region_size: i64,
         nodata: i64,
-    ) -> bool {
+    ) -> Error {
         let what = "TerrainRegions.import_heightmaps";
-        let Some((files, dir, region, nodata)) =
-            arguments(&paths, &folder, region_size, nodata, what)
-        else {
-            return false;
-        };
+        let (files, dir, region, nodata) =
+            match arguments(&paths, &folder, region_size, nodata, what) {
+                Ok(a) => a,
+                Err(e) => return e,
+            };
         match elevation::import_regions(&files, &dir, region, nodata, &Progress::default()) {
             Ok(_) => {
                 self.set_folder(folder.clone());
-                self.store.is_some()
+                if self.store.is_some() {
+                    Error::OK
+                } else {
+                    Error::ERR_CANT_OPEN
+                }
             }
             Err(e) => {
                 godot_error!("{what}: {e}; nothing changed");
-                false
+                Error::ERR_FILE_CORRUPT
             }
         }
     }
 
     /// Starts `import_heightmaps` on a worker thread; poll `get_import_progress()` and call
-    /// `finish_import()` to open the folder. Returns false (nothing started) on bad input or while another
-    /// import runs.
+    /// `finish_import()` to open the folder. Returns OK when started; otherwise an error code (ERR_BUSY while
+    /// another import runs, or `import_heightmaps`'s for bad input) and nothing starts.
     #[func]
     fn import_heightmaps_async(
         &mut self,
@@ -104,17 +115,17 @@ impl TerrainRegions {
         folder: GString,
         region_size: i64,
         nodata: i64,
-    ) -> bool {
+    ) -> Error {
         let what = "TerrainRegions.import_heightmaps_async";
         if self.import.is_some() {
             godot_error!("{what}: an import is running; finish or cancel it first");
-            return false;
+            return Error::ERR_BUSY;
         }
-        let Some((files, dir, region, nodata)) =
-            arguments(&paths, &folder, region_size, nodata, what)
-        else {
-            return false;
-        };
+        let (files, dir, region, nodata) =
+            match arguments(&paths, &folder, region_size, nodata, what) {
+                Ok(a) => a,
+                Err(e) => return e,
+            };
         let progress = Arc::new(Progress::default());
         let p = progress.clone();
         let handle = std::thread::spawn(move || {
@@ -126,7 +137,7 @@ impl TerrainRegions {
             folder,
             what: what.into(),
         });
-        true
+        Error::OK
     }
 
     /// -1 when no import runs; the share of rows read, [0, 1), while one runs; 1 when it is ready for

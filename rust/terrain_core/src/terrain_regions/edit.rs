@@ -25,7 +25,7 @@ pub const REGION_FAILED: u8 = 3;
 
 #[derive(Default)]
 pub(super) struct Failures {
-    known: HashMap<Key, String>,
+    known: HashMap<Key, RegionError>,
     unreported: Vec<(Key, String)>,
 }
 
@@ -51,15 +51,15 @@ impl TerrainRegions {
     /// The failure of region `key`, if it failed before.
     pub(super) fn failure(&self, key: Key) -> Option<RegionError> {
         let f = self.failed.lock().expect("failures");
-        f.known.get(&key).map(|m| RegionError(m.clone()))
+        f.known.get(&key).cloned()
     }
 
     /// Records a region that cannot be read and returns its stand-in: holes at the lowest height.
     pub(super) fn failed(&self, key: Key, e: RegionError) -> Region {
         let mut f = self.failed.lock().expect("failures");
-        if let std::collections::hash_map::Entry::Vacant(v) = f.known.entry(key) {
-            v.insert(e.0.clone());
-            f.unreported.push((key, e.0));
+        if !f.known.contains_key(&key) {
+            f.unreported.push((key, e.to_string()));
+            f.known.insert(key, e);
         }
         self.has_control.store(true, Ordering::Relaxed);
         let [w, d] = self.meta.region_dims(key.0, key.1, key.2);
@@ -129,12 +129,12 @@ impl TerrainRegions {
     ) -> Result<(), RegionError> {
         let (mw, md) = (self.meta.width, self.meta.depth);
         if w == 0 || d == 0 || x + w > mw || z + d > md {
-            return Err(RegionError(format!(
+            return Err(RegionError::Invalid(format!(
                 "region ({x}, {z}) size ({w}, {d}) must be non-empty and inside the map of {mw} x {md} samples"
             )));
         }
         if n != w * d {
-            return Err(RegionError(format!(
+            return Err(RegionError::Invalid(format!(
                 "the region holds {} samples, got {n} values",
                 w * d
             )));
@@ -157,7 +157,7 @@ impl TerrainRegions {
             .iter()
             .position(|v| !v.is_finite() || v.abs() > MAX_HEIGHT_VALUE)
         {
-            return Err(RegionError(format!(
+            return Err(RegionError::Invalid(format!(
                 "heights must be finite, within ±{MAX_HEIGHT_VALUE}; value {i} is {}",
                 values[i]
             )));
@@ -434,7 +434,7 @@ impl TerrainRegions {
         } else {
             self.set_heights_region(g.x, g.z, g.w, g.d, &t.heights_region(c))
         }
-        .map_err(|e| e.0)?;
+        .map_err(|e| e.to_string())?;
         Ok(Some(g))
     }
 }
@@ -456,11 +456,9 @@ impl TerrainRegions {
     ) -> Result<(), RegionError> {
         self.check_rect(x, z, w, d, w * d)?;
         let mut t = crate::terrain_data::TerrainData::flat(w, d, self.meta.spacing);
-        let e = |e: crate::terrain_data::TerrainDataError| RegionError(e.to_string());
-        t.set_control_map(self.control_region(x, z, w, d))
-            .map_err(e)?;
-        let all = t.region(0, 0, w as i64, d as i64).map_err(e)?;
-        f(&mut t, all).map_err(e)?;
+        t.set_control_map(self.control_region(x, z, w, d))?;
+        let all = t.region(0, 0, w as i64, d as i64)?;
+        f(&mut t, all)?;
         let control = if t.control_map().is_empty() {
             vec![0; w * d]
         } else {

@@ -7,7 +7,7 @@
 //! half a band of mip 1.
 
 use super::files::{file, put_le, write_bytes, Scratch};
-use super::{build_levels, err, RegionError, RegionMeta};
+use super::{build_levels, invalid, io, RegionError, RegionMeta};
 use crate::control::HOLE;
 use std::path::Path;
 use std::sync::mpsc::{sync_channel, SyncSender};
@@ -82,7 +82,7 @@ impl RowWriter {
     pub fn push(&mut self, heights: &[f32], holes: &[bool]) -> Result<(), RegionError> {
         let w = self.meta.width;
         if !heights.len().is_multiple_of(w) || holes.len() != heights.len() {
-            return err(format!(
+            return invalid(format!(
                 "rows of {w} samples expected, got {} heights and {} hole flags",
                 heights.len(),
                 holes.len()
@@ -90,7 +90,7 @@ impl RowWriter {
         }
         for (h, m) in heights.chunks_exact(w).zip(holes.chunks_exact(w)) {
             if self.taken >= self.meta.depth {
-                return err(format!("more than the {} rows of the map", self.meta.depth));
+                return invalid(format!("more than the {} rows of the map", self.meta.depth));
             }
             let (lo, hi) = h.iter().fold(self.range, |(a, b), &v| (a.min(v), b.max(v)));
             self.range = (lo, hi);
@@ -131,7 +131,7 @@ impl RowWriter {
             // The writer stopped on an error: report it.
             return self
                 .join_writer()
-                .and_then(|_| err("the region writer stopped".into()));
+                .and_then(|_| io("the region writer stopped".into()));
         }
         Ok(())
     }
@@ -141,7 +141,7 @@ impl RowWriter {
         match self.writer.take().map(JoinHandle::join) {
             None | Some(Ok(Ok(()))) => Ok(()),
             Some(Ok(Err(e))) => Err(e),
-            Some(Err(_)) => err("the region writer failed".into()),
+            Some(Err(_)) => io("the region writer failed".into()),
         }
     }
 
@@ -149,7 +149,7 @@ impl RowWriter {
     /// other files stay). Returns the header written.
     pub fn finish(mut self) -> Result<RegionMeta, RegionError> {
         if self.taken != self.meta.depth {
-            return err(format!(
+            return invalid(format!(
                 "{} of the map's {} rows arrived",
                 self.taken, self.meta.depth
             ));

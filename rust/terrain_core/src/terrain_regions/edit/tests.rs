@@ -2,7 +2,7 @@
 //! whole save of the edited terrain writes), damaged files are holes and reported, never overwritten.
 
 use super::super::{
-    save, TerrainRegions, REGION_ABSENT, REGION_EDITED, REGION_FAILED, REGION_LOADED,
+    save, RegionError, TerrainRegions, REGION_ABSENT, REGION_EDITED, REGION_FAILED, REGION_LOADED,
 };
 use crate::control::HOLE;
 use crate::samples::Samples;
@@ -151,7 +151,8 @@ fn damaged_regions_are_holes_reported_once_and_never_overwritten() {
     let e = r
         .set_heights_region(60, 5, 10, 10, &[1.0; 100])
         .unwrap_err();
-    assert!(e.0.contains("h0_1_0.bin"), "{e}");
+    assert!(matches!(e, RegionError::Damaged(_)), "{e:?}");
+    assert!(e.to_string().contains("h0_1_0.bin"), "{e}");
     r.set_heights_region(0, 0, 4, 4, &[1.0; 16]).unwrap();
     // The region-cache view's states: edited (unsaved), damaged, loaded, and outside the map.
     let mut states = Vec::new();
