@@ -283,7 +283,7 @@ func _test_region_map_stroke_undo_and_save(plugin, tn: TerrainNode, cam: Camera3
 	_begin("test_region_map_stroke_undo_and_save")
 	var data := tn.terrain_data
 	var dir := OS.get_user_data_dir().path_join("editor_region_stroke")
-	check_eq(data.save_regions(dir, 32), OK, "the data written as a region map")
+	check(data.save_regions(dir, 32) == OK, "the data written as a region map")
 	var regions := TerrainRegions.open(dir)
 	tn.terrain_data = null
 	tn.terrain_regions = regions
