@@ -49,6 +49,17 @@ func frames(n: int) -> void:
 	await RenderingServer.frame_post_draw
 
 
+## Waits (process frames) until every node or resource in `things` says `is_up_to_date()`, at most
+## `max_frames`; a check fails when they do not. Returns the frames waited.
+func wait_up_to_date(things: Array, max_frames := 600) -> int:
+	var waited := 0
+	while waited < max_frames and not things.all(func(t): return t.is_up_to_date()):
+		await tree.process_frame
+		waited += 1
+	check(things.all(func(t): return t.is_up_to_date()), "up to date within %d frames" % max_frames)
+	return waited
+
+
 func screenshot(name: String) -> Image:
 	var img := tree.root.get_texture().get_image()
 	if img != null and out_dir != "":

@@ -72,11 +72,7 @@ func test_regions_drawn_by_a_terrain_node_like_the_data() -> void:
 	tn.terrain_regions = regions
 	tree.root.add_child(tn)
 	tn.target = tn.get_path_to(target)
-	var waited := 0
-	while not tn.is_up_to_date() and waited < 600:
-		await tree.process_frame
-		waited += 1
-	check(tn.is_up_to_date(), "windows arrive (%d frames)" % waited)
+	await wait_up_to_date([tn])
 	check_eq(tn.material.get_shader_parameter("terrain_size"), Vector2(300, 220), "a finite map")
 	check(tn.check_setup().is_empty(), "no warnings: %s" % tn.check_setup())
 	var worst := 0.0
@@ -211,10 +207,7 @@ func test_regions_edited_like_the_data_and_saved_safely() -> void:
 	tn.collision_mode = TerrainNode.COLLISION_DYNAMIC
 	tree.root.add_child(tn)
 	tn.target = tn.get_path_to(target)
-	var waited := 0
-	while not tn.is_up_to_date() and waited < 600:
-		await tree.process_frame
-		waited += 1
+	await wait_up_to_date([tn])
 	tn.take_uploaded_bytes()
 	var changes := [0]
 	regions.region_changed.connect(func(_r): changes[0] += 1)
@@ -365,10 +358,7 @@ func test_regions_endless_map_is_the_generators_world_and_editable() -> void:
 		tree.root.add_child(tn)
 		tn.target = tn.get_path_to(target)
 		nodes.append(tn)
-	var waited := 0
-	while not (nodes[0].is_up_to_date() and nodes[1].is_up_to_date()) and waited < 600:
-		await tree.process_frame
-		waited += 1
+	await wait_up_to_date(nodes)
 	var mine := nodes[0]
 	var gen := nodes[1]
 	var worst := 0.0
