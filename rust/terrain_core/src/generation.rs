@@ -85,20 +85,34 @@ impl Default for NoiseParams {
     }
 }
 
+/// A generator that cannot be made: a parameter outside the range that works (the message names it and
+/// the range), or a spacing `TerrainData` would refuse.
 #[derive(Clone, Debug, PartialEq)]
-pub struct NoiseParamsError(pub String);
+pub enum NoiseParamsError {
+    Param(String),
+    Spacing(crate::terrain_data::TerrainDataError),
+}
 
 impl std::error::Error for NoiseParamsError {}
 
 impl fmt::Display for NoiseParamsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            Self::Param(m) => f.write_str(m),
+            Self::Spacing(e) => e.fmt(f),
+        }
+    }
+}
+
+impl From<crate::terrain_data::TerrainDataError> for NoiseParamsError {
+    fn from(e: crate::terrain_data::TerrainDataError) -> Self {
+        Self::Spacing(e)
     }
 }
 
 impl NoiseParams {
     pub fn validate(&self) -> Result<(), NoiseParamsError> {
-        let err = |m: String| Err(NoiseParamsError(m));
+        let err = |m: String| Err(NoiseParamsError::Param(m));
         if !(self.frequency.is_finite() && self.frequency > 0.0 && self.frequency <= 1.0e3) {
             return err(format!(
                 "frequency must be in (0, 1000], got {}",
@@ -385,7 +399,7 @@ pub struct Generated {
 impl Generated {
     pub fn new(params: &NoiseParams, spacing: f64) -> Result<Self, NoiseParamsError> {
         params.validate()?;
-        crate::terrain_data::check_spacing(spacing).map_err(|e| NoiseParamsError(e.to_string()))?;
+        crate::terrain_data::check_spacing(spacing)?;
         let fractal = match params.kind {
             NoiseKind::Perlin => Fractal::Perlin(fbm(params)),
             NoiseKind::OpenSimplex => Fractal::OpenSimplex(fbm(params)),
@@ -663,7 +677,14 @@ mod tests {
             assert!(v.is_finite() && v >= lo && v <= hi, "{v} at ({x}, {z})");
         }
         assert!(height_at(&g, f64::NAN, 0.0).is_nan());
-        assert!(Generated::new(&p, 0.0).unwrap_err().0.contains("spacing"));
+        assert!(matches!(
+            Generated::new(&p, 0.0),
+            Err(NoiseParamsError::Spacing(_))
+        ));
+        assert!(Generated::new(&p, 0.0)
+            .unwrap_err()
+            .to_string()
+            .contains("spacing"));
         // Rays meet the endless surface far out, at get_height, from any angle that comes down.
         for &(o, d) in &[
             ([5.0e4, 200.0, -3.0e4], [0.3, -1.0, 0.2]),
@@ -701,7 +722,7 @@ mod tests {
         generate(&NoiseParams { warp: 0.0, ..p }, w, &mut plain).unwrap();
         assert_ne!(plain, h, "the warp changes the terrain");
         let bad = NoiseParams { warp: -1.0, ..p };
-        assert!(bad.validate().unwrap_err().0.contains("warp"));
+        assert!(bad.validate().unwrap_err().to_string().contains("warp"));
     }
 
     #[test]
@@ -710,11 +731,11 @@ mod tests {
             octaves: 0,
             ..Default::default()
         };
-        assert!(p.validate().unwrap_err().0.contains("octaves"));
+        assert!(p.validate().unwrap_err().to_string().contains("octaves"));
         let p = NoiseParams {
             frequency: f64::NAN,
             ..Default::default()
         };
-        assert!(p.validate().unwrap_err().0.contains("frequency"));
+        assert!(p.validate().unwrap_err().to_string().contains("frequency"));
     }
 }
