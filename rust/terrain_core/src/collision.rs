@@ -527,7 +527,7 @@ mod tests {
             w: 2,
             d: 2,
         };
-        let ids: Vec<_> = tiling.tiles_touching(r.into()).collect();
+        let ids: Vec<_> = tiling.tiles_touching(r).collect();
         assert_eq!(ids, vec![[0, 0], [1, 0]]);
         let r = SampleRect {
             x: 130,
@@ -536,10 +536,10 @@ mod tests {
             d: 1,
         };
         assert_eq!(
-            tiling.tiles_touching(r.into()).collect::<Vec<_>>(),
+            tiling.tiles_touching(r).collect::<Vec<_>>(),
             vec![[2, 2]]
         );
-        assert_eq!(tiling.count_touching(r.into()), 1);
+        assert_eq!(tiling.count_touching(r), 1);
         let near: Vec<_> = tiling.tiles_near(1.0, [100.0, 100.0], 10.0).collect();
         assert_eq!(near, vec![[1, 1]]);
         assert_eq!(tiling.tiles_near(1.0, [-500.0, 0.0], 10.0).count(), 0);
