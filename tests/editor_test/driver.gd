@@ -371,12 +371,28 @@ func _test_endless_map_stroke_undo_and_save(plugin, tn: TerrainNode, cam: Camera
 	check(regions.get_heights_region(area) == before, "one undo restores the whole stroke")
 	ur.redo()
 	check(regions.get_heights_region(area) == after, "redo re-applies it bit for bit")
+	# A paint stroke there: the control values follow, and undo and redo too.
+	plugin.toolbar.select_tool(TerrainBrush.PAINT)
+	plugin.brush.layer = 1
+	plugin.brush.strength = 20.0
+	var paint_before := regions.get_control_region(area)
+	_mouse(plugin, cam, a, true)
+	for i in range(1, 11):
+		_mouse(plugin, cam, a.lerp(z, i / 10.0), null)
+	_mouse(plugin, cam, z, false)
+	var paint_after := regions.get_control_region(area)
+	check(paint_after != paint_before, "the paint stroke painted at negative coordinates")
+	ur.undo()
+	check(regions.get_control_region(area) == paint_before, "undo removes the paint")
+	ur.redo()
+	check(regions.get_control_region(area) == paint_after, "redo paints it again")
 	plugin._save_external_data()
 	check(not regions.has_unsaved_changes(), "saved with the scene")
 	var again := TerrainRegions.new()
 	again.generator = g
 	again.folder = dir
 	check(again.get_heights_region(area) == after, "the files hold the stroke")
+	check(again.get_control_region(area) == paint_after, "and the paint")
 	var files := DirAccess.get_files_at(dir)
 	check(files.size() > 1 and files.size() <= 1 + 4 * regions.get_mip_count(), "only the edited regions and their levels written (%d files)" % files.size())
 	tn.terrain_regions = null

@@ -403,10 +403,36 @@ func test_regions_endless_map_is_the_generators_world_and_editable() -> void:
 	check(again.is_endless(), "reopened endless")
 	check(again.get_heights_region(Rect2i(-320, -256, 64, 64)) == edited, "reopened: the edits bit for bit")
 	check_eq(again.get_height(Vector2(5000.5, -7000.5)), gen.get_height(Vector2(5000.5, -7000.5)), "and the generator elsewhere")
-	# Discarding unsaved edits brings back what was saved.
-	regions.set_heights_region(Rect2i(-400, -400, 2, 1), PackedFloat32Array([99, 99]))
+	# Paint and holes at negative samples: read back, and a hole keeps the paint around it.
+	var paint_rect := Rect2i(-330, -300, 8, 8)
+	var ones := PackedFloat32Array()
+	ones.resize(64)
+	ones.fill(1.0)
+	check(regions.set_layer_region(paint_rect, 2, ones), "paint at negative samples")
+	var painted := regions.get_control_region(paint_rect)
+	check(painted.size() == 64 and painted[0] != 0 and painted[63] == painted[0], "the paint reads back: %s" % [painted.slice(0, 3)])
+	var hole := PackedByteArray([1, 1, 1, 1])
+	check(regions.set_holes_region(Rect2i(-328, -298, 2, 2), hole), "a hole in the paint")
+	var after_hole := regions.get_control_region(paint_rect)
+	check_eq(after_hole[0], painted[0], "the paint beside the hole is kept")
+	check(after_hole[2 * 8 + 2] != painted[2 * 8 + 2], "the hole is set")
+	check(is_nan(regions.get_height(Vector2(-326.5, -296.5))), "a hole there")
+	# Discarding unsaved edits brings back what was saved, also when they lie far apart (the span is then
+	# millions of collision tiles and detail cells: only those in use are looked at).
+	var near := Rect2i(-310, -290, 2, 1)
+	check(regions.set_heights_region(near, PackedFloat32Array([99, 99])), "an unsaved edit near the target")
+	check(regions.set_heights_region(Rect2i(3000000, 3000000, 2, 1), PackedFloat32Array([5, 5])), "and one 3000 km away")
+	check_eq(regions.get_height(Vector2(-309.5, -289.5)), 99.0, "read back")
+	var at := Vector3(-309.5, 500, -289.5)
+	var ticks := await _ray_meets(space, at, 99.0)
+	check(ticks >= 0, "the collision has the edit (%d physics ticks)" % ticks)
+	var t0 := Time.get_ticks_msec()
 	regions.discard_changes()
-	check_eq(regions.get_height(Vector2(-399.5, -399.5)), gen.get_height(Vector2(-399.5, -399.5)), "discarded")
+	var ground := gen.get_height(Vector2(-309.5, -289.5))
+	check_eq(regions.get_height(Vector2(-309.5, -289.5)), ground, "discarded")
+	ticks = await _ray_meets(space, at, ground)
+	check(ticks >= 0, "the collision follows the discard (%d physics ticks)" % ticks)
+	check(Time.get_ticks_msec() - t0 < 3000, "a discard spanning 3000 km settles at once (%d ms)" % (Time.get_ticks_msec() - t0))
 	# An endless folder opened without its generator is refused, by name.
 	expect_error("holds an endless map")
 	var bare := TerrainRegions.open(dir)
@@ -415,3 +441,14 @@ func test_regions_endless_map_is_the_generators_world_and_editable() -> void:
 		tn.queue_free()
 	target.queue_free()
 	_remove(dir)
+
+
+## Physics ticks until a ray down from `from` meets the ground within 5 cm of `height` (-1 after 120).
+func _ray_meets(space: PhysicsDirectSpaceState3D, from: Vector3, height: float) -> int:
+	var q := PhysicsRayQueryParameters3D.create(from, from - Vector3(0, 2000, 0))
+	for k in 120:
+		var hit := space.intersect_ray(q)
+		if not hit.is_empty() and absf(hit.position.y - height) < 0.05:
+			return k
+		await tree.physics_frame
+	return -1

@@ -535,10 +535,7 @@ mod tests {
             w: 1,
             d: 1,
         };
-        assert_eq!(
-            tiling.tiles_touching(r).collect::<Vec<_>>(),
-            vec![[2, 2]]
-        );
+        assert_eq!(tiling.tiles_touching(r).collect::<Vec<_>>(), vec![[2, 2]]);
         assert_eq!(tiling.count_touching(r), 1);
         let near: Vec<_> = tiling.tiles_near(1.0, [100.0, 100.0], 10.0).collect();
         assert_eq!(near, vec![[1, 1]]);

@@ -185,6 +185,22 @@ impl DetailGrid {
         (k(x), k(z))
     }
 
+    /// How many cells `cells_in(area)` yields, without walking them (an endless map's edits may span
+    /// billions).
+    pub fn count_in(&self, area: Area) -> u64 {
+        let (x0, z0) = self.cell_of(area.min[0], area.min[1]);
+        let (x1, z1) = self.cell_of(area.max[0], area.max[1]);
+        let n = |a: i32, b: i32| (i64::from(b) - i64::from(a) + 1).max(0) as u64;
+        n(x0, x1) * n(z0, z1)
+    }
+
+    /// Whether `cells_in(area)` yields `key`.
+    pub fn overlaps(&self, area: Area, key: DetailKey) -> bool {
+        let (x0, z0) = self.cell_of(area.min[0], area.min[1]);
+        let (x1, z1) = self.cell_of(area.max[0], area.max[1]);
+        (x0..=x1).contains(&key.0) && (z0..=z1).contains(&key.1)
+    }
+
     /// The cells overlapping `area`, row by row.
     pub fn cells_in(&self, area: Area) -> impl Iterator<Item = DetailKey> {
         let (x0, z0) = self.cell_of(area.min[0], area.min[1]);

@@ -225,9 +225,10 @@ impl RegionMeta {
 
     fn read(dir: &Path) -> Result<Self, RegionError> {
         let path = dir.join(HEADER);
-        let text = fs::read_to_string(&path)
-            .or_else(|e| io(format!("cannot read {}: {e}", path.display())))?;
+        let bytes =
+            fs::read(&path).or_else(|e| io(format!("cannot read {}: {e}", path.display())))?;
         let bad = |what: &str| RegionError::Damaged(format!("{}: {what}", path.display()));
+        let text = String::from_utf8(bytes).map_err(|_| bad("not text: the header is damaged"))?;
         let mut lines = text.lines();
         if lines.next() != Some(MAGIC) {
             return Err(bad(&format!("not a region folder header (want `{MAGIC}`)")));
@@ -728,13 +729,22 @@ impl TerrainRegions {
         out
     }
 
-    /// Control values of mip 0 in a rectangle, row-major.
+    /// Control values of mip 0 in a rectangle (stored indices, clamped reads), row-major.
     pub fn control_region(&self, x: usize, z: usize, w: usize, d: usize) -> Vec<u32> {
-        let v = self.mip(0);
+        let view = self.mip(0);
+        let mut cur = Cursor::new(&view);
         let mut out = Vec::with_capacity(w * d);
         for j in 0..d {
             for i in 0..w {
-                out.push(v.control((x + i) as i64, (z + j) as i64));
+                let (sx, sz) = ((x + i) as i64, (z + j) as i64);
+                // The region is read first: one that cannot be read turns into holes.
+                let c = if self.has_control_at(sx, sz) {
+                    cur.locate(sx, sz)
+                        .map_or(0, |(r, k)| r.control.get(k).copied().unwrap_or(0))
+                } else {
+                    0
+                };
+                out.push(c);
             }
         }
         out

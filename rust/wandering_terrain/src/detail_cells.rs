@@ -158,9 +158,19 @@ impl Detail {
         self.next_stamp += 1;
         let stamp = self.next_stamp;
         for f in &mut self.fields {
-            for k in f.core.grid.cells_in(area) {
-                if let Some(c) = f.cells.get_mut(&k) {
-                    c.stamp = stamp;
+            let grid = &f.core.grid;
+            if grid.count_in(area) <= f.cells.len() as u64 {
+                for k in grid.cells_in(area) {
+                    if let Some(c) = f.cells.get_mut(&k) {
+                        c.stamp = stamp;
+                    }
+                }
+            } else {
+                // A wide area (an endless map's discarded edits): walk the cells there are instead.
+                for (k, c) in f.cells.iter_mut() {
+                    if grid.overlaps(area, *k) {
+                        c.stamp = stamp;
+                    }
                 }
             }
         }

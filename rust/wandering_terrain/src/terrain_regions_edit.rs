@@ -144,14 +144,16 @@ impl TerrainRegions {
             return;
         };
         for (m, x, z, message) in s.take_failures() {
+            // Region indices counted from the query origin (an endless map's are signed).
+            let r = (s.meta().region as i64) << m;
+            let [ox, oz] = s.meta().origin.map(|o| o / r);
+            let (x, z) = (x as i64 + ox, z as i64 + oz);
             godot_error!(
                 "TerrainRegions: region ({x}, {z}) of level {m}: {message}; drawn as holes"
             );
             if m == 0 {
-                let r = s.meta().region as i64;
-                let [ox, oz] = s.meta().origin.map(|o| o / r);
                 self.signals().region_failed().emit(
-                    Vector2i::new((x as i64 + ox) as i32, (z as i64 + oz) as i32),
+                    Vector2i::new(x as i32, z as i32),
                     &GString::from(message.as_str()),
                 );
             }

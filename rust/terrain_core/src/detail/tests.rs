@@ -267,3 +267,42 @@ fn the_stream_gives_what_a_direct_call_gives() {
         assert!(keys.contains(&(r.key, r.stamp)));
     }
 }
+
+#[test]
+fn a_grid_counts_and_tests_the_cells_of_an_area_without_walking_them() {
+    use crate::instances::Area;
+    let g = DetailGrid::new(2.0, 16.0).unwrap();
+    for area in [
+        Area {
+            min: [-40.5, 3.0],
+            max: [70.0, 90.25],
+        },
+        Area {
+            min: [-1.0, -1.0],
+            max: [-0.5, -0.5],
+        },
+        Area {
+            min: [160.0, -33.0],
+            max: [160.0, -33.0],
+        },
+    ] {
+        let cells: Vec<_> = g.cells_in(area).collect();
+        assert_eq!(g.count_in(area), cells.len() as u64, "{area:?}");
+        for z in -8..10 {
+            for x in -8..12 {
+                assert_eq!(
+                    g.overlaps(area, (x, z)),
+                    cells.contains(&(x, z)),
+                    "{area:?} ({x}, {z})"
+                );
+            }
+        }
+    }
+    // An area thousands of kilometres wide is counted, not walked.
+    let wide = Area {
+        min: [-400.0, -400.0],
+        max: [3.0e9, 3.0e9],
+    };
+    assert!(g.count_in(wide) > 1 << 40);
+    assert!(g.overlaps(wide, (0, 0)) && !g.overlaps(wide, (-100, 0)));
+}
