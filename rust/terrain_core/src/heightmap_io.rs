@@ -13,19 +13,48 @@ pub mod elevation;
 pub mod geotiff;
 pub mod hgt;
 
+/// What went wrong with a heightmap or elevation file; each kind carries a message naming the file or
+/// the setting.
 #[derive(Clone, Debug, PartialEq)]
-pub struct HeightmapError(pub String);
+pub enum HeightmapError {
+    /// The file's content is wrong or not supported: damaged, truncated, lying header, unknown format.
+    Format(String),
+    /// A file that cannot be opened or read.
+    Read(String),
+    /// A file or folder that cannot be written (an export, or the region files of an import).
+    Write(String),
+    /// A setting out of range (heights, raw width, bit depth, the sample budget, files that make no map).
+    Invalid(String),
+    /// The import was cancelled.
+    Cancelled(String),
+}
+
+impl HeightmapError {
+    pub fn message(&self) -> &str {
+        match self {
+            Self::Format(m)
+            | Self::Read(m)
+            | Self::Write(m)
+            | Self::Invalid(m)
+            | Self::Cancelled(m) => m,
+        }
+    }
+}
 
 impl fmt::Display for HeightmapError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(self.message())
     }
 }
 
 impl std::error::Error for HeightmapError {}
 
 fn err<T>(m: impl Into<String>) -> Result<T, HeightmapError> {
-    Err(HeightmapError(m.into()))
+    Err(HeightmapError::Format(m.into()))
+}
+
+fn invalid<T>(m: impl Into<String>) -> Result<T, HeightmapError> {
+    Err(HeightmapError::Invalid(m.into()))
 }
 
 /// A decoded heightmap: heights row-major, `width * depth`.
@@ -42,7 +71,7 @@ fn check_range(min: f64, max: f64) -> Result<(), HeightmapError> {
     if (-lim..=lim).contains(&min) && (-lim..=lim).contains(&max) && min <= max {
         Ok(())
     } else {
-        err(format!(
+        invalid(format!(
             "min_height and max_height must be numbers in [-{lim}, {lim}] with min_height <= max_height, got {min} and {max}"
         ))
     }
@@ -50,7 +79,7 @@ fn check_range(min: f64, max: f64) -> Result<(), HeightmapError> {
 
 fn check_budget(width: u64, depth: u64, budget: u64) -> Result<(), HeightmapError> {
     if width == 0 || depth == 0 || u128::from(width) * u128::from(depth) > u128::from(budget) {
-        return err(format!("heightmap of {width} x {depth} samples is outside 1 ..= {budget} samples (sample_budget)"));
+        return invalid(format!("heightmap of {width} x {depth} samples is outside 1 ..= {budget} samples (sample_budget)"));
     }
     Ok(())
 }
@@ -82,13 +111,13 @@ pub fn decode_png(
     dec.set_transformations(png::Transformations::EXPAND);
     let mut reader = dec
         .read_info()
-        .map_err(|e| HeightmapError(format!("not a readable PNG: {e}")))?;
+        .map_err(|e| HeightmapError::Format(format!("not a readable PNG: {e}")))?;
     let (w, h) = (reader.info().width, reader.info().height);
     check_budget(u64::from(w), u64::from(h), budget)?;
     let mut buf = vec![0; reader.output_buffer_size()];
     let frame = reader
         .next_frame(&mut buf)
-        .map_err(|e| HeightmapError(format!("PNG data is damaged: {e}")))?;
+        .map_err(|e| HeightmapError::Format(format!("PNG data is damaged: {e}")))?;
     let channels = frame.color_type.samples();
     let (w, h) = (w as usize, h as usize);
     let mut heights = Vec::with_capacity(w * h);
@@ -151,13 +180,13 @@ pub fn encode_png(
                     .flat_map(|&h| (unmap(h, 65535.0, min, max) as u16).to_be_bytes())
                     .collect()
             }
-            b => return err(format!("bit_depth must be 8 or 16, got {b}")),
+            b => return invalid(format!("bit_depth must be 8 or 16, got {b}")),
         };
         let mut w = enc
             .write_header()
-            .map_err(|e| HeightmapError(e.to_string()))?;
+            .map_err(|e| HeightmapError::Write(e.to_string()))?;
         w.write_image_data(&data)
-            .map_err(|e| HeightmapError(e.to_string()))?;
+            .map_err(|e| HeightmapError::Write(e.to_string()))?;
     }
     Ok(out)
 }
@@ -170,7 +199,7 @@ fn raw_rows(
     budget: u64,
 ) -> Result<usize, HeightmapError> {
     if width == 0 {
-        return err(format!("width must be >= 1 to read a raw {what} file"));
+        return invalid(format!("width must be >= 1 to read a raw {what} file"));
     }
     let row = width * bytes_per;
     if len == 0 || !len.is_multiple_of(row) {
@@ -419,7 +448,7 @@ mod tests {
         let f = encode_raw_f32(&h);
         assert!(decode_raw_f32(&f[..f.len() - 1], 9, u64::MAX)
             .unwrap_err()
-            .0
+            .to_string()
             .contains("truncated"));
         assert!(decode_raw_u16(&[0, 0, 0], 2, 0.0, 1.0, u64::MAX).is_err());
         let png = encode_png(&h, 9, 4, 16, -5.0, 12.0).unwrap();
@@ -427,11 +456,11 @@ mod tests {
         assert!(decode_png(b"not a png", 0.0, 1.0, u64::MAX).is_err());
         assert!(decode_png(&png, 0.0, 1.0, 10)
             .unwrap_err()
-            .0
+            .to_string()
             .contains("sample_budget"));
         assert!(decode_png(&png, 2.0, 1.0, u64::MAX)
             .unwrap_err()
-            .0
+            .to_string()
             .contains("min_height"));
     }
 }

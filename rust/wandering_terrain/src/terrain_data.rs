@@ -607,7 +607,7 @@ impl TerrainData {
             Ok(h) => self.install(h, &format!("import_heightmap({p})")),
             Err(e) => {
                 godot_error!("TerrainData.import_heightmap({p}): {e}; nothing changed");
-                Error::ERR_FILE_CORRUPT
+                elevation::import_error_code(&e)
             }
         }
     }
@@ -644,7 +644,7 @@ impl TerrainData {
                 Ok(b) => PackedByteArray::from(b.as_slice()),
                 Err(e) => {
                     godot_error!("TerrainData.export_heightmap({p}): {e}");
-                    return Error::ERR_INVALID_PARAMETER;
+                    return elevation::import_error_code(&e);
                 }
             }
         };

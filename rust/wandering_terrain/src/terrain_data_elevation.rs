@@ -17,6 +17,18 @@ pub(crate) fn disk_path(p: &GString) -> PathBuf {
 }
 
 /// `nodata` as given to the import functions.
+/// The Godot error for a heightmap or elevation file's failure (one mapping for every import and export).
+pub(crate) fn import_error_code(e: &terrain_core::heightmap_io::HeightmapError) -> Error {
+    use terrain_core::heightmap_io::HeightmapError as H;
+    match e {
+        H::Format(_) => Error::ERR_FILE_CORRUPT,
+        H::Read(_) => Error::ERR_FILE_CANT_READ,
+        H::Write(_) => Error::ERR_FILE_CANT_WRITE,
+        H::Invalid(_) => Error::ERR_INVALID_PARAMETER,
+        H::Cancelled(_) => Error::ERR_SKIP,
+    }
+}
+
 pub(crate) fn nodata_of(v: i64, what: &str) -> Option<NoData> {
     match v {
         0 => Some(NoData::Holes),
@@ -107,7 +119,7 @@ impl TerrainData {
             Ok(e) => self.install_elevation(e, nodata, &what),
             Err(e) => {
                 godot_error!("TerrainData.{what}: {e}; nothing changed");
-                Error::ERR_FILE_CORRUPT
+                import_error_code(&e)
             }
         }
     }

@@ -3,7 +3,7 @@
 //! import_regions`), so files larger than memory import; on the calling thread or a worker.
 
 use super::TerrainRegions;
-use crate::terrain_data::elevation::{disk_path, nodata_of};
+use crate::terrain_data::elevation::{disk_path, import_error_code, nodata_of};
 use godot::global::Error;
 use godot::prelude::*;
 use std::path::PathBuf;
@@ -58,8 +58,9 @@ impl TerrainRegions {
     /// rows at a time, so it may be larger than memory (memory: `region_size` rows of the map). Heights are
     /// the file's metres; the spacing its north–south spacing in metres. `nodata` is
     /// `TerrainData.NODATA_HOLES` or `NODATA_FILL`. Returns OK, or an error code with an error naming the
-    /// file (ERR_INVALID_PARAMETER, ERR_FILE_NOT_FOUND, ERR_FILE_CORRUPT for a file that cannot be
-    /// imported); the folder then holds what it held before.
+    /// file (ERR_INVALID_PARAMETER, ERR_FILE_NOT_FOUND, ERR_FILE_CANT_READ, ERR_FILE_CORRUPT for a file
+    /// that cannot be imported, ERR_FILE_CANT_WRITE when the folder cannot be written); the folder then
+    /// holds what it held before.
     #[func]
     fn import_heightmap(
         &mut self,
@@ -100,7 +101,7 @@ impl TerrainRegions {
             }
             Err(e) => {
                 godot_error!("{what}: {e}; nothing changed");
-                Error::ERR_FILE_CORRUPT
+                import_error_code(&e)
             }
         }
     }

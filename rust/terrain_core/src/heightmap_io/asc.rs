@@ -22,12 +22,13 @@ pub struct Reader {
 }
 
 fn fail(path: &Path, what: impl std::fmt::Display) -> HeightmapError {
-    HeightmapError(format!("{}: {what}", shown(path)))
+    HeightmapError::Format(format!("{}: {what}", shown(path)))
 }
 
 impl Reader {
     pub fn open(path: &Path) -> Result<Self, HeightmapError> {
-        let f = File::open(path).map_err(|e| fail(path, format!("cannot read: {e}")))?;
+        let f = File::open(path)
+            .map_err(|e| HeightmapError::Read(format!("{}: cannot read: {e}", shown(path))))?;
         let mut lines = BufReader::new(f);
         let mut keys: Vec<(String, f64)> = Vec::new();
         let mut line = String::new();
@@ -36,7 +37,7 @@ impl Reader {
             line.clear();
             let n = lines
                 .read_line(&mut line)
-                .map_err(|e| fail(path, format!("cannot read: {e}")))?;
+                .map_err(|e| HeightmapError::Read(format!("{}: cannot read: {e}", shown(path))))?;
             let mut t = line.split_whitespace();
             let Some(k) = t.next() else {
                 if n == 0 {
@@ -152,10 +153,9 @@ impl Reader {
             }
             self.line.clear();
             self.at = 0;
-            let n = self
-                .lines
-                .read_line(&mut self.line)
-                .map_err(|e| fail(&self.info.path, format!("cannot read: {e}")))?;
+            let n = self.lines.read_line(&mut self.line).map_err(|e| {
+                HeightmapError::Read(format!("{}: cannot read: {e}", shown(&self.info.path)))
+            })?;
             if n == 0 {
                 return Ok(None);
             }

@@ -60,18 +60,18 @@ fn ext(path: &str) -> String {
 /// names; missing tiles inside the box are NoData).
 pub fn open(paths: &[PathBuf]) -> Result<Box<dyn RowReader>, HeightmapError> {
     let Some(first) = paths.first() else {
-        return Err(HeightmapError("no file given".into()));
+        return Err(HeightmapError::Invalid("no file given".into()));
     };
     let name = first.to_string_lossy().to_string();
     guard(&name, || {
         match ext(&name).as_str() {
         "hgt" => Ok(Box::new(hgt::Mosaic::open(paths)?) as Box<dyn RowReader>),
-        e if paths.len() > 1 => Err(HeightmapError(format!(
+        e if paths.len() > 1 => Err(HeightmapError::Invalid(format!(
             "{name}: only .hgt tiles make a mosaic (named by their south-west corner), not .{e} files"
         ))),
         "tif" | "tiff" => Ok(Box::new(geotiff::Reader::open(first)?) as Box<dyn RowReader>),
         "asc" => Ok(Box::new(asc::Reader::open(first)?) as Box<dyn RowReader>),
-        e => Err(HeightmapError(format!(
+        e => Err(HeightmapError::Format(format!(
             "{name}: unsupported elevation file type '.{e}'; use {EXTENSIONS}"
         ))),
     }
@@ -85,7 +85,7 @@ pub(super) fn guard<T>(
     f: impl FnOnce() -> Result<T, HeightmapError>,
 ) -> Result<T, HeightmapError> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|_| {
-        Err(HeightmapError(format!(
+        Err(HeightmapError::Format(format!(
             "{name}: the file is damaged (its decoder failed)"
         )))
     })
@@ -290,7 +290,7 @@ pub fn read_all(paths: &[PathBuf], budget: u64) -> Result<Elevation, HeightmapEr
     let info = r.info().clone();
     let (w, d) = (info.width, info.depth);
     if (w as u128) * (d as u128) > u128::from(budget) {
-        return Err(HeightmapError(format!(
+        return Err(HeightmapError::Invalid(format!(
             "{}: {w} x {d} samples is more than the sample_budget of {budget}; import it into a region map",
             info.path.display()
         )));
@@ -338,8 +338,15 @@ pub fn import_regions(
     use std::sync::atomic::Ordering;
     let mut r = open(paths)?;
     let info = r.info().clone();
+    // The region writer's failures keep their kind: a bad setting, a folder that cannot be written.
     let e = |x: crate::terrain_regions::RegionError| {
-        HeightmapError(format!("{}: {x}", shown(&info.path)))
+        use crate::terrain_regions::RegionError as R;
+        let m = format!("{}: {x}", shown(&info.path));
+        match x {
+            R::Invalid(_) => HeightmapError::Invalid(m),
+            R::Io(_) => HeightmapError::Write(m),
+            R::Damaged(_) => HeightmapError::Format(m),
+        }
     };
     let meta = RegionMeta::new(info.width, info.depth, info.spacing[1], region).map_err(e)?;
     progress.total.store(info.depth as u64, Ordering::Relaxed);
@@ -347,7 +354,10 @@ pub fn import_regions(
     let no_holes = vec![false; info.width * BLOCK_ROWS];
     for_each_block(r.as_mut(), |z0, h, missing| {
         if progress.cancel.load(Ordering::Relaxed) {
-            return Err(HeightmapError(format!("{}: cancelled", shown(&info.path))));
+            return Err(HeightmapError::Cancelled(format!(
+                "{}: cancelled",
+                shown(&info.path)
+            )));
         }
         let holes = match nodata {
             NoData::Holes => missing,

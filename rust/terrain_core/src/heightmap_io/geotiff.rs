@@ -36,12 +36,13 @@ pub struct Reader {
 }
 
 fn fail(path: &Path, what: impl std::fmt::Display) -> HeightmapError {
-    HeightmapError(format!("{}: {what}", shown(path)))
+    HeightmapError::Format(format!("{}: {what}", shown(path)))
 }
 
 impl Reader {
     pub fn open(path: &Path) -> Result<Self, HeightmapError> {
-        let file = File::open(path).map_err(|e| fail(path, format!("cannot read: {e}")))?;
+        let file = File::open(path)
+            .map_err(|e| HeightmapError::Read(format!("{}: cannot read: {e}", shown(path))))?;
         let mut dec = Decoder::new(BufReader::new(file))
             .map_err(|e| fail(path, format!("not a readable TIFF: {e}")))?;
         let (w, d) = dec
@@ -431,7 +432,8 @@ pub fn write(
     opt: &WriteOptions,
     mut row: impl FnMut(usize, &mut Vec<f64>),
 ) -> Result<(), HeightmapError> {
-    let io = |e: std::io::Error| fail(path, format!("cannot write: {e}"));
+    let io =
+        |e: std::io::Error| HeightmapError::Write(format!("{}: cannot write: {e}", shown(path)));
     if width == 0 || depth == 0 || width > u32::MAX as usize || depth > u32::MAX as usize {
         return Err(fail(
             path,

@@ -36,7 +36,7 @@ pub fn corner_of(path: &Path) -> Result<(i32, i32), HeightmapError> {
             if b[0] == b'S' { -lat } else { lat },
             if b[3] == b'W' { -lon } else { lon },
         )),
-        _ => Err(HeightmapError(format!(
+        _ => Err(HeightmapError::Format(format!(
             "{}: an SRTM tile is named by its south-west corner, like N45E006.hgt",
             shown(path)
         ))),
@@ -46,12 +46,12 @@ pub fn corner_of(path: &Path) -> Result<(i32, i32), HeightmapError> {
 /// Samples per side from a tile's byte length.
 fn side_of(path: &Path) -> Result<usize, HeightmapError> {
     let len = std::fs::metadata(path)
-        .map_err(|e| HeightmapError(format!("{}: cannot read: {e}", shown(path))))?
+        .map_err(|e| HeightmapError::Read(format!("{}: cannot read: {e}", shown(path))))?
         .len();
     match len {
         2_884_802 => Ok(1201),
         25_934_402 => Ok(3601),
-        n => Err(HeightmapError(format!(
+        n => Err(HeightmapError::Format(format!(
             "{}: {n} bytes is not an SRTM tile (1201² or 3601² samples of 2 bytes: 2884802 or 25934402 bytes)",
             shown(path)
         ))),
@@ -82,7 +82,7 @@ impl Mosaic {
             let c = corner_of(p)?;
             let s = side_of(p)?;
             if side != 0 && s != side {
-                return Err(HeightmapError(format!(
+                return Err(HeightmapError::Format(format!(
                     "{}: {s}² samples, but {} has {side}²: a mosaic's tiles share one resolution",
                     shown(p),
                     shown(&paths[0])
@@ -90,7 +90,10 @@ impl Mosaic {
             }
             side = s;
             if corners.iter().any(|(q, _)| *q == c) {
-                return Err(HeightmapError(format!("{}: two tiles at {c:?}", shown(p))));
+                return Err(HeightmapError::Format(format!(
+                    "{}: two tiles at {c:?}",
+                    shown(p)
+                )));
             }
             corners.push((c, p.clone()));
         }
@@ -103,7 +106,7 @@ impl Mosaic {
             (lon_max - lon_min + 1) as usize,
         );
         if down * across > MAX_TILES {
-            return Err(HeightmapError(format!(
+            return Err(HeightmapError::Format(format!(
                 "{}: the tiles span {across} x {down} degrees; a mosaic holds at most {MAX_TILES} tiles",
                 shown(&paths[0])
             )));
@@ -148,14 +151,15 @@ impl Mosaic {
             let r = match self.tiles.get(&(band, c)) {
                 None => None,
                 Some(p) => {
-                    let f = File::open(p)
-                        .map_err(|e| HeightmapError(format!("{}: cannot read: {e}", shown(p))))?;
+                    let f = File::open(p).map_err(|e| {
+                        HeightmapError::Read(format!("{}: cannot read: {e}", shown(p)))
+                    })?;
                     let mut r = BufReader::with_capacity(1 << 16, f);
                     std::io::copy(
                         &mut (&mut r).take((row * self.side * 2) as u64),
                         &mut std::io::sink(),
                     )
-                    .map_err(|e| HeightmapError(format!("{}: cannot read: {e}", shown(p))))?;
+                    .map_err(|e| HeightmapError::Read(format!("{}: cannot read: {e}", shown(p))))?;
                     Some(r)
                 }
             };
@@ -176,7 +180,7 @@ impl RowReader for Mosaic {
         let s = self.side;
         for _ in 0..rows {
             if self.next >= self.info.depth {
-                return Err(HeightmapError(format!(
+                return Err(HeightmapError::Format(format!(
                     "{}: read past the last row",
                     shown(&self.info.path)
                 )));
@@ -194,7 +198,7 @@ impl RowReader for Mosaic {
                     Some(r) => {
                         self.bytes.resize(s * 2, 0);
                         r.read_exact(&mut self.bytes).map_err(|e| {
-                            HeightmapError(format!(
+                            HeightmapError::Format(format!(
                                 "{}: tile ({band}, {c}) is truncated: {e}",
                                 shown(&self.info.path)
                             ))

@@ -254,13 +254,13 @@ fn hgt_tile_with_voids_and_a_two_by_two_mosaic_without_seams() {
     assert!(three.missing[2 * s - 2] && !three.missing[(2 * s - 2) * three.width + 2 * s - 2]);
     let bad = dir.join("N45E008.hgt");
     std::fs::write(&bad, [0u8; 100]).unwrap();
-    let e = read_all(&[bad], u64::MAX).unwrap_err().0;
+    let e = read_all(&[bad], u64::MAX).unwrap_err().to_string();
     assert!(e.contains("N45E008.hgt") && e.contains("2884802"), "{e}");
     let named = dir.join("mountain.hgt");
     std::fs::copy(&one, &named).unwrap();
     assert!(read_all(&[named], u64::MAX)
         .unwrap_err()
-        .0
+        .to_string()
         .contains("south-west corner"));
 }
 
@@ -291,7 +291,7 @@ fn asc_grid_with_nodata_centres_and_wrapped_lines() {
         ("ncols -2\nnrows 1\ncellsize 1\n1 2\n", "ncols"),
     ] {
         std::fs::write(&p, text).unwrap();
-        let e = read_all(std::slice::from_ref(&p), u64::MAX).unwrap_err().0;
+        let e = read_all(std::slice::from_ref(&p), u64::MAX).unwrap_err().to_string();
         assert!(e.contains(want) && e.contains("grid.asc"), "{text:?}: {e}");
     }
 }
@@ -318,7 +318,7 @@ fn damaged_tiffs_are_refused_naming_the_file() {
         std::fs::write(&bad, &bytes[..cut]).unwrap();
         let e = read_all(std::slice::from_ref(&bad), u64::MAX)
             .unwrap_err()
-            .0;
+            .to_string();
         assert!(e.contains("bad.tif"), "{e}");
     }
     // An RGB image is not elevation.
@@ -330,7 +330,7 @@ fn damaged_tiffs_are_refused_naming_the_file() {
         .unwrap();
     let e = read_all(std::slice::from_ref(&rgb), u64::MAX)
         .unwrap_err()
-        .0;
+        .to_string();
     assert!(e.contains("rgb.tif") && e.contains("single-band"), "{e}");
     // A header that lies: the width says more samples than the tiles hold.
     let mut lying = bytes.clone();
@@ -346,15 +346,15 @@ fn damaged_tiffs_are_refused_naming_the_file() {
     std::fs::write(&liar, &lying).unwrap();
     let e = read_all(std::slice::from_ref(&liar), u64::MAX)
         .unwrap_err()
-        .0;
+        .to_string();
     assert!(e.contains("liar.tif"), "{e}");
     let e = read_all(&[dir.join("missing.tif")], u64::MAX)
         .unwrap_err()
-        .0;
+        .to_string();
     assert!(e.contains("missing.tif"));
     assert!(read_all(std::slice::from_ref(&good), 100)
         .unwrap_err()
-        .0
+        .to_string()
         .contains("sample_budget"));
 }
 
