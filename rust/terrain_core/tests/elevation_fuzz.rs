@@ -20,7 +20,10 @@ fn check(path: &Path) {
         Ok(e) => well_formed(&e),
         Err(e) => {
             let name = path.file_name().unwrap().to_string_lossy().to_string();
-            assert!(e.to_string().contains(&name), "the error names the file: {e:?}");
+            assert!(
+                e.to_string().contains(&name),
+                "the error names the file: {e:?}"
+            );
         }
     }
 }
@@ -106,6 +109,8 @@ fn a_cut_srtm_tile_is_refused() {
     let p = dir().join("S01W001.hgt");
     let bytes = hgt::encode(1201, |z, x| Some((z + x) as i16));
     std::fs::write(&p, &bytes[..bytes.len() - 2]).unwrap();
-    let e = read_all(std::slice::from_ref(&p), u64::MAX).unwrap_err().to_string();
+    let e = read_all(std::slice::from_ref(&p), u64::MAX)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("S01W001.hgt") && e.contains("2884800"), "{e}");
 }

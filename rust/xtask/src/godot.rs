@@ -67,6 +67,11 @@ impl Godot {
         for (k, v) in &self.env {
             c.env(k, v);
         }
+        // How to start this Godot again (a test's child process): one part a line. The unpacked Godot runs
+        // through the dynamic loader, so the engine's own executable path would be the loader.
+        let mut again = vec![self.program.display().to_string()];
+        again.extend(self.prefix.iter().cloned());
+        c.env("WT_GODOT_COMMAND", again.join("\n"));
         c
     }
 

@@ -291,7 +291,9 @@ fn asc_grid_with_nodata_centres_and_wrapped_lines() {
         ("ncols -2\nnrows 1\ncellsize 1\n1 2\n", "ncols"),
     ] {
         std::fs::write(&p, text).unwrap();
-        let e = read_all(std::slice::from_ref(&p), u64::MAX).unwrap_err().to_string();
+        let e = read_all(std::slice::from_ref(&p), u64::MAX)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains(want) && e.contains("grid.asc"), "{text:?}: {e}");
     }
 }
