@@ -5,6 +5,7 @@ use godot::prelude::*;
 
 mod clipmap_data;
 mod collision;
+mod collision_api;
 mod collision_debug;
 mod debug_view;
 mod detail_cells;

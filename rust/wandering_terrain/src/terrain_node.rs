@@ -1,7 +1,7 @@
 //! `TerrainNode`: renders a TerrainData as a geometry clipmap (layout in `terrain_core::clipmap`).
 
 use crate::clipmap_data::ClipmapTexture;
-use crate::collision::{TerrainCollision, MODE_DISABLED, MODE_DYNAMIC, MODE_FULL};
+use crate::collision::TerrainCollision;
 use crate::follow::{active_camera, relink, relink_changed};
 use crate::terrain_data::TerrainData;
 use crate::terrain_generator::TerrainGenerator;

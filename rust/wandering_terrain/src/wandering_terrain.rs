@@ -1,7 +1,7 @@
 //! `WanderingTerrain`: the follow logic of camera-following LOD rings. Places a WanderingMesh in front of the camera each frame
 //! and feeds the wandering terrain shader (placement maths in `terrain_core::wandering_terrain`).
 
-use crate::collision::{TerrainCollision, MODE_DISABLED, MODE_DYNAMIC, MODE_FULL};
+use crate::collision::TerrainCollision;
 use crate::follow::{active_camera, relink, relink_changed};
 use crate::terrain_data::TerrainData;
 use crate::terrain_instancer::{Host, Surface};
@@ -414,23 +414,6 @@ impl WanderingTerrain {
     #[constant]
     const DEBUG_VIEW_NAVIGATION: i64 = 12;
 
-    /// `collision_mode`: no collision.
-    #[constant]
-    const COLLISION_DISABLED: i64 = MODE_DISABLED;
-    /// `collision_mode`: tiles around the camera.
-    #[constant]
-    const COLLISION_DYNAMIC: i64 = MODE_DYNAMIC;
-    /// `collision_mode`: every tile.
-    #[constant]
-    const COLLISION_FULL: i64 = MODE_FULL;
-
-    /// World positions of the grid points drawn for *Debug → Visible Collision Shapes* (every tile's
-    /// points, as handed to the physics engine); empty when the scene tree does not show collision.
-    #[func]
-    fn get_collision_debug_points(&self) -> PackedVector3Array {
-        self.collision.debug_points()
-    }
-
     #[func]
     fn get_collision_mode(&self) -> i64 {
         self.collision.settings.mode
@@ -478,26 +461,6 @@ impl WanderingTerrain {
     #[func]
     fn set_collision_subdivision(&mut self, v: i64) {
         self.collision.set_subdivision("WanderingTerrain", v);
-    }
-
-    /// Brings collision up to date now: every tile the mode wants around the followed camera and every
-    /// tile pending edits touched, waiting for the worker threads. Each physics frame does this without
-    /// waiting (grids are computed on workers and arrive a frame or two later). Returns the tiles written.
-    #[func]
-    fn update_collision(&mut self) -> i64 {
-        self.step_collision(true)
-    }
-
-    /// Collision tiles computed on the main thread because the workers had not brought them in time.
-    #[func]
-    fn get_collision_late_tiles(&self) -> i64 {
-        self.collision.late_tiles() as i64
-    }
-
-    /// Number of collision tiles in use.
-    #[func]
-    fn get_collision_tile_count(&self) -> i64 {
-        self.collision.tile_count() as i64
     }
 
     #[func]
@@ -824,3 +787,5 @@ impl WanderingTerrain {
         active_camera(&self.to_gd().upcast())
     }
 }
+
+crate::collision_api::collision_api!(WanderingTerrain);
