@@ -1,7 +1,8 @@
 extends SceneTree
 ## Child process of `test_terrain_regions.gd`'s kill test: `--script res://region_save_child.gd -- FOLDER`.
 ## Edits every region of the map in FOLDER to one value k (1, 2, 3, …) and saves, over and over, writing
-## "begin k" before each save and "end k" after it to FOLDER/../kill_log.txt, until it is killed.
+## "begin k" before each save and "end k" after it to FOLDER/../kill_log.txt, until it is killed (or for
+## 15 seconds at most, so a child whose parent went away stops by itself).
 
 
 func _init() -> void:
@@ -15,12 +16,17 @@ func _init() -> void:
 	var size := regions.get_size()
 	var values := PackedFloat32Array()
 	values.resize(size.x * size.y)
-	for k in range(1, 100000):
+	var deadline := Time.get_ticks_msec() + 15000
+	var k := 1
+	while Time.get_ticks_msec() < deadline:
 		values.fill(float(k))
 		regions.set_heights_region(Rect2i(Vector2i.ZERO, size), values)
 		log.store_line("begin %d" % k)
 		log.flush()
-		regions.save()
+		if regions.save() != OK:
+			quit(2)
+			return
 		log.store_line("end %d" % k)
 		log.flush()
+		k += 1
 	quit(0)

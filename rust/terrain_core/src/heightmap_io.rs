@@ -184,9 +184,9 @@ pub fn encode_png(
         };
         let mut w = enc
             .write_header()
-            .map_err(|e| HeightmapError::Write(e.to_string()))?;
+            .map_err(|e| HeightmapError::Invalid(e.to_string()))?;
         w.write_image_data(&data)
-            .map_err(|e| HeightmapError::Write(e.to_string()))?;
+            .map_err(|e| HeightmapError::Invalid(e.to_string()))?;
     }
     Ok(out)
 }

@@ -43,8 +43,10 @@ const MAGIC: &str = "wandering_terrain regions 1";
 pub enum RegionError {
     /// A setting out of range (region size, map size, spacing) or an edit that does not fit the map.
     Invalid(String),
-    /// A file or folder that cannot be read, written, moved or removed.
-    Io(String),
+    /// A file that cannot be opened or read.
+    Read(String),
+    /// A file or folder that cannot be written, created, moved or removed.
+    Write(String),
     /// A file whose content is wrong: a header that does not parse, a failed checksum, a short region.
     Damaged(String),
 }
@@ -52,7 +54,7 @@ pub enum RegionError {
 impl RegionError {
     pub fn message(&self) -> &str {
         match self {
-            Self::Invalid(m) | Self::Io(m) | Self::Damaged(m) => m,
+            Self::Invalid(m) | Self::Read(m) | Self::Write(m) | Self::Damaged(m) => m,
         }
     }
 }
@@ -76,8 +78,12 @@ fn invalid<T>(m: String) -> Result<T, RegionError> {
     Err(RegionError::Invalid(m))
 }
 
-fn io<T>(m: String) -> Result<T, RegionError> {
-    Err(RegionError::Io(m))
+fn read_error<T>(m: String) -> Result<T, RegionError> {
+    Err(RegionError::Read(m))
+}
+
+fn write_error<T>(m: String) -> Result<T, RegionError> {
+    Err(RegionError::Write(m))
 }
 
 /// What the header says.
@@ -225,8 +231,8 @@ impl RegionMeta {
 
     fn read(dir: &Path) -> Result<Self, RegionError> {
         let path = dir.join(HEADER);
-        let bytes =
-            fs::read(&path).or_else(|e| io(format!("cannot read {}: {e}", path.display())))?;
+        let bytes = fs::read(&path)
+            .or_else(|e| read_error(format!("cannot read {}: {e}", path.display())))?;
         let bad = |what: &str| RegionError::Damaged(format!("{}: {what}", path.display()));
         let text = String::from_utf8(bytes).map_err(|_| bad("not text: the header is damaged"))?;
         let mut lines = text.lines();
@@ -1166,7 +1172,7 @@ mod tests {
         assert!(matches!(save(&dir, &t, 100), Err(RegionError::Invalid(_))));
         assert!(matches!(
             TerrainRegions::open(&dir.join("nope")),
-            Err(RegionError::Io(_))
+            Err(RegionError::Read(_))
         ));
         save(&dir, &t, 16).unwrap();
         // A damaged region file: a hole there (NaN), not flat ground, and a failure naming it.

@@ -45,7 +45,7 @@ macro_rules! collision_api {
                 self.collision.late_tiles() as i64
             }
 
-            /// Number of collision tiles (heightmap shapes) in use.
+            /// Number of collision tiles (heightmap shapes, 64 × 64 sample cells at subdivision 1) in use.
             #[func]
             pub(crate) fn get_collision_tile_count(&self) -> i64 {
                 self.collision.tile_count() as i64

@@ -16,7 +16,6 @@ pub(crate) fn disk_path(p: &GString) -> PathBuf {
     PathBuf::from(ProjectSettings::singleton().globalize_path(p).to_string())
 }
 
-/// `nodata` as given to the import functions.
 /// The Godot error for a heightmap or elevation file's failure (one mapping for every import and export).
 pub(crate) fn import_error_code(e: &terrain_core::heightmap_io::HeightmapError) -> Error {
     use terrain_core::heightmap_io::HeightmapError as H;
@@ -29,6 +28,7 @@ pub(crate) fn import_error_code(e: &terrain_core::heightmap_io::HeightmapError) 
     }
 }
 
+/// `nodata` as given to the import functions.
 pub(crate) fn nodata_of(v: i64, what: &str) -> Option<NoData> {
     match v {
         0 => Some(NoData::Holes),
@@ -115,6 +115,11 @@ impl TerrainData {
         let Some(nodata) = nodata_of(nodata, &format!("TerrainData.{what}")) else {
             return Error::ERR_INVALID_PARAMETER;
         };
+        // As the other imports: a missing file is ERR_FILE_NOT_FOUND (a file that cannot be read, CANT_READ).
+        if !disk_path(&path).is_file() {
+            godot_error!("TerrainData.{what}: no file at {path}; nothing changed");
+            return Error::ERR_FILE_NOT_FOUND;
+        }
         match elevation::read_all(&[disk_path(&path)], budget_of(self.sample_budget)) {
             Ok(e) => self.install_elevation(e, nodata, &what),
             Err(e) => {

@@ -476,7 +476,8 @@ pub(crate) fn error_code(e: &core::RegionError) -> godot::global::Error {
     use godot::global::Error;
     match e {
         core::RegionError::Invalid(_) => Error::ERR_INVALID_PARAMETER,
-        core::RegionError::Io(_) => Error::ERR_FILE_CANT_WRITE,
+        core::RegionError::Read(_) => Error::ERR_FILE_CANT_READ,
+        core::RegionError::Write(_) => Error::ERR_FILE_CANT_WRITE,
         core::RegionError::Damaged(_) => Error::ERR_FILE_CORRUPT,
     }
 }

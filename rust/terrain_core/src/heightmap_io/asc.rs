@@ -25,6 +25,15 @@ fn fail(path: &Path, what: impl std::fmt::Display) -> HeightmapError {
     HeightmapError::Format(format!("{}: {what}", shown(path)))
 }
 
+/// A failed read: bytes that are not text are damaged content (a binary file named `.asc`), anything else
+/// a file that cannot be read.
+fn read_failure(path: &Path, e: std::io::Error) -> HeightmapError {
+    if e.kind() == std::io::ErrorKind::InvalidData {
+        return fail(path, "not text: not an ESRI ASCII grid");
+    }
+    HeightmapError::Read(format!("{}: cannot read: {e}", shown(path)))
+}
+
 impl Reader {
     pub fn open(path: &Path) -> Result<Self, HeightmapError> {
         let f = File::open(path)
@@ -37,7 +46,7 @@ impl Reader {
             line.clear();
             let n = lines
                 .read_line(&mut line)
-                .map_err(|e| HeightmapError::Read(format!("{}: cannot read: {e}", shown(path))))?;
+                .map_err(|e| read_failure(path, e))?;
             let mut t = line.split_whitespace();
             let Some(k) = t.next() else {
                 if n == 0 {
@@ -153,9 +162,10 @@ impl Reader {
             }
             self.line.clear();
             self.at = 0;
-            let n = self.lines.read_line(&mut self.line).map_err(|e| {
-                HeightmapError::Read(format!("{}: cannot read: {e}", shown(&self.info.path)))
-            })?;
+            let n = self
+                .lines
+                .read_line(&mut self.line)
+                .map_err(|e| read_failure(&self.info.path, e))?;
             if n == 0 {
                 return Ok(None);
             }

@@ -338,14 +338,13 @@ pub fn import_regions(
     use std::sync::atomic::Ordering;
     let mut r = open(paths)?;
     let info = r.info().clone();
-    // The region writer's failures keep their kind: a bad setting, a folder that cannot be written.
+    // The region writer's failures keep their kind: a bad setting, or the output folder (its files
+    // written, then read back for the coarser levels) failing; never the input file's content.
     let e = |x: crate::terrain_regions::RegionError| {
         use crate::terrain_regions::RegionError as R;
-        let m = format!("{}: {x}", shown(&info.path));
         match x {
-            R::Invalid(_) => HeightmapError::Invalid(m),
-            R::Io(_) => HeightmapError::Write(m),
-            R::Damaged(_) => HeightmapError::Format(m),
+            R::Invalid(_) => HeightmapError::Invalid(format!("{}: {x}", shown(&info.path))),
+            R::Read(_) | R::Write(_) | R::Damaged(_) => HeightmapError::Write(x.to_string()),
         }
     };
     let meta = RegionMeta::new(info.width, info.depth, info.spacing[1], region).map_err(e)?;

@@ -82,7 +82,7 @@ impl Mosaic {
             let c = corner_of(p)?;
             let s = side_of(p)?;
             if side != 0 && s != side {
-                return Err(HeightmapError::Format(format!(
+                return Err(HeightmapError::Invalid(format!(
                     "{}: {s}² samples, but {} has {side}²: a mosaic's tiles share one resolution",
                     shown(p),
                     shown(&paths[0])
@@ -90,7 +90,7 @@ impl Mosaic {
             }
             side = s;
             if corners.iter().any(|(q, _)| *q == c) {
-                return Err(HeightmapError::Format(format!(
+                return Err(HeightmapError::Invalid(format!(
                     "{}: two tiles at {c:?}",
                     shown(p)
                 )));
@@ -106,7 +106,7 @@ impl Mosaic {
             (lon_max - lon_min + 1) as usize,
         );
         if down * across > MAX_TILES {
-            return Err(HeightmapError::Format(format!(
+            return Err(HeightmapError::Invalid(format!(
                 "{}: the tiles span {across} x {down} degrees; a mosaic holds at most {MAX_TILES} tiles",
                 shown(&paths[0])
             )));

@@ -3,7 +3,7 @@
 //! Files without the trailer (written before it existed) are still read. Every file is written to a
 //! temporary name, synced and renamed over the old one: a crash leaves either the old file or the new.
 
-use super::{io, RegionError};
+use super::{read_error, write_error, RegionError};
 use std::fs;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -45,7 +45,8 @@ pub(super) fn write_bytes(path: &Path, values: &[u8]) -> Result<(), RegionError>
 /// Writes `parts` to `path` so that a crash leaves the old file or the new one, never a mix: a temporary
 /// file beside it, synced, then renamed over it.
 pub(super) fn write_safely(path: &Path, parts: &[&[u8]]) -> Result<(), RegionError> {
-    let fail = |e: std::io::Error| RegionError::Io(format!("cannot write {}: {e}", path.display()));
+    let fail =
+        |e: std::io::Error| RegionError::Write(format!("cannot write {}: {e}", path.display()));
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
     let tmp = PathBuf::from(tmp);
@@ -61,11 +62,11 @@ pub(super) fn write_safely(path: &Path, parts: &[&[u8]]) -> Result<(), RegionErr
 
 /// Reads a region file of `count` values, checking its trailer when it has one.
 pub(super) fn read_le(path: &Path, count: usize) -> Result<Vec<[u8; 4]>, RegionError> {
-    let mut f =
-        fs::File::open(path).or_else(|e| io(format!("cannot read {}: {e}", path.display())))?;
+    let mut f = fs::File::open(path)
+        .or_else(|e| read_error(format!("cannot read {}: {e}", path.display())))?;
     let mut bytes = Vec::with_capacity(count * 4 + 8);
     f.read_to_end(&mut bytes)
-        .or_else(|e| io(format!("cannot read {}: {e}", path.display())))?;
+        .or_else(|e| read_error(format!("cannot read {}: {e}", path.display())))?;
     let n = count * 4;
     if bytes.len() == n + 8 {
         let (values, trailer) = bytes.split_at(n);
@@ -118,10 +119,10 @@ impl Scratch {
         let path = dir.join(name);
         if path.exists() {
             fs::remove_dir_all(&path)
-                .or_else(|e| io(format!("cannot clear {}: {e}", path.display())))?;
+                .or_else(|e| write_error(format!("cannot clear {}: {e}", path.display())))?;
         }
         fs::create_dir_all(&path)
-            .or_else(|e| io(format!("cannot create {}: {e}", path.display())))?;
+            .or_else(|e| write_error(format!("cannot create {}: {e}", path.display())))?;
         Ok(Self {
             dir: dir.to_path_buf(),
             path,
@@ -138,7 +139,7 @@ impl Scratch {
     pub(super) fn commit(mut self) -> Result<(), RegionError> {
         let list = |d: &Path| -> Result<Vec<String>, RegionError> {
             Ok(fs::read_dir(d)
-                .or_else(|e| io(format!("cannot list {}: {e}", d.display())))?
+                .or_else(|e| write_error(format!("cannot list {}: {e}", d.display())))?
                 .flatten()
                 .map(|e| e.file_name().to_string_lossy().to_string())
                 .filter(|n| is_map_file(n))
@@ -146,8 +147,9 @@ impl Scratch {
         };
         let new = list(&self.path)?;
         let mv = |n: &String| {
-            fs::rename(self.path.join(n), self.dir.join(n))
-                .or_else(|e| io(format!("cannot move {}: {e}", self.dir.join(n).display())))
+            fs::rename(self.path.join(n), self.dir.join(n)).or_else(|e| {
+                write_error(format!("cannot move {}: {e}", self.dir.join(n).display()))
+            })
         };
         for n in new.iter().filter(|n| *n != HEADER) {
             mv(n)?;
@@ -159,7 +161,7 @@ impl Scratch {
             if !new.contains(&old) {
                 let p = self.dir.join(&old);
                 fs::remove_file(&p)
-                    .or_else(|e| io(format!("cannot remove {}: {e}", p.display())))?;
+                    .or_else(|e| write_error(format!("cannot remove {}: {e}", p.display())))?;
             }
         }
         self.done = true;

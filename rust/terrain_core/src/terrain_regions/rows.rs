@@ -7,7 +7,7 @@
 //! half a band of mip 1.
 
 use super::files::{file, put_le, write_bytes, Scratch};
-use super::{build_levels, invalid, io, RegionError, RegionMeta};
+use super::{build_levels, invalid, write_error, RegionError, RegionMeta};
 use crate::control::HOLE;
 use std::path::Path;
 use std::sync::mpsc::{sync_channel, SyncSender};
@@ -131,7 +131,7 @@ impl RowWriter {
             // The writer stopped on an error: report it.
             return self
                 .join_writer()
-                .and_then(|_| io("the region writer stopped".into()));
+                .and_then(|_| write_error("the region writer stopped".into()));
         }
         Ok(())
     }
@@ -141,7 +141,7 @@ impl RowWriter {
         match self.writer.take().map(JoinHandle::join) {
             None | Some(Ok(Ok(()))) => Ok(()),
             Some(Ok(Err(e))) => Err(e),
-            Some(Err(_)) => io("the region writer failed".into()),
+            Some(Err(_)) => write_error("the region writer failed".into()),
         }
     }
 
