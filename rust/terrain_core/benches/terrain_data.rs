@@ -124,6 +124,27 @@ fn bench(c: &mut Criterion) {
             brush::apply(&mut big, &paint, c, 1.0 / 60.0).unwrap()
         })
     });
+    // Picking rays: 256 slanted rays from 60 units up, across the terrain (the editor's cursor, a game's
+    // mouse picking).
+    let rays: Vec<([f64; 3], [f64; 3])> = (0..256)
+        .map(|i| {
+            let a = i as f64 * 0.731;
+            let o = [
+                100.0 + (i * 37 % 800) as f64,
+                60.0,
+                100.0 + (i * 61 % 800) as f64,
+            ];
+            ([o[0], o[1], o[2]], [a.cos(), -0.6, a.sin()])
+        })
+        .collect();
+    g.throughput(Throughput::Elements(rays.len() as u64));
+    g.bench_function("raycast/256 rays on 1024x1024", |b| {
+        b.iter(|| {
+            rays.iter()
+                .filter(|(o, d)| terrain_core::raycast::raycast(&t, *o, *d).is_some())
+                .count()
+        })
+    });
     g.finish();
 }
 

@@ -8,6 +8,7 @@
 //! Holes are open (the ray goes on through them); a ray meets the surface only from above, as drawn.
 
 use crate::samples::Samples;
+use glam::{DVec2, DVec3};
 
 /// Samples of the height difference per patch crossing (the surface along a line is a polynomial of degree
 /// 6 in the ray parameter: at most a few sign changes per patch).
@@ -37,34 +38,33 @@ pub fn raycast_within<S: Samples + ?Sized>(
     dir: [f64; 3],
     reach: f64,
 ) -> Option<[f64; 3]> {
+    let o = DVec3::from(origin);
     // A unit direction: the walk's minimum step is then a fixed distance.
-    let len = (dir[0] * dir[0] + dir[1] * dir[1] + dir[2] * dir[2]).sqrt();
-    let dir = if len.is_finite() && len > 0.0 {
-        dir.map(|v| v / len)
+    let len = DVec3::from(dir).length();
+    let d = if len.is_finite() && len > 0.0 {
+        DVec3::from(dir) / len
     } else {
-        dir
+        DVec3::from(dir)
     };
-    if !origin.iter().chain(&dir).all(|v| v.is_finite())
-        || (dir[0] == 0.0 && dir[1] == 0.0 && dir[2] == 0.0)
-    {
+    if !(o.is_finite() && d.is_finite()) || d == DVec3::ZERO {
         return None;
     }
     let sp = terrain.spacing();
     let (mut t0, mut t1) = (0.0f64, f64::INFINITY);
     let extent = match terrain.size() {
-        Some([w, d]) => [w as f64 * sp, d as f64 * sp],
+        Some([w, depth]) => [w as f64 * sp, depth as f64 * sp],
         None => {
             // Endless: clip to the heights the surface can reach instead (its samples' bounds widened by a
             // third of their span: Bézier control heights overshoot the samples by up to two slopes).
             let (lo, hi) = terrain.height_bounds();
             let pad = f64::from(hi - lo) / 3.0 + 1.0;
             let (lo, hi) = (f64::from(lo) - pad, f64::from(hi) + pad);
-            if dir[1] == 0.0 {
-                if origin[1] < lo || origin[1] > hi {
+            if d.y == 0.0 {
+                if o.y < lo || o.y > hi {
                     return None;
                 }
             } else {
-                let (ta, tb) = ((lo - origin[1]) / dir[1], (hi - origin[1]) / dir[1]);
+                let (ta, tb) = ((lo - o.y) / d.y, (hi - o.y) / d.y);
                 t0 = ta.min(tb).max(0.0);
                 t1 = ta.max(tb);
             }
@@ -78,16 +78,16 @@ pub fn raycast_within<S: Samples + ?Sized>(
         t1 = t1.min(reach);
     }
     // The drawn area on X/Z: clip the ray to it (slabs).
-    for (a, &e) in [0usize, 2].iter().zip(&extent) {
+    for (a, e) in [(0usize, extent[0]), (2, extent[1])] {
         if e.is_infinite() {
             continue;
         }
-        if dir[*a] == 0.0 {
-            if origin[*a] < 0.0 || origin[*a] > e {
+        if d[a] == 0.0 {
+            if o[a] < 0.0 || o[a] > e {
                 return None;
             }
         } else {
-            let (ta, tb) = ((0.0 - origin[*a]) / dir[*a], (e - origin[*a]) / dir[*a]);
+            let (ta, tb) = ((0.0 - o[a]) / d[a], (e - o[a]) / d[a]);
             t0 = t0.max(ta.min(tb));
             t1 = t1.min(ta.max(tb));
         }
@@ -99,40 +99,35 @@ pub fn raycast_within<S: Samples + ?Sized>(
         // A vertical ray: one patch.
         t1 = t0;
     }
-    // Sample space: s = p / spacing - 0.5 per axis.
+    // Sample space on X/Z: s = p / spacing - 0.5 per axis.
     let s_at = |t: f64| {
-        [
-            (origin[0] + t * dir[0]) / sp - 0.5,
-            (origin[2] + t * dir[2]) / sp - 0.5,
-        ]
+        let p = o + t * d;
+        DVec2::new(p.x, p.z) / sp - 0.5
     };
     let diff = |t: f64| -> f64 {
         let s = s_at(t);
-        origin[1] + t * dir[1] - f64::from(terrain.patch_height(s[0], s[1]))
+        o.y + t * d.y - f64::from(terrain.patch_height(s.x, s.y))
     };
     let in_hole = |t: f64| {
         let s = s_at(t);
-        terrain.is_hole_at_sample(s[0], s[1])
+        terrain.is_hole_at_sample(s.x, s.y)
     };
     // Vertical rays: the surface under the point, if the ray comes from above it.
-    if dir[0] == 0.0 && dir[2] == 0.0 {
+    if d.x == 0.0 && d.z == 0.0 {
         let s = s_at(t0);
-        let h = f64::from(terrain.patch_height(s[0], s[1]));
-        let from_above = dir[1] < 0.0 && origin[1] >= h;
-        return (from_above && !in_hole(t0)).then_some([origin[0], h, origin[2]]);
+        let h = f64::from(terrain.patch_height(s.x, s.y));
+        let from_above = d.y < 0.0 && o.y >= h;
+        return (from_above && !in_hole(t0)).then_some([o.x, h, o.z]);
     }
     // Ray parameters at which it enters each new patch column / row (2D DDA over integer sample space).
     // Where f64 no longer tells neighbouring samples apart the walk cannot advance: nothing to hit there.
     const FAR: f64 = 1.0e15;
-    let far = |t: f64| {
-        let s = s_at(t);
-        s[0].abs() > FAR || s[1].abs() > FAR
-    };
+    let far = |t: f64| s_at(t).abs().max_element() > FAR;
     if far(t0) || (t1.is_finite() && far(t1)) {
         return None;
     }
     // One patch per border crossing: a bound on the walk's steps (plus slack for the minimum steps).
-    let crossings = (t1 - t0) * (dir[0].abs() + dir[2].abs()) / sp;
+    let crossings = (t1 - t0) * (d.x.abs() + d.z.abs()) / sp;
     let mut steps_left = if crossings.is_finite() {
         crossings as u64 * 2 + 64
     } else {
@@ -144,31 +139,32 @@ pub fn raycast_within<S: Samples + ?Sized>(
         let s = s_at(t);
         // Parameter where the ray crosses the next patch border (strictly ahead of where it is).
         let mut t_exit = t1;
-        for (k, a) in [0usize, 2].iter().enumerate() {
-            if dir[*a] != 0.0 {
-                let next = if dir[*a] > 0.0 {
+        for (k, a) in [(0usize, 0usize), (1, 2)] {
+            if d[a] != 0.0 {
+                let next = if d[a] > 0.0 {
                     s[k].floor() + 1.0
                 } else {
                     s[k].ceil() - 1.0
                 };
-                let tn = ((next + 0.5) * sp - origin[*a]) / dir[*a];
+                let tn = ((next + 0.5) * sp - o[a]) / d[a];
                 t_exit = t_exit.min(tn.max(t));
             }
         }
         // Never stall on rounding: advance by at least a tiny step.
         let t_exit = t_exit.max(t + 1e-9 * (1.0 + t.abs()));
+        let end = t_exit.min(t1);
         // The patch this stretch lies in (decided at its middle, away from borders).
-        let m = s_at(0.5 * (t + t_exit.min(t1)));
-        let cell = [m[0].floor(), m[1].floor()];
+        let cell = s_at(0.5 * (t + end)).floor();
         // Skip the patch when the ray's height range misses the surface's bound (control hull).
-        let (ya, yb) = (origin[1] + t * dir[1], origin[1] + t_exit.min(t1) * dir[1]);
-        let (cmin, cmax) = terrain.patch_bounds(cell[0] as i64, cell[1] as i64);
+        let (ya, yb) = (o.y + t * d.y, o.y + end * d.y);
+        let (cmin, cmax) = terrain.patch_bounds(cell.x as i64, cell.y as i64);
         let (rmin, rmax) = (ya.min(yb), ya.max(yb));
         if rmax >= f64::from(cmin) && rmin <= f64::from(cmax) {
-            if let Some(hit) = first_crossing(&diff, &in_hole, t, t_exit.min(t1)) {
+            if let Some(hit) = first_crossing(&diff, &in_hole, t, end) {
                 let s = s_at(hit);
-                let h = f64::from(terrain.patch_height(s[0], s[1]));
-                return Some([origin[0] + hit * dir[0], h, origin[2] + hit * dir[2]]);
+                let h = f64::from(terrain.patch_height(s.x, s.y));
+                let p = o + hit * d;
+                return Some([p.x, h, p.z]);
             }
         }
         t = t_exit;
