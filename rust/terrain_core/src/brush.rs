@@ -6,6 +6,7 @@
 
 use crate::control::HOLE;
 use crate::terrain_data::{Region, TerrainData, TerrainDataError};
+use glam::DVec2;
 use std::fmt;
 
 /// What a dab does.
@@ -485,12 +486,14 @@ fn neighbourhood_mean(t: &TerrainData, x: usize, z: usize) -> f32 {
 
 /// Height of the straight slope from `a` to `b` (X, height, Z) at X/Z `p`, held flat beyond the ends.
 fn slope_height(a: [f64; 3], b: [f64; 3], p: [f64; 2]) -> f64 {
-    let (dx, dz) = (b[0] - a[0], b[2] - a[2]);
-    let len2 = dx * dx + dz * dz;
+    // The ramp runs on X/Z from a to b: p's share of the way along it, its height between theirs.
+    let (a2, b2) = (DVec2::new(a[0], a[2]), DVec2::new(b[0], b[2]));
+    let along = b2 - a2;
+    let len2 = along.length_squared();
     if len2.is_nan() || len2 <= 0.0 {
         return a[1];
     }
-    let s = (((p[0] - a[0]) * dx + (p[1] - a[2]) * dz) / len2).clamp(0.0, 1.0);
+    let s = ((DVec2::from(p) - a2).dot(along) / len2).clamp(0.0, 1.0);
     a[1] + (b[1] - a[1]) * s
 }
 
