@@ -172,8 +172,8 @@ pub fn height_and_gradient(
 /// Unit normal from derivatives per world unit: the original's cross(dV, dU) = (-dh/dx, 1, -dh/dz).
 #[inline]
 pub fn normal_from_gradient(dhdx: f32, dhdz: f32) -> [f32; 3] {
-    let inv = 1.0 / (dhdx * dhdx + 1.0 + dhdz * dhdz).sqrt();
-    [-dhdx * inv, inv, -dhdz * inv]
+    // (−∂h/∂x, 1, −∂h/∂z) scaled to unit length, as the shader's `normalize` does.
+    glam::Vec3::new(-dhdx, 1.0, -dhdz).normalize().to_array()
 }
 
 #[cfg(test)]
