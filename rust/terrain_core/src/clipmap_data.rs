@@ -447,13 +447,12 @@ mod tests {
     use crate::terrain_data::TerrainData;
 
     fn rough(w: usize, d: usize) -> TerrainData {
-        let h = (0..w * d)
-            .map(|i| {
-                let (x, z) = ((i % w) as f32, (i / w) as f32);
-                (x * 0.37).sin() * 5.0 + (z * 0.23).cos() * 3.0 + ((i * 7919) % 13) as f32 * 0.1
-            })
-            .collect();
-        TerrainData::from_heights(w, d, 1.0, h).unwrap()
+        crate::test_terrains::Waves {
+            x: (0.37, 5.0),
+            z: (0.23, 3.0),
+            jitter: (13, 0.1),
+        }
+        .terrain(w, d, 1.0)
     }
 
     /// Every slot of every valid window holds what a fresh computation gives.

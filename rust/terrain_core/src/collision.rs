@@ -377,13 +377,12 @@ mod tests {
     }
 
     fn rough(w: usize, d: usize) -> TerrainData {
-        let h = (0..w * d)
-            .map(|i| {
-                let (x, z) = ((i % w) as f32, (i / w) as f32);
-                (x * 0.9).sin() * 2.0 + (z * 0.7).cos() * 1.5 + ((i * 7919) % 11) as f32 * 0.2
-            })
-            .collect();
-        TerrainData::from_heights(w, d, 1.0, h).unwrap()
+        crate::test_terrains::Waves {
+            x: (0.9, 2.0),
+            z: (0.7, 1.5),
+            jitter: (11, 0.2),
+        }
+        .terrain(w, d, 1.0)
     }
 
     /// Linear interpolation of a tile grid at terrain position (x, z), as a heightmap shape does.

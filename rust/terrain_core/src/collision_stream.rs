@@ -165,13 +165,12 @@ mod tests {
 
     /// A rough terrain with holes and paint: every read path of a grid is exercised.
     fn rough(n: usize) -> TerrainData {
-        let h: Vec<f32> = (0..n * n)
-            .map(|i| {
-                let (x, z) = ((i % n) as f32, (i / n) as f32);
-                (x * 0.37).sin() * 9.0 + (z * 0.21).cos() * 5.0 + ((i * 7919) % 13) as f32 * 0.1
-            })
-            .collect();
-        let mut t = TerrainData::from_heights(n, n, 1.5, h).unwrap();
+        let mut t = crate::test_terrains::Waves {
+            x: (0.37, 9.0),
+            z: (0.21, 5.0),
+            jitter: (13, 0.1),
+        }
+        .terrain(n, n, 1.5);
         let r = Region {
             x: 20,
             z: 30,

@@ -23,6 +23,8 @@ pub mod sample_rect;
 pub mod samples;
 pub mod terrain_data;
 pub mod terrain_regions;
+#[cfg(test)]
+pub(crate) mod test_terrains;
 pub mod wandering_mesh;
 pub mod wandering_terrain;
 pub mod workers;

@@ -282,13 +282,12 @@ mod tests {
     use crate::terrain_data::TerrainData;
 
     fn hills(n: usize) -> TerrainData {
-        let h = (0..n * n)
-            .map(|i| {
-                let (x, z) = ((i % n) as f32, (i / n) as f32);
-                (x * 0.09).sin() * 5.0 + (z * 0.05).cos() * 3.0
-            })
-            .collect();
-        TerrainData::from_heights(n, n, 1.0, h).unwrap()
+        crate::test_terrains::Waves {
+            x: (0.09, 5.0),
+            z: (0.05, 3.0),
+            jitter: (1, 0.0),
+        }
+        .terrain(n, n, 1.0)
     }
 
     #[test]

@@ -213,14 +213,12 @@ mod tests {
     use crate::terrain_data::TerrainData;
 
     fn hills() -> TerrainData {
-        let (w, d) = (48, 40);
-        let h = (0..w * d)
-            .map(|i| {
-                let (x, z) = ((i % w) as f32, (i / w) as f32);
-                (x * 0.4).sin() * 4.0 + (z * 0.3).cos() * 3.0 + ((i * 7919) % 5) as f32 * 0.3
-            })
-            .collect();
-        TerrainData::from_heights(w, d, 0.5, h).unwrap()
+        crate::test_terrains::Waves {
+            x: (0.4, 4.0),
+            z: (0.3, 3.0),
+            jitter: (5, 0.3),
+        }
+        .terrain(48, 40, 0.5)
     }
 
     /// Brute force: march the ray in tiny steps to its first downward crossing outside holes.

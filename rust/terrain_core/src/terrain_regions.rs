@@ -981,13 +981,12 @@ mod tests {
     use crate::samples::{height_at, normal_at};
 
     fn terrain(w: usize, d: usize) -> TerrainData {
-        let h = (0..w * d)
-            .map(|i| {
-                let (x, z) = ((i % w) as f32, (i / w) as f32);
-                (x * 0.21).sin() * 9.0 + (z * 0.13).cos() * 5.0 + ((i * 7919) % 17) as f32 * 0.07
-            })
-            .collect();
-        let mut t = TerrainData::from_heights(w, d, 1.5, h).unwrap();
+        let mut t = crate::test_terrains::Waves {
+            x: (0.21, 9.0),
+            z: (0.13, 5.0),
+            jitter: (17, 0.07),
+        }
+        .terrain(w, d, 1.5);
         t.set_holes_region(t.region(40, 30, 3, 4).unwrap(), &[1; 12])
             .unwrap();
         t.set_layer_region(t.region(70, 20, 9, 9).unwrap(), 2, &[1.0; 81])
