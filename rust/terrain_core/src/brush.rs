@@ -252,13 +252,14 @@ impl Brush {
     /// Where terrain offset (dx, dz) from the dab's centre falls in the image ([0, 1]² inside): the
     /// offset turned back by the rotation, over the dab's size.
     pub fn image_uv(&self, dx: f64, dz: f64) -> (f32, f32) {
-        let (dx, dz) = if self.rotation == 0.0 {
-            (dx, dz)
+        let d = DVec2::new(dx, dz);
+        let d = if self.rotation == 0.0 {
+            d
         } else {
-            let (s, c) = self.rotation.sin_cos();
-            (dx * c + dz * s, -dx * s + dz * c)
+            DVec2::from_angle(-self.rotation).rotate(d)
         };
-        ((dx / self.size + 0.5) as f32, (dz / self.size + 0.5) as f32)
+        let uv = d / self.size + 0.5;
+        (uv.x as f32, uv.y as f32)
     }
     pub fn size(&self) -> f64 {
         self.size
