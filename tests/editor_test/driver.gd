@@ -137,6 +137,14 @@ func _mouse(plugin, cam: Camera3D, pos: Vector2, pressed: Variant, ctrl := false
 	return plugin._forward_3d_gui_input(cam, e)
 
 
+## A stroke: press at `from`, move to `to` in `steps` equal steps, release there.
+func _drag(plugin, cam: Camera3D, from: Vector2, to: Vector2, steps: int) -> void:
+	_mouse(plugin, cam, from, true)
+	for i in range(1, steps + 1):
+		_mouse(plugin, cam, from.lerp(to, float(i) / steps), null)
+	_mouse(plugin, cam, to, false)
+
+
 func _test_no_tool_leaves_the_mouse_alone(plugin, tn: TerrainNode, cam: Camera3D) -> void:
 	_begin("test_no_tool_leaves_the_mouse_alone")
 	var before := tn.terrain_data.heights
@@ -246,10 +254,7 @@ func _test_stroke_undo_redo(plugin, tn: TerrainNode, cam: Camera3D) -> void:
 	var z := size * Vector2(0.7, 0.6)
 	var hit_a := tn.raycast(cam.project_ray_origin(a), cam.project_ray_normal(a))
 	var hit_z := tn.raycast(cam.project_ray_origin(z), cam.project_ray_normal(z))
-	_mouse(plugin, cam, a, true)
-	for i in range(1, 21):
-		_mouse(plugin, cam, a.lerp(z, i / 20.0), null)
-	_mouse(plugin, cam, z, false)
+	_drag(plugin, cam, a, z, 20)
 	var after := data.heights
 	check(after != before, "the stroke changed the terrain")
 	# Nothing away from the path changed (beyond the brush radius and a sample).
@@ -303,10 +308,7 @@ func _test_region_map_stroke_undo_and_save(plugin, tn: TerrainNode, cam: Camera3
 	var size := cam.get_viewport().get_visible_rect().size
 	var a := size * Vector2(0.35, 0.45)
 	var z := size * Vector2(0.65, 0.55)
-	_mouse(plugin, cam, a, true)
-	for i in range(1, 21):
-		_mouse(plugin, cam, a.lerp(z, i / 20.0), null)
-	_mouse(plugin, cam, z, false)
+	_drag(plugin, cam, a, z, 20)
 	var after := regions.get_heights_region(all)
 	check(after != before, "the stroke changed the region map")
 	check(regions.has_unsaved_changes(), "its regions wait for a save")
@@ -361,10 +363,7 @@ func _test_endless_map_stroke_undo_and_save(plugin, tn: TerrainNode, cam: Camera
 	var size := cam.get_viewport().get_visible_rect().size
 	var a := size * Vector2(0.35, 0.45)
 	var z := size * Vector2(0.65, 0.55)
-	_mouse(plugin, cam, a, true)
-	for i in range(1, 21):
-		_mouse(plugin, cam, a.lerp(z, i / 20.0), null)
-	_mouse(plugin, cam, z, false)
+	_drag(plugin, cam, a, z, 20)
 	var after := regions.get_heights_region(area)
 	check(after != before, "the stroke changed samples at negative coordinates")
 	ur.undo()
@@ -376,10 +375,7 @@ func _test_endless_map_stroke_undo_and_save(plugin, tn: TerrainNode, cam: Camera
 	plugin.brush.layer = 1
 	plugin.brush.strength = 20.0
 	var paint_before := regions.get_control_region(area)
-	_mouse(plugin, cam, a, true)
-	for i in range(1, 11):
-		_mouse(plugin, cam, a.lerp(z, i / 10.0), null)
-	_mouse(plugin, cam, z, false)
+	_drag(plugin, cam, a, z, 10)
 	var paint_after := regions.get_control_region(area)
 	check(paint_after != paint_before, "the paint stroke painted at negative coordinates")
 	ur.undo()
@@ -418,10 +414,7 @@ func _test_brush_image_turns_with_the_stroke(plugin, tn: TerrainNode, cam: Camer
 	for dir in [[Vector2(0.3, 0.5), Vector2(0.7, 0.5), 0.0], [Vector2(0.5, 0.3), Vector2(0.5, 0.7), 90.0]]:
 		var a: Vector2 = size * dir[0]
 		var z: Vector2 = size * dir[1]
-		_mouse(plugin, cam, a, true)
-		for i in range(1, 11):
-			_mouse(plugin, cam, a.lerp(z, i / 10.0), null)
-		_mouse(plugin, cam, z, false)
+		_drag(plugin, cam, a, z, 10)
 		check(absf(plugin.brush.image_rotation - dir[2]) < 1.0, "follow: the image turns along the stroke (%f, want %f)" % [plugin.brush.image_rotation, dir[2]])
 		ur.undo()
 	plugin.toolbar.rotation_mode = plugin.toolbar.ROTATION_RANDOM

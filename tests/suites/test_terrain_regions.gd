@@ -26,6 +26,18 @@ func _folder(name: String) -> String:
 	return p
 
 
+## Saves a generator-backed map edited in one region (the header, that region and the levels above it are
+## then the folder's only files) and opens the folder again with `g`.
+func _save_one_region_and_reopen(regions: TerrainRegions, dir: String, g: TerrainGenerator) -> TerrainRegions:
+	check_eq(regions.save(), OK, "saved")
+	var files := DirAccess.get_files_at(dir)
+	check_eq(files.size(), 1 + regions.get_mip_count(), "the header, one region and the levels above it: %s" % [files])
+	var again := TerrainRegions.new()
+	again.generator = g
+	again.folder = dir
+	return again
+
+
 func _remove(path: String) -> void:
 	if not DirAccess.dir_exists_absolute(path):
 		return
@@ -318,12 +330,7 @@ func test_regions_from_a_generator_store_only_the_edits() -> void:
 	check(regions.get_heights_region(all) == t.get_heights_region(all), "every sample is the generator's")
 	var b := _brush(TerrainBrush.RAISE, 12.0, 20.0)
 	check_eq(regions.apply_brush(b, Vector2(100, 90), 0.1), t.apply_brush(b, Vector2(100, 90), 0.1), "a dab")
-	check_eq(regions.save(), OK, "saved")
-	var files := DirAccess.get_files_at(dir)
-	check_eq(files.size(), 1 + regions.get_mip_count(), "the header, one region and the levels above it: %s" % [files])
-	var again := TerrainRegions.new()
-	again.generator = g
-	again.folder = dir
+	var again := _save_one_region_and_reopen(regions, dir, g)
 	check(again.get_heights_region(all) == t.get_heights_region(all), "reopened with the generator: the edit and the rest")
 	expect_error("TerrainRegions.create: generator must be a TerrainGenerator")
 	check(TerrainRegions.create(null, Vector2i(64, 64), 1.0, dir, 64) == null, "no generator")
@@ -394,12 +401,7 @@ func test_regions_endless_map_is_the_generators_world_and_editable() -> void:
 		check_near(hit.position.y, regions.get_height(Vector2(-289.5, -229.5)), 0.05, "collision follows the edit")
 	# Saving stores the edited region and the levels above it, nothing else; reopening gives the edits.
 	var edited := regions.get_heights_region(Rect2i(-320, -256, 64, 64))
-	check_eq(regions.save(), OK, "saved")
-	var files := DirAccess.get_files_at(dir)
-	check_eq(files.size(), 1 + regions.get_mip_count(), "the header, one region and the levels above it: %s" % [files])
-	var again := TerrainRegions.new()
-	again.generator = g
-	again.folder = dir
+	var again := _save_one_region_and_reopen(regions, dir, g)
 	check(again.is_endless(), "reopened endless")
 	check(again.get_heights_region(Rect2i(-320, -256, 64, 64)) == edited, "reopened: the edits bit for bit")
 	check_eq(again.get_height(Vector2(5000.5, -7000.5)), gen.get_height(Vector2(5000.5, -7000.5)), "and the generator elsewhere")

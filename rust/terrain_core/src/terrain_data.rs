@@ -33,22 +33,14 @@ impl Region {
         self.w == 0 || self.d == 0
     }
 
-    /// The smallest region holding both (edits accumulated between two frames).
+    /// The smallest region holding both (edits accumulated between two frames): `SampleRect::union`.
     pub fn union(self, other: Region) -> Region {
-        if self.is_empty() {
-            return other;
-        }
-        if other.is_empty() {
-            return self;
-        }
-        let (x0, z0) = (self.x.min(other.x), self.z.min(other.z));
-        let x1 = (self.x + self.w).max(other.x + other.w);
-        let z1 = (self.z + self.d).max(other.z + other.d);
+        let u = crate::sample_rect::SampleRect::from(self).union(other.into());
         Region {
-            x: x0,
-            z: z0,
-            w: x1 - x0,
-            d: z1 - z0,
+            x: u.x as usize,
+            z: u.z as usize,
+            w: u.w,
+            d: u.d,
         }
     }
 }

@@ -735,22 +735,16 @@ impl TerrainRegions {
         out
     }
 
-    /// Control values of mip 0 in a rectangle (stored indices, clamped reads), row-major.
+    /// Control values of mip 0 in a rectangle (stored indices, clamped reads), row-major. A region without
+    /// paint holds no control values (0); one that cannot be read is holes.
     pub fn control_region(&self, x: usize, z: usize, w: usize, d: usize) -> Vec<u32> {
         let view = self.mip(0);
         let mut cur = Cursor::new(&view);
         let mut out = Vec::with_capacity(w * d);
         for j in 0..d {
             for i in 0..w {
-                let (sx, sz) = ((x + i) as i64, (z + j) as i64);
-                // The region is read first: one that cannot be read turns into holes.
-                let c = if self.has_control_at(sx, sz) {
-                    cur.locate(sx, sz)
-                        .map_or(0, |(r, k)| r.control.get(k).copied().unwrap_or(0))
-                } else {
-                    0
-                };
-                out.push(c);
+                let c = cur.locate((x + i) as i64, (z + j) as i64);
+                out.push(c.map_or(0, |(r, k)| r.control.get(k).copied().unwrap_or(0)));
             }
         }
         out

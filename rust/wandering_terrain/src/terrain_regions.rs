@@ -130,32 +130,11 @@ impl TerrainRegions {
         folder: GString,
         region_size: i64,
     ) -> Option<Gd<TerrainRegions>> {
-        let Some(g) = generator else {
-            godot_error!("TerrainRegions.create: generator must be a TerrainGenerator, got null");
-            return None;
-        };
-        let made = Generated::new(&g.bind().params(), spacing)
-            .map_err(|e| e.to_string())
-            .and_then(|gen| {
-                core::generated::create(
-                    &disk_path(&folder),
-                    Arc::new(gen),
-                    size.x.max(0) as usize,
-                    size.y.max(0) as usize,
-                    spacing,
-                    region_size.clamp(0, 1 << 20) as usize,
-                )
-                .map_err(|e| e.to_string())
-            });
-        if let Err(e) = made {
-            godot_error!("TerrainRegions.create: {e}");
-            return None;
-        }
-        let mut r = TerrainRegions::new_gd();
-        r.bind_mut().generator = Some(g);
-        r.bind_mut().set_folder(folder);
-        let ok = r.bind().store.is_some();
-        ok.then_some(r)
+        let (w, d) = (size.x.max(0) as usize, size.y.max(0) as usize);
+        let region = region_size.clamp(0, 1 << 20) as usize;
+        Self::created("create", generator, spacing, folder, |dir, gen| {
+            core::generated::create(dir, gen, w, d, spacing, region)
+        })
     }
 
     /// Writes an endless generator-backed map to `folder` (only its header) and opens it: the endless world
@@ -170,32 +149,10 @@ impl TerrainRegions {
         folder: GString,
         region_size: i64,
     ) -> Option<Gd<TerrainRegions>> {
-        let Some(g) = generator else {
-            godot_error!(
-                "TerrainRegions.create_endless: generator must be a TerrainGenerator, got null"
-            );
-            return None;
-        };
-        let made = Generated::new(&g.bind().params(), spacing)
-            .map_err(|e| e.to_string())
-            .and_then(|gen| {
-                core::generated::create_endless(
-                    &disk_path(&folder),
-                    Arc::new(gen),
-                    spacing,
-                    region_size.clamp(0, 1 << 20) as usize,
-                )
-                .map_err(|e| e.to_string())
-            });
-        if let Err(e) = made {
-            godot_error!("TerrainRegions.create_endless: {e}");
-            return None;
-        }
-        let mut r = TerrainRegions::new_gd();
-        r.bind_mut().generator = Some(g);
-        r.bind_mut().set_folder(folder);
-        let ok = r.bind().store.is_some();
-        ok.then_some(r)
+        let region = region_size.clamp(0, 1 << 20) as usize;
+        Self::created("create_endless", generator, spacing, folder, |dir, gen| {
+            core::generated::create_endless(dir, gen, spacing, region)
+        })
     }
 
     #[func]
@@ -417,6 +374,44 @@ impl TerrainRegions {
 }
 
 impl TerrainRegions {
+    /// `create` and `create_endless`: the generator checked, the header written by `make`, and a new
+    /// TerrainRegions holding the map `make` opened (null with an error naming `what` on bad input).
+    fn created(
+        what: &str,
+        generator: Option<Gd<TerrainGenerator>>,
+        spacing: f64,
+        folder: GString,
+        make: impl FnOnce(
+            &std::path::Path,
+            Arc<Generated>,
+        ) -> Result<core::TerrainRegions, core::RegionError>,
+    ) -> Option<Gd<TerrainRegions>> {
+        let Some(g) = generator else {
+            godot_error!("TerrainRegions.{what}: generator must be a TerrainGenerator, got null");
+            return None;
+        };
+        let made = Generated::new(&g.bind().params(), spacing)
+            .map_err(|e| e.to_string())
+            .and_then(|gen| make(&disk_path(&folder), Arc::new(gen)).map_err(|e| e.to_string()));
+        let store = match made {
+            Ok(s) => s,
+            Err(e) => {
+                godot_error!("TerrainRegions.{what}: {e}");
+                return None;
+            }
+        };
+        // The map just made is the one opened: no second read of the header.
+        let mut r = TerrainRegions::new_gd();
+        {
+            let mut b = r.bind_mut();
+            b.generator = Some(g);
+            store.set_budget((b.budget_mb as u64) << 20);
+            b.folder = folder;
+            b.store = Some(Arc::new(store));
+        }
+        Some(r)
+    }
+
     /// The opened folder, as a sample grid a TerrainNode draws from.
     /// Opens a folder, with the generator as the source of regions without files when one is set.
     fn open_store(&self, folder: &GString) -> Result<core::TerrainRegions, String> {
