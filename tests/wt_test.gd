@@ -60,6 +60,58 @@ func wait_up_to_date(things: Array, max_frames := 600) -> int:
 	return waited
 
 
+## A TerrainNode over `source` (a TerrainData, TerrainRegions or TerrainGenerator) following a fresh
+## Node3D target at `at`; both are in the tree. Small rings (tile_resolution 16, levels 5) unless
+## `settings` (property → value, set before the node enters the tree) says otherwise. Returns
+## [node, target]; free both at the end.
+func following_node(source: Resource, at := Vector3.ZERO, settings := {}) -> Array:
+	var target := Node3D.new()
+	tree.root.add_child(target)
+	target.position = at
+	var tn := TerrainNode.new()
+	tn.tile_resolution = 16
+	tn.levels = 5
+	if source is TerrainData:
+		tn.terrain_data = source
+	elif source is TerrainRegions:
+		tn.terrain_regions = source
+	elif source is TerrainGenerator:
+		tn.terrain_generator = source
+	else:
+		check(false, "following_node: %s is not a terrain source" % source)
+	for key in settings:
+		tn.set(key, settings[key])
+	tree.root.add_child(tn)
+	tn.target = tn.get_path_to(target)
+	return [tn, target]
+
+
+## A sun (DirectionalLight3D) turned by `degrees`, added to `parent`.
+func add_sun(parent: Node, degrees := Vector3(-50, 30, 0)) -> DirectionalLight3D:
+	var sun := DirectionalLight3D.new()
+	sun.rotation_degrees = degrees
+	parent.add_child(sun)
+	return sun
+
+
+## The lit scene of the render cases: a magenta clear colour (no terrain pixel may keep it), grey ambient
+## light of `ambient` and a sun turned by `sun_degrees`, under a fresh root in the tree (returned; free
+## it at the end).
+func lit_scene(ambient: float, sun_degrees := Vector3(-50, 30, 0)) -> Node3D:
+	RenderingServer.set_default_clear_color(Color(1, 0, 1))
+	var root := Node3D.new()
+	tree.root.add_child(root)
+	var env := Environment.new()
+	env.background_mode = Environment.BG_CLEAR_COLOR
+	env.ambient_light_source = Environment.AMBIENT_SOURCE_COLOR
+	env.ambient_light_color = Color(ambient, ambient, ambient)
+	var we := WorldEnvironment.new()
+	we.environment = env
+	root.add_child(we)
+	add_sun(root, sun_degrees)
+	return root
+
+
 func screenshot(name: String) -> Image:
 	var img := tree.root.get_texture().get_image()
 	if img != null and out_dir != "":

@@ -393,16 +393,12 @@ func test_endless_world_collides_around_a_flying_target() -> void:
 	g.seed = 5
 	g.frequency = 1.0 / 48.0
 	g.height = 20.0
-	var target := Node3D.new()
-	tree.root.add_child(target)
-	var tn := TerrainNode.new()
-	tn.tile_resolution = 8
-	tn.levels = 3
-	tn.terrain_generator = g
-	tn.collision_mode = TerrainNode.COLLISION_DYNAMIC
-	tn.collision_radius = 20.0
-	tree.root.add_child(tn)
-	tn.target = tn.get_path_to(target)
+	var s := following_node(g, Vector3.ZERO, {
+		tile_resolution = 8, levels = 3,
+		collision_mode = TerrainNode.COLLISION_DYNAMIC, collision_radius = 20.0,
+	})
+	var tn: TerrainNode = s[0]
+	var target: Node3D = s[1]
 	var rng := RandomNumberGenerator.new()
 	rng.seed = 11
 	var misses := 0

@@ -77,21 +77,9 @@ func _holes(img: Image) -> PackedVector2Array:
 
 
 func _case_no_cracks_from_many_viewpoints() -> void:
-	RenderingServer.set_default_clear_color(MAGENTA)
 	var t := _data()
-	var root := Node3D.new()
-	tree.root.add_child(root)
 	# Grey ambient light and a sun, so no terrain pixel takes the magenta background's tint.
-	var env := Environment.new()
-	env.background_mode = Environment.BG_CLEAR_COLOR
-	env.ambient_light_source = Environment.AMBIENT_SOURCE_COLOR
-	env.ambient_light_color = Color(0.5, 0.5, 0.5)
-	var we := WorldEnvironment.new()
-	we.environment = env
-	root.add_child(we)
-	var sun := DirectionalLight3D.new()
-	sun.rotation_degrees = Vector3(-50, 30, 0)
-	root.add_child(sun)
+	var root := lit_scene(0.5)
 	var cam := Camera3D.new()
 	cam.far = 2000.0
 	root.add_child(cam)

@@ -147,9 +147,7 @@ func test_built_in_grass_and_its_pixel_art_variant_draw_green_blades() -> void:
 	var cam := Camera3D.new()
 	cam.position = Vector3(SIZE / 2.0, 6.0, SIZE / 2.0 + 10.0)
 	cam.rotation_degrees = Vector3(-25, 0, 0)
-	var sun := DirectionalLight3D.new()
-	sun.rotation_degrees = Vector3(-50, 30, 0)
-	tree.root.add_child(sun)
+	var sun := add_sun(tree.root)
 	var l := TerrainDetailLayer.new()
 	l.density = 12.0
 	l.view_radius = 40.0

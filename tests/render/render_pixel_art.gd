@@ -43,19 +43,7 @@ func _material(path: String) -> ShaderMaterial:
 
 ## A scene with the terrain and a camera `dist` from the terrain's centre, pitched down.
 func _scene(t: TerrainData, shader: String) -> Array:
-	RenderingServer.set_default_clear_color(MAGENTA)
-	var root := Node3D.new()
-	tree.root.add_child(root)
-	var env := Environment.new()
-	env.background_mode = Environment.BG_CLEAR_COLOR
-	env.ambient_light_source = Environment.AMBIENT_SOURCE_COLOR
-	env.ambient_light_color = Color(0.6, 0.6, 0.6)
-	var we := WorldEnvironment.new()
-	we.environment = env
-	root.add_child(we)
-	var sun := DirectionalLight3D.new()
-	sun.rotation_degrees = Vector3(-55, 20, 0)
-	root.add_child(sun)
+	var root := lit_scene(0.6, Vector3(-55, 20, 0))
 	var cam := Camera3D.new()
 	cam.fov = 60.0
 	cam.far = 4000.0

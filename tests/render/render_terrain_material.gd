@@ -306,18 +306,8 @@ func _tilt_map(dir: Vector2) -> ImageTexture:
 
 
 func test_normal_maps_light_the_ground_the_right_way() -> void:
-	RenderingServer.set_default_clear_color(MAGENTA)
-	var root := Node3D.new()
-	tree.root.add_child(root)
-	var env := Environment.new()
-	env.background_mode = Environment.BG_CLEAR_COLOR
-	env.ambient_light_source = Environment.AMBIENT_SOURCE_COLOR
-	env.ambient_light_color = Color(0.1, 0.1, 0.1)
-	var we := WorldEnvironment.new()
-	we.environment = env
-	root.add_child(we)
-	var sun := DirectionalLight3D.new()
-	root.add_child(sun)
+	# An unturned sun shines along -Z, grazing the ground, over dim ambient light.
+	var root := lit_scene(0.1, Vector3.ZERO)
 	var cam := Camera3D.new()
 	cam.projection = Camera3D.PROJECTION_ORTHOGONAL
 	cam.size = 40.0

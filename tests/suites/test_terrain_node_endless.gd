@@ -13,17 +13,9 @@ func _generator(seed := 5) -> TerrainGenerator:
 	return g
 
 
-## A TerrainNode on generator `g` following a fresh Node3D target; [node, target, camera].
+## A TerrainNode on generator `g` following a fresh Node3D target at the origin; [node, target].
 func _endless(g: TerrainGenerator) -> Array:
-	var target := Node3D.new()
-	tree.root.add_child(target)
-	var tn := TerrainNode.new()
-	tn.tile_resolution = 16
-	tn.levels = 5
-	tn.terrain_generator = g
-	tree.root.add_child(tn)
-	tn.target = tn.get_path_to(target)
-	return [tn, target]
+	return following_node(g)
 
 
 ## Frames until the node shows windows computed for its target (at most `limit`); the frames waited.

@@ -75,15 +75,9 @@ func test_regions_drawn_by_a_terrain_node_like_the_data() -> void:
 	var dir := _folder("node")
 	t.save_regions(dir, 32)
 	var regions := TerrainRegions.open(dir)
-	var target := Node3D.new()
-	tree.root.add_child(target)
-	target.position = Vector3(200, 0, 160)
-	var tn := TerrainNode.new()
-	tn.tile_resolution = 16
-	tn.levels = 5
-	tn.terrain_regions = regions
-	tree.root.add_child(tn)
-	tn.target = tn.get_path_to(target)
+	var s := following_node(regions, Vector3(200, 0, 160))
+	var tn: TerrainNode = s[0]
+	var target: Node3D = s[1]
 	await wait_up_to_date([tn])
 	check_eq(tn.material.get_shader_parameter("terrain_size"), Vector2(300, 220), "a finite map")
 	check(tn.check_setup().is_empty(), "no warnings: %s" % tn.check_setup())
@@ -209,16 +203,9 @@ func test_regions_edited_like_the_data_and_saved_safely() -> void:
 	for f in DirAccess.get_files_at(dir):
 		before[f] = FileAccess.get_file_as_bytes(dir.path_join(f))
 	var regions := TerrainRegions.open(dir)
-	var target := Node3D.new()
-	tree.root.add_child(target)
-	target.position = Vector3(60, 0, 50)
-	var tn := TerrainNode.new()
-	tn.tile_resolution = 16
-	tn.levels = 5
-	tn.terrain_regions = regions
-	tn.collision_mode = TerrainNode.COLLISION_DYNAMIC
-	tree.root.add_child(tn)
-	tn.target = tn.get_path_to(target)
+	var s := following_node(regions, Vector3(60, 0, 50), {collision_mode = TerrainNode.COLLISION_DYNAMIC})
+	var tn: TerrainNode = s[0]
+	var target: Node3D = s[1]
 	await wait_up_to_date([tn])
 	tn.take_uploaded_bytes()
 	var changes := [0]

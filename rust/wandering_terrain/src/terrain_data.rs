@@ -1,19 +1,13 @@
 //! `TerrainData`: the heightfield resource (maths in `terrain_core::terrain_data` and friends).
 
-use crate::editable_texture::{Channels, EditableTexture};
+use crate::editable_texture::EditableTexture;
 use crate::sample_rect::to_rect2i;
 use crate::terrain_brush::TerrainBrush;
-use crate::terrain_generator::TerrainGenerator;
 use godot::classes::image::Format;
-use godot::classes::{
-    file_access::ModeFlags, FileAccess, IResource, Image, ImageTexture, Noise, Resource, Texture2D,
-};
+use godot::classes::{IResource, Image, Resource};
 use godot::global::Error;
 use godot::prelude::*;
-use std::sync::atomic::Ordering;
-use std::sync::Arc;
-use terrain_core::generation::{self, NoiseKind, NoiseParams};
-use terrain_core::heightmap_io::{self, FileFormat, Heightmap};
+use terrain_core::heightmap_io::Heightmap;
 use terrain_core::terrain_data::{self as core, Region, DEFAULT_SAMPLE_BUDGET};
 
 #[path = "terrain_data_control.rs"]
@@ -22,8 +16,14 @@ mod control;
 pub(crate) mod elevation;
 #[path = "terrain_data_erosion.rs"]
 mod erosion;
+#[path = "terrain_data_files.rs"]
+mod files;
+#[path = "terrain_data_generate.rs"]
+mod generate;
 #[path = "terrain_data_import.rs"]
 mod import;
+#[path = "terrain_data_texture.rs"]
+mod texture;
 
 // Packed Vector2 data is read as `[f32; 2]` pairs (gdext's Vector2 is `repr(C)` of two f32).
 const _: () = assert!(std::mem::size_of::<Vector2>() == 8);
@@ -80,7 +80,7 @@ pub struct TerrainData {
     /// The control values as an RF texture for the wandering terrain shader (made on first use).
     control_texture: Option<EditableTexture>,
     /// A generation running on worker threads (`generate_async`).
-    job: Option<GenerationJob>,
+    job: Option<generate::GenerationJob>,
     /// A heightmap file being decoded on a worker thread (`import_heightmap_async`).
     import_job: Option<import::ImportJob>,
     /// An erosion running on a worker thread (`erode_async`).
@@ -305,42 +305,6 @@ impl TerrainData {
         Vector2::new(lo, hi)
     }
 
-    /// The data image (`FORMAT_RGBF`, r = height, g = slope x, b = slope z), kept and updated by edits.
-    #[func]
-    fn get_data_image(&mut self) -> Gd<Image> {
-        if self.image.is_none() {
-            self.image = Some(self.whole_data_image());
-        }
-        self.image.clone().expect("data image")
-    }
-
-    /// The data texture for the shaders' `data_tex`: one texture object, updated in place by edits (by
-    /// rectangle on Forward+ and Mobile, see `editable_texture.rs`).
-    #[func]
-    pub fn get_data_texture(&mut self) -> Gd<Texture2D> {
-        if self.texture.is_none() {
-            let kept = self.image.is_some();
-            let img = self.get_data_image();
-            self.texture = EditableTexture::new(Channels::Rgb, &img, false);
-            // The device holds the data: the image is made again if someone asks for it.
-            if !kept
-                && self
-                    .texture
-                    .as_ref()
-                    .is_some_and(EditableTexture::by_rectangle)
-            {
-                self.image = None;
-            }
-        }
-        match &self.texture {
-            Some(t) => t.texture(),
-            None => {
-                godot_error!("TerrainData.get_data_texture: the texture could not be made");
-                ImageTexture::new_gd().upcast()
-            }
-        }
-    }
-
     #[func]
     fn get_control(&self) -> PackedInt32Array {
         self.core.control_map().iter().map(|&c| c as i32).collect()
@@ -392,364 +356,13 @@ impl TerrainData {
             }
         }
     }
-
-    /// Fills the terrain (current `size`) with the heights a `TerrainGenerator` describes (fractal noise,
-    /// rows in parallel). Returns false and changes nothing without a generator.
-    #[func]
-    fn generate(&mut self, generator: Option<Gd<TerrainGenerator>>) -> bool {
-        let Some(g) = generator else {
-            godot_error!("TerrainData.generate: generator must be a TerrainGenerator, got null");
-            return false;
-        };
-        let p = g.bind().params();
-        self.generate_with(&p, "generate")
-    }
-
-    /// Starts generating heights as `generate` does, on worker threads: the game or the editor keeps running.
-    /// Watch `get_generation_progress()` and call `finish_generation()` (e.g. once a frame) until it returns
-    /// true; the heights are installed then, with `changed` and `region_changed`. `cancel_generation()` stops
-    /// it and keeps the old heights. Returns false, with an error, on bad settings or while one is running.
-    #[func]
-    fn generate_async(&mut self, generator: Option<Gd<TerrainGenerator>>) -> bool {
-        let Some(g) = generator else {
-            godot_error!(
-                "TerrainData.generate_async: generator must be a TerrainGenerator, got null"
-            );
-            return false;
-        };
-        if self.job.is_some() {
-            godot_error!(
-                "TerrainData.generate_async: a generation is running; finish or cancel it first"
-            );
-            return false;
-        }
-        let p = g.bind().params();
-        let (w, d) = (self.core.width(), self.core.depth());
-        let progress = Arc::new(generation::Progress::default());
-        let watch = progress.clone();
-        let handle = std::thread::spawn(move || {
-            let mut heights = vec![0.0; w * d];
-            generation::generate_watched(&p, w, &mut heights, &watch)
-                .map(|done| done.then_some(heights))
-                .map_err(|e| e.to_string())
-        });
-        self.job = Some(GenerationJob {
-            progress,
-            handle,
-            size: (w, d),
-        });
-        true
-    }
-
-    /// Share of a running generation done, 0..1; -1 when none runs.
-    #[func]
-    fn get_generation_progress(&self) -> f64 {
-        match &self.job {
-            Some(j) => j.progress.rows.load(Ordering::Relaxed) as f64 / j.size.1.max(1) as f64,
-            None => -1.0,
-        }
-    }
-
-    /// Asks a running generation to stop; `finish_generation()` then returns true and keeps the old heights.
-    #[func]
-    fn cancel_generation(&mut self) {
-        if let Some(j) = &self.job {
-            j.progress.cancel.store(true, Ordering::Relaxed);
-        }
-    }
-
-    /// Installs a finished generation (true), or returns false while it still runs. True also when there
-    /// is none, or it was cancelled, or the size changed meanwhile (then with an error, heights kept).
-    #[func]
-    fn finish_generation(&mut self) -> bool {
-        if self.job.as_ref().is_some_and(|j| !j.handle.is_finished()) {
-            return false;
-        }
-        let Some(job) = self.job.take() else {
-            return true;
-        };
-        // A cancel that came after the last row still wins: cancelled means the old heights, always.
-        let cancelled = job.progress.cancel.load(Ordering::Relaxed);
-        match job.handle.join() {
-            Ok(Ok(Some(_))) if cancelled => {}
-            Ok(Ok(Some(heights))) => {
-                if job.size != (self.core.width(), self.core.depth()) {
-                    godot_error!("TerrainData.finish_generation: size changed while generating; heights kept");
-                } else {
-                    self.replace_heights(heights, "generate_async");
-                }
-            }
-            Ok(Ok(None)) => {}
-            Ok(Err(e)) => godot_error!("TerrainData.generate_async: {e}; nothing changed"),
-            Err(_) => {
-                godot_error!("TerrainData.generate_async: the generation failed; nothing changed")
-            }
-        }
-        true
-    }
-
-    /// Shorthand for `generate` with a generator of these settings (see `TerrainGenerator` for their
-    /// meaning and ranges; `noise_type` is one of the NOISE_* constants). Returns false and changes nothing
-    /// on bad parameters.
-    #[func]
-    #[allow(clippy::too_many_arguments)]
-    fn generate_noise(
-        &mut self,
-        seed: i64,
-        frequency: f64,
-        octaves: i64,
-        lacunarity: f64,
-        gain: f64,
-        height: f64,
-        sea_level: f64,
-        noise_type: i64,
-    ) -> bool {
-        let Some(kind) = NoiseKind::from_index(noise_type) else {
-            godot_error!("TerrainData.generate_noise: noise_type must be in [0, 3] (NOISE_*), got {noise_type}");
-            return false;
-        };
-        let p = NoiseParams {
-            kind,
-            seed: seed as u32,
-            frequency,
-            octaves: octaves.clamp(0, 1 << 20) as usize,
-            lacunarity,
-            gain,
-            height,
-            sea_level,
-            ..Default::default()
-        };
-        self.generate_with(&p, "generate_noise")
-    }
-
-    /// Fills the terrain (current `size`) from a Godot `Noise` resource: height = max(noise.get_noise_2d(x, z)
-    /// * height, sea_level) per sample, exactly as the resource computes it. Godot's image functions return
-    /// 8-bit images, so the values are read with one native call per sample, on the calling thread.
-    #[func]
-    fn generate_from_noise(
-        &mut self,
-        noise: Option<Gd<Noise>>,
-        height: f64,
-        sea_level: f64,
-    ) -> bool {
-        let Some(noise) = noise else {
-            godot_error!(
-                "TerrainData.generate_from_noise: noise must be a Noise resource, got null"
-            );
-            return false;
-        };
-        if !height.is_finite() || sea_level.is_nan() {
-            godot_error!("TerrainData.generate_from_noise: height must be finite and sea_level a number, got {height} and {sea_level}");
-            return false;
-        }
-        let (w, d) = (self.core.width(), self.core.depth());
-        let mut heights = Vec::with_capacity(w * d);
-        for z in 0..d {
-            for x in 0..w {
-                let v = f64::from(noise.get_noise_2d(x as f32, z as f32)) * height;
-                heights.push(v.max(sea_level) as f32);
-            }
-        }
-        self.replace_heights(heights, "generate_from_noise")
-    }
-
-    /// Loads a heightmap file; `size` becomes the file's. By extension: `.png` (8- or 16-bit, decoded here
-    /// with full 16-bit precision), `.r16` (raw little-endian unsigned 16-bit), `.r32`/`.raw` (raw
-    /// little-endian float heights), `.exr` (float, through Godot's loader). Integer formats map their range
-    /// to [min_height, max_height] (height-band texturing's heightmaps do the same); float formats hold
-    /// heights as they are. Raw files need `raw_width` (samples per row). Elevation files (`.tif`,
-    /// `.tiff`, `.hgt`, `.asc`) are read as `import_elevation(path, NODATA_HOLES)` does (heights in metres
-    /// and the file's spacing; min_height, max_height and raw_width are not used).
-    #[func]
-    fn import_heightmap(
-        &mut self,
-        path: GString,
-        min_height: f64,
-        max_height: f64,
-        raw_width: i64,
-    ) -> Error {
-        let p = path.to_string();
-        if heightmap_io::elevation::is_elevation(&p) {
-            return self.import_elevation(path, Self::NODATA_HOLES);
-        }
-        let format = match FileFormat::from_path(&p) {
-            Ok(f) => f,
-            Err(e) => {
-                godot_error!("TerrainData.import_heightmap: {e}");
-                return Error::ERR_FILE_UNRECOGNIZED;
-            }
-        };
-        if format == FileFormat::Exr {
-            let Some(img) = Image::load_from_file(&path) else {
-                godot_error!("TerrainData.import_heightmap: cannot load {p} as an EXR image");
-                return Error::ERR_FILE_CORRUPT;
-            };
-            return if self.import_image(Some(img), min_height, max_height) {
-                Error::OK
-            } else {
-                Error::ERR_INVALID_DATA
-            };
-        }
-        if !FileAccess::file_exists(&path) {
-            godot_error!("TerrainData.import_heightmap: no file at {p}");
-            return Error::ERR_FILE_NOT_FOUND;
-        }
-        let bytes = FileAccess::get_file_as_bytes(&path);
-        let budget = budget_of(self.sample_budget);
-        let res = format.decode(
-            bytes.as_slice(),
-            min_height,
-            max_height,
-            raw_width.max(0) as usize,
-            budget,
-        );
-        match res {
-            Ok(h) => self.install(h, &format!("import_heightmap({p})")),
-            Err(e) => {
-                godot_error!("TerrainData.import_heightmap({p}): {e}; nothing changed");
-                elevation::import_error_code(&e)
-            }
-        }
-    }
-
-    /// Writes the heights to a file; the format follows the extension as in `import_heightmap`. PNG takes
-    /// `bit_depth` 8 or 16; integer formats map [min_height, max_height] to their full range (values
-    /// outside are clamped). Float formats (`.r32`, `.raw`, `.exr`) write heights as they are.
-    #[func]
-    fn export_heightmap(
-        &mut self,
-        path: GString,
-        min_height: f64,
-        max_height: f64,
-        bit_depth: i64,
-    ) -> Error {
-        let p = path.to_string();
-        let format = match FileFormat::from_path(&p) {
-            Ok(f) => f,
-            Err(e) => {
-                godot_error!("TerrainData.export_heightmap: {e}");
-                return Error::ERR_FILE_UNRECOGNIZED;
-            }
-        };
-        let bytes = if format == FileFormat::Exr {
-            // Encoded by Godot into memory, written below: a failure to write names the file.
-            self.export_image()
-                .save_exr_to_buffer_ex()
-                .grayscale(true)
-                .done()
-        } else {
-            let (w, d) = (self.core.width(), self.core.depth());
-            let bits = bit_depth.clamp(0, 64) as u32;
-            match format.encode(self.core.heights(), w, d, bits, min_height, max_height) {
-                Ok(b) => PackedByteArray::from(b.as_slice()),
-                Err(e) => {
-                    godot_error!("TerrainData.export_heightmap({p}): {e}");
-                    return elevation::import_error_code(&e);
-                }
-            }
-        };
-        if bytes.is_empty() {
-            godot_error!("TerrainData.export_heightmap({p}): this Godot build cannot encode EXR; use .r32 for lossless heights");
-            return Error::ERR_UNAVAILABLE;
-        }
-        let Some(mut f) = FileAccess::open(&path, ModeFlags::WRITE) else {
-            godot_error!("TerrainData.export_heightmap: cannot write {p}");
-            return FileAccess::get_open_error();
-        };
-        f.store_buffer(&bytes);
-        f.close();
-        Error::OK
-    }
-
-    /// Takes heights from an Image; `size` becomes the image's. 8-bit formats (L8, R8, RGB8, RGBA8, LA8, RG8)
-    /// use their first channel mapped to [min_height, max_height]; float formats (RF, RH, RGF, RGH, RGBF,
-    /// RGBH, RGBAF, RGBAH) hold heights as they are. Returns false and changes nothing otherwise.
-    #[func]
-    fn import_image(&mut self, image: Option<Gd<Image>>, min_height: f64, max_height: f64) -> bool {
-        let Some(image) = image else {
-            godot_error!("TerrainData.import_image: image is null");
-            return false;
-        };
-        if image.is_empty() {
-            godot_error!("TerrainData.import_image: image is empty");
-            return false;
-        }
-        let fmt = image.get_format();
-        let float = [
-            Format::RF,
-            Format::RH,
-            Format::RGF,
-            Format::RGH,
-            Format::RGBF,
-            Format::RGBH,
-            Format::RGBAF,
-            Format::RGBAH,
-        ];
-        let byte = [
-            Format::L8,
-            Format::R8,
-            Format::RGB8,
-            Format::RGBA8,
-            Format::LA8,
-            Format::RG8,
-        ];
-        let (w, d) = (image.get_width() as usize, image.get_height() as usize);
-        if let Err(e) = core::check_size(w as i64, d as i64, budget_of(self.sample_budget)) {
-            godot_error!("TerrainData.import_image: {e}");
-            return false;
-        }
-        let mut img = image.duplicate_resource();
-        let budget = budget_of(self.sample_budget);
-        let decoded = if float.contains(&fmt) {
-            img.convert(Format::RF);
-            heightmap_io::decode_raw_f32(img.get_data().as_slice(), w, budget)
-        } else if byte.contains(&fmt) {
-            // R8 keeps the first channel (L8 would mix RGB into luminance); heightmaps are read from red.
-            img.convert(Format::R8);
-            heightmap_io::decode_u8(img.get_data().as_slice(), w, min_height, max_height, budget)
-        } else {
-            godot_error!(
-                "TerrainData.import_image: unsupported image format {fmt:?}; use L8, R8, RGB8, RGBA8, LA8, RG8 or a float format (RF, RH, RGF, RGH, RGBF, RGBH, RGBAF, RGBAH)"
-            );
-            return false;
-        };
-        match decoded {
-            Ok(h) => self.install(h, "import_image") == Error::OK,
-            Err(e) => {
-                godot_error!("TerrainData.import_image: {e}; nothing changed");
-                false
-            }
-        }
-    }
-
-    /// The heights as a `FORMAT_RF` Image (world units, lossless).
-    #[func]
-    fn export_image(&self) -> Gd<Image> {
-        let bytes = heightmap_io::encode_raw_f32(self.core.heights());
-        let (w, d) = (self.core.width() as i32, self.core.depth() as i32);
-        Image::create_from_data(
-            w,
-            d,
-            false,
-            Format::RF,
-            &PackedByteArray::from(bytes.as_slice()),
-        )
-        .expect("image")
-    }
-}
-
-/// A generation on worker threads: its progress and result.
-struct GenerationJob {
-    progress: Arc<generation::Progress>,
-    handle: std::thread::JoinHandle<Result<Option<Vec<f32>>, String>>,
-    size: (usize, usize),
 }
 
 impl Drop for TerrainData {
     fn drop(&mut self) {
         // A generation outliving its terrain stops early and frees its buffer on its own.
         if let Some(j) = &self.job {
-            j.progress.cancel.store(true, Ordering::Relaxed);
+            j.cancel();
         }
         self.cancel_import();
         if let Some(j) = &self.erosion_job {
@@ -778,16 +391,6 @@ impl TerrainData {
                 None
             }
         }
-    }
-
-    fn generate_with(&mut self, p: &NoiseParams, what: &str) -> bool {
-        let (w, d) = (self.core.width(), self.core.depth());
-        let mut heights = vec![0.0; w * d];
-        if let Err(e) = generation::generate(p, w, &mut heights) {
-            godot_error!("TerrainData.{what}: {e}; nothing changed");
-            return false;
-        }
-        self.replace_heights(heights, what)
     }
 
     /// Takes new heights of the current size (generation).
@@ -845,42 +448,5 @@ impl TerrainData {
         self.base_mut().emit_changed();
         let all = Rect2i::new(Vector2i::ZERO, Vector2i::new(w, d));
         self.signals().region_changed().emit(all);
-    }
-
-    /// Copies a rectangle of the derived data into the kept image and re-uploads the texture.
-    fn update_texture_region(&mut self, r: Region) {
-        if r.is_empty() || (self.image.is_none() && self.texture.is_none()) {
-            return;
-        }
-        let rows = self.core.texels_region(r);
-        if let Some(img) = self.image.as_mut() {
-            let patch = Image::create_from_data(
-                r.w as i32,
-                r.d as i32,
-                false,
-                Format::RGBF,
-                &data_bytes(&rows),
-            )
-            .expect("patch image");
-            let src = Rect2i::new(Vector2i::ZERO, Vector2i::new(r.w as i32, r.d as i32));
-            img.blit_rect(&patch, src, Vector2i::new(r.x as i32, r.z as i32));
-        }
-        if let Some(tex) = self.texture.as_mut() {
-            // Without rectangle updates the whole kept image is re-sent (it exists then: see get_data_texture).
-            let image = &self.image;
-            tex.update_rect(
-                [r.x as u32, r.z as u32],
-                [r.w as u32, r.d as u32],
-                rows.as_flattened(),
-                || image.clone().expect("the image of a texture updated whole"),
-            );
-        }
-    }
-
-    /// The whole data as a new image.
-    fn whole_data_image(&self) -> Gd<Image> {
-        let (w, d) = (self.core.width() as i32, self.core.depth() as i32);
-        let all = self.core.texels_region(self.core.all());
-        Image::create_from_data(w, d, false, Format::RGBF, &data_bytes(&all)).expect("data image")
     }
 }

@@ -3,7 +3,7 @@
 //! Files without the trailer (written before it existed) are still read. Every file is written to a
 //! temporary name, synced and renamed over the old one: a crash leaves either the old file or the new.
 
-use super::{read_error, write_error, RegionError};
+use super::format::{read_error, write_error, RegionError};
 use std::fs;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};

@@ -7,7 +7,8 @@
 //! half a band of mip 1.
 
 use super::files::{file, put_le, write_bytes, Scratch};
-use super::{build_levels, invalid, write_error, RegionError, RegionMeta};
+use super::format::{invalid, write_error, RegionError, RegionMeta};
+use super::write::build_levels;
 use crate::control::HOLE;
 use std::path::Path;
 use std::sync::mpsc::{sync_channel, SyncSender};
