@@ -95,8 +95,8 @@ func add_sun(parent: Node, degrees := Vector3(-50, 30, 0)) -> DirectionalLight3D
 
 
 ## The lit scene of the render cases: a magenta clear colour (no terrain pixel may keep it), grey ambient
-## light of `ambient` and a sun turned by `sun_degrees`, under a fresh root in the tree (returned; free
-## it at the end).
+## light of `ambient` and a sun (child "Sun") turned by `sun_degrees`, under a fresh root in the tree
+## (returned; free it at the end).
 func lit_scene(ambient: float, sun_degrees := Vector3(-50, 30, 0)) -> Node3D:
 	RenderingServer.set_default_clear_color(Color(1, 0, 1))
 	var root := Node3D.new()
@@ -108,7 +108,7 @@ func lit_scene(ambient: float, sun_degrees := Vector3(-50, 30, 0)) -> Node3D:
 	var we := WorldEnvironment.new()
 	we.environment = env
 	root.add_child(we)
-	add_sun(root, sun_degrees)
+	add_sun(root, sun_degrees).name = "Sun"
 	return root
 
 

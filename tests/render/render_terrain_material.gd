@@ -306,8 +306,9 @@ func _tilt_map(dir: Vector2) -> ImageTexture:
 
 
 func test_normal_maps_light_the_ground_the_right_way() -> void:
-	# An unturned sun shines along -Z, grazing the ground, over dim ambient light.
+	# Dim ambient light; the sun is turned per case below.
 	var root := lit_scene(0.1, Vector3.ZERO)
+	var sun: DirectionalLight3D = root.get_node("Sun")
 	var cam := Camera3D.new()
 	cam.projection = Camera3D.PROJECTION_ORTHOGONAL
 	cam.size = 40.0
