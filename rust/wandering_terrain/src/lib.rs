@@ -3,6 +3,7 @@
 
 use godot::prelude::*;
 
+mod async_job;
 mod clipmap_data;
 mod collision;
 mod collision_api;

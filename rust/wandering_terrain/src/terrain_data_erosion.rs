@@ -2,28 +2,23 @@
 //! the heights, on a worker thread for the async form.
 
 use super::TerrainData;
+use crate::async_job::{AsyncJob, Outcome};
 use crate::terrain_erosion::TerrainErosion;
 use godot::prelude::*;
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
 use terrain_core::erosion::{simulate, Report, Simulation};
 use terrain_core::generation::Progress;
 use terrain_core::terrain_data::Region;
 
 /// An erosion running on a worker thread: the region's new heights when it finishes (None: cancelled).
-pub(super) struct ErosionJob {
-    progress: Arc<Progress>,
-    handle: std::thread::JoinHandle<Option<(Vec<f32>, Report)>>,
+pub(super) type ErosionJob = AsyncJob<Option<(Vec<f32>, Report)>, Progress, ErosionInfo>;
+
+/// What `finish_erosion` needs besides the heights.
+pub(super) struct ErosionInfo {
     region: Rect2i,
     size: (usize, usize),
     /// Progress units: thousands of droplets plus thermal passes.
     units: usize,
-}
-
-impl ErosionJob {
-    pub(super) fn cancel(&self) {
-        self.progress.cancel.store(true, Ordering::Relaxed);
-    }
 }
 
 /// The region's heights eroded (a copy; the terrain is not touched).
@@ -76,16 +71,14 @@ impl TerrainData {
         };
         let heights = self.core.heights_region(r);
         let spacing = self.core.spacing();
-        let progress = Arc::new(Progress::default());
-        let watch = progress.clone();
-        let handle = std::thread::spawn(move || run(heights, r, spacing, &sim, &watch));
-        self.erosion_job = Some(ErosionJob {
-            progress,
-            handle,
+        let info = ErosionInfo {
             region: rect,
             size: (self.core.width(), self.core.depth()),
             units: sim.droplets.div_ceil(1000) + sim.thermal_iterations,
-        });
+        };
+        self.erosion_job = Some(AsyncJob::start(info, move |watch| {
+            run(heights, r, spacing, &sim, watch)
+        }));
         true
     }
 
@@ -94,7 +87,8 @@ impl TerrainData {
     fn get_erosion_progress(&self) -> f64 {
         match &self.erosion_job {
             Some(j) => {
-                (j.progress.rows.load(Ordering::Relaxed) as f64 / j.units.max(1) as f64).min(1.0)
+                let units = j.info().units.max(1) as f64;
+                (j.watch().rows.load(Ordering::Relaxed) as f64 / units).min(1.0)
             }
             None => -1.0,
         }
@@ -112,30 +106,26 @@ impl TerrainData {
     /// was cancelled (heights kept).
     #[func]
     fn finish_erosion(&mut self) -> bool {
-        if self
-            .erosion_job
-            .as_ref()
-            .is_some_and(|j| !j.handle.is_finished())
-        {
+        if self.erosion_job.as_ref().is_some_and(|j| j.is_running()) {
             return false;
         }
         let Some(job) = self.erosion_job.take() else {
             return true;
         };
-        let cancelled = job.progress.cancel.load(Ordering::Relaxed);
-        match job.handle.join() {
-            Ok(Some(_)) if cancelled => {}
-            Ok(Some((h, _))) => {
-                if job.size != (self.core.width(), self.core.depth()) {
+        match job.finish() {
+            (Outcome::Done(Some((h, _))), info) => {
+                if info.size != (self.core.width(), self.core.depth()) {
                     godot_error!(
                         "TerrainData.finish_erosion: the size changed while eroding; heights kept"
                     );
                 } else {
-                    self.set_heights_region(job.region, PackedFloat32Array::from(h.as_slice()));
+                    self.set_heights_region(info.region, PackedFloat32Array::from(h.as_slice()));
                 }
             }
-            Ok(None) => {}
-            Err(_) => godot_error!("TerrainData.erode_async: the erosion failed; nothing changed"),
+            (Outcome::Done(None) | Outcome::Cancelled, _) => {}
+            (Outcome::Failed, _) => {
+                godot_error!("TerrainData.erode_async: the erosion failed; nothing changed")
+            }
         }
         true
     }

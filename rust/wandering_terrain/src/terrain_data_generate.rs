@@ -2,19 +2,16 @@
 //! heights from a Godot `Noise` (maths in `terrain_core::generation`).
 
 use super::TerrainData;
+use crate::async_job::{AsyncJob, Outcome};
 use crate::terrain_generator::TerrainGenerator;
 use godot::classes::Noise;
 use godot::prelude::*;
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
 use terrain_core::generation::{self, NoiseKind, NoiseParams};
 
-/// A generation on worker threads: its progress and result.
-pub(super) struct GenerationJob {
-    progress: Arc<generation::Progress>,
-    handle: std::thread::JoinHandle<Result<Option<Vec<f32>>, String>>,
-    size: (usize, usize),
-}
+/// A generation on worker threads: the heights (None: it stopped early), for the size it was started at.
+pub(super) type GenerationJob =
+    AsyncJob<Result<Option<Vec<f32>>, String>, generation::Progress, (usize, usize)>;
 
 #[godot_api(secondary)]
 impl TerrainData {
@@ -50,19 +47,12 @@ impl TerrainData {
         }
         let p = g.bind().params();
         let (w, d) = (self.core.width(), self.core.depth());
-        let progress = Arc::new(generation::Progress::default());
-        let watch = progress.clone();
-        let handle = std::thread::spawn(move || {
+        self.job = Some(AsyncJob::start((w, d), move |watch| {
             let mut heights = vec![0.0; w * d];
-            generation::generate_watched(&p, w, &mut heights, &watch)
+            generation::generate_watched(&p, w, &mut heights, watch)
                 .map(|done| done.then_some(heights))
                 .map_err(|e| e.to_string())
-        });
-        self.job = Some(GenerationJob {
-            progress,
-            handle,
-            size: (w, d),
-        });
+        }));
         true
     }
 
@@ -70,7 +60,7 @@ impl TerrainData {
     #[func]
     fn get_generation_progress(&self) -> f64 {
         match &self.job {
-            Some(j) => j.progress.rows.load(Ordering::Relaxed) as f64 / j.size.1.max(1) as f64,
+            Some(j) => j.watch().rows.load(Ordering::Relaxed) as f64 / j.info().1.max(1) as f64,
             None => -1.0,
         }
     }
@@ -79,7 +69,7 @@ impl TerrainData {
     #[func]
     fn cancel_generation(&mut self) {
         if let Some(j) = &self.job {
-            j.progress.cancel.store(true, Ordering::Relaxed);
+            j.cancel();
         }
     }
 
@@ -87,26 +77,25 @@ impl TerrainData {
     /// is none, or it was cancelled, or the size changed meanwhile (then with an error, heights kept).
     #[func]
     fn finish_generation(&mut self) -> bool {
-        if self.job.as_ref().is_some_and(|j| !j.handle.is_finished()) {
+        if self.job.as_ref().is_some_and(|j| j.is_running()) {
             return false;
         }
         let Some(job) = self.job.take() else {
             return true;
         };
-        // A cancel that came after the last row still wins: cancelled means the old heights, always.
-        let cancelled = job.progress.cancel.load(Ordering::Relaxed);
-        match job.handle.join() {
-            Ok(Ok(Some(_))) if cancelled => {}
-            Ok(Ok(Some(heights))) => {
-                if job.size != (self.core.width(), self.core.depth()) {
+        match job.finish() {
+            (Outcome::Done(Ok(Some(heights))), size) => {
+                if size != (self.core.width(), self.core.depth()) {
                     godot_error!("TerrainData.finish_generation: size changed while generating; heights kept");
                 } else {
                     self.replace_heights(heights, "generate_async");
                 }
             }
-            Ok(Ok(None)) => {}
-            Ok(Err(e)) => godot_error!("TerrainData.generate_async: {e}; nothing changed"),
-            Err(_) => {
+            (Outcome::Done(Ok(None)) | Outcome::Cancelled, _) => {}
+            (Outcome::Done(Err(e)), _) => {
+                godot_error!("TerrainData.generate_async: {e}; nothing changed")
+            }
+            (Outcome::Failed, _) => {
                 godot_error!("TerrainData.generate_async: the generation failed; nothing changed")
             }
         }
@@ -188,12 +177,5 @@ impl TerrainData {
             return false;
         }
         self.replace_heights(heights, what)
-    }
-}
-
-impl GenerationJob {
-    /// Asks the workers to stop (the terrain is going away or the caller cancelled).
-    pub(super) fn cancel(&self) {
-        self.progress.cancel.store(true, Ordering::Relaxed);
     }
 }

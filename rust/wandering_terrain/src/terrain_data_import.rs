@@ -2,26 +2,22 @@
 //! `terrain_core::heightmap_io`), so a big file does not stop the editor or the game.
 
 use super::{budget_of, TerrainData};
+use crate::async_job::{AsyncJob, Outcome};
 use godot::classes::FileAccess;
 use godot::global::Error;
 use godot::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use terrain_core::heightmap_io::elevation::{self, Elevation, NoData};
 use terrain_core::heightmap_io::{FileFormat, Heightmap};
 
 /// What a worker decoded.
-enum Imported {
+pub(super) enum Imported {
     Heightmap(Heightmap),
     Elevation(Elevation, NoData),
 }
 
-/// A heightmap being decoded on a worker thread.
-pub(super) struct ImportJob {
-    cancel: Arc<AtomicBool>,
-    handle: std::thread::JoinHandle<Result<Imported, String>>,
-    what: String,
-}
+/// A heightmap being decoded on a worker thread; the info is the call, for messages.
+pub(super) type ImportJob = AsyncJob<Result<Imported, String>, AtomicBool, String>;
 
 #[godot_api(secondary)]
 impl TerrainData {
@@ -69,10 +65,8 @@ impl TerrainData {
             Some(FileAccess::get_file_as_bytes(&path).to_vec())
         };
         let budget = budget_of(self.sample_budget);
-        let cancel = Arc::new(AtomicBool::new(false));
-        let stop = cancel.clone();
         let what = format!("import_heightmap_async({p})");
-        let handle = std::thread::spawn(move || {
+        self.import_job = Some(AsyncJob::start(what, move |stop: &AtomicBool| {
             let bytes = match bytes {
                 Some(b) => b,
                 None => std::fs::read(&disk)
@@ -86,12 +80,7 @@ impl TerrainData {
                 .decode(&bytes, min_height, max_height, w, budget)
                 .map(Imported::Heightmap)
                 .map_err(|e| e.to_string())
-        });
-        self.import_job = Some(ImportJob {
-            cancel,
-            handle,
-            what,
-        });
+        }));
         Error::OK
     }
 
@@ -115,17 +104,11 @@ impl TerrainData {
             return Error::ERR_FILE_NOT_FOUND;
         }
         let budget = budget_of(self.sample_budget);
-        let cancel = Arc::new(AtomicBool::new(false));
-        let handle = std::thread::spawn(move || {
+        self.import_job = Some(AsyncJob::start(what, move |_| {
             elevation::read_all(&[file], budget)
                 .map(|e| Imported::Elevation(e, nodata))
                 .map_err(|e| e.to_string())
-        });
-        self.import_job = Some(ImportJob {
-            cancel,
-            handle,
-            what,
-        });
+        }));
         Error::OK
     }
 
@@ -135,7 +118,7 @@ impl TerrainData {
     fn get_import_progress(&self) -> f64 {
         match &self.import_job {
             None => -1.0,
-            Some(j) if j.handle.is_finished() => 1.0,
+            Some(j) if !j.is_running() => 1.0,
             Some(_) => 0.0,
         }
     }
@@ -144,7 +127,7 @@ impl TerrainData {
     #[func]
     pub(super) fn cancel_import(&mut self) {
         if let Some(j) = &self.import_job {
-            j.cancel.store(true, Ordering::Relaxed);
+            j.cancel();
         }
     }
 
@@ -153,31 +136,26 @@ impl TerrainData {
     /// changes nothing (a failure logs an error naming the file).
     #[func]
     fn finish_import(&mut self) -> bool {
-        if self
-            .import_job
-            .as_ref()
-            .is_some_and(|j| !j.handle.is_finished())
-        {
+        if self.import_job.as_ref().is_some_and(|j| j.is_running()) {
             return false;
         }
         let Some(job) = self.import_job.take() else {
             return true;
         };
-        let cancelled = job.cancel.load(Ordering::Relaxed);
-        match job.handle.join() {
-            Ok(Ok(_)) if cancelled => {}
-            Ok(Ok(Imported::Heightmap(h))) => {
-                self.install(h, &job.what);
+        match job.finish() {
+            (Outcome::Done(Ok(Imported::Heightmap(h))), what) => {
+                self.install(h, &what);
             }
-            Ok(Ok(Imported::Elevation(e, nodata))) => {
-                self.install_elevation(e, nodata, &job.what);
+            (Outcome::Done(Ok(Imported::Elevation(e, nodata))), what) => {
+                self.install_elevation(e, nodata, &what);
             }
-            Ok(Err(_)) if cancelled => {}
-            Ok(Err(e)) => godot_error!("TerrainData.{}: {e}; nothing changed", job.what),
-            Err(_) => godot_error!(
-                "TerrainData.{}: the import failed; nothing changed",
-                job.what
-            ),
+            (Outcome::Cancelled, _) => {}
+            (Outcome::Done(Err(e)), what) => {
+                godot_error!("TerrainData.{what}: {e}; nothing changed")
+            }
+            (Outcome::Failed, what) => {
+                godot_error!("TerrainData.{what}: the import failed; nothing changed")
+            }
         }
         true
     }

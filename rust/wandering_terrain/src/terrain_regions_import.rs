@@ -3,22 +3,17 @@
 //! import_regions`), so files larger than memory import; on the calling thread or a worker.
 
 use super::TerrainRegions;
+use crate::async_job::{AsyncJob, Outcome};
 use crate::terrain_data::elevation::{disk_path, import_error_code, nodata_of};
 use godot::global::Error;
 use godot::prelude::*;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
 use terrain_core::heightmap_io::elevation::{self, NoData, Progress};
 use terrain_core::terrain_regions::RegionMeta;
 
-/// An import running on a worker thread.
-pub(super) struct RegionImport {
-    progress: Arc<Progress>,
-    handle: std::thread::JoinHandle<Result<RegionMeta, String>>,
-    folder: GString,
-    what: String,
-}
+/// An import running on a worker thread; the info is the folder to open and the call, for messages.
+pub(super) type RegionImport = AsyncJob<Result<RegionMeta, String>, Progress, (GString, String)>;
 
 /// Checked arguments: (files on disk, folder on disk, region size, NoData handling), or the error code
 /// (the error message is logged).
@@ -127,17 +122,9 @@ impl TerrainRegions {
                 Ok(a) => a,
                 Err(e) => return e,
             };
-        let progress = Arc::new(Progress::default());
-        let p = progress.clone();
-        let handle = std::thread::spawn(move || {
-            elevation::import_regions(&files, &dir, region, nodata, &p).map_err(|e| e.to_string())
-        });
-        self.import = Some(RegionImport {
-            progress,
-            handle,
-            folder,
-            what: what.into(),
-        });
+        self.import = Some(AsyncJob::start((folder, what.into()), move |p| {
+            elevation::import_regions(&files, &dir, region, nodata, p).map_err(|e| e.to_string())
+        }));
         Error::OK
     }
 
@@ -147,10 +134,10 @@ impl TerrainRegions {
     fn get_import_progress(&self) -> f64 {
         match &self.import {
             None => -1.0,
-            Some(j) if j.handle.is_finished() => 1.0,
+            Some(j) if !j.is_running() => 1.0,
             Some(j) => {
-                let total = j.progress.total.load(Ordering::Relaxed).max(1);
-                (j.progress.rows.load(Ordering::Relaxed) as f64 / total as f64).min(0.999)
+                let total = j.watch().total.load(Ordering::Relaxed).max(1);
+                (j.watch().rows.load(Ordering::Relaxed) as f64 / total as f64).min(0.999)
             }
         }
     }
@@ -159,7 +146,7 @@ impl TerrainRegions {
     #[func]
     fn cancel_import(&mut self) {
         if let Some(j) = &self.import {
-            j.progress.cancel.store(true, Ordering::Relaxed);
+            j.cancel();
         }
     }
 
@@ -167,29 +154,24 @@ impl TerrainRegions {
     /// cancelled (a failure logs an error naming the file); true with nothing to do when none runs.
     #[func]
     fn finish_import(&mut self) -> bool {
-        if self
-            .import
-            .as_ref()
-            .is_some_and(|j| !j.handle.is_finished())
-        {
+        if self.import.as_ref().is_some_and(|j| j.is_running()) {
             return false;
         }
         let Some(job) = self.import.take() else {
             return true;
         };
-        let cancelled = job.progress.cancel.load(Ordering::Relaxed);
-        match job.handle.join() {
-            Ok(Ok(_)) if !cancelled => {
-                self.set_folder(job.folder);
+        match job.finish() {
+            (Outcome::Done(Ok(_)), (folder, _)) => {
+                self.set_folder(folder);
                 self.store.is_some()
             }
-            Ok(Ok(_)) | Ok(Err(_)) if cancelled => false,
-            Ok(Err(e)) => {
-                godot_error!("{}: {e}; nothing changed", job.what);
+            (Outcome::Cancelled, _) => false,
+            (Outcome::Done(Err(e)), (_, what)) => {
+                godot_error!("{what}: {e}; nothing changed");
                 false
             }
-            _ => {
-                godot_error!("{}: the import failed; nothing changed", job.what);
+            (Outcome::Failed, (_, what)) => {
+                godot_error!("{what}: the import failed; nothing changed");
                 false
             }
         }
