@@ -1,7 +1,8 @@
 //! The GPU side of the clipmap data windows (`terrain_core::clipmap_data`): all layers in one
 //! `Texture2DArray` (works in both renderers); a layer is re-sent only when its texels changed, which costs a
-//! few hundred microseconds instead of re-sending a whole-terrain texture. Windows of an endless generator
-//! are computed on a worker thread and shown when complete.
+//! few hundred microseconds instead of re-sending a whole-terrain texture. The windows of every source are
+//! computed on a worker thread (`terrain_core::clipmap_stream`: moves and edits) and shown when complete;
+//! the main thread only uploads the layers a finished job changed.
 
 use godot::classes::image::Format;
 use godot::classes::{Image, Texture2DArray};
@@ -10,11 +11,10 @@ use terrain_core::clipmap::ClipmapConfig;
 use terrain_core::clipmap_data::{window_size, ClipmapData, Frame, Texel};
 use terrain_core::clipmap_stream::{ClipmapStream, SharedSamples};
 use terrain_core::sample_rect::SampleRect;
-use terrain_core::terrain_data::{Region, TerrainData};
 
 /// The data windows of one TerrainNode and their texture.
 pub struct ClipmapTexture {
-    windows: Windows,
+    windows: ClipmapStream,
     window: usize,
     layer_count: usize,
     /// The fine window's corner as last sent.
@@ -49,13 +49,6 @@ fn write_layer(layer: &[Texel], out: &mut [u8]) {
     }
 }
 
-/// Where the windows are computed: on the main thread from a `TerrainData` (cheap texels, edits), or on a
-/// worker thread from an endless generator (`terrain_core::clipmap_stream`).
-enum Windows {
-    Direct(ClipmapData),
-    Streamed(ClipmapStream),
-}
-
 /// What a streamed update did: whether the texture was created, and the target of newly shown windows
 /// (the clipmap is laid out around it).
 pub struct StreamStep {
@@ -64,13 +57,9 @@ pub struct StreamStep {
 }
 
 impl ClipmapTexture {
-    pub fn new(cfg: &ClipmapConfig, streamed: bool) -> Self {
+    pub fn new(cfg: &ClipmapConfig) -> Self {
         Self {
-            windows: if streamed {
-                Windows::Streamed(ClipmapStream::new(cfg))
-            } else {
-                Windows::Direct(ClipmapData::new(cfg))
-            },
+            windows: ClipmapStream::new(cfg),
             window: window_size(cfg),
             layer_count: cfg.levels() as usize + 1,
             texture: None,
@@ -81,9 +70,6 @@ impl ClipmapTexture {
         }
     }
 
-    pub fn is_streamed(&self) -> bool {
-        matches!(self.windows, Windows::Streamed(_))
-    }
     pub fn texture(&self) -> Option<Gd<Texture2DArray>> {
         self.texture.clone()
     }
@@ -104,92 +90,76 @@ impl ClipmapTexture {
 
     /// Everything is recomputed on the next update (new terrain, spacing or frame).
     pub fn invalidate(&mut self) {
-        match &mut self.windows {
-            Windows::Direct(d) => d.invalidate(),
-            Windows::Streamed(s) => s.invalidate(),
-        }
+        self.windows.invalidate();
         self.requested = None;
     }
 
-    /// Notes samples an edit changed in a streamed source: its next job recomputes what they reach.
+    /// Notes samples an edit changed: the next job recomputes the texels they reach.
     pub fn mark_edited(&mut self, r: SampleRect) {
-        if let Windows::Streamed(s) = &mut self.windows {
-            s.mark(r);
-        }
+        self.windows.mark(r);
     }
 
-    /// Whether the shown windows were computed for `target` and no job is running (streamed), or always
-    /// (direct: updates are immediate).
+    /// Whether the shown windows were computed for `target`, with every edit, and no job is running.
     pub fn is_current(&self, target: [f64; 2]) -> bool {
-        match &self.windows {
-            Windows::Direct(_) => true,
-            Windows::Streamed(s) => !s.busy() && s.shown_target() == Some(target),
-        }
+        let s = &self.windows;
+        !s.busy() && !s.has_edits() && s.shown_target() == Some(target)
     }
 
-    /// Moves the windows to `target`, recomputes what `dirty` touched and re-sends the changed layers.
-    /// Returns true when the texture object was created (the material must be given it).
-    pub fn update(
-        &mut self,
-        terrain: &TerrainData,
-        frame: &Frame,
-        target: [f64; 2],
-        dirty: Option<Region>,
-    ) -> bool {
-        let Windows::Direct(data) = &mut self.windows else {
-            return false;
-        };
-        // Edits first: texels that `follow` computes afresh are already current.
-        let mut changed = match dirty {
-            Some(r) => data.refresh(terrain, frame, r),
-            None => 0,
-        };
-        changed |= data.follow(terrain, frame, target);
-        self.apply(changed)
+    /// Whether windows were shown since the last `invalidate`.
+    pub fn has_shown(&self) -> bool {
+        self.windows.shown_target().is_some()
     }
 
-    /// Streamed windows: shows a finished job's windows (uploading its changed layers) and starts the
-    /// next job towards `target` when the last one is done. Never waits.
+    /// Shows a finished job's windows (uploading its changed layers) and starts the next job towards
+    /// `target` when the last one is done or edits wait. With `wait`, blocks until windows for `target`
+    /// and every edit are shown (a first frame, or a caller that asked for it); otherwise never waits.
     pub fn update_streamed(
         &mut self,
         source: &SharedSamples,
         frame: &Frame,
         target: [f64; 2],
+        wait: bool,
     ) -> StreamStep {
-        let Windows::Streamed(stream) = &mut self.windows else {
-            return StreamStep {
-                created: false,
-                shown: None,
-            };
-        };
         let mut step = StreamStep {
             created: false,
             shown: None,
         };
-        if let Some(done) = stream.poll() {
-            if stream.shown_target() == Some(done.target) {
-                step.created = self.apply(done.changed);
-                step.shown = Some(done.target);
-            } else {
-                // A stale result (windows invalidated meanwhile): ask again even for the same target.
-                self.requested = None;
+        self.show_finished(&mut step, false);
+        // Waiting: at most the running job (for an older target) and then one for this target.
+        for _ in 0..2 {
+            let ask = self.requested != Some(target) || self.windows.has_edits();
+            if ask && self.windows.request(source.clone(), *frame, target) {
+                self.requested = Some(target);
             }
-        }
-        let Windows::Streamed(stream) = &mut self.windows else {
-            unreachable!("checked above")
-        };
-        let ask = self.requested != Some(target) || stream.has_edits();
-        if ask && stream.request(source.clone(), *frame, target) {
-            self.requested = Some(target);
+            if !wait || !self.windows.busy() {
+                break;
+            }
+            self.show_finished(&mut step, true);
         }
         step
     }
 
-    fn data(&self) -> Option<&ClipmapData> {
-        match &self.windows {
-            Windows::Direct(d) => Some(d),
-            Windows::Streamed(s) => s.data(),
+    /// Shows the windows of a finished job, waiting for the running one with `block`.
+    fn show_finished(&mut self, step: &mut StreamStep, block: bool) {
+        let done = if block {
+            self.windows.wait()
+        } else {
+            self.windows.poll()
+        };
+        let Some(done) = done else {
+            return;
+        };
+        if self.windows.shown_target() == Some(done.target) {
+            step.created |= self.apply(done.changed);
+            step.shown = Some(done.target);
+        } else {
+            // A stale result (windows invalidated meanwhile): ask again even for the same target.
+            self.requested = None;
         }
+    }
+
+    fn data(&self) -> Option<&ClipmapData> {
+        self.windows.data()
     }
 
     /// Sends the layers in `changed` (all of them into a new texture the first time); true when the
@@ -213,10 +183,7 @@ impl ClipmapTexture {
     fn layer_image(&mut self, layer: usize) -> Gd<Image> {
         let w = self.window;
         self.bytes.resize(w * w * TEXEL_BYTES);
-        let Some(data) = (match &self.windows {
-            Windows::Direct(d) => Some(d),
-            Windows::Streamed(s) => s.data(),
-        }) else {
+        let Some(data) = self.windows.data() else {
             unreachable!("layers are sent only while the windows are here")
         };
         write_layer(data.layer(layer), self.bytes.as_mut_slice());

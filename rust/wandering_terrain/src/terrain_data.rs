@@ -7,6 +7,7 @@ use godot::classes::image::Format;
 use godot::classes::{IResource, Image, Resource};
 use godot::global::Error;
 use godot::prelude::*;
+use std::sync::Arc;
 use terrain_core::heightmap_io::Heightmap;
 use terrain_core::terrain_data::{self as core, Region, DEFAULT_SAMPLE_BUDGET};
 
@@ -24,6 +25,9 @@ mod generate;
 mod import;
 #[path = "terrain_data_texture.rs"]
 mod texture;
+
+/// Longest an edit waits for the worker jobs reading the terrain before it copies it instead.
+const SHARED_WAIT: std::time::Duration = std::time::Duration::from_millis(200);
 
 // Packed Vector2 data is read as `[f32; 2]` pairs (gdext's Vector2 is `repr(C)` of two f32).
 const _: () = assert!(std::mem::size_of::<Vector2>() == 8);
@@ -74,7 +78,8 @@ pub struct TerrainData {
     // the control map lives in `core`; this field only declares the property
     control: PackedInt32Array,
 
-    core: core::TerrainData,
+    /// Shared with the worker jobs that draw it (`shared`); edits go through `core_mut`.
+    core: Arc<core::TerrainData>,
     image: Option<Gd<Image>>,
     texture: Option<EditableTexture>,
     /// The control values as an RF texture for the wandering terrain shader (made on first use).
@@ -97,7 +102,7 @@ impl IResource for TerrainData {
             spacing: 1.0,
             heights: PackedFloat32Array::new(),
             control: PackedInt32Array::new(),
-            core: core::TerrainData::flat(64, 64, 1.0),
+            core: Arc::new(core::TerrainData::flat(64, 64, 1.0)),
             image: None,
             texture: None,
             control_texture: None,
@@ -189,7 +194,7 @@ impl TerrainData {
 
     #[func]
     fn set_spacing(&mut self, value: f64) {
-        match self.core.set_spacing(value) {
+        match self.core_mut().set_spacing(value) {
             Ok(()) => {
                 self.spacing = value;
                 self.base_mut().emit_changed();
@@ -265,7 +270,7 @@ impl TerrainData {
             return Rect2i::default();
         }
         let c = [f64::from(center.x), f64::from(center.y)];
-        match terrain_core::brush::apply(&mut self.core, &b, c, delta) {
+        match terrain_core::brush::apply(self.core_mut(), &b, c, delta) {
             // Holes and paint leave the heights (and the data texture) alone: only the control map changed.
             Ok(Some(dirty)) if b.tool.edits_control() => {
                 self.control_edited("apply_brush", Ok(dirty));
@@ -292,7 +297,7 @@ impl TerrainData {
     pub fn raycast(&self, origin: Vector3, direction: Vector3) -> Vector3 {
         let o = [origin.x, origin.y, origin.z].map(f64::from);
         let d = [direction.x, direction.y, direction.z].map(f64::from);
-        match terrain_core::raycast::raycast(&self.core, o, d) {
+        match terrain_core::raycast::raycast(&*self.core, o, d) {
             Some(p) => Vector3::new(p[0] as f32, p[1] as f32, p[2] as f32),
             None => Vector3::new(f32::NAN, f32::NAN, f32::NAN),
         }
@@ -313,7 +318,7 @@ impl TerrainData {
     #[func]
     fn set_control(&mut self, value: PackedInt32Array) {
         let control: Vec<u32> = value.as_slice().iter().map(|&c| c as u32).collect();
-        match self.core.set_control_map(control) {
+        match self.core_mut().set_control_map(control) {
             Ok(()) => {
                 self.update_control_texture(None);
                 let all = self.core.all();
@@ -343,7 +348,7 @@ impl TerrainData {
         let Some(r) = self.region(region) else {
             return false;
         };
-        match self.core.set_heights_region(r, values.as_slice()) {
+        match self.core_mut().set_heights_region(r, values.as_slice()) {
             Ok(dirty) => {
                 self.update_texture_region(dirty);
                 self.base_mut().emit_changed();
@@ -375,6 +380,23 @@ impl TerrainData {
     /// The engine-free terrain (for the nodes that draw it).
     pub fn core(&self) -> &core::TerrainData {
         &self.core
+    }
+
+    /// The terrain as worker jobs read it (a `TerrainNode`'s data windows). A job holds it only while it
+    /// runs; an edit waits for that (`core_mut`), so a job never sees half an edit.
+    pub fn shared(&self) -> Arc<core::TerrainData> {
+        self.core.clone()
+    }
+
+    /// The terrain to edit. Jobs reading it (`shared`) finish within a few milliseconds: waiting for them
+    /// costs less than copying the terrain. A job that takes longer than `SHARED_WAIT` (none should) gets
+    /// the old copy and the edit a new one.
+    fn core_mut(&mut self) -> &mut core::TerrainData {
+        let start = std::time::Instant::now();
+        while Arc::strong_count(&self.core) > 1 && start.elapsed() < SHARED_WAIT {
+            std::thread::yield_now();
+        }
+        Arc::make_mut(&mut self.core)
     }
 
     fn region(&self, r: Rect2i) -> Option<Region> {
@@ -426,7 +448,7 @@ impl TerrainData {
             let control = self.core.control_map().to_vec();
             t.set_control_map(control).expect("same size");
         }
-        self.core = t;
+        self.core = Arc::new(t);
         self.size = self.get_size();
         let (w, d) = (self.core.width() as i32, self.core.depth() as i32);
         // The whole data changed: write it into the kept image once (no patch + blit).

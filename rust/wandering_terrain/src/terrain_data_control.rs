@@ -27,7 +27,7 @@ impl TerrainData {
         let Some(r) = self.region(region) else {
             return false;
         };
-        let result = self.core.set_holes_region(r, holes.as_slice());
+        let result = self.core_mut().set_holes_region(r, holes.as_slice());
         self.control_edited("set_holes_region", result)
     }
 
@@ -87,7 +87,7 @@ impl TerrainData {
             return false;
         }
         let v = values.as_slice();
-        let dirty = self.core.update_control(r, |k, _| v[k] as u32);
+        let dirty = self.core_mut().update_control(r, |k, _| v[k] as u32);
         self.control_edited("set_control_region", Ok(dirty))
     }
 
@@ -106,7 +106,9 @@ impl TerrainData {
         let Some(r) = self.region(region) else {
             return false;
         };
-        let result = self.core.set_layer_region(r, layer, weights.as_slice());
+        let result = self
+            .core_mut()
+            .set_layer_region(r, layer, weights.as_slice());
         self.control_edited("set_layer_region", result)
     }
 
@@ -149,7 +151,7 @@ impl TerrainData {
         }
         img.convert(Format::RGBA8);
         let data = img.get_data();
-        let result = material::import_splat(&mut self.core, data.as_slice(), first_layer);
+        let result = material::import_splat(self.core_mut(), data.as_slice(), first_layer);
         self.control_edited("import_splat_map", result)
     }
 

@@ -196,8 +196,6 @@ pub struct TerrainNode {
     shown: Vec<Option<PlacedPiece>>,
     /// The data windows and their texture.
     gpu: ClipmapTexture,
-    /// Samples edited since the data windows were last updated.
-    pending: Option<Region>,
     /// What the windows were computed for: terrain frame, spacing and size; a change recomputes them.
     data_key: Option<(Frame, f64, (usize, usize))>,
     /// The fine window origin the material has (re-sent when it moves).
@@ -282,8 +280,7 @@ impl INode3D for TerrainNode {
             instances: Vec::new(),
             placed: Vec::new(),
             shown: Vec::new(),
-            gpu: ClipmapTexture::new(&config, false),
-            pending: None,
+            gpu: ClipmapTexture::new(&config),
             data_key: None,
             sent_fine_origin: None,
             drawable: false,
@@ -304,7 +301,7 @@ impl INode3D for TerrainNode {
     }
 
     fn process(&mut self, _delta: f64) {
-        self.update_now();
+        self.update_frame(false);
         self.update_cell_view();
         if self.terrain_data.is_none() {
             if let Some(r) = self.terrain_regions.as_mut() {
@@ -541,36 +538,21 @@ impl TerrainNode {
         self.apply_flags();
     }
 
-    /// Brings the terrain up to date with its target and data now — what every frame does. A still target
-    /// and no edit cost only reading the target's position. Returns whether anything was updated.
+    /// Brings the terrain up to date with its target and data now. Each frame does this without waiting:
+    /// the data windows of a move or an edit are computed on worker threads and drawn on a following
+    /// frame. This call waits for them with terrain data (in memory), so what is drawn is current when it
+    /// returns; an endless world or a region map never waits (see `is_up_to_date`). A still target and no
+    /// edit cost only reading the target's position. Returns whether anything was shown anew.
     #[func]
     fn update_now(&mut self) -> bool {
-        let Some(p) = self.target_position() else {
-            return false;
-        };
-        if self.terrain_data.is_none() && self.streamed.is_some() {
-            return self.update_endless(p);
-        }
-        let data_stale = self.terrain_data.is_some() && self.data_key.is_none();
-        if Some(p) == self.last_pos && self.pending.is_none() && !data_stale {
-            return false;
-        }
-        self.place_at(p);
-        true
+        self.update_frame(true)
     }
 
-    /// Lays the rings out around world position `pos` now and brings the data windows up to date (called
-    /// by the node when the target moved or the data changed).
+    /// Lays the rings out around world position `pos` and brings the data windows there, waiting for them
+    /// with terrain data (as `update_now`).
     #[func]
     fn place_at(&mut self, pos: Vector3) {
-        if self.instances.is_empty() {
-            return;
-        }
-        if self.last_pos != Some(pos) {
-            self.layout_pieces(pos);
-            self.last_pos = Some(pos);
-        }
-        self.update_data(pos);
+        self.update_windows(pos, true);
     }
 
     /// Bytes of terrain data sent to the GPU since the last call (for measurements).

@@ -35,40 +35,6 @@ impl TerrainNode {
         }
     }
 
-    /// Brings the data windows to the target and the pending edits; a new frame, spacing or size
-    /// recomputes them.
-    pub(crate) fn update_data(&mut self, pos: Vector3) {
-        let Some(data) = self.terrain_data.clone() else {
-            self.pending = None;
-            return;
-        };
-        let Some(flat) = self.flat_frame() else {
-            self.set_drawable(false);
-            return;
-        };
-        let d = data.bind();
-        let core = d.core();
-        let key = (flat, core.spacing(), (core.width(), core.depth()));
-        if self.data_key != Some(key) {
-            self.gpu.invalidate();
-            self.pending = None;
-            self.data_key = Some(key);
-        }
-        let target =
-            [f64::from(pos.x), f64::from(pos.z)].map(|t| if t.is_finite() { t } else { 0.0 });
-        let created = self.gpu.update(core, &flat, target, self.pending.take());
-        drop(d);
-        if created {
-            self.update_material();
-        } else if Some(self.gpu.fine_origin()) != self.sent_fine_origin {
-            let fo = self.gpu.fine_origin();
-            let name = self.param_fine_origin.clone();
-            self.set_param(&name, &fo.to_variant());
-            self.sent_fine_origin = Some(fo);
-        }
-        self.set_drawable(true);
-    }
-
     pub(crate) fn set_drawable(&mut self, drawable: bool) {
         if drawable != self.drawable {
             self.drawable = drawable;
@@ -84,7 +50,7 @@ impl TerrainNode {
                 self.vertex_spacing = spacing;
                 self.morph_width = self.morph_width.min(n as f64);
                 self.config = cfg;
-                self.gpu = ClipmapTexture::new(&cfg, self.streamed.is_some());
+                self.gpu = ClipmapTexture::new(&cfg);
                 self.data_key = None;
                 if !self.instances.is_empty() {
                     self.rebuild();

@@ -36,9 +36,9 @@ impl TerrainNode {
         }
     }
 
-    /// Whether what is drawn was computed for the current target: false while the windows of an endless
-    /// world are still being computed (always true for terrain data, which is updated at once). Wait for
-    /// it after a teleport before reading the screen, or to show a loading screen.
+    /// Whether what is drawn was computed for the current target and every edit: false while the worker
+    /// threads compute the data windows (after a move, an edit, or a teleport into an endless world).
+    /// Wait for it before reading the screen, or to show a loading screen.
     #[func]
     pub(crate) fn is_up_to_date(&self) -> bool {
         let Some(p) = self.target_position() else {
@@ -93,7 +93,8 @@ impl TerrainNode {
             w: region.size.x.max(0) as usize,
             d: region.size.y.max(0) as usize,
         };
-        self.pending = Some(self.pending.map_or(r, |p| p.union(r)));
+        // The next worker job recomputes the texels the edit reached (drawn a frame or two later).
+        self.gpu.mark_edited(r.into());
         self.collision.mark(r.into());
         self.nav_view.edits += 1;
     }
@@ -119,45 +120,58 @@ impl TerrainNode {
             },
             _ => None,
         };
-        let streamed = self.streamed.is_some();
-        if self.gpu.is_streamed() != streamed {
-            self.gpu = ClipmapTexture::new(&self.config, streamed);
-            self.update_material();
-        }
         self.data_key = None;
-        self.pending = None;
         self.collision.invalidate();
         self.set_drawable(false);
         self.base_mut().update_configuration_warnings();
         self.on_data_changed();
     }
 
-    /// An endless world's frame: shows the windows a worker finished (the rings are laid out around the
-    /// target they were computed for) and asks for the next ones. Never waits for the worker.
-    pub(crate) fn update_endless(&mut self, pos: Vector3) -> bool {
-        let Some(g) = self.streamed.clone() else {
+    /// This frame's update: the windows follow the target (see `update_now`; `wait`: for terrain data).
+    pub(crate) fn update_frame(&mut self, wait: bool) -> bool {
+        let Some(p) = self.target_position() else {
             return false;
         };
+        self.update_windows(p, wait)
+    }
+
+    /// Shows the windows a worker finished (the rings are laid out around the target they were computed
+    /// for) and asks for the next ones when the target moved or edits wait. Terrain data in memory waits
+    /// for them on its first frame (never drawn empty) and when `wait` asks; other sources never wait.
+    pub(crate) fn update_windows(&mut self, pos: Vector3, wait: bool) -> bool {
         if self.instances.is_empty() {
             return false;
         }
+        let target =
+            [f64::from(pos.x), f64::from(pos.z)].map(|t| if t.is_finite() { t } else { 0.0 });
+        // A still target, no edit, no running job: nothing to do (not even reading the node's frame).
+        if Some(pos) == self.last_pos && self.data_key.is_some() && self.gpu.is_current(target) {
+            return false;
+        }
+        let (source, in_memory) = match (&self.terrain_data, &self.streamed) {
+            // A job holds its own reference only while it runs: the data's edits wait for it.
+            (Some(d), _) => (d.bind().shared() as SharedSamples, true),
+            (None, Some(g)) => (g.clone(), false),
+            _ => return false,
+        };
         let Some(flat) = self.flat_frame() else {
             self.set_drawable(false);
             return false;
         };
         let key = (
             flat,
-            g.spacing(),
-            g.size().map_or((usize::MAX, usize::MAX), |[w, d]| (w, d)),
+            source.spacing(),
+            source
+                .size()
+                .map_or((usize::MAX, usize::MAX), |[w, d]| (w, d)),
         );
         if self.data_key != Some(key) {
             self.gpu.invalidate();
             self.data_key = Some(key);
         }
-        let target =
-            [f64::from(pos.x), f64::from(pos.z)].map(|t| if t.is_finite() { t } else { 0.0 });
-        let source = g;
-        let step = self.gpu.update_streamed(&source, &flat, target);
+        let wait = in_memory && (wait || !self.gpu.has_shown());
+        let step = self.gpu.update_streamed(&source, &flat, target, wait);
+        drop(source);
         if step.created {
             self.update_material();
         }
