@@ -80,6 +80,7 @@ func following_node(source: Resource, at := Vector3.ZERO, settings := {}) -> Arr
 	else:
 		check(false, "following_node: %s is not a terrain source" % source)
 	for key in settings:
+		check(key in tn, "following_node: TerrainNode has no property %s" % key)
 		tn.set(key, settings[key])
 	tree.root.add_child(tn)
 	tn.target = tn.get_path_to(target)

@@ -34,7 +34,7 @@ pub use format::{check_region_size, RegionError, RegionMeta, ENDLESS_SIDE};
 pub use rows::RowWriter;
 use views::Cursor;
 pub use views::MipView;
-pub use write::{save, write_regions};
+pub use write::{save, write_regions, RegionSource};
 
 /// One loaded region.
 #[derive(Clone, Debug)]

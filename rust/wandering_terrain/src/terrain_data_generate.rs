@@ -46,6 +46,11 @@ impl TerrainData {
             return false;
         }
         let p = g.bind().params();
+        // Bad settings are refused now, not by `finish_generation` later.
+        if let Err(e) = p.validate() {
+            godot_error!("TerrainData.generate_async: {e}; nothing started");
+            return false;
+        }
         let (w, d) = (self.core.width(), self.core.depth());
         self.job = Some(AsyncJob::start((w, d), move |watch| {
             let mut heights = vec![0.0; w * d];
@@ -74,7 +79,8 @@ impl TerrainData {
     }
 
     /// Installs a finished generation (true), or returns false while it still runs. True also when there
-    /// is none, or it was cancelled, or the size changed meanwhile (then with an error, heights kept).
+    /// is none, or it was cancelled (silently, whatever the work returned), or the size changed meanwhile
+    /// (then with an error, heights kept).
     #[func]
     fn finish_generation(&mut self) -> bool {
         if self.job.as_ref().is_some_and(|j| j.is_running()) {

@@ -8,7 +8,7 @@
 //! `.godot/extension_list.cfg`, then import once — is what runs here, and the one pass must exit cleanly.
 
 use crate::godot::{self, Godot, Renderer};
-use crate::{package, run_godot, run_import, scan};
+use crate::{list_extension, package, run_godot, run_import, scan};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -34,7 +34,7 @@ pub fn run(g: &Godot, repo: &Path, display: &str) -> Result<(usize, usize), Stri
 
     // The documented procedure: list the extension, then one import that must exit cleanly.
     let log = logs.join("import.log");
-    let imported = crate::list_extension(&dir).and_then(|()| {
+    let imported = list_extension(&dir).and_then(|()| {
         let r = run_import(g, &dir, &log)?;
         let errors: Vec<&str> = r.log.lines().filter(|l| scan::is_error_line(l)).collect();
         if r.ok_exit && errors.is_empty() {

@@ -291,12 +291,16 @@ fn import(g: &Godot, project: &Path, logs: &Path) -> Result<(), String> {
         project.file_name().unwrap().to_string_lossy()
     ));
     let r = run_import(g, project, &log)?;
-    if r.ok_exit {
+    let errors: Vec<&str> = r.log.lines().filter(|l| scan::is_error_line(l)).collect();
+    if r.ok_exit && errors.is_empty() {
         return Ok(());
     }
     Err(format!(
-        "Godot could not import {p} (timed out {}; log {})",
+        "Godot could not import {p} cleanly (exit ok {}, timed out {}, {} error lines, e.g. {:?}; log {})",
+        r.ok_exit,
         r.timed_out,
+        errors.len(),
+        errors.first(),
         log.display()
     ))
 }
