@@ -145,7 +145,7 @@ func run(quick: bool) -> void:
 		# A zigzag over a 512² area.
 		var p := Vector2(1800 + (i % 12) * 40.0, 1800 + (i / 12) * 100.0)
 		var t0 := Time.get_ticks_usec()
-		stroke.before_dab(p, brush.size)
+		stroke.before_dab(p, brush)
 		data.apply_brush(brush, p, 1.0 / 60.0)
 		tn.update_now()
 		var dt := float(Time.get_ticks_usec() - t0)
