@@ -12,16 +12,35 @@ use crate::clipmap_data::{ClipmapData, Frame};
 use crate::sample_rect::SampleRect;
 use crate::samples::Samples;
 use std::sync::mpsc::{channel, Receiver, Sender};
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 /// A source that can be read on the worker pool.
 pub type SharedSamples = Arc<dyn Samples + Send>;
+
+/// What a job reads: a source it keeps (a generator, a region map), or one it takes only when it starts
+/// running (terrain data in memory, whose edits wait while a job reads it: a job queued behind others must
+/// not hold them up). A source gone by then (an edit moved it) leaves the windows as they were, the job's
+/// edits marked again: the next request does them.
+#[derive(Clone)]
+pub enum StreamSource {
+    Kept(SharedSamples),
+    WhenRunning(Weak<dyn Samples + Send>),
+}
+
+impl From<SharedSamples> for StreamSource {
+    fn from(s: SharedSamples) -> Self {
+        Self::Kept(s)
+    }
+}
 
 struct Done {
     data: ClipmapData,
     changed: u64,
     target: [f64; 2],
     epoch: u64,
+    /// The source was gone when the job started: the windows come back untouched, with the edits the
+    /// job took (marked again).
+    untouched: Option<Option<SampleRect>>,
 }
 
 /// What a finished job brought: the layers whose texels changed (bit i = layer i) and the target the
@@ -94,13 +113,35 @@ impl ClipmapStream {
     }
 
     /// Starts moving the windows to `target` on the worker pool; false (nothing started) while a job runs.
-    pub fn request(&mut self, source: SharedSamples, frame: Frame, target: [f64; 2]) -> bool {
+    pub fn request(
+        &mut self,
+        source: impl Into<StreamSource>,
+        frame: Frame,
+        target: [f64; 2],
+    ) -> bool {
         let Some(mut data) = self.idle.take() else {
             return false;
         };
+        let source = source.into();
         let edited = self.edited.take();
         let (tx, epoch) = (self.tx.clone(), self.epoch);
         crate::workers::spawn(move || {
+            let source = match source {
+                StreamSource::Kept(s) => s,
+                StreamSource::WhenRunning(w) => match w.upgrade() {
+                    Some(s) => s,
+                    None => {
+                        let _ = tx.send(Done {
+                            data,
+                            changed: 0,
+                            target,
+                            epoch,
+                            untouched: Some(edited),
+                        });
+                        return;
+                    }
+                },
+            };
             // A panic in a job (a bug) must not abort the game: the windows start over instead.
             let cfg = *data.config();
             let run = std::panic::AssertUnwindSafe(move || {
@@ -115,6 +156,7 @@ impl ClipmapStream {
                     changed,
                     target,
                     epoch,
+                    untouched: None,
                 },
                 // Reported as stale: nothing is shown from it and the next request starts afresh.
                 Err(_) => Done {
@@ -122,12 +164,31 @@ impl ClipmapStream {
                     changed: 0,
                     target,
                     epoch: u64::MAX,
+                    untouched: None,
                 },
             };
             // The receiver is gone only when the stream was dropped: nothing to deliver to.
             let _ = tx.send(done);
         });
         true
+    }
+
+    /// Moves the windows to `target` on this thread (with the edits marked so far), when no job runs:
+    /// what a caller that must not wait for the pool does. None while a job runs.
+    pub fn run_here<S: Samples + ?Sized>(
+        &mut self,
+        source: &S,
+        frame: &Frame,
+        target: [f64; 2],
+    ) -> Option<Finished> {
+        let data = self.idle.as_mut()?;
+        let mut changed = self
+            .edited
+            .take()
+            .map_or(0, |r| data.refresh(source, frame, r));
+        changed |= data.follow(source, frame, target);
+        self.shown = Some(target);
+        Some(Finished { changed, target })
     }
 
     /// Takes a finished job, if any, without waiting.
@@ -146,8 +207,22 @@ impl ClipmapStream {
     }
 
     fn take(&mut self, mut done: Done) -> Finished {
+        if let Some(edited) = done.untouched {
+            if done.epoch == self.epoch {
+                if let Some(r) = edited {
+                    self.mark(r);
+                }
+                self.idle = Some(done.data);
+                return Finished {
+                    changed: 0,
+                    target: done.target,
+                };
+            }
+        }
         if done.epoch != self.epoch {
+            // Nothing of it is shown, and the windows start over: nothing valid is shown any more.
             done.data.invalidate();
+            self.shown = None;
             self.idle = Some(done.data);
             return Finished {
                 changed: 0,
@@ -166,6 +241,7 @@ impl ClipmapStream {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::clipmap_data::Texel;
     use crate::generation::{Generated, NoiseParams};
 
     #[test]
@@ -187,6 +263,10 @@ mod tests {
         {
             assert!(stream.request(src.clone(), frame, t));
             assert!(!stream.request(src.clone(), frame, t), "one job at a time");
+            assert!(
+                stream.run_here(&g, &frame, t).is_none(),
+                "not while a job runs"
+            );
             assert!(stream.busy() && stream.data().is_none());
             let f = stream.wait().unwrap();
             assert_eq!(f.target, t);
@@ -215,5 +295,50 @@ mod tests {
         // The next job computes everything.
         stream.request(src, Frame::default(), [1.0, 2.0]);
         assert_eq!(stream.wait().unwrap().changed, 0b1111);
+    }
+
+    #[test]
+    fn run_here_equals_a_job_and_a_source_gone_before_the_job_starts_is_stale() {
+        let cfg = ClipmapConfig::new(8, 4, 1.0).unwrap();
+        let g = Generated::new(&NoiseParams::default(), 1.0).unwrap();
+        let frame = Frame::default();
+        let mut here = ClipmapStream::new(&cfg);
+        let mut job = ClipmapStream::new(&cfg);
+        let src: SharedSamples = Arc::new(g.clone());
+        for t in [[3.0, 4.0], [40.5, -12.0]] {
+            let a = here.run_here(&g, &frame, t).unwrap();
+            job.request(src.clone(), frame, t);
+            assert_eq!(job.wait().unwrap(), a);
+            let (x, y) = (here.data().unwrap(), job.data().unwrap());
+            for l in 0..x.layer_count() {
+                assert_eq!(x.layer(l), y.layer(l));
+            }
+            assert_eq!(here.shown_target(), Some(t));
+        }
+        // Taken only when the job runs: a source gone before that leaves the windows as they were, with
+        // the edits the job took marked again.
+        let gone: Arc<dyn Samples + Send> = Arc::new(g.clone());
+        let weak = StreamSource::WhenRunning(Arc::downgrade(&gone));
+        drop(gone);
+        let before: Vec<Vec<Texel>> = (0..cfg.levels() as usize + 1)
+            .map(|l| job.data().unwrap().layer(l).to_vec())
+            .collect();
+        job.mark(SampleRect {
+            x: 0,
+            z: 0,
+            w: 4,
+            d: 4,
+        });
+        job.request(weak, frame, [100.0, 100.0]);
+        assert_eq!(job.wait().unwrap().changed, 0);
+        assert_eq!(
+            job.shown_target(),
+            Some([40.5, -12.0]),
+            "still the last windows"
+        );
+        assert!(job.has_edits(), "the edits wait for the next job");
+        for (l, b) in before.iter().enumerate() {
+            assert_eq!(job.data().unwrap().layer(l), &b[..]);
+        }
     }
 }

@@ -9,8 +9,9 @@ use godot::classes::{Image, Texture2DArray};
 use godot::prelude::*;
 use terrain_core::clipmap::ClipmapConfig;
 use terrain_core::clipmap_data::{window_size, ClipmapData, Frame, Texel};
-use terrain_core::clipmap_stream::{ClipmapStream, SharedSamples};
+use terrain_core::clipmap_stream::{ClipmapStream, StreamSource};
 use terrain_core::sample_rect::SampleRect;
+use terrain_core::samples::Samples;
 
 /// The data windows of one TerrainNode and their texture.
 pub struct ClipmapTexture {
@@ -111,30 +112,44 @@ impl ClipmapTexture {
     }
 
     /// Shows a finished job's windows (uploading its changed layers) and starts the next job towards
-    /// `target` when the last one is done or edits wait. With `wait`, blocks until windows for `target`
-    /// and every edit are shown (a first frame, or a caller that asked for it); otherwise never waits.
+    /// `target` when the last one is done or edits wait. Never waits.
     pub fn update_streamed(
         &mut self,
-        source: &SharedSamples,
+        source: StreamSource,
         frame: &Frame,
         target: [f64; 2],
-        wait: bool,
     ) -> StreamStep {
         let mut step = StreamStep {
             created: false,
             shown: None,
         };
         self.show_finished(&mut step, false);
-        // Waiting: at most the running job (for an older target) and then one for this target.
-        for _ in 0..2 {
-            let ask = self.requested != Some(target) || self.windows.has_edits();
-            if ask && self.windows.request(source.clone(), *frame, target) {
-                self.requested = Some(target);
-            }
-            if !wait || !self.windows.busy() {
-                break;
-            }
+        let ask = self.requested != Some(target) || self.windows.has_edits();
+        if ask && self.windows.request(source, *frame, target) {
+            self.requested = Some(target);
+        }
+        step
+    }
+
+    /// Brings the windows to `target` and every edit now, on this thread: waits for a running job, then
+    /// computes what is left here (a first frame, or a caller that asked to wait).
+    pub fn update_here(
+        &mut self,
+        source: &dyn Samples,
+        frame: &Frame,
+        target: [f64; 2],
+    ) -> StreamStep {
+        let mut step = StreamStep {
+            created: false,
+            shown: None,
+        };
+        if self.windows.busy() {
             self.show_finished(&mut step, true);
+        }
+        if let Some(done) = self.windows.run_here(source, frame, target) {
+            step.created |= self.apply(done.changed);
+            step.shown = Some(done.target);
+            self.requested = Some(target);
         }
         step
     }

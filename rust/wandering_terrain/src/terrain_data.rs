@@ -9,6 +9,7 @@ use godot::global::Error;
 use godot::prelude::*;
 use std::sync::Arc;
 use terrain_core::heightmap_io::Heightmap;
+use terrain_core::samples::Samples;
 use terrain_core::terrain_data::{self as core, Region, DEFAULT_SAMPLE_BUDGET};
 
 #[path = "terrain_data_control.rs"]
@@ -382,15 +383,18 @@ impl TerrainData {
         &self.core
     }
 
-    /// The terrain as worker jobs read it (a `TerrainNode`'s data windows). A job holds it only while it
-    /// runs; an edit waits for that (`core_mut`), so a job never sees half an edit.
-    pub fn shared(&self) -> Arc<core::TerrainData> {
-        self.core.clone()
+    /// The terrain as worker jobs read it (a `TerrainNode`'s data windows), taken by a job when it starts
+    /// running and held while it runs; an edit waits for that (`core_mut`), so a job never sees half an
+    /// edit, and a job queued behind others holds nothing up.
+    pub fn shared_weak(&self) -> std::sync::Weak<dyn Samples + Send> {
+        let weak: std::sync::Weak<core::TerrainData> = Arc::downgrade(&self.core);
+        weak
     }
 
-    /// The terrain to edit. Jobs reading it (`shared`) finish within a few milliseconds: waiting for them
-    /// costs less than copying the terrain. A job that takes longer than `SHARED_WAIT` (none should) gets
-    /// the old copy and the edit a new one.
+    /// The terrain to edit. A job reading it (`shared_weak`) holds it for a few milliseconds at most:
+    /// waiting costs less than copying the terrain; one holding it longer than `SHARED_WAIT` (none should)
+    /// keeps the old copy and the edit gets a new one. Queued jobs hold only a `Weak`: the edit then moves
+    /// the terrain (a shallow move, no copy of the heights) and those jobs leave the windows to the next.
     fn core_mut(&mut self) -> &mut core::TerrainData {
         let start = std::time::Instant::now();
         while Arc::strong_count(&self.core) > 1 && start.elapsed() < SHARED_WAIT {

@@ -19,7 +19,7 @@ use terrain_core::clipmap::{
     build_meshes, layout, ClipmapConfig, PieceKind, PieceMesh, PlacedPiece,
 };
 use terrain_core::clipmap_data::Frame;
-use terrain_core::clipmap_stream::SharedSamples;
+use terrain_core::clipmap_stream::{SharedSamples, StreamSource};
 use terrain_core::generation::Generated;
 use terrain_core::samples::{self, Samples};
 use terrain_core::terrain_data::Region;

@@ -148,30 +148,31 @@ impl TerrainNode {
         if Some(pos) == self.last_pos && self.data_key.is_some() && self.gpu.is_current(target) {
             return false;
         }
-        let (source, in_memory) = match (&self.terrain_data, &self.streamed) {
-            // A job holds its own reference only while it runs: the data's edits wait for it.
-            (Some(d), _) => (d.bind().shared() as SharedSamples, true),
-            (None, Some(g)) => (g.clone(), false),
-            _ => return false,
-        };
         let Some(flat) = self.flat_frame() else {
             self.set_drawable(false);
             return false;
         };
-        let key = (
-            flat,
-            source.spacing(),
-            source
-                .size()
-                .map_or((usize::MAX, usize::MAX), |[w, d]| (w, d)),
-        );
-        if self.data_key != Some(key) {
-            self.gpu.invalidate();
-            self.data_key = Some(key);
-        }
-        let wait = in_memory && (wait || !self.gpu.has_shown());
-        let step = self.gpu.update_streamed(&source, &flat, target, wait);
-        drop(source);
+        let step = match (self.terrain_data.clone(), self.streamed.clone()) {
+            (Some(d), _) => {
+                let d = d.bind();
+                let core = d.core();
+                self.check_data_key(flat, core.spacing(), Some([core.width(), core.depth()]));
+                // Terrain in memory is never drawn empty (first frame), and waits when asked: computed
+                // here then, as a job would. Otherwise a job takes it only when it starts running, so a
+                // job waiting in the pool does not hold up the data's edits.
+                if wait || !self.gpu.has_shown() {
+                    self.gpu.update_here(core, &flat, target)
+                } else {
+                    let weak = StreamSource::WhenRunning(d.shared_weak());
+                    self.gpu.update_streamed(weak, &flat, target)
+                }
+            }
+            (None, Some(g)) => {
+                self.check_data_key(flat, g.spacing(), g.size());
+                self.gpu.update_streamed(g.into(), &flat, target)
+            }
+            _ => return false,
+        };
         if step.created {
             self.update_material();
         }
@@ -188,6 +189,19 @@ impl TerrainNode {
         }
         self.set_drawable(true);
         true
+    }
+
+    /// A new frame, spacing or size: the windows start over.
+    fn check_data_key(&mut self, flat: Frame, spacing: f64, size: Option<[usize; 2]>) {
+        let key = (
+            flat,
+            spacing,
+            size.map_or((usize::MAX, usize::MAX), |[w, d]| (w, d)),
+        );
+        if self.data_key != Some(key) {
+            self.gpu.invalidate();
+            self.data_key = Some(key);
+        }
     }
 
     /// The frame the texels depend on: X/Z only (heights are scaled and lifted in the shader). None for a
