@@ -15,16 +15,14 @@ func _data() -> TerrainData:
 	return t
 
 
-## The last node `_node` made, and whether its windows are computed on worker threads (a suite over a
-## generator or region files sets it): then every wait also waits until the node shows windows computed for
-## its target.
+## The last node `_node` made. Its windows are computed on worker threads (every source): every wait also
+## waits until the node shows windows computed for its target.
 var _tn: TerrainNode
-var _streamed := false
 
 
 func frames(n: int) -> void:
 	await super(n)
-	if not _streamed or _tn == null or not is_instance_valid(_tn):
+	if _tn == null or not is_instance_valid(_tn):
 		return
 	var waited := 0
 	while not _tn.is_up_to_date() and waited < 3000:

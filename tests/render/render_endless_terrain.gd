@@ -21,7 +21,6 @@ func _node(t: TerrainData, target: Node3D) -> TerrainNode:
 	tn.terrain_data = null
 	tn.terrain_generator = g
 	tn.position = FAR
-	_streamed = true
 	return tn
 
 

@@ -15,7 +15,6 @@ func _node(t: TerrainData, target: Node3D) -> TerrainNode:
 		_regions = TerrainRegions.open(dir)
 	tn.terrain_data = null
 	tn.terrain_regions = _regions
-	_streamed = true
 	return tn
 
 
