@@ -77,6 +77,16 @@ impl<T: Send + 'static, W: Watch, I> AsyncJob<T, W, I> {
         !self.handle.is_finished()
     }
 
+    /// Takes the job out of `slot` once it has ended. Otherwise what a `finish_*` call returns:
+    /// `Err(false)` while it runs, `Err(true)` when there is none.
+    pub fn take_ended(slot: &mut Option<Self>) -> Result<Self, bool> {
+        match slot {
+            None => Err(true),
+            Some(j) if j.is_running() => Err(false),
+            Some(_) => slot.take().ok_or(true),
+        }
+    }
+
     /// Asks the work to stop; `finish` then reports `Cancelled`.
     pub fn cancel(&self) {
         self.watch.cancel_flag().store(true, Ordering::Relaxed);

@@ -106,11 +106,9 @@ impl TerrainData {
     /// was cancelled (heights kept).
     #[func]
     fn finish_erosion(&mut self) -> bool {
-        if self.erosion_job.as_ref().is_some_and(|j| j.is_running()) {
-            return false;
-        }
-        let Some(job) = self.erosion_job.take() else {
-            return true;
+        let job = match AsyncJob::take_ended(&mut self.erosion_job) {
+            Ok(job) => job,
+            Err(none) => return none,
         };
         match job.finish() {
             (Outcome::Done(Some((h, _))), info) => {

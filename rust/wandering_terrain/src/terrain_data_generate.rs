@@ -83,11 +83,9 @@ impl TerrainData {
     /// (then with an error, heights kept).
     #[func]
     fn finish_generation(&mut self) -> bool {
-        if self.job.as_ref().is_some_and(|j| j.is_running()) {
-            return false;
-        }
-        let Some(job) = self.job.take() else {
-            return true;
+        let job = match AsyncJob::take_ended(&mut self.job) {
+            Ok(job) => job,
+            Err(none) => return none,
         };
         match job.finish() {
             (Outcome::Done(Ok(Some(heights))), size) => {

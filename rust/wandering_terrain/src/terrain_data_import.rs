@@ -136,11 +136,9 @@ impl TerrainData {
     /// changes nothing (a failure logs an error naming the file).
     #[func]
     fn finish_import(&mut self) -> bool {
-        if self.import_job.as_ref().is_some_and(|j| j.is_running()) {
-            return false;
-        }
-        let Some(job) = self.import_job.take() else {
-            return true;
+        let job = match AsyncJob::take_ended(&mut self.import_job) {
+            Ok(job) => job,
+            Err(none) => return none,
         };
         match job.finish() {
             (Outcome::Done(Ok(Imported::Heightmap(h))), what) => {

@@ -154,11 +154,9 @@ impl TerrainRegions {
     /// cancelled (a failure logs an error naming the file); true with nothing to do when none runs.
     #[func]
     fn finish_import(&mut self) -> bool {
-        if self.import.as_ref().is_some_and(|j| j.is_running()) {
-            return false;
-        }
-        let Some(job) = self.import.take() else {
-            return true;
+        let job = match AsyncJob::take_ended(&mut self.import) {
+            Ok(job) => job,
+            Err(none) => return none,
         };
         match job.finish() {
             (Outcome::Done(Ok(_)), (folder, _)) => {

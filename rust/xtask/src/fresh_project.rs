@@ -8,7 +8,7 @@
 //! `.godot/extension_list.cfg`, then import once — is what runs here, and the one pass must exit cleanly.
 
 use crate::godot::{self, Godot, Renderer};
-use crate::{list_extension, package, run_godot, run_import, scan};
+use crate::{clean_import, list_extension, package, run_godot, run_import, scan};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -36,18 +36,7 @@ pub fn run(g: &Godot, repo: &Path, display: &str) -> Result<(usize, usize), Stri
     let log = logs.join("import.log");
     let imported = list_extension(&dir).and_then(|()| {
         let r = run_import(g, &dir, &log)?;
-        let errors: Vec<&str> = r.log.lines().filter(|l| scan::is_error_line(l)).collect();
-        if r.ok_exit && errors.is_empty() {
-            return Ok(());
-        }
-        Err(format!(
-            "exit ok {}, timed out {}, {} error lines, e.g. {:?} (log {})",
-            r.ok_exit,
-            r.timed_out,
-            errors.len(),
-            errors.first(),
-            log.display()
-        ))
+        clean_import(&r, &log)
     });
     steps.push(("import (extension listed first), one pass".into(), imported));
 

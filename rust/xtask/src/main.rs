@@ -291,12 +291,17 @@ fn import(g: &Godot, project: &Path, logs: &Path) -> Result<(), String> {
         project.file_name().unwrap().to_string_lossy()
     ));
     let r = run_import(g, project, &log)?;
+    clean_import(&r, &log).map_err(|e| format!("Godot could not import {p} cleanly ({e})"))
+}
+
+/// Whether an import pass exited cleanly with no error line; otherwise what went wrong, naming the log.
+pub fn clean_import(r: &GodotRun, log: &Path) -> Result<(), String> {
     let errors: Vec<&str> = r.log.lines().filter(|l| scan::is_error_line(l)).collect();
     if r.ok_exit && errors.is_empty() {
         return Ok(());
     }
     Err(format!(
-        "Godot could not import {p} cleanly (exit ok {}, timed out {}, {} error lines, e.g. {:?}; log {})",
+        "exit ok {}, timed out {}, {} error lines, e.g. {:?}; log {}",
         r.ok_exit,
         r.timed_out,
         errors.len(),
