@@ -9,7 +9,7 @@ use godot::classes::{Image, Texture2DArray};
 use godot::prelude::*;
 use terrain_core::clipmap::ClipmapConfig;
 use terrain_core::clipmap_data::{window_size, ClipmapData, Frame, Texel};
-use terrain_core::clipmap_stream::{ClipmapStream, StreamSource};
+use terrain_core::clipmap_stream::{ClipmapStream, Finished, StreamSource};
 use terrain_core::sample_rect::SampleRect;
 use terrain_core::samples::Samples;
 
@@ -52,6 +52,7 @@ fn write_layer(layer: &[Texel], out: &mut [u8]) {
 
 /// What a streamed update did: whether the texture was created, and the target of newly shown windows
 /// (the clipmap is laid out around it).
+#[derive(Default)]
 pub struct StreamStep {
     pub created: bool,
     pub shown: Option<[f64; 2]>,
@@ -119,11 +120,11 @@ impl ClipmapTexture {
         frame: &Frame,
         target: [f64; 2],
     ) -> StreamStep {
-        let mut step = StreamStep {
-            created: false,
-            shown: None,
-        };
-        self.show_finished(&mut step, false);
+        let mut step = StreamStep::default();
+        if let Some(done) = self.take_finished(false) {
+            step.created = self.apply(done.changed);
+            step.shown = Some(done.target);
+        }
         let ask = self.requested != Some(target) || self.windows.has_edits();
         if ask && self.windows.request(source, *frame, target) {
             self.requested = Some(target);
@@ -132,45 +133,41 @@ impl ClipmapTexture {
     }
 
     /// Brings the windows to `target` and every edit now, on this thread: waits for a running job, then
-    /// computes what is left here (a first frame, or a caller that asked to wait).
+    /// computes what is left here (a first frame, or a caller that asked to wait). The layers both
+    /// changed are sent once.
     pub fn update_here(
         &mut self,
         source: &dyn Samples,
         frame: &Frame,
         target: [f64; 2],
     ) -> StreamStep {
-        let mut step = StreamStep {
-            created: false,
-            shown: None,
-        };
+        let mut changed = 0;
         if self.windows.busy() {
-            self.show_finished(&mut step, true);
+            changed = self.take_finished(true).map_or(0, |d| d.changed);
         }
-        if let Some(done) = self.windows.run_here(source, frame, target) {
-            step.created |= self.apply(done.changed);
-            step.shown = Some(done.target);
-            self.requested = Some(target);
+        let Some(done) = self.windows.run_here(source, frame, target) else {
+            return StreamStep::default();
+        };
+        self.requested = Some(target);
+        StreamStep {
+            created: self.apply(changed | done.changed),
+            shown: Some(done.target),
         }
-        step
     }
 
-    /// Shows the windows of a finished job, waiting for the running one with `block`.
-    fn show_finished(&mut self, step: &mut StreamStep, block: bool) {
+    /// A finished job whose windows are shown now (their layers still to send), waiting for the running
+    /// one with `block`. A stale result (windows invalidated meanwhile) is dropped and asked for again.
+    fn take_finished(&mut self, block: bool) -> Option<Finished> {
         let done = if block {
             self.windows.wait()
         } else {
             self.windows.poll()
-        };
-        let Some(done) = done else {
-            return;
-        };
+        }?;
         if self.windows.shown_target() == Some(done.target) {
-            step.created |= self.apply(done.changed);
-            step.shown = Some(done.target);
-        } else {
-            // A stale result (windows invalidated meanwhile): ask again even for the same target.
-            self.requested = None;
+            return Some(done);
         }
+        self.requested = None;
+        None
     }
 
     fn data(&self) -> Option<&ClipmapData> {
