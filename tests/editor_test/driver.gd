@@ -145,6 +145,20 @@ func _drag(plugin, cam: Camera3D, from: Vector2, to: Vector2, steps: int) -> voi
 	_mouse(plugin, cam, to, false)
 
 
+## A drag from `a` to `z` (`dabs` dabs), then undo and redo: `read` gives the samples the stroke changes.
+## Checks that it changed them (`changed`), that undo restores them (`undone`) and redo brings them back
+## bit for bit (`redone`). Returns the samples after the stroke.
+func _drag_undo_redo(plugin, cam: Camera3D, ur, a: Vector2, z: Vector2, dabs: int, read: Callable, changed: String, undone: String, redone: String) -> Variant:
+	var before = read.call()
+	_drag(plugin, cam, a, z, dabs)
+	var after = read.call()
+	check(after != before, changed)
+	ur.undo()
+	check(read.call() == before, undone)
+	ur.redo()
+	check(read.call() == after, redone)
+	return after
+
 func _test_no_tool_leaves_the_mouse_alone(plugin, tn: TerrainNode, cam: Camera3D) -> void:
 	_begin("test_no_tool_leaves_the_mouse_alone")
 	var before := tn.terrain_data.heights
@@ -357,31 +371,19 @@ func _test_endless_map_stroke_undo_and_save(plugin, tn: TerrainNode, cam: Camera
 	var ur := _history(tn)
 	# The camera looks down at terrain X/Z about (-200, -200).
 	var area := Rect2i(-264, -264, 128, 128)
-	var before := regions.get_heights_region(area)
 	plugin.toolbar.select_tool(TerrainBrush.RAISE)
 	plugin.brush.size = 8.0
 	var size := cam.get_viewport().get_visible_rect().size
 	var a := size * Vector2(0.35, 0.45)
 	var z := size * Vector2(0.65, 0.55)
-	_drag(plugin, cam, a, z, 20)
-	var after := regions.get_heights_region(area)
-	check(after != before, "the stroke changed samples at negative coordinates")
-	ur.undo()
-	check(regions.get_heights_region(area) == before, "one undo restores the whole stroke")
-	ur.redo()
-	check(regions.get_heights_region(area) == after, "redo re-applies it bit for bit")
+	var heights := func(): return regions.get_heights_region(area)
+	var after = _drag_undo_redo(plugin, cam, ur, a, z, 20, heights, "the stroke changed samples at negative coordinates", "one undo restores the whole stroke", "redo re-applies it bit for bit")
 	# A paint stroke there: the control values follow, and undo and redo too.
 	plugin.toolbar.select_tool(TerrainBrush.PAINT)
 	plugin.brush.layer = 1
 	plugin.brush.strength = 20.0
-	var paint_before := regions.get_control_region(area)
-	_drag(plugin, cam, a, z, 10)
-	var paint_after := regions.get_control_region(area)
-	check(paint_after != paint_before, "the paint stroke painted at negative coordinates")
-	ur.undo()
-	check(regions.get_control_region(area) == paint_before, "undo removes the paint")
-	ur.redo()
-	check(regions.get_control_region(area) == paint_after, "redo paints it again")
+	var control := func(): return regions.get_control_region(area)
+	var paint_after = _drag_undo_redo(plugin, cam, ur, a, z, 10, control, "the paint stroke painted at negative coordinates", "undo removes the paint", "redo paints it again")
 	plugin._save_external_data()
 	check(not regions.has_unsaved_changes(), "saved with the scene")
 	var again := TerrainRegions.new()
