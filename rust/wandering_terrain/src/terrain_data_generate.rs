@@ -30,7 +30,7 @@ impl TerrainData {
     /// Starts generating heights as `generate` does, on worker threads: the game or the editor keeps running.
     /// Watch `get_generation_progress()` and call `finish_generation()` (e.g. once a frame) until it returns
     /// true; the heights are installed then, with `changed` and `region_changed`. `cancel_generation()` stops
-    /// it and keeps the old heights. Returns false, with an error, on bad settings or while one is running.
+    /// it and keeps the old heights. Returns false, with an error, without a generator or while one is running.
     #[func]
     fn generate_async(&mut self, generator: Option<Gd<TerrainGenerator>>) -> bool {
         let Some(g) = generator else {
@@ -45,12 +45,8 @@ impl TerrainData {
             );
             return false;
         }
+        // A TerrainGenerator holds only valid settings (its setters check them): nothing to refuse here.
         let p = g.bind().params();
-        // Bad settings are refused now, not by `finish_generation` later.
-        if let Err(e) = p.validate() {
-            godot_error!("TerrainData.generate_async: {e}; nothing started");
-            return false;
-        }
         let (w, d) = (self.core.width(), self.core.depth());
         self.job = Some(AsyncJob::start((w, d), move |watch| {
             let mut heights = vec![0.0; w * d];
