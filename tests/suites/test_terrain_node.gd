@@ -10,6 +10,31 @@ func _data() -> TerrainData:
 	return t
 
 
+## An edit of terrain data reaches the drawn windows through a worker job: right after the call the node
+## is not up to date while `get_height` already has the edit; a frame or more later it is drawn; and
+## `update_now()` brings a further edit in at once.
+func test_an_edit_is_drawn_by_the_workers_and_update_now_waits() -> void:
+	var t := _data()
+	var s := following_node(t, Vector3(40, 0, 40))
+	var tn: TerrainNode = s[0]
+	await wait_up_to_date([tn])
+	var block := PackedFloat32Array()
+	block.resize(16 * 16)
+	block.fill(7.5)
+	t.set_heights_region(Rect2i(32, 32, 16, 16), block)
+	check(not tn.is_up_to_date(), "the edit waits for a worker job")
+	check_near(tn.get_height(Vector2(40.5, 40.5)), 7.5, 1e-4, "get_height has the edit at once")
+	var waited := await wait_up_to_date([tn])
+	check(waited >= 1, "drawn a frame or more after the call (%d)" % waited)
+	block.fill(9.0)
+	t.set_heights_region(Rect2i(32, 32, 16, 16), block)
+	check(not tn.is_up_to_date(), "the second edit waits too")
+	tn.update_now()
+	check(tn.is_up_to_date(), "update_now draws it at once")
+	tn.queue_free()
+	s[1].queue_free()
+
+
 func test_defaults_and_material() -> void:
 	var tn := TerrainNode.new()
 	check_eq(tn.levels, 7, "levels")
