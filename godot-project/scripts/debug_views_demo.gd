@@ -53,7 +53,7 @@ func _ready() -> void:
 	inst.scatter(0, Rect2(150, 150, 220, 220), 400, 3)
 	# The same ground as region files, one region edited (not saved).
 	var dir := OS.get_user_data_dir().path_join("debug_views_regions")
-	data.save_regions(dir, 64)
+	data.save_regions(dir, 64, true)  # the demo remakes its own folder each run
 	regions = TerrainRegions.open(dir)
 	var flat := PackedFloat32Array()
 	flat.resize(64 * 64)

@@ -21,7 +21,9 @@ func _ready() -> void:
 	if Engine.is_editor_hint():
 		return
 	var g: TerrainGenerator = terrain.terrain_generator
-	regions = TerrainRegions.create_endless(g, 1.0, FOLDER, 256)
+	# The demo remakes its world each run (overwrite = true); a game keeps its saved edits with
+	# open_generated(FOLDER, g) when TerrainRegions.map_exists(FOLDER).
+	regions = TerrainRegions.create_endless(g, 1.0, FOLDER, 256, true)
 	if regions == null:
 		return
 	var ground := INF

@@ -148,7 +148,7 @@ func _round_trip() -> void:
 	t.generate(_generator())
 	var dir := OS.get_user_data_dir().path_join("bench_regions_round_trip")
 	var t0 := Time.get_ticks_usec()
-	t.save_regions(dir, 512)
+	t.save_regions(dir, 512, true)
 	var save_ms := (Time.get_ticks_usec() - t0) / 1000.0
 	t0 = Time.get_ticks_usec()
 	var r := TerrainRegions.open(dir)

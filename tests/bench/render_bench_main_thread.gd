@@ -106,7 +106,7 @@ func run(quick: bool) -> void:
 	await _flight("4096² TerrainData, 100 m/s", null, data, 100.0, seconds, TerrainNode.COLLISION_DYNAMIC)
 	# A 65536² region map (generator-backed: its regions come from the generator, as unsaved ones do).
 	var dir := OS.get_user_data_dir().path_join("bench_flight_regions")
-	var regions := TerrainRegions.create(g, Vector2i(65536, 65536), 1.0, dir, 512)
+	var regions := TerrainRegions.create(g, Vector2i(65536, 65536), 1.0, dir, 512, true)
 	await _flight("65536² region map, 100 m/s", null, null, 100.0, seconds, TerrainNode.COLLISION_DYNAMIC, regions)
 	await _still_and_edits(data, quick)
 	await _wandering_edits(data, quick)
@@ -330,11 +330,11 @@ func _wandering_edits(data: TerrainData, quick: bool) -> void:
 ## collision, the call plus every later frame's terrain work until settled.
 func _region_edits(data: TerrainData, g: TerrainGenerator, quick: bool) -> void:
 	var dir := OS.get_user_data_dir().path_join("bench_main_thread_regions")
-	if data.save_regions(dir, 512) != OK:
+	if data.save_regions(dir, 512, true) != OK:
 		push_error("bench: cannot write the region map")
 		return
 	await _regions_edited("4096² region map (512² regions)", TerrainRegions.open(dir), Vector2(2048.5, 2048.5), quick)
-	var endless := TerrainRegions.create_endless(g, 1.0, OS.get_user_data_dir().path_join("bench_main_thread_endless"), 512)
+	var endless := TerrainRegions.create_endless(g, 1.0, OS.get_user_data_dir().path_join("bench_main_thread_endless"), 512, true)
 	await _regions_edited("endless map (512² regions), 3 km out at negative samples", endless, Vector2(-2200.5, -2100.5), quick)
 
 

@@ -302,7 +302,7 @@ func _test_region_map_stroke_undo_and_save(plugin, tn: TerrainNode, cam: Camera3
 	_begin("test_region_map_stroke_undo_and_save")
 	var data := tn.terrain_data
 	var dir := OS.get_user_data_dir().path_join("editor_region_stroke")
-	check(data.save_regions(dir, 32) == OK, "the data written as a region map")
+	check(data.save_regions(dir, 32, true) == OK, "the data written as a region map (replacing the last run's)")
 	var regions := TerrainRegions.open(dir)
 	tn.terrain_data = null
 	tn.terrain_regions = regions
@@ -354,7 +354,7 @@ func _test_endless_map_stroke_undo_and_save(plugin, tn: TerrainNode, cam: Camera
 	var dir := OS.get_user_data_dir().path_join("editor_endless_stroke")
 	var g := TerrainGenerator.new()
 	g.height = 10.0
-	var regions := TerrainRegions.create_endless(g, 1.0, dir, 64)
+	var regions := TerrainRegions.create_endless(g, 1.0, dir, 64, true)
 	check(regions != null, "an endless map")
 	if regions == null:
 		_end()
@@ -842,6 +842,8 @@ func _test_import_elevation(plugin, tn: TerrainNode) -> void:
 	ur.undo()
 	# Into a region folder: the node draws it instead of the data; one undo gives the data back.
 	var folder := OS.get_user_data_dir().path_join("editor_elevation_regions")
+	for name in DirAccess.get_files_at(folder):
+		DirAccess.remove_absolute(folder.path_join(name))
 	check(panel.import_elevation_file(file, TerrainData.NODATA_FILL, folder, 16), "region import started")
 	waited = 0
 	while panel.running() and waited < 600:
@@ -851,6 +853,37 @@ func _test_import_elevation(plugin, tn: TerrainNode) -> void:
 	check(tn.terrain_regions != null and tn.terrain_regions.get_size() == Vector2i(4, 3), "of the file's size")
 	ur.undo()
 	check(tn.terrain_data == data and tn.terrain_regions == null, "one undo gives the data back")
+	# The folder holds a map now: the dialog asks before replacing it, and nothing starts until then.
+	var files := {}
+	for name in DirAccess.get_files_at(folder):
+		files[name] = FileAccess.get_file_as_bytes(folder.path_join(name))
+	panel._ask_elevation(file)
+	await _frames(1)
+	panel._to_regions.button_pressed = true
+	panel._folder.text = folder
+	panel._elevation.hide()
+	panel._confirm_elevation()
+	await _frames(1)
+	check(panel._replace != null and panel._replace.visible, "importing over a map asks first")
+	check(panel._replace != null and panel._replace.dialog_text.contains(folder), "naming the folder")
+	check(not panel.running(), "nothing starts before the answer")
+	if panel._replace != null:
+		panel._replace.hide()
+	print("::expect-error already holds a map")
+	check(not panel.import_elevation_file(file, TerrainData.NODATA_FILL, folder, 16), "without overwrite the import is refused")
+	var same := DirAccess.get_files_at(folder).size() == files.size()
+	for name in DirAccess.get_files_at(folder):
+		same = same and files.get(name) == FileAccess.get_file_as_bytes(folder.path_join(name))
+	check(same, "and the map's files are unchanged")
+	if panel._replace != null:
+		panel._replace.confirmed.emit()
+	check(panel.running(), "Replace starts the import")
+	waited = 0
+	while panel.running() and waited < 600:
+		await _frames(1)
+		waited += 1
+	check(tn.terrain_regions != null and tn.terrain_regions.get_size() == Vector2i(4, 3), "the map replaced and drawn")
+	ur.undo()
 	_end()
 
 

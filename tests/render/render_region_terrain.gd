@@ -11,7 +11,7 @@ func _node(t: TerrainData, target: Node3D) -> TerrainNode:
 	var tn := super(t, target)
 	if _regions == null:
 		var dir := OS.get_user_data_dir().path_join("render_regions")
-		check_eq(t.save_regions(dir, 64), OK, "saved")
+		check_eq(t.save_regions(dir, 64, true), OK, "saved (replacing the last run's)")
 		_regions = TerrainRegions.open(dir)
 	tn.terrain_data = null
 	tn.terrain_regions = _regions

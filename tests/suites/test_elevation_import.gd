@@ -81,6 +81,7 @@ func test_geotiff_fixture_into_data_and_regions_agrees() -> void:
 	check_near(t.spacing, info["spacing"], 1e-9, "the file's spacing")
 	check_eq(t.get_holes_region(Rect2i(0, 0, 500, 460)).count(1), lake, "holes are exactly the NoData samples")
 	var folder := _dir().path_join("valley_regions")
+	_remove_folder(folder)
 	var r := TerrainRegions.new()
 	check_eq(r.import_heightmap(VALLEY, folder, 128, TerrainData.NODATA_HOLES), OK, "into a region map")
 	check_eq(r.get_size(), Vector2i(500, 460), "region map size")
@@ -122,6 +123,7 @@ func test_srtm_mosaic_streams_into_regions_without_a_seam() -> void:
 	_hgt(d.path_join("N46E011.hgt"), 1200)
 	var paths := PackedStringArray([d.path_join("N46E011.hgt"), d.path_join("N46E010.hgt")])
 	var folder := d.path_join("srtm_regions")
+	_remove_folder(folder)
 	var r := TerrainRegions.new()
 	check_eq(r.import_heightmaps_async(paths, folder, 256, TerrainData.NODATA_FILL), OK, "started")
 	check(r.get_import_progress() >= 0.0, "running")
@@ -173,15 +175,29 @@ func test_bad_files_change_nothing() -> void:
 	expect_error("sample_budget")
 	check_eq(t.import_elevation(VALLEY, TerrainData.NODATA_FILL), ERR_INVALID_PARAMETER, "over the budget: use a region map")
 	check(t.heights == before, "still nothing changed")
-	# A region import that fails leaves the folder's map as it was.
+	# An import into a folder that holds a map is refused, naming the folder, unless told to overwrite; one
+	# that fails leaves the folder's map as it was even then.
 	var folder := _dir().path_join("kept")
+	_remove_folder(folder)
 	var r := TerrainRegions.new()
 	check_eq(r.import_heightmap(_asc(), folder, 16, TerrainData.NODATA_FILL), OK, "first import")
 	var was := r.get_heights_region(Rect2i(0, 0, 5, 4))
+	var files := {}
+	for name in DirAccess.get_files_at(folder):
+		files[name] = FileAccess.get_file_as_bytes(folder.path_join(name))
+	var other := TerrainRegions.new()
+	expect_error("TerrainRegions.import_heightmaps: %s already holds a map" % folder)
+	check_eq(other.import_heightmap(_asc(), folder, 32, TerrainData.NODATA_HOLES), ERR_ALREADY_EXISTS, "a second import refused")
+	expect_error("TerrainRegions.import_heightmaps_async: %s already holds a map" % folder)
+	check_eq(other.import_heightmaps_async(PackedStringArray([_asc()]), folder, 32, TerrainData.NODATA_HOLES), ERR_ALREADY_EXISTS, "refused at once, nothing started")
+	check_eq(other.get_import_progress(), -1.0, "no import runs")
+	for name in DirAccess.get_files_at(folder):
+		check(files.get(name) == FileAccess.get_file_as_bytes(folder.path_join(name)), "%s unchanged" % name)
+	check_eq(DirAccess.get_files_at(folder).size(), files.size(), "no file added or removed")
 	expect_error("short.asc: truncated")
-	check_eq(r.import_heightmap(bad, folder, 16, TerrainData.NODATA_FILL), ERR_FILE_CORRUPT, "failing import")
+	check_eq(r.import_heightmap(bad, folder, 16, TerrainData.NODATA_FILL, true), ERR_FILE_CORRUPT, "failing import")
 	check(TerrainRegions.open(folder).get_heights_region(Rect2i(0, 0, 5, 4)) == was, "the folder kept its map")
 	expect_error("region_size must be a power of two")
 	check_eq(r.import_heightmap(_asc(), folder, 100, TerrainData.NODATA_FILL), ERR_INVALID_PARAMETER, "bad region size")
 	expect_error("only .hgt tiles make a mosaic")
-	check_eq(r.import_heightmaps(PackedStringArray([_asc(), _asc()]), folder, 16, 0), ERR_INVALID_PARAMETER, "two grids are no mosaic")
+	check_eq(r.import_heightmaps(PackedStringArray([_asc(), _asc()]), folder, 16, 0, true), ERR_INVALID_PARAMETER, "two grids are no mosaic")

@@ -327,7 +327,7 @@ func test_regions_and_endless_calls() -> void:
 	t.size = Vector2i(40, 30)
 	t.generate_noise(4, 0.1, 3, 2.0, 0.5, 8.0, -1e9, 0)
 	var dir := OS.get_user_data_dir().path_join("robust_regions")
-	check_eq(t.save_regions(dir, 16), OK, "saved")
+	check_eq(t.save_regions(dir, 16, true), OK, "saved (replacing the last run's)")
 	var r := TerrainRegions.open(dir)
 	_ints(r, "TerrainRegions", "budget_mb", func(v): return v >= 16 and v <= 1048576)
 	var tn := TerrainNode.new()

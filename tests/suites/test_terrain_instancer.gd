@@ -415,7 +415,7 @@ func test_a_scene_gives_the_lods_and_cell_size_regroups() -> void:
 func test_instances_follow_edits_of_a_region_map() -> void:
 	var t := _data()
 	var dir := OS.get_user_data_dir().path_join("instancer_regions")
-	check_eq(t.save_regions(dir, 64), OK, "the data as a region map")
+	check_eq(t.save_regions(dir, 64, true), OK, "the data as a region map (replacing the last run's)")
 	var s := _scene(t, [_mesh(0.5)])
 	var tn: TerrainNode = s[0]
 	var inst: TerrainInstancer = s[1]

@@ -324,6 +324,60 @@ func test_regions_from_a_generator_store_only_the_edits() -> void:
 	_remove(dir)
 
 
+## A new map never replaces one without leave: each way of making a map into a folder that holds one
+## (create, create_endless, generate, save_regions; imports in test_elevation_import) is refused with an error
+## naming the folder, and every file stays as it was; the saved map opens again; overwrite = true replaces it.
+func test_regions_a_new_map_never_replaces_one_without_overwrite() -> void:
+	var dir := _folder("kept")
+	var g := TerrainGenerator.new()
+	g.seed = 3
+	check(not TerrainRegions.map_exists(dir), "no map in a new folder")
+	var regions := TerrainRegions.create_endless(g, 1.0, dir, 64)
+	check(regions != null, "an endless map made")
+	if regions == null:
+		return
+	var flat := PackedFloat32Array()
+	flat.resize(16)
+	flat.fill(42.0)
+	check(regions.set_heights_region(Rect2i(-10, -10, 4, 4), flat), "edited")
+	check_eq(regions.save(), OK, "the edit saved")
+	check(TerrainRegions.map_exists(dir), "map_exists sees it")
+	var before := _snapshot(dir)
+	check(before.size() > 1, "the header and the saved regions: %d files" % before.size())
+	var t := _data()
+	expect_error("TerrainRegions.create_endless: %s already holds a map" % dir)
+	check(TerrainRegions.create_endless(g, 1.0, dir, 64) == null, "create_endless refused")
+	expect_error("TerrainRegions.create: %s already holds a map" % dir)
+	check(TerrainRegions.create(g, Vector2i(64, 64), 1.0, dir, 64) == null, "create refused")
+	expect_error("TerrainRegions.generate: %s already holds a map" % dir)
+	check_eq(TerrainRegions.generate(g, Vector2i(64, 64), 1.0, dir, 64), ERR_ALREADY_EXISTS, "generate refused")
+	expect_error("TerrainData.save_regions: %s already holds a map" % dir)
+	check_eq(t.save_regions(dir, 64), ERR_ALREADY_EXISTS, "save_regions refused")
+	check(_snapshot(dir) == before, "every file as it was")
+	var again := TerrainRegions.open_generated(dir, g)
+	check(again != null and again.get_heights_region(Rect2i(-10, -10, 4, 4)) == flat, "the saved edit opens again")
+	check(again != null and again.get_height(Vector2(200, 200)) == regions.get_height(Vector2(200, 200)), "with the generator's ground")
+	expect_error("TerrainRegions.open_generated: generator must be a TerrainGenerator, got null")
+	check(TerrainRegions.open_generated(dir, null) == null, "open_generated without a generator")
+	check_eq(t.save_regions(dir, 64, true), OK, "overwrite = true replaces it")
+	var replaced := TerrainRegions.open(dir)
+	check(replaced != null and replaced.get_size() == t.size and not replaced.is_endless(), "the new map is there")
+	var now := _snapshot(dir)
+	var old_regions := before.keys().filter(func(f): return f != "terrain.regions")
+	check(old_regions.all(func(f): return not now.has(f)), "the old map's region files are gone: %s" % [old_regions])
+	check(TerrainRegions.create(g, Vector2i(64, 64), 1.0, dir, 64, true) != null, "create with overwrite")
+	check_eq(TerrainRegions.generate(g, Vector2i(64, 64), 1.0, dir, 64, true), OK, "generate with overwrite")
+	_remove(dir)
+
+
+## The files of `dir` with their bytes.
+func _snapshot(dir: String) -> Dictionary:
+	var out := {}
+	for f in DirAccess.get_files_at(dir):
+		out[f] = FileAccess.get_file_as_bytes(dir.path_join(f))
+	return out
+
+
 ## An endless map (create_endless): the endless generator's world on both sides of the origin, editable at
 ## negative samples; the node follows (queries, windows, collision); saving stores only the edited region
 ## and the levels above it; discarding brings the generator's ground back.

@@ -43,6 +43,8 @@ var _folder: LineEdit
 var _region_size: SpinBox
 ## A region import under way.
 var _regions: TerrainRegions
+## Asks before a region import replaces the map in its folder (that cannot be undone).
+var _replace: ConfirmationDialog
 
 
 func _ready() -> void:
@@ -150,9 +152,7 @@ func _ask_elevation(path: String) -> void:
 		_region_size.prefix = "Region size"
 		box.add_child(_region_size)
 		_elevation.add_child(box)
-		_elevation.confirmed.connect(func():
-			var folder := _folder.text if _to_regions.button_pressed else ""
-			import_elevation_file(_path, _nodata.get_selected_id(), folder, int(_region_size.value)))
+		_elevation.confirmed.connect(_confirm_elevation)
 		add_child(_elevation)
 	var info := TerrainData.get_import_info(path)
 	_info.text = describe(info)
@@ -164,15 +164,34 @@ func _ask_elevation(path: String) -> void:
 	_elevation.popup_centered()
 
 
+## The elevation dialog's Import: into the data, or into a region folder, asking first when that folder
+## already holds a map.
+func _confirm_elevation() -> void:
+	var folder := _folder.text if _to_regions.button_pressed else ""
+	if folder == "" or not TerrainRegions.map_exists(folder):
+		import_elevation_file(_path, _nodata.get_selected_id(), folder, int(_region_size.value))
+		return
+	if _replace == null:
+		_replace = ConfirmationDialog.new()
+		_replace.title = "Replace the map?"
+		_replace.ok_button_text = "Replace"
+		_replace.confirmed.connect(func():
+			import_elevation_file(_path, _nodata.get_selected_id(), _folder.text, int(_region_size.value), true))
+		add_child(_replace)
+	_replace.dialog_text = ("%s already holds a region map.\nImporting replaces it: its regions and saved edits " +
+		"are deleted, and undo does not bring them back.") % folder
+	_replace.popup_centered()
+
+
 ## Starts importing an elevation file (also for scripts and tests): into the selected terrain's data, or,
 ## with a `folder`, into region files there that the node then draws (its terrain_data is cleared). One
-## undo step either way.
-func import_elevation_file(path: String, nodata: int, folder := "", region_size := 512) -> bool:
+## undo step either way. A folder that holds a map is refused unless `overwrite` is true (the dialog asks).
+func import_elevation_file(path: String, nodata: int, folder := "", region_size := 512, overwrite := false) -> bool:
 	if running() or context == null or not is_instance_valid(context):
 		return false
 	if folder != "":
 		var regions := TerrainRegions.new()
-		if regions.import_heightmaps_async(PackedStringArray([path]), folder, region_size, nodata) != OK:
+		if regions.import_heightmaps_async(PackedStringArray([path]), folder, region_size, nodata, overwrite) != OK:
 			return false
 		_regions = regions
 		_file = path

@@ -100,6 +100,7 @@ fn main() {
             &out,
             512,
             NoData::Holes,
+            terrain_core::terrain_regions::Existing::Replace,
             &Progress::default(),
         )
         .unwrap();

@@ -247,11 +247,11 @@ mod tests {
 
     #[test]
     fn a_tile_from_a_region_folder_block_has_the_folders_bits() {
-        use crate::terrain_regions::{save, TerrainRegions};
+        use crate::terrain_regions::{save, Existing, TerrainRegions};
         let dir = std::env::temp_dir().join(format!("wt_collision_blocks_{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         // Regions of 32 samples: tiles and their blocks straddle region borders, holes included.
-        save(&dir, &rough(70), 32).unwrap();
+        save(&dir, &rough(70), 32, Existing::Refuse).unwrap();
         let r = TerrainRegions::open(&dir).unwrap();
         for sub in [1, 4] {
             let tiling = Tiling::with_points(&r, sub, 17);

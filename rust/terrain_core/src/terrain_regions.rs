@@ -29,6 +29,7 @@ mod rows;
 mod views;
 mod write;
 
+pub use files::{check_new_map, map_exists, Existing};
 use files::{file, read_le};
 pub use format::{check_region_size, RegionError, RegionMeta, ENDLESS_SIDE};
 pub use rows::RowWriter;
@@ -366,7 +367,7 @@ mod tests {
             let t =
                 TerrainData::from_heights(20, 20, spacing, (0..400).map(|i| i as f32).collect())
                     .unwrap();
-            save(&d, &t, 16).unwrap();
+            save(&d, &t, 16, Existing::Refuse).unwrap();
             let r = TerrainRegions::open(&d).unwrap();
             assert_eq!(r.spacing(), spacing);
             assert_eq!(r.heights_region(0, 0, 20, 20), t.heights());
@@ -383,7 +384,7 @@ mod tests {
     fn save_and_open_are_bit_exact_and_the_surface_is_the_same() {
         let t = terrain(150, 97);
         let dir = tmp("exact");
-        let meta = save(&dir, &t, 32).unwrap();
+        let meta = save(&dir, &t, 32, Existing::Refuse).unwrap();
         assert_eq!(
             meta.mips, 4,
             "150 samples in 32-sample regions: mips of 150, 75, 38, 19"
@@ -420,7 +421,7 @@ mod tests {
     fn the_cache_keeps_to_its_budget_and_prefetch_loads_ahead() {
         let t = terrain(256, 256);
         let dir = tmp("budget");
-        save(&dir, &t, 16).unwrap();
+        save(&dir, &t, 16, Existing::Refuse).unwrap();
         let r = TerrainRegions::open(&dir).unwrap();
         let one = 16 * 16 * 4;
         // Below `MIN_REGIONS` regions the cache keeps that many.
@@ -452,7 +453,7 @@ mod tests {
     fn clipmap_windows_over_regions_match_the_data_near_and_use_mips_far() {
         let t = terrain(300, 300);
         let dir = tmp("clipmap");
-        save(&dir, &t, 32).unwrap();
+        save(&dir, &t, 32, Existing::Refuse).unwrap();
         let r = TerrainRegions::open(&dir).unwrap();
         let cfg = ClipmapConfig::new(8, 5, 1.5).unwrap();
         let frame = Frame::default();
@@ -478,7 +479,7 @@ mod tests {
     fn levels_meet_bit_for_bit_while_the_target_moves_over_mips() {
         let t = terrain(600, 600);
         let dir = tmp("meet");
-        save(&dir, &t, 32).unwrap();
+        save(&dir, &t, 32, Existing::Refuse).unwrap();
         let r = TerrainRegions::open(&dir).unwrap();
         let cfg = ClipmapConfig::new(8, 5, 1.0).unwrap();
         let frame = Frame::default();
@@ -516,7 +517,7 @@ mod tests {
     fn bad_folders_and_settings_are_named() {
         let t = terrain(96, 64);
         let dir = tmp("bad");
-        assert!(save(&dir, &t, 100)
+        assert!(save(&dir, &t, 100, Existing::Refuse)
             .unwrap_err()
             .to_string()
             .contains("region_size"));
@@ -526,26 +527,34 @@ mod tests {
             .to_string()
             .contains("terrain.regions"));
         // The kinds a caller acts on: a bad setting, a folder that cannot be read.
-        assert!(matches!(save(&dir, &t, 100), Err(RegionError::Invalid(_))));
+        assert!(matches!(
+            save(&dir, &t, 100, Existing::Refuse),
+            Err(RegionError::Invalid(_))
+        ));
         assert!(matches!(
             TerrainRegions::open(&dir.join("nope")),
             Err(RegionError::Read(_))
         ));
-        save(&dir, &t, 16).unwrap();
+        save(&dir, &t, 16, Existing::Refuse).unwrap();
         // A damaged region file: a hole there (NaN), not flat ground, and a failure naming it.
         fs::write(dir.join("h0_1_1.bin"), [0u8; 10]).unwrap();
         let r = TerrainRegions::open(&dir).unwrap();
         let h = height_at(&r, 24.0, 24.0);
         assert!(h.is_nan());
         assert!(r.take_failures()[0].3.contains("h0_1_1.bin"));
-        // Saving again into the same folder leaves none of the old map's files (paint, other sizes).
+        // Saving again into the same folder is refused, naming it, unless told to replace; replacing
+        // leaves none of the old map's files (paint, other sizes).
         let painted = terrain(150, 97);
-        save(&dir, &painted, 16).unwrap();
+        let again = save(&dir, &painted, 16, Existing::Refuse);
+        assert!(
+            matches!(&again, Err(RegionError::Exists(m)) if m.contains(&*dir.to_string_lossy()))
+        );
+        save(&dir, &painted, 16, Existing::Replace).unwrap();
         assert!(dir.join("c0_4_1.bin").exists());
-        save(&dir, &t, 32).unwrap();
+        save(&dir, &t, 32, Existing::Replace).unwrap();
         assert!(!dir.join("c0_4_1.bin").exists() && !dir.join("h0_5_5.bin").exists());
         fs::write(dir.join("notes.txt"), "kept").unwrap();
-        save(&dir, &t, 32).unwrap();
+        save(&dir, &t, 32, Existing::Replace).unwrap();
         assert!(dir.join("notes.txt").exists(), "other files are left alone");
         fs::write(dir.join(HEADER), "something else").unwrap();
         assert!(TerrainRegions::open(&dir)

@@ -51,6 +51,7 @@ fn region_import_stays_within_budget_plus_64_mb() {
         &out,
         512,
         NoData::Holes,
+        terrain_core::terrain_regions::Existing::Replace,
         &Progress::default(),
     )
     .unwrap();

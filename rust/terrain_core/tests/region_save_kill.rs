@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 use terrain_core::terrain_data::TerrainData;
-use terrain_core::terrain_regions::{save, TerrainRegions};
+use terrain_core::terrain_regions::{save, Existing, TerrainRegions};
 
 const SIDE: usize = 256;
 const REGION: usize = 32;
@@ -29,7 +29,13 @@ fn a_killed_save_leaves_every_region_old_or_new() {
     }
     let dir: PathBuf = std::env::temp_dir().join(format!("wt_kill_{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    save(&dir, &TerrainData::flat(SIDE, SIDE, 1.0), REGION).unwrap();
+    save(
+        &dir,
+        &TerrainData::flat(SIDE, SIDE, 1.0),
+        REGION,
+        Existing::Refuse,
+    )
+    .unwrap();
     let mut seed = 0x9e37_79b9_u64;
     let (mut saved, mut mixed_rounds) = (0, 0);
     for run in 0..20 {

@@ -10,7 +10,7 @@ use godot::prelude::*;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use terrain_core::heightmap_io::elevation::{self, NoData, Progress};
-use terrain_core::terrain_regions::RegionMeta;
+use terrain_core::terrain_regions::{check_new_map, Existing, RegionMeta};
 
 /// An import running on a worker thread; the info is the folder to open and the call, for messages.
 pub(super) type RegionImport = AsyncJob<Result<RegionMeta, String>, Progress, (GString, String)>;
@@ -22,6 +22,7 @@ fn arguments(
     folder: &GString,
     region_size: i64,
     nodata: i64,
+    overwrite: bool,
     what: &str,
 ) -> Result<(Vec<PathBuf>, PathBuf, usize, NoData), Error> {
     let nodata = nodata_of(nodata, what).ok_or(Error::ERR_INVALID_PARAMETER)?;
@@ -43,7 +44,12 @@ fn arguments(
         godot_error!("{what}: {e}; nothing changed");
         return Err(Error::ERR_INVALID_PARAMETER);
     }
-    Ok((files, disk_path(folder), region, nodata))
+    let dir = disk_path(folder);
+    if let Err(e) = check_new_map(&dir, Existing::replace_if(overwrite)) {
+        godot_error!("{what}: {e}");
+        return Err(Error::ERR_ALREADY_EXISTS);
+    }
+    Ok((files, dir, region, nodata))
 }
 
 #[godot_api(secondary)]
@@ -54,8 +60,8 @@ impl TerrainRegions {
     /// the file's metres; the spacing its north–south spacing in metres. `nodata` is
     /// `TerrainData.NODATA_HOLES` or `NODATA_FILL`. Returns OK, or an error code with an error naming the
     /// file (ERR_INVALID_PARAMETER, ERR_FILE_NOT_FOUND, ERR_FILE_CANT_READ, ERR_FILE_CORRUPT for a file
-    /// that cannot be imported, ERR_FILE_CANT_WRITE when the folder cannot be written); the folder then
-    /// holds what it held before.
+    /// that cannot be imported, ERR_FILE_CANT_WRITE when the folder cannot be written, ERR_ALREADY_EXISTS
+    /// when `folder` holds a map and `overwrite` is false); the folder then holds what it held before.
     #[func]
     fn import_heightmap(
         &mut self,
@@ -63,10 +69,11 @@ impl TerrainRegions {
         folder: GString,
         region_size: i64,
         nodata: i64,
+        #[opt(default = false)] overwrite: bool,
     ) -> Error {
         let mut paths = PackedStringArray::new();
         paths.push(&path);
-        self.import_heightmaps(paths, folder, region_size, nodata)
+        self.import_heightmaps(paths, folder, region_size, nodata, overwrite)
     }
 
     /// `import_heightmap` for several SRTM `.hgt` tiles making one map (placed by the south-west corners in
@@ -78,14 +85,23 @@ impl TerrainRegions {
         folder: GString,
         region_size: i64,
         nodata: i64,
+        #[opt(default = false)] overwrite: bool,
     ) -> Error {
         let what = "TerrainRegions.import_heightmaps";
         let (files, dir, region, nodata) =
-            match arguments(&paths, &folder, region_size, nodata, what) {
+            match arguments(&paths, &folder, region_size, nodata, overwrite, what) {
                 Ok(a) => a,
                 Err(e) => return e,
             };
-        match elevation::import_regions(&files, &dir, region, nodata, &Progress::default()) {
+        let existing = Existing::replace_if(overwrite);
+        match elevation::import_regions(
+            &files,
+            &dir,
+            region,
+            nodata,
+            existing,
+            &Progress::default(),
+        ) {
             Ok(_) => {
                 self.set_folder(folder.clone());
                 if self.store.is_some() {
@@ -111,6 +127,7 @@ impl TerrainRegions {
         folder: GString,
         region_size: i64,
         nodata: i64,
+        #[opt(default = false)] overwrite: bool,
     ) -> Error {
         let what = "TerrainRegions.import_heightmaps_async";
         if self.import.is_some() {
@@ -118,12 +135,14 @@ impl TerrainRegions {
             return Error::ERR_BUSY;
         }
         let (files, dir, region, nodata) =
-            match arguments(&paths, &folder, region_size, nodata, what) {
+            match arguments(&paths, &folder, region_size, nodata, overwrite, what) {
                 Ok(a) => a,
                 Err(e) => return e,
             };
+        let existing = Existing::replace_if(overwrite);
         self.import = Some(AsyncJob::start((folder, what.into()), move |p| {
-            elevation::import_regions(&files, &dir, region, nodata, p).map_err(|e| e.to_string())
+            elevation::import_regions(&files, &dir, region, nodata, existing, p)
+                .map_err(|e| e.to_string())
         }));
         Error::OK
     }

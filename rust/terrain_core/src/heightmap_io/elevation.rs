@@ -326,12 +326,14 @@ pub struct Progress {
 
 /// Streams a file (or `.hgt` mosaic) into a region map in `dir` of `region`² regions, a block of rows at a
 /// time, never holding the whole image: memory is one band of `region` rows. The spacing is the file's
-/// north–south spacing. A failure or `cancel` leaves the folder as it was.
+/// north–south spacing. A failure or `cancel` leaves the folder as it was; so does a map already in `dir`
+/// unless `existing` is `Replace`.
 pub fn import_regions(
     paths: &[PathBuf],
     dir: &Path,
     region: usize,
     nodata: NoData,
+    existing: crate::terrain_regions::Existing,
     progress: &Progress,
 ) -> Result<crate::terrain_regions::RegionMeta, HeightmapError> {
     use crate::terrain_regions::{RegionMeta, RowWriter};
@@ -344,12 +346,13 @@ pub fn import_regions(
         use crate::terrain_regions::RegionError as R;
         match x {
             R::Invalid(_) => HeightmapError::Invalid(format!("{}: {x}", shown(&info.path))),
+            R::Exists(_) => HeightmapError::Invalid(x.to_string()),
             R::Read(_) | R::Write(_) | R::Damaged(_) => HeightmapError::Write(x.to_string()),
         }
     };
     let meta = RegionMeta::new(info.width, info.depth, info.spacing[1], region).map_err(e)?;
     progress.total.store(info.depth as u64, Ordering::Relaxed);
-    let mut out = RowWriter::new(dir, meta).map_err(e)?;
+    let mut out = RowWriter::new(dir, meta, existing).map_err(e)?;
     let no_holes = vec![false; info.width * BLOCK_ROWS];
     for_each_block(r.as_mut(), |z0, h, missing| {
         if progress.cancel.load(Ordering::Relaxed) {

@@ -107,6 +107,43 @@ fn is_map_file(name: &str) -> bool {
                 .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())))
 }
 
+/// What a new map does to a map already in its folder: `Refuse` (the default everywhere a user writes a
+/// map: the old one may hold edits that exist nowhere else) or `Replace` it, when the caller says so.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Existing {
+    #[default]
+    Refuse,
+    Replace,
+}
+
+impl Existing {
+    /// `Replace` when `overwrite` is true.
+    pub fn replace_if(overwrite: bool) -> Self {
+        if overwrite {
+            Self::Replace
+        } else {
+            Self::Refuse
+        }
+    }
+}
+
+/// Whether `dir` holds a map (its header is there).
+pub fn map_exists(dir: &Path) -> bool {
+    dir.join(HEADER).is_file()
+}
+
+/// Refuses a new map in `dir` when one is there and `existing` is `Refuse`, naming the folder.
+pub fn check_new_map(dir: &Path, existing: Existing) -> Result<(), RegionError> {
+    if existing == Existing::Refuse && map_exists(dir) {
+        return Err(RegionError::Exists(format!(
+            "{} already holds a map ({HEADER}); nothing was written. Pass overwrite = true to replace it, \
+             or choose another folder",
+            dir.display()
+        )));
+    }
+    Ok(())
+}
+
 /// A folder inside a map's folder where a whole new map is written before it replaces the old one.
 pub(super) struct Scratch {
     dir: PathBuf,
@@ -115,7 +152,10 @@ pub(super) struct Scratch {
 }
 
 impl Scratch {
-    pub(super) fn new(dir: &Path, name: &str) -> Result<Self, RegionError> {
+    /// A scratch folder for a new map in `dir`; refused (nothing touched) when `dir` holds a map that
+    /// `existing` does not let it replace.
+    pub(super) fn new(dir: &Path, name: &str, existing: Existing) -> Result<Self, RegionError> {
+        check_new_map(dir, existing)?;
         let path = dir.join(name);
         if path.exists() {
             fs::remove_dir_all(&path)

@@ -21,12 +21,18 @@ pub enum RegionError {
     Write(String),
     /// A file whose content is wrong: a header that does not parse, a failed checksum, a short region.
     Damaged(String),
+    /// A new map asked for in a folder that already holds one, without leave to replace it.
+    Exists(String),
 }
 
 impl RegionError {
     pub fn message(&self) -> &str {
         match self {
-            Self::Invalid(m) | Self::Read(m) | Self::Write(m) | Self::Damaged(m) => m,
+            Self::Invalid(m)
+            | Self::Read(m)
+            | Self::Write(m)
+            | Self::Damaged(m)
+            | Self::Exists(m) => m,
         }
     }
 }

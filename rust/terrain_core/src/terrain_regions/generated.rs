@@ -4,7 +4,7 @@
 //! generator's sample nearest the centre of the 2^m × 2^m block it stands for (a box filter would need
 //! 4^m evaluations a sample) — edited areas are box-filtered from mip 0 as in any region map.
 
-use super::files::Scratch;
+use super::files::{Existing, Scratch};
 use super::{Fallback, RegionError, RegionMeta, TerrainRegions};
 use crate::generation::Generated;
 use crate::samples::Samples;
@@ -30,17 +30,19 @@ pub fn fallback(g: Arc<Generated>, meta: RegionMeta) -> Fallback {
     })
 }
 
-/// Writes a generator-backed map's header to `dir` (replacing a map there; other files stay) and opens
-/// it: `width × depth` samples `spacing` apart in regions of `region`².
+/// Writes a generator-backed map's header to `dir` (a map there is refused unless `existing` is
+/// `Replace`; other files stay) and opens it: `width × depth` samples `spacing` apart in regions of
+/// `region`².
 pub fn create(
     dir: &Path,
     g: Arc<Generated>,
-    width: usize,
-    depth: usize,
+    [width, depth]: [usize; 2],
     spacing: f64,
     region: usize,
+    existing: Existing,
 ) -> Result<TerrainRegions, RegionError> {
-    write_header(dir, &g, RegionMeta::new(width, depth, spacing, region)?)
+    let meta = RegionMeta::new(width, depth, spacing, region)?;
+    write_header(dir, &g, meta, existing)
 }
 
 /// Writes an endless generator-backed map's header to `dir` (see `create`): `RegionMeta::endless`, samples
@@ -50,17 +52,19 @@ pub fn create_endless(
     g: Arc<Generated>,
     spacing: f64,
     region: usize,
+    existing: Existing,
 ) -> Result<TerrainRegions, RegionError> {
-    write_header(dir, &g, RegionMeta::endless(spacing, region)?)
+    write_header(dir, &g, RegionMeta::endless(spacing, region)?, existing)
 }
 
 fn write_header(
     dir: &Path,
     g: &Arc<Generated>,
     mut meta: RegionMeta,
+    existing: Existing,
 ) -> Result<TerrainRegions, RegionError> {
     meta.range = g.height_bounds();
-    let scratch = Scratch::new(dir, ".saving")?;
+    let scratch = Scratch::new(dir, ".saving", existing)?;
     meta.write(scratch.path())?;
     scratch.commit()?;
     TerrainRegions::open_with(dir, fallback(g.clone(), meta))
@@ -86,7 +90,7 @@ mod tests {
             )
             .unwrap(),
         );
-        let r = create(&dir, g.clone(), 1000, 700, 1.0, 64).unwrap();
+        let r = create(&dir, g.clone(), [1000, 700], 1.0, 64, Existing::Refuse).unwrap();
         let files = |d: &Path| {
             let mut v: Vec<String> = std::fs::read_dir(d)
                 .unwrap()
@@ -115,6 +119,31 @@ mod tests {
         assert_eq!(back[145 * 1000 + 135], 7.0);
         assert_eq!(back[500 * 1000 + 900], g.height(900, 500));
         assert_eq!(back, r.heights_region(0, 0, 1000, 700));
+        // A new map over this one is refused, every file as it was; replacing it on purpose drops the
+        // saved edit.
+        let bytes = |d: &Path| {
+            files(d)
+                .iter()
+                .map(|n| std::fs::read(d.join(n)).unwrap())
+                .collect::<Vec<_>>()
+        };
+        let before = (files(&dir), bytes(&dir));
+        for again in [
+            create(&dir, g.clone(), [64, 64], 1.0, 16, Existing::Refuse).map(|_| ()),
+            create_endless(&dir, g.clone(), 1.0, 16, Existing::Refuse).map(|_| ()),
+        ] {
+            let Err(RegionError::Exists(m)) = again else {
+                panic!("not refused: {again:?}")
+            };
+            assert!(
+                m.contains(&dir.display().to_string()) && m.contains("overwrite"),
+                "{m}"
+            );
+            assert_eq!((files(&dir), bytes(&dir)), before);
+        }
+        let new = create(&dir, g.clone(), [64, 64], 1.0, 16, Existing::Replace).unwrap();
+        assert_eq!(files(&dir), vec!["terrain.regions".to_string()]);
+        assert_eq!(new.meta().width, 64);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -128,7 +157,7 @@ mod tests {
             ..Default::default()
         };
         let g = Arc::new(Generated::new(&params, 2.0).unwrap());
-        let r = create_endless(&dir, g.clone(), 2.0, 64).unwrap();
+        let r = create_endless(&dir, g.clone(), 2.0, 64, Existing::Refuse).unwrap();
         assert_eq!(r.size(), None, "an endless map has no size");
         assert!(r.meta().endless);
         // The surface is the endless generator's, on both sides of the origin, bit for bit.
@@ -188,7 +217,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("wt_endless_win_{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let g = Arc::new(Generated::new(&NoiseParams::default(), 1.0).unwrap());
-        let r = create_endless(&dir, g.clone(), 1.0, 32).unwrap();
+        let r = create_endless(&dir, g.clone(), 1.0, 32, Existing::Refuse).unwrap();
         let cfg = ClipmapConfig::new(8, 5, 1.0).unwrap();
         let frame = Frame::default();
         let target = [-300.0, -260.0];

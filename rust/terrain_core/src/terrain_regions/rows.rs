@@ -6,7 +6,7 @@
 //! Memory: two bands (`width × region` heights, and as many hole flags once a hole arrives) and
 //! half a band of mip 1.
 
-use super::files::{file, put_le, write_bytes, Scratch};
+use super::files::{file, put_le, write_bytes, Existing, Scratch};
 use super::format::{invalid, write_error, RegionError, RegionMeta};
 use super::write::build_levels;
 use crate::control::HOLE;
@@ -35,8 +35,8 @@ pub struct RowWriter {
 }
 
 impl RowWriter {
-    pub fn new(dir: &Path, meta: RegionMeta) -> Result<Self, RegionError> {
-        let scratch = Scratch::new(dir, ".importing")?;
+    pub fn new(dir: &Path, meta: RegionMeta, existing: Existing) -> Result<Self, RegionError> {
+        let scratch = Scratch::new(dir, ".importing", existing)?;
         // A rendezvous channel: the reader fills one band while the writer writes the other.
         let (tx, rx) = sync_channel::<Band>(0);
         let (out, m) = (scratch.path().to_path_buf(), meta);

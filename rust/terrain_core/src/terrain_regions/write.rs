@@ -1,7 +1,7 @@
 //! Writing a map as region files: mip 0 from a `TerrainData` (bit for bit) and the box-filtered levels
 //! above it, every file written safely (a kill mid-save leaves the old file or the new one).
 
-use super::files::{self, file, read_le, write_le};
+use super::files::{self, file, read_le, write_le, Existing};
 use super::format::{RegionError, RegionMeta};
 use crate::terrain_data::TerrainData;
 use std::path::Path;
@@ -30,16 +30,17 @@ pub(super) fn downsample(
 /// Makes mip-0 region (rx, rz) of the given size: (heights, control — empty for none).
 pub type RegionSource<'a> = dyn Fn(usize, usize, [usize; 2]) -> (Vec<f32>, Vec<u32>) + Sync + 'a;
 
-/// Writes a map to `dir` (created if missing; its old map is replaced file by file, the header last, so a
-/// crash leaves every file whole): mip 0 region by region from `source`, each coarser mip from
+/// Writes a map to `dir` (created if missing; a map already there is refused unless `existing` is
+/// `Replace`, and then replaced file by file, the header last, so a crash leaves every file whole): mip 0 region by region from `source`, each coarser mip from
 /// the one below, in quadtree order so only a few regions are in memory at once (the four children of a
 /// region are made in parallel). Returns the header written.
 pub fn write_regions(
     dir: &Path,
     meta: RegionMeta,
+    existing: Existing,
     source: &RegionSource,
 ) -> Result<RegionMeta, RegionError> {
-    let scratch = files::Scratch::new(dir, ".saving")?;
+    let scratch = files::Scratch::new(dir, ".saving", existing)?;
     let meta = build_levels(
         scratch.path(),
         meta,
@@ -156,11 +157,17 @@ impl Writer<'_> {
     }
 }
 
-/// Saves a `TerrainData` as region files (heights and control bit for bit).
-pub fn save(dir: &Path, data: &TerrainData, region: usize) -> Result<RegionMeta, RegionError> {
+/// Saves a `TerrainData` as region files (heights and control bit for bit); a map in `dir` is replaced
+/// only when `existing` says so.
+pub fn save(
+    dir: &Path,
+    data: &TerrainData,
+    region: usize,
+    existing: Existing,
+) -> Result<RegionMeta, RegionError> {
     let meta = RegionMeta::new(data.width(), data.depth(), data.spacing(), region)?;
     let (w, h, c) = (data.width(), data.heights(), data.control_map());
-    write_regions(dir, meta, &|rx, rz, [dw, dd]| {
+    write_regions(dir, meta, existing, &|rx, rz, [dw, dd]| {
         let (x0, z0) = (rx * region, rz * region);
         let mut hs = Vec::with_capacity(dw * dd);
         let mut cs = Vec::new();

@@ -362,7 +362,7 @@ fn damaged_tiffs_are_refused_naming_the_file() {
 
 #[test]
 fn region_import_equals_saving_the_same_terrain() {
-    use crate::terrain_regions::{self, TerrainRegions};
+    use crate::terrain_regions::{self, Existing, TerrainRegions};
     let dir = scratch("regions");
     let path = dir.join("map.tif");
     let (w, d) = (300, 290);
@@ -389,6 +389,7 @@ fn region_import_equals_saving_the_same_terrain() {
         &out,
         64,
         NoData::Holes,
+        Existing::Refuse,
         &Progress::default(),
     )
     .unwrap();
@@ -406,7 +407,7 @@ fn region_import_equals_saving_the_same_terrain() {
         crate::terrain_data::TerrainData::from_heights(w, d, 2.0, mem.heights.clone()).unwrap();
     t.set_control_map(control.clone()).unwrap();
     let saved = dir.join("saved");
-    terrain_regions::save(&saved, &t, 64).unwrap();
+    terrain_regions::save(&saved, &t, 64, Existing::Refuse).unwrap();
     for m in 1..meta.mips {
         let name = format!("h{m}_0_0.bin");
         assert_eq!(
@@ -416,11 +417,31 @@ fn region_import_equals_saving_the_same_terrain() {
         );
     }
     assert!(!out.join(".importing").exists());
-    // A failing import leaves the folder's map as it was.
+    // An import over the map is refused unless told to replace it; a failing one leaves the map as it
+    // was even then.
     let before = std::fs::read(out.join("terrain.regions")).unwrap();
     let asc = dir.join("short.asc");
     std::fs::write(&asc, "ncols 3\nnrows 400\ncellsize 1\n1 2 3\n").unwrap();
-    assert!(import_regions(&[asc], &out, 64, NoData::Fill, &Progress::default()).is_err());
+    let again = import_regions(
+        std::slice::from_ref(&path),
+        &out,
+        64,
+        NoData::Holes,
+        Existing::Refuse,
+        &Progress::default(),
+    );
+    assert!(matches!(&again, Err(HeightmapError::Invalid(m)) if m.contains("already holds a map")));
+    assert_eq!(std::fs::read(out.join("terrain.regions")).unwrap(), before);
+    let replace = Existing::Replace;
+    assert!(import_regions(
+        &[asc],
+        &out,
+        64,
+        NoData::Fill,
+        replace,
+        &Progress::default()
+    )
+    .is_err());
     assert_eq!(std::fs::read(out.join("terrain.regions")).unwrap(), before);
     assert!(!out.join(".importing").exists());
     assert!(TerrainRegions::open(&out).is_ok());

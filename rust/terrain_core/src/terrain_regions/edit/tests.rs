@@ -7,6 +7,7 @@ use super::super::{
 use crate::control::HOLE;
 use crate::samples::Samples;
 use crate::terrain_data::TerrainData;
+use crate::terrain_regions::Existing;
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -49,7 +50,7 @@ fn files(dir: &Path) -> BTreeMap<String, (Vec<u8>, SystemTime)> {
 fn edits_save_only_what_changed_and_equal_a_whole_save() {
     let mut t = terrain();
     let dir = tmp("save");
-    save(&dir, &t, 64).unwrap();
+    save(&dir, &t, 64, Existing::Refuse).unwrap();
     let before = files(&dir);
     std::thread::sleep(std::time::Duration::from_millis(20));
     let r = TerrainRegions::open(&dir).unwrap();
@@ -73,7 +74,7 @@ fn edits_save_only_what_changed_and_equal_a_whole_save() {
     assert_eq!(r.dirty_regions(), 0);
     // The same files a whole save of the edited terrain writes, byte for byte.
     let whole = tmp("whole");
-    save(&whole, &t, 64).unwrap();
+    save(&whole, &t, 64, Existing::Refuse).unwrap();
     let (after, reference) = (files(&dir), files(&whole));
     assert_eq!(
         after.keys().collect::<Vec<_>>(),
@@ -101,7 +102,7 @@ fn edits_save_only_what_changed_and_equal_a_whole_save() {
 fn dirty_regions_stay_in_memory_and_discard_forgets_them() {
     let t = terrain();
     let dir = tmp("dirty");
-    save(&dir, &t, 16).unwrap();
+    save(&dir, &t, 16, Existing::Refuse).unwrap();
     let r = TerrainRegions::open(&dir).unwrap();
     r.set_budget(0);
     // Every mip-0 region edited: far beyond the smallest cache, all kept.
@@ -125,7 +126,7 @@ fn dirty_regions_stay_in_memory_and_discard_forgets_them() {
 fn damaged_regions_are_holes_reported_once_and_never_overwritten() {
     let t = terrain();
     let dir = tmp("damaged");
-    save(&dir, &t, 64).unwrap();
+    save(&dir, &t, 64, Existing::Refuse).unwrap();
     let bad = dir.join("h0_1_0.bin");
     let mut bytes = fs::read(&bad).unwrap();
     bytes[100] ^= 0x40;
@@ -189,7 +190,7 @@ fn brushes_on_a_region_map_equal_brushes_on_the_terrain() {
         TerrainData::from_heights(w, d, 1.0, h).unwrap()
     };
     let dir = tmp("brush");
-    save(&dir, &t, 32).unwrap();
+    save(&dir, &t, 32, Existing::Refuse).unwrap();
     let r = TerrainRegions::open(&dir).unwrap();
     let tools = [
         Tool::Raise,
