@@ -842,8 +842,9 @@ func _test_import_elevation(plugin, tn: TerrainNode) -> void:
 	ur.undo()
 	# Into a region folder: the node draws it instead of the data; one undo gives the data back.
 	var folder := OS.get_user_data_dir().path_join("editor_elevation_regions")
-	for name in DirAccess.get_files_at(folder):
-		DirAccess.remove_absolute(folder.path_join(name))
+	if DirAccess.dir_exists_absolute(folder):
+		for name in DirAccess.get_files_at(folder):
+			DirAccess.remove_absolute(folder.path_join(name))
 	check(panel.import_elevation_file(file, TerrainData.NODATA_FILL, folder, 16), "region import started")
 	waited = 0
 	while panel.running() and waited < 600:
