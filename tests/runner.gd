@@ -1,6 +1,6 @@
 extends SceneTree
 ## Runs every test suite in a folder: `-s res://runner.gd -- --dir res://suites [--out DIR] [--renderer R]
-## [--filter TEXT]`. Frames each case with ::begin / ::end lines that `cargo xtask test` scans together with
+## [--filter TEXT[,TEXT…]]`. Frames each case with ::begin / ::end lines that `cargo xtask test` scans together with
 ## the engine's error lines (a Godot run exits 0 even after script errors, so the log decides).
 
 
@@ -11,6 +11,17 @@ func _initialize() -> void:
 func _arg(args: PackedStringArray, name: String, default: String) -> String:
 	var i := args.find(name)
 	return args[i + 1] if i >= 0 and i + 1 < args.size() else default
+
+
+## `--filter` is empty (every case) or comma-separated texts: a case runs when its name or its suite's
+## contains one of them.
+func _selected(filter: String, suite_name: String, name: String) -> bool:
+	if filter == "":
+		return true
+	for f in filter.split(",", false):
+		if name.contains(f) or suite_name.contains(f):
+			return true
+	return false
 
 
 func _run() -> void:
@@ -37,7 +48,7 @@ func _run() -> void:
 			continue
 		for m in script.get_script_method_list():
 			var name: String = m["name"]
-			if not name.begins_with("test_") or (filter != "" and not (name.contains(filter) or suite_name.contains(filter))):
+			if not name.begins_with("test_") or not _selected(filter, suite_name, name):
 				continue
 			var suite = script.new()
 			suite.tree = self

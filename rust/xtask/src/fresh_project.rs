@@ -25,12 +25,21 @@ pub fn run(g: &Godot, repo: &Path, display: &str) -> Result<(usize, usize), Stri
         "config_version=5\n\n[application]\n\nconfig/name=\"fresh\"\n",
     )
     .map_err(|e| e.to_string())?;
-    let zip = package::make(repo)?;
+    let (zip, _) = package::make(repo)?;
     package::unpack(&zip, &dir)?;
     std::fs::copy(repo.join(CHECK_SCRIPT), dir.join("fresh_check.gd"))
         .map_err(|e| e.to_string())?;
     let p = dir.display().to_string();
     let mut steps: Vec<(String, Result<(), String>)> = vec![];
+
+    // Every library the zip's .gdextension names is in the zip (the cross-built ones when built).
+    let entries = package::check_entries(&zip);
+    let listed = entries.as_ref().map(|k| k.join(" ")).unwrap_or_default();
+    println!("  fresh-project: the package ships {listed}");
+    steps.push((
+        "the package's .gdextension entries point at files in the zip".into(),
+        entries.map(|_| ()),
+    ));
 
     // The documented procedure: list the extension, then one import that must exit cleanly.
     let log = logs.join("import.log");

@@ -205,7 +205,7 @@ fn unpacked(root: &Path) -> Godot {
     }
 }
 
-fn debian_mirror() -> String {
+pub fn debian_mirror() -> String {
     let mut text = std::fs::read_to_string("/etc/apt/sources.list").unwrap_or_default();
     if let Ok(dir) = std::fs::read_dir("/etc/apt/sources.list.d") {
         for e in dir.flatten() {
@@ -256,25 +256,9 @@ fn provision_debian(repo: &Path) -> Result<Godot, String> {
             "xtask: downloading Godot 4 and Mesa from Debian {suite} ({mirror}) into {}",
             cache.display()
         );
-        match download_suite(&cache, &mirror, suite) {
+        match download_suite(&cache, &mirror, suite, "amd64", GODOT_PACKAGES) {
             Ok(()) => {
-                let _ = std::fs::remove_dir_all(&root);
-                std::fs::create_dir_all(&root).map_err(|e| e.to_string())?;
-                let debs = cache.join("debs");
-                let mut n = 0;
-                for e in std::fs::read_dir(&debs)
-                    .map_err(|e| e.to_string())?
-                    .flatten()
-                {
-                    let p = e.path();
-                    if p.extension().is_some_and(|x| x == "deb") {
-                        let st = Command::new("dpkg").arg("-x").arg(&p).arg(&root).status();
-                        if !st.is_ok_and(|s| s.success()) {
-                            return Err(format!("dpkg -x {} failed", p.display()));
-                        }
-                        n += 1;
-                    }
-                }
+                let n = unpack_debs(&cache.join("debs"), &root)?;
                 let mut g = unpacked(&root);
                 match version_of(&mut g.command()) {
                     Some(v) if v.starts_with("4.") => {
@@ -337,12 +321,42 @@ pub fn apt_download(cache: &Path, dest: &Path, packages: &[&str]) -> Result<(), 
     }
 }
 
-fn download_suite(cache: &Path, mirror: &str, suite: &str) -> Result<(), String> {
+/// Unpacks every `.deb` in `debs` into a fresh `root`; returns how many.
+pub fn unpack_debs(debs: &Path, root: &Path) -> Result<usize, String> {
+    let _ = std::fs::remove_dir_all(root);
+    std::fs::create_dir_all(root).map_err(|e| e.to_string())?;
+    let mut n = 0;
+    for e in std::fs::read_dir(debs)
+        .map_err(|e| e.to_string())?
+        .flatten()
+    {
+        let p = e.path();
+        if p.extension().is_some_and(|x| x == "deb") {
+            let st = Command::new("dpkg").arg("-x").arg(&p).arg(root).status();
+            if !st.is_ok_and(|s| s.success()) {
+                return Err(format!("dpkg -x {} failed", p.display()));
+            }
+            n += 1;
+        }
+    }
+    Ok(n)
+}
+
+/// Downloads `packages` and everything they depend on (the state is empty: nothing counts as
+/// installed) for `arch` from Debian `suite` into `cache/debs`.
+pub fn download_suite(
+    cache: &Path,
+    mirror: &str,
+    suite: &str,
+    arch: &str,
+    packages: &[&str],
+) -> Result<(), String> {
     for d in ["lists/partial", "debs/partial", "aptcache"] {
         std::fs::create_dir_all(cache.join(d)).map_err(|e| e.to_string())?;
     }
     let list = cache.join("sources.list");
-    std::fs::write(&list, format!("deb {mirror} {suite} main\n")).map_err(|e| e.to_string())?;
+    std::fs::write(&list, format!("deb [arch={arch}] {mirror} {suite} main\n"))
+        .map_err(|e| e.to_string())?;
     let status = cache.join("status");
     std::fs::write(&status, "").map_err(|e| e.to_string())?;
     let opts = [
@@ -353,6 +367,8 @@ fn download_suite(cache: &Path, mirror: &str, suite: &str) -> Result<(), String>
         format!("Dir::Cache={}", cache.join("aptcache").display()),
         format!("Dir::Cache::archives={}", cache.join("debs").display()),
         "APT::Install-Recommends=false".to_string(),
+        format!("APT::Architecture={arch}"),
+        format!("APT::Architectures={arch}"),
         "Debug::NoLocking=1".to_string(),
     ];
     let apt = |extra: &[&str]| -> Result<(), String> {
@@ -377,7 +393,7 @@ fn download_suite(cache: &Path, mirror: &str, suite: &str) -> Result<(), String>
     };
     apt(&["update"])?;
     let mut args = vec!["--download-only", "-y", "install"];
-    args.extend_from_slice(GODOT_PACKAGES);
+    args.extend_from_slice(packages);
     apt(&args)
 }
 

@@ -7,16 +7,25 @@
 //! - `bench [--quick]`     criterion benches for terrain_core and the Godot-side bench scripts
 //! - `textures`            regenerate the demo's ground textures (committed PNGs in godot-project/textures)
 //! - `godot -- ARGS…`      run the provisioned Godot with ARGS (handy for debugging)
+//! - `package [--debug] [--all-platforms]` the addon zip; `--all-platforms` cross-builds Windows, macOS
+//!   (universal framework) and Linux arm64 too
+//! - `platforms`           only `test`'s platform step: cross-build (debug) and check every platform here
 
+mod arm64_suite;
+mod binary_check;
 #[cfg(test)]
 mod doc_check;
 mod editor_open;
 mod editor_shot;
 mod fresh_project;
 mod godot;
+mod macos_framework;
 mod package;
+mod platform_checks;
+mod platforms;
 mod scan;
 mod textures;
+mod workflow_lint;
 
 use godot::{Godot, Renderer};
 use std::io::{BufRead, BufReader};
@@ -47,13 +56,14 @@ fn main() -> ExitCode {
             files.iter().for_each(|f| println!("{f}"));
             true
         }),
-        Some("package") => build(&repo, !args.iter().any(|a| a == "--debug")).and_then(|_| {
-            let z = package::make(&repo)?;
-            println!("{}", z.display());
-            Ok(true)
-        }),
+        Some("package") => package_command(&repo, &args[1..]),
+        Some("platforms") => {
+            let (p, f) = platform_checks::run(&repo);
+            println!("{p} passed, {f} failed");
+            Ok(f == 0)
+        }
         _ => {
-            eprintln!("usage: cargo xtask build [--release] | test [--no-render] [--filter TEXT] | demo [--renderer opengl3|vulkan] [--measure] | bench [--quick] [--godot-only] [--no-render] [--only TEXT] | package [--debug] | textures | godot -- ARGS");
+            eprintln!("usage: cargo xtask build [--release] | test [--no-render] [--filter TEXT] | demo [--renderer opengl3|vulkan] [--measure] | bench [--quick] [--godot-only] [--no-render] [--only TEXT] | package [--debug] [--all-platforms] | platforms | textures | godot -- ARGS");
             return ExitCode::from(2);
         }
     };
@@ -65,6 +75,49 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `package [--debug] [--all-platforms]`: this machine's library (and, with `--all-platforms`, every
+/// desktop platform's, cross-built) zipped with the addon.
+fn package_command(repo: &Path, args: &[String]) -> Result<bool, String> {
+    let release = !args.iter().any(|a| a == "--debug");
+    let all = args.iter().any(|a| a == "--all-platforms");
+    if all {
+        // Refuse before building anything when a toolchain is missing: never a half-built zip.
+        let why: Vec<String> = platforms::CROSS
+            .iter()
+            .filter_map(|t| platforms::missing(*t))
+            .collect();
+        if !why.is_empty() {
+            return Err(format!(
+                "cannot build every platform here:\n  {}",
+                why.join("\n  ")
+            ));
+        }
+    }
+    let t0 = Instant::now();
+    build(repo, release)?;
+    println!(
+        "xtask: built x86_64-unknown-linux-gnu in {:.0} s",
+        t0.elapsed().as_secs_f64()
+    );
+    if all {
+        platforms::build_all(repo, release)?;
+        platform_checks::check_laid_out(repo, release)?;
+    }
+    let (z, shipped) = package::make(repo)?;
+    if all {
+        let profile = if release { "release" } else { "debug" };
+        let want = ["linux", "linux", "windows", "macos"].len();
+        let n = shipped.iter().filter(|k| k.contains(profile)).count();
+        if n < want {
+            return Err(format!("the zip ships {shipped:?}: not every platform"));
+        }
+    }
+    package::check_entries(&z)?;
+    println!("xtask: the zip ships {}", shipped.join(" "));
+    println!("{}", z.display());
+    Ok(true)
 }
 
 fn opt<'a>(args: &'a [String], name: &str) -> Option<&'a str> {
@@ -105,8 +158,17 @@ fn build(repo: &Path, release: bool) -> Result<(), String> {
     std::fs::create_dir_all(&bin).map_err(|e| e.to_string())?;
     let src = target.join(profile).join(&file);
     // Godot's editor build (what tests and the demo run) loads the `debug` entry and exported release games
-    // the `release` entry; both get this build so a benchmark really measures optimised code.
-    for name in dest_names {
+    // the `release` entry; both get this build so a benchmark really measures optimised code. On a Mac the
+    // entries name frameworks (universal in a package; this machine's architecture alone here).
+    if cfg!(target_os = "macos") {
+        for p in ["debug", "release"] {
+            macos_framework::write(&bin, p, std::slice::from_ref(&src))?;
+        }
+    }
+    for name in dest_names
+        .into_iter()
+        .filter(|_| !cfg!(target_os = "macos"))
+    {
         let dst = bin.join(&name);
         let tmp = bin.join(format!(".{name}.tmp"));
         std::fs::copy(&src, &tmp).map_err(|e| format!("copy {}: {e}", src.display()))?;
@@ -348,7 +410,7 @@ impl Totals {
 }
 
 /// Runs the GDScript suites in `dir` (relative to `tests/`) and scans the log.
-fn run_suites(
+pub(crate) fn run_suites(
     g: &Godot,
     repo: &Path,
     dir: &str,
@@ -461,6 +523,15 @@ fn test(repo: &Path, args: &[String]) -> Result<bool, String> {
         totals.add("editor", p, f);
         let r = editor_open::tools(&g, repo)?;
         totals.add("editor tools", r.passed(), r.failed());
+    }
+
+    if filter.is_none() {
+        // Before the fresh project, whose package then ships every library built here.
+        println!(
+            "== Platforms: cross-built libraries checked here (skipped without their toolchains)"
+        );
+        let (p, f) = platform_checks::run(repo);
+        totals.add("platforms", p, f);
     }
 
     if !args.iter().any(|a| a == "--no-render") {

@@ -35,12 +35,74 @@ fn collect(dir: &Path, base: &Path, out: &mut Vec<PathBuf>) -> Result<(), String
     Ok(())
 }
 
-/// Writes `target/package/wandering_terrain-<version>.zip` from the laid-out addon; returns its path.
-pub fn make(repo: &Path) -> Result<PathBuf, String> {
+const GDEXTENSION: &str = "wandering_terrain.gdextension";
+const RES_ADDON: &str = "res://addons/wandering_terrain/";
+
+/// The `[libraries]` lines of a `.gdextension`: (key, path relative to the addon).
+fn library_entries(text: &str) -> Vec<(String, String)> {
+    let mut in_libs = false;
+    let mut out = Vec::new();
+    for l in text.lines() {
+        let l = l.trim();
+        if l.starts_with('[') {
+            in_libs = l == "[libraries]";
+        } else if in_libs && !l.starts_with(';') {
+            if let Some((k, v)) = l.split_once('=') {
+                let v = v.trim().trim_matches('"');
+                out.push((
+                    k.trim().to_string(),
+                    v.trim_start_matches(RES_ADDON).to_string(),
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The `.gdextension` with only the library lines whose file (or framework folder) is shipped.
+fn shipped_gdextension(text: &str, shipped: &[PathBuf]) -> String {
+    let present = |rel: &str| shipped.iter().any(|f| f.starts_with(rel));
+    let mut in_libs = false;
+    let mut out = String::new();
+    for l in text.lines() {
+        let t = l.trim();
+        if t.starts_with('[') {
+            in_libs = t == "[libraries]";
+        }
+        let drop = in_libs
+            && !t.starts_with('[')
+            && !t.starts_with(';')
+            && t.split_once('=').is_some_and(|(_, v)| {
+                !present(v.trim().trim_matches('"').trim_start_matches(RES_ADDON))
+            });
+        if !drop {
+            out.push_str(l);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Writes `target/package/wandering_terrain-<version>.zip` from the laid-out addon: every file of it
+/// except `bin/`, where only the libraries the `.gdextension` names ship; the zip's `.gdextension` lists
+/// exactly those. Returns its path and the `.gdextension` keys it ships.
+pub fn make(repo: &Path) -> Result<(PathBuf, Vec<String>), String> {
     let addon = repo.join("addons/wandering_terrain");
-    let mut files = vec![];
-    collect(&addon, &addon, &mut files)?;
-    if !files.iter().any(|f| f.starts_with("bin")) {
+    let mut all = vec![];
+    collect(&addon, &addon, &mut all)?;
+    let ext_text = std::fs::read_to_string(addon.join(GDEXTENSION)).map_err(|e| e.to_string())?;
+    let entries = library_entries(&ext_text);
+    let named = |f: &PathBuf| entries.iter().any(|(_, rel)| f.starts_with(rel));
+    let files: Vec<PathBuf> = all
+        .into_iter()
+        .filter(|f| !f.starts_with("bin") || named(f))
+        .collect();
+    let shipped: Vec<String> = entries
+        .iter()
+        .filter(|(_, rel)| files.iter().any(|f| f.starts_with(rel)))
+        .map(|(k, _)| k.clone())
+        .collect();
+    if shipped.is_empty() {
         return Err("no library in addons/wandering_terrain/bin: build first".into());
     }
     let out_dir = repo.join("target/package");
@@ -54,24 +116,55 @@ pub fn make(repo: &Path) -> Result<PathBuf, String> {
     let opts = zip::write::SimpleFileOptions::default()
         .compression_method(zip::CompressionMethod::Deflated)
         .unix_permissions(0o644);
-    let mut add = |name: String, src: &Path| -> Result<(), String> {
-        let bytes = std::fs::read(src).map_err(|e| format!("{}: {e}", src.display()))?;
+    let mut add = |name: String, bytes: &[u8]| -> Result<(), String> {
         z.start_file(name, opts).map_err(|e| e.to_string())?;
-        z.write_all(&bytes).map_err(|e| e.to_string())
+        z.write_all(bytes).map_err(|e| e.to_string())
     };
     for rel in &files {
         let name = format!(
             "addons/wandering_terrain/{}",
             rel.to_string_lossy().replace('\\', "/")
         );
-        add(name, &addon.join(rel))?;
+        let bytes = if rel == Path::new(GDEXTENSION) {
+            shipped_gdextension(&ext_text, &files).into_bytes()
+        } else {
+            let src = addon.join(rel);
+            std::fs::read(&src).map_err(|e| format!("{}: {e}", src.display()))?
+        };
+        add(name, &bytes)?;
     }
-    add(
-        "addons/wandering_terrain/LICENSE".into(),
-        &repo.join("LICENSE"),
-    )?;
+    let license = std::fs::read(repo.join("LICENSE")).map_err(|e| e.to_string())?;
+    add("addons/wandering_terrain/LICENSE".into(), &license)?;
     z.finish().map_err(|e| e.to_string())?;
-    Ok(zip_path)
+    Ok((zip_path, shipped))
+}
+
+/// Every library line of the zip's `.gdextension` names a file (or a framework's files) in the zip;
+/// returns the keys.
+pub fn check_entries(zip_path: &Path) -> Result<Vec<String>, String> {
+    let f = std::fs::File::open(zip_path).map_err(|e| e.to_string())?;
+    let mut z = zip::ZipArchive::new(f).map_err(|e| e.to_string())?;
+    let names: Vec<String> = z.file_names().map(String::from).collect();
+    let mut text = String::new();
+    std::io::Read::read_to_string(
+        &mut z
+            .by_name(&format!("addons/wandering_terrain/{GDEXTENSION}"))
+            .map_err(|e| format!("{GDEXTENSION} not in the zip: {e}"))?,
+        &mut text,
+    )
+    .map_err(|e| e.to_string())?;
+    let mut keys = Vec::new();
+    for (k, rel) in library_entries(&text) {
+        let want = format!("addons/wandering_terrain/{rel}");
+        if !names
+            .iter()
+            .any(|n| n == &want || n.starts_with(&format!("{want}/")))
+        {
+            return Err(format!("{k} = {rel}: not in {}", zip_path.display()));
+        }
+        keys.push(k);
+    }
+    Ok(keys)
 }
 
 /// Unpacks a package zip into `dest` (a project folder).
