@@ -43,7 +43,9 @@ pub struct TerrainGenerator {
     #[export(range = (-1000.0, 1000.0, 0.1, or_greater, or_less))]
     #[var(get = get_height, set = set_height)]
     height: f64,
-    /// Lowest height in world units (water level), in [-1e9, 1e9]; -1e9: none.
+    /// The floor of the terrain in world units, in [-1e9, 1e9]: every height below it is raised to it, so
+    /// seas and lakes come out flat (the ground there is the water's level; the terrain draws no water).
+    /// The default, -1e9, is far below any height the noise makes: no floor.
     #[export]
     #[var(get = get_sea_level, set = set_sea_level)]
     sea_level: f64,
