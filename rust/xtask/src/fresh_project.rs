@@ -25,7 +25,8 @@ pub fn run(g: &Godot, repo: &Path, display: &str) -> Result<(usize, usize), Stri
         "config_version=5\n\n[application]\n\nconfig/name=\"fresh\"\n",
     )
     .map_err(|e| e.to_string())?;
-    let (zip, _) = package::make(repo)?;
+    // Every library laid out: the cross-built ones too when the platform step built them.
+    let (zip, _) = package::make(repo, true)?;
     package::unpack(&zip, &dir)?;
     std::fs::copy(repo.join(CHECK_SCRIPT), dir.join("fresh_check.gd"))
         .map_err(|e| e.to_string())?;

@@ -105,13 +105,16 @@ fn package_command(repo: &Path, args: &[String]) -> Result<bool, String> {
         platforms::build_all(repo, release)?;
         platform_checks::check_laid_out(repo, release)?;
     }
-    let (z, shipped) = package::make(repo)?;
+    let (z, shipped) = package::make(repo, all)?;
     if all {
-        let profile = if release { "release" } else { "debug" };
-        let want = ["linux", "linux", "windows", "macos"].len();
-        let n = shipped.iter().filter(|k| k.contains(profile)).count();
-        if n < want {
-            return Err(format!("the zip ships {shipped:?}: not every platform"));
+        let want = [
+            "linux.release.x86_64",
+            "linux.release.arm64",
+            "windows.release.x86_64",
+            "macos.release",
+        ];
+        if let Some(k) = want.iter().find(|k| !shipped.iter().any(|s| s == *k)) {
+            return Err(format!("the zip ships {shipped:?}, not {k}"));
         }
     }
     package::check_entries(&z)?;

@@ -83,15 +83,31 @@ fn shipped_gdextension(text: &str, shipped: &[PathBuf]) -> String {
     out
 }
 
+/// This machine's `.gdextension` keys (what `cargo xtask build` lays out).
+fn host_keys() -> Vec<String> {
+    let arch = if cfg!(target_arch = "aarch64") { "arm64" } else { "x86_64" };
+    if cfg!(target_os = "macos") {
+        vec!["macos.debug".into(), "macos.release".into()]
+    } else {
+        let os = if cfg!(target_os = "windows") { "windows" } else { "linux" };
+        ["debug", "release"].map(|p| format!("{os}.{p}.{arch}")).to_vec()
+    }
+}
+
 /// Writes `target/package/wandering_terrain-<version>.zip` from the laid-out addon: every file of it
-/// except `bin/`, where only the libraries the `.gdextension` names ship; the zip's `.gdextension` lists
-/// exactly those. Returns its path and the `.gdextension` keys it ships.
-pub fn make(repo: &Path) -> Result<(PathBuf, Vec<String>), String> {
+/// except `bin/`, where only the libraries the `.gdextension` names ship — this machine's, or with
+/// `all_platforms` every one laid out; the zip's `.gdextension` lists exactly those. Returns its path and
+/// the `.gdextension` keys it ships.
+pub fn make(repo: &Path, all_platforms: bool) -> Result<(PathBuf, Vec<String>), String> {
     let addon = repo.join("addons/wandering_terrain");
     let mut all = vec![];
     collect(&addon, &addon, &mut all)?;
     let ext_text = std::fs::read_to_string(addon.join(GDEXTENSION)).map_err(|e| e.to_string())?;
-    let entries = library_entries(&ext_text);
+    let host = host_keys();
+    let entries: Vec<(String, String)> = library_entries(&ext_text)
+        .into_iter()
+        .filter(|(k, _)| all_platforms || host.contains(k))
+        .collect();
     let named = |f: &PathBuf| entries.iter().any(|(_, rel)| f.starts_with(rel));
     let files: Vec<PathBuf> = all
         .into_iter()

@@ -130,7 +130,7 @@ pub fn run(repo: &Path) -> (usize, usize) {
         built.retain(|(t, _)| !matches!(t, Target::MacosArm64 | Target::MacosX86_64));
     }
     let targets: Vec<Target> = built.iter().map(|(t, _)| *t).collect();
-    match platforms::lay_out(repo, &built, false) {
+    match platforms::lay_out(repo, &built) {
         Ok(_) => steps.extend(check_bin(repo, "debug", &targets)),
         Err(e) => steps.push(("lay out the cross-built libraries".into(), Err(e))),
     }

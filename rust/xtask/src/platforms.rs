@@ -253,16 +253,14 @@ pub fn build_all(repo: &Path, release: bool) -> Result<Vec<String>, String> {
     for t in CROSS {
         built.push((t, build(repo, t, release)?));
     }
-    lay_out(repo, &built, release)
+    lay_out(repo, &built)
 }
 
-/// Copies built libraries into `bin/` under their slot names; the two macOS slices become the framework.
-pub fn lay_out(
-    repo: &Path,
-    built: &[(Target, PathBuf)],
-    release: bool,
-) -> Result<Vec<String>, String> {
-    let profile = if release { "release" } else { "debug" };
+/// Copies built libraries into `bin/` under both slot names, debug and release, as `cargo xtask build` does
+/// for this machine's: Godot's editor loads the `debug` entry and exported games the `release` one, so a
+/// package built for release gives the editor optimised code too. The two macOS slices become the
+/// framework. Returns the names laid out.
+pub fn lay_out(repo: &Path, built: &[(Target, PathBuf)]) -> Result<Vec<String>, String> {
     let bin = repo.join("addons/wandering_terrain/bin");
     std::fs::create_dir_all(&bin).map_err(|e| e.to_string())?;
     let mut names = Vec::new();
@@ -272,15 +270,18 @@ pub fn lay_out(
             mac.push(path.clone());
             continue;
         }
-        let name = t.slot_name(profile);
-        let tmp = bin.join(format!(".{name}.tmp"));
-        std::fs::copy(path, &tmp).map_err(|e| format!("copy {}: {e}", path.display()))?;
-        std::fs::rename(&tmp, bin.join(&name)).map_err(|e| e.to_string())?;
-        names.push(name);
+        for profile in ["debug", "release"] {
+            let name = t.slot_name(profile);
+            let tmp = bin.join(format!(".{name}.tmp"));
+            std::fs::copy(path, &tmp).map_err(|e| format!("copy {}: {e}", path.display()))?;
+            std::fs::rename(&tmp, bin.join(&name)).map_err(|e| e.to_string())?;
+            names.push(name);
+        }
     }
     if !mac.is_empty() {
-        let fw = crate::macos_framework::write(&bin, profile, &mac)?;
-        names.push(fw);
+        for profile in ["debug", "release"] {
+            names.push(crate::macos_framework::write(&bin, profile, &mac)?);
+        }
     }
     Ok(names)
 }
