@@ -14,14 +14,18 @@ func _arg(args: PackedStringArray, name: String, default: String) -> String:
 
 
 ## `--filter` is empty (every case) or comma-separated texts: a case runs when its name or its suite's
-## contains one of them.
+## contains one of them and its name contains none of the texts written with a leading "-".
 func _selected(filter: String, suite_name: String, name: String) -> bool:
 	if filter == "":
 		return true
+	var chosen := false
 	for f in filter.split(",", false):
-		if name.contains(f) or suite_name.contains(f):
-			return true
-	return false
+		if f.begins_with("-"):
+			if name.contains(f.substr(1)):
+				return false
+		elif name.contains(f) or suite_name.contains(f):
+			chosen = true
+	return chosen
 
 
 func _run() -> void:

@@ -9,9 +9,11 @@ use std::process::Command;
 use std::time::Instant;
 
 /// The suites (and physics suite) run under emulation: TerrainData, TerrainNode, the instancer, and
-/// collision with Godot Physics.
+/// collision with Godot Physics. Left out: the endless flight's collision case, which asks for tiles
+/// within two physics ticks of a 5 m step — under a 10–50× slower emulator the engine runs several ticks
+/// per frame to catch up, so it measures the emulator, not the library (it runs natively on x86_64).
 pub const SUITES: &str = "test_terrain_data,test_terrain_node,test_terrain_instancer";
-pub const PHYSICS: &str = "test_collision";
+pub const PHYSICS: &str = "test_collision,-test_endless_world_collides_around_a_flying_target";
 
 const QEMU: &str = "qemu-aarch64-static";
 

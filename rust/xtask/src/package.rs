@@ -85,12 +85,22 @@ fn shipped_gdextension(text: &str, shipped: &[PathBuf]) -> String {
 
 /// This machine's `.gdextension` keys (what `cargo xtask build` lays out).
 fn host_keys() -> Vec<String> {
-    let arch = if cfg!(target_arch = "aarch64") { "arm64" } else { "x86_64" };
+    let arch = if cfg!(target_arch = "aarch64") {
+        "arm64"
+    } else {
+        "x86_64"
+    };
     if cfg!(target_os = "macos") {
         vec!["macos.debug".into(), "macos.release".into()]
     } else {
-        let os = if cfg!(target_os = "windows") { "windows" } else { "linux" };
-        ["debug", "release"].map(|p| format!("{os}.{p}.{arch}")).to_vec()
+        let os = if cfg!(target_os = "windows") {
+            "windows"
+        } else {
+            "linux"
+        };
+        ["debug", "release"]
+            .map(|p| format!("{os}.{p}.{arch}"))
+            .to_vec()
     }
 }
 

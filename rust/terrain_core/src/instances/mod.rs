@@ -15,6 +15,7 @@
 
 mod format;
 mod placement;
+mod rotation;
 mod stream;
 
 pub use format::FormatError;

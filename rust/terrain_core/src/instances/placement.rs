@@ -3,12 +3,14 @@
 //!
 //! Randomness is a counter-based hash of (seed, candidate index) (SplitMix64's finaliser), so a candidate's
 //! numbers do not depend on the others: the same seed and terrain give the same transforms on every
-//! machine and thread count, and candidates are tested in parallel.
+//! machine, architecture and thread count (rotations in `rotation.rs`), and candidates are tested in
+//! parallel.
 
+use super::rotation;
 use super::{Area, Placement};
 use crate::hash::mix;
 use crate::samples::{self, Samples};
-use glam::{Quat, Vec3};
+use glam::Vec3;
 use rayon::prelude::*;
 
 /// How a mesh is placed by `scatter` and the instance brush.
@@ -102,17 +104,14 @@ impl Rules {
             return None;
         }
         let n = Vec3::from(samples::normal_at(s, x, z));
-        let slope = n.y.clamp(-1.0, 1.0).acos().to_degrees();
+        let slope = rotation::slope_degrees(n);
         if !(self.slope[0] <= slope && slope <= self.slope[1]) {
             return None;
         }
-        let yaw = if self.random_yaw {
-            Quat::from_rotation_y((r[0] * std::f64::consts::TAU) as f32)
-        } else {
-            Quat::IDENTITY
-        };
-        let tilt = Quat::from_rotation_arc(Vec3::Y, n);
-        let rot = Quat::IDENTITY.slerp(tilt, self.align) * yaw;
+        let yaw = self
+            .random_yaw
+            .then_some((r[0] * std::f64::consts::TAU) as f32);
+        let rot = rotation::placement(n, self.align, yaw);
         let s = self.scale[0] + (self.scale[1] - self.scale[0]) * r[1] as f32;
         Some(Placement {
             pos: [x, f64::from(h + self.offset), z],
