@@ -53,8 +53,8 @@ pub struct Instance {
 
 impl Instance {
     pub fn rotation(&self) -> Quat {
-        let [x, y, z, w] = self.rot.map(|c| f32::from(c) / ROT_UNIT);
-        Quat::from_xyzw(x, y, z, w).normalize()
+        let q = self.rot.map(|c| f32::from(c) / ROT_UNIT);
+        Quat::from_array(rotation::normalized(q))
     }
 
     /// Rotation and scale as a basis (columns are the scaled axes).
@@ -65,13 +65,16 @@ impl Instance {
 
 /// Encodes a rotation for `Instance::rot` (normalised; the sign that makes w ≥ 0).
 pub fn encode_rotation(q: Quat) -> [i16; 4] {
-    let q = if q.is_finite() && q.length() > 1e-6 {
-        q.normalize()
+    // Scalar maths (`rotation.rs`): the same bits on every architecture.
+    let [x, y, z, w] = q.to_array();
+    let len2 = (x * x + y * y) + (z * z + w * w);
+    let q = if q.is_finite() && len2 > 1e-12 {
+        rotation::normalized([x, y, z, w])
     } else {
-        Quat::IDENTITY
+        [0.0, 0.0, 0.0, 1.0]
     };
-    let q = if q.w < 0.0 { -q } else { q };
-    [q.x, q.y, q.z, q.w].map(|c| (c * ROT_UNIT).round().clamp(-ROT_UNIT, ROT_UNIT) as i16)
+    let q = if q[3] < 0.0 { q.map(|c| -c) } else { q };
+    q.map(|c| (c * ROT_UNIT).round().clamp(-ROT_UNIT, ROT_UNIT) as i16)
 }
 
 /// An instance to place: terrain-space position (its height absolute), rotation and scale.

@@ -1,4 +1,5 @@
-//! An instance's rotation and the ground's slope, computed to the same bits on every architecture.
+//! An instance's rotation and the ground's slope, computed to the same bits on every architecture (also
+//! the stored rotation's encoding and decoding, `Instance::rotation` and `encode_rotation`).
 //!
 //! glam's quaternions sum with SIMD in an order that differs between x86_64 (SSE2) and arm64 (NEON), its
 //! slerp uses a SIMD sine approximation only on x86, and std's `acos`/`sin` call the platform's C maths
@@ -25,7 +26,8 @@ fn mul(a: [f32; 4], b: [f32; 4]) -> [f32; 4] {
     ]
 }
 
-fn normalized(q: [f32; 4]) -> [f32; 4] {
+/// `q` scaled to unit length, the squares summed in one fixed order.
+pub(super) fn normalized(q: [f32; 4]) -> [f32; 4] {
     let [x, y, z, w] = q;
     let r = 1.0 / ((x * x + y * y) + (z * z + w * w)).sqrt();
     [x * r, y * r, z * r, w * r]
