@@ -196,6 +196,25 @@ func test_scatter_is_deterministic_and_matches_the_golden_run() -> void:
 	check_eq(hash, want, "transforms equal those of the golden run (another process, another machine)")
 
 
+## scatter places `count` where its rules allow, trying up to 4 × count points: on an area mostly off a
+## finite terrain it places fewer, and returns what it placed; a second scatter adds more, and one with
+## replace = true gives the same instances again.
+func test_scatter_returns_what_it_placed_and_replace_makes_it_idempotent() -> void:
+	var s := _scene(_data(), [_mesh()])
+	var inst: TerrainInstancer = s[1]
+	var area := Rect2(-SIZE * 9.0, 0, SIZE * 10.0, SIZE)  # a tenth of it on the terrain
+	var n := inst.scatter(0, area, 2000, 5)
+	check(n > 600 and n < 1000, "about a tenth of 8000 points land on the terrain: %d placed" % n)
+	check_eq(inst.get_instance_count(0), n, "the return is what was placed")
+	var first := _text(inst.get_instances(0, Rect2(0, 0, SIZE, SIZE)))
+	check_eq(inst.scatter(0, area, 2000, 5, true), n, "replace: the same number again")
+	check_eq(inst.get_instance_count(0), n, "not doubled")
+	check(_text(inst.get_instances(0, Rect2(0, 0, SIZE, SIZE))) == first, "the same transforms")
+	check_eq(inst.scatter(0, area, 2000, 5), n, "without replace the same points again...")
+	check_eq(inst.get_instance_count(0), 2 * n, "...are added to those there")
+	_free(s)
+
+
 func test_res_and_tres_round_trip_bit_exact() -> void:
 	var t := _data()
 	var s := _scene(t, [_mesh(), _mesh()])

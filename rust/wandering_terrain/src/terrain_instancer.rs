@@ -397,11 +397,23 @@ impl TerrainInstancer {
         }
     }
 
-    /// Places up to `count` instances of `mesh_index` at random points of the world X/Z `area` that pass the
-    /// mesh's rules (slope, layers, no holes), with its scale, yaw, alignment and offset. Deterministic:
-    /// the same seed and terrain give the same transforms on every machine. Returns how many were placed.
+    /// Places `count` instances of `mesh_index` at random points of the world X/Z `area` that pass the
+    /// mesh's rules (on the terrain, slope, layers, no holes), with its scale, yaw, alignment and offset.
+    /// Points that fail are skipped and others drawn, up to 4 × `count` points in all, so where most of the
+    /// area is refused (off a finite terrain, too steep) fewer are placed: the return is how many were.
+    /// Deterministic: the same seed and terrain give the same transforms on
+    /// every machine. Instances already there stay, so a second call adds more; with `replace` true the
+    /// mesh's instances inside `area` are removed first, so the same call gives the same instances however
+    /// often it runs (a `scatter` in `_ready`).
     #[func]
-    fn scatter(&mut self, mesh_index: i64, area: Rect2, count: i64, seed: i64) -> i64 {
+    fn scatter(
+        &mut self,
+        mesh_index: i64,
+        area: Rect2,
+        count: i64,
+        seed: i64,
+        #[opt(default = false)] replace: bool,
+    ) -> i64 {
         let (Some(mesh), Some(host)) = (
             self.mesh_arg("scatter", mesh_index, false).flatten(),
             self.host_or_error("scatter"),
@@ -414,6 +426,10 @@ impl TerrainInstancer {
         if !(0..=10_000_000).contains(&count) {
             godot_error!("TerrainInstancer.scatter: count must be in [0, 10000000], got {count}");
             return 0;
+        }
+        if replace {
+            let (_, cells) = self.with_store(|s| s.remove(Some(mesh), area));
+            self.touch(&cells);
         }
         let (rules, layers) = self.rules_of(mesh);
         let ps = with_samples(&host, |s| {
