@@ -85,6 +85,31 @@ func test_height_in_world_space() -> void:
 	tn.queue_free()
 
 
+## "Am I on the map?": is_inside is true over a finite map's samples (edges included, the node's position and
+## scale applied) and false beyond them, where get_height answers the nearest edge's height; true anywhere
+## over an endless world; false without terrain.
+func test_is_inside_answers_whether_a_position_is_on_the_map() -> void:
+	var t := _data()
+	var extent := Vector2(t.size) * t.spacing
+	check(t.is_inside(Vector2.ZERO) and t.is_inside(extent) and t.is_inside(extent * 0.5), "the data: corners and middle")
+	check(not t.is_inside(Vector2(-0.01, 1)) and not t.is_inside(extent + Vector2(0, 0.01)), "the data: just beyond")
+	check(not t.is_inside(Vector2(NAN, 1)) and not t.is_inside(Vector2(INF, 1)), "not a position")
+	check_eq(t.get_height(Vector2(-50, extent.y * 0.5)), t.get_height(Vector2(0, extent.y * 0.5)), "beyond the edge: the edge's height")
+	var tn := TerrainNode.new()
+	check(not tn.is_inside(Vector2(1, 1)), "no terrain: nowhere")
+	tn.terrain_data = t
+	tn.position = Vector3(100, 5, -20)
+	tn.scale = Vector3(2, 3, 2)
+	tree.root.add_child(tn)
+	check(tn.is_inside(Vector2(100, -20)) and tn.is_inside(Vector2(100, -20) + extent * 2.0), "the node's corners in the world")
+	check(not tn.is_inside(Vector2(99.9, -10)) and not tn.is_inside(Vector2(100, -20) + extent * 2.0 + Vector2(0.1, 0)), "beyond them")
+	var g := TerrainGenerator.new()
+	tn.terrain_data = null
+	tn.terrain_generator = g
+	check(tn.is_inside(Vector2(-1e6, 3e5)), "an endless world: everywhere")
+	tn.queue_free()
+
+
 func test_level_stats() -> void:
 	var tn := TerrainNode.new()
 	var stats: Array = tn.get_level_stats()

@@ -51,6 +51,7 @@ func test_regions_save_and_open_are_bit_exact() -> void:
 	var dir := _folder("exact")
 	check_eq(t.save_regions(dir, 64), OK, "saved")
 	var r := TerrainRegions.open(dir)
+	check(r.is_inside(Vector2(1, 1)) and not r.is_inside(Vector2(-1, 1)) and not TerrainRegions.new().is_inside(Vector2(1, 1)), "is_inside: on the map, beyond it, no folder")
 	check(r != null, "opened")
 	check_eq(r.get_size(), Vector2i(300, 220), "size")
 	check_eq(r.get_spacing(), 1.5, "spacing")
@@ -391,6 +392,7 @@ func test_regions_endless_map_is_the_generators_world_and_editable() -> void:
 	if regions == null:
 		return
 	check_eq(regions.get_bounds(), Rect2i(-8388608, -8388608, 16777216, 16777216), "signed bounds around the origin")
+	check(regions.is_inside(Vector2(-3e6, 2e6)), "is_inside anywhere on an endless map")
 	check_eq(Array(DirAccess.get_files_at(dir)), ["terrain.regions"], "only the header on disk")
 	var target := Node3D.new()
 	tree.root.add_child(target)

@@ -339,7 +339,7 @@ fn candidate<S: Samples + ?Sized>(
     let (r, step, seed) = (&layer.rules, layer.grid.step, layer.rules.seed);
     let x = (i as f64 + unit(seed, i, j, 0)) * step;
     let z = (j as f64 + unit(seed, i, j, 1)) * step;
-    if !crate::instances::on_grid(s, x, z) {
+    if !crate::samples::is_inside(s, x, z) {
         return None;
     }
     let sp = s.spacing();

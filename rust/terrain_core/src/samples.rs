@@ -371,6 +371,17 @@ pub fn hole_rule<S: Samples + ?Sized>(s: &S, sx: f64, sz: f64) -> bool {
     }
 }
 
+/// Whether terrain position (x, z) is on the grid's samples: finite and within [0, size × spacing] on a
+/// finite grid (beyond it `height_at` answers the nearest edge's height), anywhere on an endless one.
+pub fn is_inside<S: Samples + ?Sized>(s: &S, x: f64, z: f64) -> bool {
+    let sp = s.spacing();
+    let inside = |v: f64, n: Option<usize>| {
+        v.is_finite() && n.is_none_or(|n| v >= 0.0 && v <= n as f64 * sp)
+    };
+    let size = s.size();
+    inside(x, size.map(|[w, _]| w)) && inside(z, size.map(|[_, d]| d))
+}
+
 /// Height at terrain position (x, z) of any grid: the patch, NaN in a hole or for a non-finite position
 /// (`TerrainData::height_at`'s rule).
 pub fn height_at<S: Samples + ?Sized>(s: &S, x: f64, z: f64) -> f32 {

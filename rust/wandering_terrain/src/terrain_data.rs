@@ -222,11 +222,19 @@ impl TerrainData {
     }
 
     /// Height of the terrain at world X/Z `pos`: the shader's Bézier patch, so exactly what is drawn.
-    /// Outside the terrain the patch maths continues with edge samples (as the shader's clamped sampling);
-    /// a NaN or infinite position gives NaN.
+    /// Outside the terrain the patch maths continues with edge samples (as the shader's clamped sampling:
+    /// the height of the nearest edge); ask `is_inside` whether `pos` is on the terrain. A NaN or infinite
+    /// position gives NaN.
     #[func]
     pub fn get_height(&self, pos: Vector2) -> f32 {
         self.core.height_at(f64::from(pos.x), f64::from(pos.y))
+    }
+
+    /// Whether terrain X/Z `pos` lies on this terrain: from (0, 0) to `size × spacing`, edges included
+    /// (where instances and detail may stand). Outside, `get_height` answers the nearest edge's height.
+    #[func]
+    pub fn is_inside(&self, pos: Vector2) -> bool {
+        terrain_core::samples::is_inside(&*self.core, f64::from(pos.x), f64::from(pos.y))
     }
 
     /// `get_height` for many positions at once (in parallel, without a call per point).

@@ -55,6 +55,26 @@ impl TerrainNode {
         }
     }
 
+    /// Whether world X/Z `pos` is over the terrain (this node's position and scale applied): on a finite
+    /// map's samples, anywhere on an endless world; false without terrain. Beyond a finite map's edge
+    /// `get_height` answers the nearest edge's height, and nothing is drawn or collides there.
+    #[func]
+    pub(crate) fn is_inside(&self, pos: Vector2) -> bool {
+        let (o, s) = self.frame();
+        match &self.terrain_data {
+            Some(d) => d
+                .bind()
+                .is_inside(Vector2::new((pos.x - o.x) / s.x, (pos.y - o.z) / s.z)),
+            None => match &self.streamed {
+                Some(g) => {
+                    let (x, z) = self.to_terrain_xz(pos);
+                    samples::is_inside(&**g, x, z)
+                }
+                None => false,
+            },
+        }
+    }
+
     /// Unit normal of the drawn terrain at world X/Z `pos`, in world space.
     #[func]
     pub(crate) fn get_normal(&self, pos: Vector2) -> Vector3 {

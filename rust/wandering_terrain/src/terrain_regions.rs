@@ -319,6 +319,16 @@ impl TerrainRegions {
         }
     }
 
+    /// Whether terrain position `pos` (X/Z) lies on the map (its samples from the origin to `size ×
+    /// spacing`; anywhere on an endless map); false without a folder. Outside, `get_height` answers the
+    /// nearest edge's height.
+    #[func]
+    fn is_inside(&self, pos: Vector2) -> bool {
+        self.store
+            .as_ref()
+            .is_some_and(|s| samples::is_inside(&**s, f64::from(pos.x), f64::from(pos.y)))
+    }
+
     /// Unit normal at terrain position `pos`.
     #[func]
     fn get_normal(&self, pos: Vector2) -> Vector3 {

@@ -587,6 +587,16 @@ impl WanderingTerrain {
         }
     }
 
+    /// Whether world X/Z `pos` is over the terrain data (from this node's origin to `size × spacing`);
+    /// false without terrain data. Beyond the edge `get_height` answers the nearest edge's height.
+    #[func]
+    fn is_inside(&self, pos: Vector2) -> bool {
+        let o = self.origin();
+        self.terrain_data
+            .as_ref()
+            .is_some_and(|d| d.bind().is_inside(pos - o))
+    }
+
     /// Unit normal of the drawn terrain at world X/Z `pos`.
     #[func]
     fn get_normal(&self, pos: Vector2) -> Vector3 {

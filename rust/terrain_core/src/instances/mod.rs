@@ -482,21 +482,11 @@ pub fn placed<S: Samples + ?Sized>(s: &S, x: f64, z: f64, i: &Instance) -> Optio
 /// Ground height for `InstanceStore::add` on a surface: holes ignored (an instance placed over a hole
 /// keeps its offset for when the hole is filled), None outside a finite grid's samples.
 pub fn ground_of<S: Samples + ?Sized>(s: &S, x: f64, z: f64) -> Option<f32> {
-    if !on_grid(s, x, z) {
+    if !crate::samples::is_inside(s, x, z) {
         return None;
     }
     let sp = s.spacing();
     Some(s.patch_height(x / sp - 0.5, z / sp - 0.5))
-}
-
-/// Whether terrain (x, z) is finite and on the surface's samples (anywhere on an endless one).
-pub(crate) fn on_grid<S: Samples + ?Sized>(s: &S, x: f64, z: f64) -> bool {
-    let sp = s.spacing();
-    let inside = |v: f64, n: Option<usize>| {
-        v.is_finite() && n.is_none_or(|n| v >= 0.0 && v <= n as f64 * sp)
-    };
-    let size = s.size();
-    inside(x, size.map(|[w, _]| w)) && inside(z, size.map(|[_, d]| d))
 }
 
 #[cfg(test)]

@@ -95,7 +95,7 @@ impl Rules {
     /// The placement at terrain (x, z) with the random numbers `r` (in [0, 1)), or None if the ground there
     /// breaks a rule (a hole, outside a finite grid, a slope out of range).
     fn place<S: Samples + ?Sized>(&self, s: &S, x: f64, z: f64, r: [f64; 2]) -> Option<Placement> {
-        if !super::on_grid(s, x, z) {
+        if !samples::is_inside(s, x, z) {
             return None;
         }
         // NaN over a hole.
