@@ -88,6 +88,37 @@ pub fn provision(repo: &Path) -> Result<Godot, String> {
     }
 }
 
+/// The core's unit tests built for arm64 and run under qemu, with the cross linker's arm64 libc
+/// (`/usr/aarch64-linux-gnu`) as the system root; returns (passed, failed, seconds) from the harness.
+pub fn core_tests(repo: &Path) -> Result<(usize, usize, f64), String> {
+    let exe = crate::platforms::build_core_tests(repo, crate::platforms::Target::LinuxArm64)?;
+    let t0 = Instant::now();
+    let out = Command::new(QEMU)
+        .args(["-L", "/usr/aarch64-linux-gnu"])
+        .arg(&exe)
+        .output()
+        .map_err(|e| format!("{QEMU}: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let (p, f) = crate::cargo_counts(&text);
+    if p == 0 && f == 0 {
+        return Err(format!(
+            "no test result from {}: {}",
+            exe.display(),
+            String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .last()
+                .unwrap_or("")
+        ));
+    }
+    for l in text
+        .lines()
+        .filter(|l| l.contains("FAILED") || l.contains("panicked"))
+    {
+        println!("         {l}");
+    }
+    Ok((p, f, t0.elapsed().as_secs_f64()))
+}
+
 /// Runs the subset; returns (cases passed, cases failed, seconds).
 pub fn run(repo: &Path) -> Result<(usize, usize, f64), String> {
     let g = provision(repo)?;

@@ -161,6 +161,21 @@ pub fn run(repo: &Path) -> (usize, usize) {
             }
         }
     }
+    if targets.contains(&Target::LinuxArm64) && crate::arm64_suite::missing().is_none() {
+        match crate::arm64_suite::core_tests(repo) {
+            Ok((p, f, secs)) => {
+                println!(
+                    "  arm64 core unit tests under qemu: {p} passed, {f} failed in {secs:.0} s"
+                );
+                passed += p;
+                failed += f;
+            }
+            Err(e) => {
+                println!("  FAIL platform arm64 core unit tests\n         {e}");
+                failed += 1;
+            }
+        }
+    }
     if targets.contains(&Target::LinuxArm64) {
         match crate::arm64_suite::missing() {
             Some(why) => println!("  skip arm64 suites: {why}"),

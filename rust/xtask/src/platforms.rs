@@ -70,9 +70,14 @@ impl Target {
             Self::WindowsX86_64 => (!on_path("x86_64-w64-mingw32-gcc")).then(|| {
                 "x86_64-w64-mingw32-gcc not found: apt-get install gcc-mingw-w64-x86-64".into()
             }),
-            Self::LinuxArm64 => (!on_path("aarch64-linux-gnu-gcc")).then(|| {
-                "aarch64-linux-gnu-gcc not found: apt-get install gcc-aarch64-linux-gnu".into()
-            }),
+            Self::LinuxArm64 => {
+                let libc = Path::new("/usr/aarch64-linux-gnu/lib/libc.so.6").exists();
+                (!on_path("aarch64-linux-gnu-gcc") || !libc).then(|| {
+                    "aarch64-linux-gnu-gcc or its libc not found: apt-get install \
+                     gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
+                        .into()
+                })
+            }
             Self::MacosArm64 | Self::MacosX86_64 => zig_missing(),
         }
     }
@@ -191,15 +196,14 @@ fn zig_linker(repo: &Path, zig_target: &str) -> Result<PathBuf, String> {
     Ok(path)
 }
 
-/// Builds the extension for `target` with Debian's Rust; returns the built library. Debug builds carry
-/// no debug info (they are for the checks, not a debugger).
-pub fn build(repo: &Path, target: Target, release: bool) -> Result<PathBuf, String> {
+/// Debian's cargo set up for `target`: `cargo <verb> --target T -Zbuild-std…` into `target/cross`.
+fn debian_cargo(repo: &Path, target: Target, verb: &str) -> Result<Command, String> {
     if let Some(why) = missing(target) {
         return Err(why);
     }
     let mut c = Command::new("/usr/bin/cargo");
     c.current_dir(repo)
-        .args(["build", "-p", LIB_NAME, "--target", target.triple()])
+        .args([verb, "--target", target.triple()])
         .args([
             "-Zbuild-std=std,panic_unwind",
             "--target-dir",
@@ -211,11 +215,43 @@ pub fn build(repo: &Path, target: Target, release: bool) -> Result<PathBuf, Stri
         .env("CARGO_PROFILE_DEV_DEBUG", "0")
         .env_remove("RUSTUP_TOOLCHAIN")
         .env_remove("CARGO");
-    if release {
-        c.arg("--release");
-    }
     for (k, v) in target.link_env(repo)? {
         c.env(k, v);
+    }
+    Ok(c)
+}
+
+/// Builds the core's unit tests for `target` (to run under an emulator); returns the test executable.
+pub fn build_core_tests(repo: &Path, target: Target) -> Result<PathBuf, String> {
+    let mut c = debian_cargo(repo, target, "test")?;
+    c.args(["-p", "terrain_core", "--lib", "--no-run"]);
+    let out = c.output().map_err(|e| format!("/usr/bin/cargo: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stderr);
+    // cargo names the built test as "Executable unittests src/lib.rs (PATH)".
+    let exe = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Executable unittests src/lib.rs ("))
+        .and_then(|l| l.strip_suffix(')'));
+    match (out.status.success(), exe) {
+        (true, Some(p)) => Ok(repo.join(p)),
+        _ => Err(format!(
+            "cargo test --no-run --target {} failed: {}",
+            target.triple(),
+            text.lines()
+                .rev()
+                .find(|l| l.contains("error"))
+                .unwrap_or("")
+        )),
+    }
+}
+
+/// Builds the extension for `target` with Debian's Rust; returns the built library. Debug builds carry
+/// no debug info (they are for the checks, not a debugger).
+pub fn build(repo: &Path, target: Target, release: bool) -> Result<PathBuf, String> {
+    let mut c = debian_cargo(repo, target, "build")?;
+    c.args(["-p", LIB_NAME]);
+    if release {
+        c.arg("--release");
     }
     let t0 = std::time::Instant::now();
     let status = c.status().map_err(|e| format!("/usr/bin/cargo: {e}"))?;
