@@ -38,49 +38,46 @@ fn collect(dir: &Path, base: &Path, out: &mut Vec<PathBuf>) -> Result<(), String
 const GDEXTENSION: &str = "wandering_terrain.gdextension";
 const RES_ADDON: &str = "res://addons/wandering_terrain/";
 
-/// The `[libraries]` lines of a `.gdextension`: (key, path relative to the addon).
-fn library_entries(text: &str) -> Vec<(String, String)> {
+/// Each line of a `.gdextension`, with its library entry (key, path relative to the addon) when it is a
+/// line of `[libraries]`.
+fn lines_with_entries(text: &str) -> Vec<(&str, Option<(String, String)>)> {
     let mut in_libs = false;
-    let mut out = Vec::new();
-    for l in text.lines() {
-        let l = l.trim();
-        if l.starts_with('[') {
-            in_libs = l == "[libraries]";
-        } else if in_libs && !l.starts_with(';') {
-            if let Some((k, v)) = l.split_once('=') {
-                let v = v.trim().trim_matches('"');
-                out.push((
-                    k.trim().to_string(),
-                    v.trim_start_matches(RES_ADDON).to_string(),
-                ));
+    text.lines()
+        .map(|l| {
+            let t = l.trim();
+            if t.starts_with('[') {
+                in_libs = t == "[libraries]";
             }
-        }
-    }
-    out
+            let entry = (in_libs && !t.starts_with('[') && !t.starts_with(';'))
+                .then(|| t.split_once('='))
+                .flatten()
+                .map(|(k, v)| {
+                    let v = v.trim().trim_matches('"').trim_start_matches(RES_ADDON);
+                    (k.trim().to_string(), v.to_string())
+                });
+            (l, entry)
+        })
+        .collect()
+}
+
+/// The `[libraries]` entries of a `.gdextension`: (key, path relative to the addon).
+fn library_entries(text: &str) -> Vec<(String, String)> {
+    lines_with_entries(text)
+        .into_iter()
+        .filter_map(|(_, e)| e)
+        .collect()
 }
 
 /// The `.gdextension` with only the library lines whose file (or framework folder) is shipped.
 fn shipped_gdextension(text: &str, shipped: &[PathBuf]) -> String {
-    let present = |rel: &str| shipped.iter().any(|f| f.starts_with(rel));
-    let mut in_libs = false;
-    let mut out = String::new();
-    for l in text.lines() {
-        let t = l.trim();
-        if t.starts_with('[') {
-            in_libs = t == "[libraries]";
-        }
-        let drop = in_libs
-            && !t.starts_with('[')
-            && !t.starts_with(';')
-            && t.split_once('=').is_some_and(|(_, v)| {
-                !present(v.trim().trim_matches('"').trim_start_matches(RES_ADDON))
-            });
-        if !drop {
-            out.push_str(l);
-            out.push('\n');
-        }
-    }
-    out
+    lines_with_entries(text)
+        .into_iter()
+        .filter(|(_, e)| {
+            e.as_ref()
+                .is_none_or(|(_, rel)| shipped.iter().any(|f| f.starts_with(rel)))
+        })
+        .map(|(l, _)| format!("{l}\n"))
+        .collect()
 }
 
 /// This machine's `.gdextension` keys (what `cargo xtask build` lays out).
@@ -198,4 +195,30 @@ pub fn unpack(zip_path: &Path, dest: &Path) -> Result<(), String> {
     let f = std::fs::File::open(zip_path).map_err(|e| e.to_string())?;
     let mut z = zip::ZipArchive::new(f).map_err(|e| e.to_string())?;
     z.extract(dest).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shipped_gdextension_names_only_the_libraries_shipped() {
+        let text = "[configuration]\nentry_symbol = \"x\"\n\n[libraries]\n; a comment\n\
+                    linux.debug.x86_64 = \"res://addons/wandering_terrain/bin/a.so\"\n\
+                    macos.debug = \"res://addons/wandering_terrain/bin/m.framework\"\n\
+                    windows.debug.x86_64 = \"res://addons/wandering_terrain/bin/w.dll\"\n\n[icons]\nA = \"i.svg\"\n";
+        let entries = library_entries(text);
+        assert_eq!(entries.len(), 3);
+        assert_eq!(entries[1], ("macos.debug".into(), "bin/m.framework".into()));
+        let shipped = [
+            PathBuf::from("bin/a.so"),
+            PathBuf::from("bin/m.framework/m"),
+        ];
+        let out = shipped_gdextension(text, &shipped);
+        assert!(out.contains("linux.debug.x86_64") && out.contains("macos.debug"));
+        assert!(!out.contains("windows"), "{out}");
+        assert!(
+            out.contains("entry_symbol") && out.contains("; a comment") && out.contains("A = ")
+        );
+    }
 }
