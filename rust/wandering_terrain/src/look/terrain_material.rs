@@ -1,7 +1,7 @@
 //! `TerrainMaterial`: the layers of a terrain and every shader parameter of its look (blending maths in
 //! `terrain_core::material`, shader in `shaders/terrain_material.gdshaderinc`).
 
-use crate::terrain_layer::TerrainLayer;
+use crate::look::terrain_layer::TerrainLayer;
 use godot::classes::image::{Format, Interpolation};
 use godot::classes::{IResource, Image, Resource, Shader, ShaderMaterial, Texture2DArray};
 use godot::prelude::*;

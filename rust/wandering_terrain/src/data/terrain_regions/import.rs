@@ -4,7 +4,7 @@
 
 use super::TerrainRegions;
 use crate::async_job::{AsyncJob, Outcome};
-use crate::terrain_data::elevation::{disk_path, import_error_code, nodata_of};
+use crate::data::terrain_data::elevation::{disk_path, import_error_code, nodata_of};
 use godot::global::Error;
 use godot::prelude::*;
 use std::path::PathBuf;

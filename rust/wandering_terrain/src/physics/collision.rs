@@ -57,7 +57,7 @@ pub struct TerrainCollision {
     /// The physics space and the node reported as collider; None outside the tree.
     space: Option<(Rid, InstanceId)>,
     /// The tiles drawn while the scene tree shows collision shapes (`collision_debug.rs`).
-    debug: Option<crate::collision_debug::CollisionDebug>,
+    debug: Option<crate::physics::collision_debug::CollisionDebug>,
     /// (body, shape) per slot.
     slots: Vec<(Rid, Rid)>,
     used: HashMap<TileId, usize>,
@@ -175,7 +175,7 @@ impl TerrainCollision {
     pub fn enter(&mut self, space: Rid, owner: InstanceId, debug: Option<Rid>) {
         self.exit();
         self.space = Some((space, owner));
-        self.debug = debug.map(crate::collision_debug::CollisionDebug::new);
+        self.debug = debug.map(crate::physics::collision_debug::CollisionDebug::new);
     }
 
     /// Enters `node`'s world: its physics space, `node` reported as the collider, the tiles drawn too when
@@ -331,7 +331,7 @@ impl TerrainCollision {
         let id = |t: &TileId| [t[0] as i64, t[1] as i64];
         let cells =
             (self.used.keys().map(|t| (id(t), 1u8))).chain(self.dirty.keys().map(|t| (id(t), 2u8)));
-        let first = crate::debug_view::fill_window(centre, n, cells, out);
+        let first = crate::nodes::debug_view::fill_window(centre, n, cells, out);
         Some((
             [
                 corner0[0] + first[0] as f64 * side,

@@ -30,7 +30,7 @@ impl TerrainNode {
     /// this is for custom bakes and checks.
     #[func]
     pub(crate) fn get_navigation_faces(&self, area: Aabb, tolerance: f64) -> PackedVector3Array {
-        crate::navigation::faces_in(&self.instance_host(), "TerrainNode", area, tolerance)
+        crate::physics::navigation::faces_in(&self.instance_host(), "TerrainNode", area, tolerance)
     }
 
     /// Height of the drawn terrain at world X/Z `pos` (this node's position and scale applied); NaN without

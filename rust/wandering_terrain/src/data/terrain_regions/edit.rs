@@ -2,8 +2,8 @@
 //! same calls as `TerrainData`'s, saving only what changed, and damaged regions reported as signals.
 
 use super::TerrainRegions;
+use crate::data::terrain_brush::TerrainBrush;
 use crate::sample_rect::to_rect2i;
-use crate::terrain_brush::TerrainBrush;
 use godot::global::Error;
 use godot::prelude::*;
 

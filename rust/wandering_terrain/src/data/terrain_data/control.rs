@@ -1,7 +1,7 @@
 //! `TerrainData`'s control map: holes and painted layers (layout and blending in `terrain_core::material`).
 
 use super::TerrainData;
-use crate::editable_texture::{Channels, EditableTexture};
+use crate::data::terrain_data::editable_texture::{Channels, EditableTexture};
 use crate::sample_rect::to_rect2i;
 use godot::classes::image::Format;
 use godot::classes::{Image, Texture2D};

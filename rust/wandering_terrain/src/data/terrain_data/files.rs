@@ -1,6 +1,6 @@
 //! `TerrainData` heightmap files and images: import and export at once (formats in
-//! `terrain_core::heightmap_io`; the async import is `terrain_data_import.rs`, elevation files
-//! `terrain_data_elevation.rs`).
+//! `terrain_core::heightmap_io`; the async import is `import.rs`, elevation files
+//! `elevation.rs`).
 
 use super::{budget_of, elevation, TerrainData};
 use godot::classes::image::Format;

@@ -1,12 +1,12 @@
 //! `WanderingTerrain`: the follow logic of camera-following LOD rings. Places a WanderingMesh in front of the camera each frame
 //! and feeds the wandering terrain shader (placement maths in `terrain_core::wandering_terrain`).
 
-use crate::collision::TerrainCollision;
-use crate::follow::{active_camera, relink, relink_changed};
-use crate::terrain_data::TerrainData;
-use crate::terrain_instancer::{Host, Surface};
-use crate::terrain_material::{self, TerrainMaterial};
-use crate::wandering_mesh::WanderingMesh;
+use crate::data::terrain_data::TerrainData;
+use crate::instances::terrain_instancer::{Host, Surface};
+use crate::look::terrain_material::{self, TerrainMaterial};
+use crate::nodes::follow::{active_camera, relink, relink_changed};
+use crate::nodes::wandering_mesh::WanderingMesh;
+use crate::physics::collision::TerrainCollision;
 use godot::classes::{
     Camera3D, INode3D, Node, Node3D, PhysicsMaterial, RenderingServer, ShaderMaterial,
 };
@@ -73,9 +73,9 @@ pub struct WanderingTerrain {
     /// The debug view's material while one is shown.
     debug_material: Option<Gd<ShaderMaterial>>,
     /// The cells of the COLLISION and INSTANCES views.
-    cells: crate::debug_view::CellView,
+    cells: crate::nodes::debug_view::CellView,
     /// The lines of the NAVIGATION view.
-    nav_view: crate::debug_view::NavView,
+    nav_view: crate::nodes::debug_view::NavView,
 
     /// The camera to follow; empty: the viewport's current camera (in the editor, the editor's camera).
     #[export]
@@ -224,7 +224,7 @@ impl INode3D for WanderingTerrain {
             // Collision is ready before the first physics frame.
             N::ENTER_TREE => {
                 // Navigation bakes see terrain nodes from then on.
-                crate::navigation::register();
+                crate::physics::navigation::register();
                 let node = self.base().clone();
                 if self.collision.enter_world(&node) {
                     self.update_collision();
@@ -269,7 +269,7 @@ impl WanderingTerrain {
     /// The COLLISION and INSTANCES views: the cells around the camera, every frame while shown (REGIONS:
     /// none); the NAVIGATION view's lines.
     fn update_cell_view(&mut self) {
-        use crate::debug_view::{CELLS, COLLISION, INSTANCES, NAVIGATION, REGIONS};
+        use crate::nodes::debug_view::{CELLS, COLLISION, INSTANCES, NAVIGATION, REGIONS};
         let on = self.debug_view == NAVIGATION;
         let cells = matches!(self.debug_view, COLLISION | INSTANCES | REGIONS);
         if !(on || cells || self.nav_view.is_shown()) {
@@ -294,7 +294,7 @@ impl WanderingTerrain {
         let states = self.cells.states_mut();
         let placed = match self.debug_view {
             COLLISION => self.collision.tile_states(target, CELLS, states),
-            INSTANCES => crate::debug_view::instance_cells(&node, target, states),
+            INSTANCES => crate::nodes::debug_view::instance_cells(&node, target, states),
             _ => None,
         };
         match (placed, self.debug_material.as_mut()) {
@@ -485,7 +485,7 @@ impl WanderingTerrain {
     /// Shows debug view `value` (see the property); out of range is refused with an error.
     #[func]
     fn set_debug_view(&mut self, value: i64) {
-        if !crate::debug_view::check("WanderingTerrain.debug_view", value, self.debug_view) {
+        if !crate::nodes::debug_view::check("WanderingTerrain.debug_view", value, self.debug_view) {
             return;
         }
         self.debug_view = value;
@@ -494,7 +494,7 @@ impl WanderingTerrain {
             .as_ref()
             .map_or(Vector2::ZERO, |d| d.bind().get_height_range());
         self.cells.reset();
-        crate::debug_view::show(
+        crate::nodes::debug_view::show(
             &mut self.debug_material,
             value,
             DEBUG_SHADER,
@@ -574,7 +574,12 @@ impl WanderingTerrain {
     /// this is for custom bakes and checks.
     #[func]
     fn get_navigation_faces(&self, area: Aabb, tolerance: f64) -> PackedVector3Array {
-        crate::navigation::faces_in(&self.instance_host(), "WanderingTerrain", area, tolerance)
+        crate::physics::navigation::faces_in(
+            &self.instance_host(),
+            "WanderingTerrain",
+            area,
+            tolerance,
+        )
     }
 
     /// Height of the terrain at world X/Z `pos` (what the shader draws there); NaN without terrain data.
@@ -798,4 +803,4 @@ impl WanderingTerrain {
     }
 }
 
-crate::collision_api::collision_api!(WanderingTerrain);
+crate::nodes::collision_api::collision_api!(WanderingTerrain);

@@ -1,8 +1,8 @@
 //! `TerrainData`: the heightfield resource (maths in `terrain_core::terrain_data` and friends).
 
-use crate::editable_texture::EditableTexture;
+use crate::data::terrain_brush::TerrainBrush;
+use crate::data::terrain_data::editable_texture::EditableTexture;
 use crate::sample_rect::to_rect2i;
-use crate::terrain_brush::TerrainBrush;
 use godot::classes::image::Format;
 use godot::classes::{IResource, Image, Resource};
 use godot::global::Error;
@@ -12,19 +12,13 @@ use terrain_core::heightmap_io::Heightmap;
 use terrain_core::samples::Samples;
 use terrain_core::terrain_data::{self as core, Region, DEFAULT_SAMPLE_BUDGET};
 
-#[path = "terrain_data_control.rs"]
 mod control;
-#[path = "terrain_data_elevation.rs"]
+pub(crate) mod editable_texture;
 pub(crate) mod elevation;
-#[path = "terrain_data_erosion.rs"]
 mod erosion;
-#[path = "terrain_data_files.rs"]
 mod files;
-#[path = "terrain_data_generate.rs"]
 mod generate;
-#[path = "terrain_data_import.rs"]
 mod import;
-#[path = "terrain_data_texture.rs"]
 mod texture;
 
 /// Longest an edit waits for the worker jobs reading the terrain before it copies it instead.

@@ -3,7 +3,7 @@
 //! node's material and its parameters stay as they are and both get the node's parameters, so switching back
 //! is instant; nothing is made while the view is OFF.
 
-use crate::terrain_material::{self, TerrainMaterial};
+use crate::look::terrain_material::{self, TerrainMaterial};
 use godot::classes::ShaderMaterial;
 use godot::prelude::*;
 
@@ -155,7 +155,7 @@ pub fn instance_cells(
     states: &mut Vec<u8>,
 ) -> Option<([f64; 2], f64)> {
     let inst = node.get_children().iter_shared().find_map(|c| {
-        c.try_cast::<crate::terrain_instancer::TerrainInstancer>()
+        c.try_cast::<crate::instances::terrain_instancer::TerrainInstancer>()
             .ok()
     });
     match inst {
@@ -195,7 +195,7 @@ impl NavView {
     pub fn update(
         &mut self,
         node: &mut Gd<godot::classes::Node3D>,
-        host: &crate::terrain_instancer::Host,
+        host: &crate::instances::terrain_instancer::Host,
         class: &str,
         at: Vector3,
         on: bool,
@@ -222,7 +222,7 @@ impl NavView {
             Vector3::new(centre.x - NAV_HALF, -1.0e7, centre.y - NAV_HALF),
             Vector3::new(2.0 * NAV_HALF, 2.0e7, 2.0 * NAV_HALF),
         );
-        let faces = crate::navigation::faces_in(host, class, area, NAV_TOLERANCE);
+        let faces = crate::physics::navigation::faces_in(host, class, area, NAV_TOLERANCE);
         let lift = Vector3::new(0.0, NAV_LIFT, 0.0);
         let mut v = PackedVector3Array::new();
         for t in faces.as_slice().chunks_exact(3) {

@@ -1,8 +1,8 @@
 //! `TerrainInstancer.apply_brush`: the instance brush (INSTANCE_ADD, INSTANCE_REMOVE) and the detail
-//! density brush (DETAIL_ADD, DETAIL_REMOVE, in `terrain_instancer_detail.rs`).
+//! density brush (DETAIL_ADD, DETAIL_REMOVE, in `detail.rs`).
 
 use super::{layer_rule, with_samples, TerrainInstancer};
-use crate::terrain_brush::TerrainBrush;
+use crate::data::terrain_brush::TerrainBrush;
 use godot::prelude::*;
 use terrain_core::brush::Tool;
 use terrain_core::instances::{dab_add, dab_removes, Area};

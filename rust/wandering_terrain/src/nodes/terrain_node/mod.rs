@@ -1,13 +1,13 @@
 //! `TerrainNode`: renders a TerrainData as a geometry clipmap (layout in `terrain_core::clipmap`).
 
-use crate::clipmap_data::ClipmapTexture;
-use crate::collision::TerrainCollision;
-use crate::follow::{active_camera, relink, relink_changed};
-use crate::terrain_data::TerrainData;
-use crate::terrain_generator::TerrainGenerator;
-use crate::terrain_instancer::{Host, Surface};
-use crate::terrain_material::{self, TerrainMaterial};
-use crate::terrain_regions::TerrainRegions;
+use crate::data::terrain_data::TerrainData;
+use crate::data::terrain_generator::TerrainGenerator;
+use crate::data::terrain_regions::TerrainRegions;
+use crate::instances::terrain_instancer::{Host, Surface};
+use crate::look::terrain_material::{self, TerrainMaterial};
+use crate::nodes::follow::{active_camera, relink, relink_changed};
+use crate::nodes::terrain_node::clipmap_data::ClipmapTexture;
+use crate::physics::collision::TerrainCollision;
 use godot::classes::mesh::{ArrayType, PrimitiveType};
 use godot::classes::rendering_server::ShadowCastingSetting;
 use godot::classes::{
@@ -24,15 +24,11 @@ use terrain_core::generation::Generated;
 use terrain_core::samples::{self, Samples};
 use terrain_core::terrain_data::Region;
 
-#[path = "terrain_node_collision.rs"]
-mod collision_api;
-#[path = "terrain_node_debug.rs"]
+pub(crate) mod clipmap_data;
+mod collision;
 mod debug;
-#[path = "terrain_node_draw.rs"]
 mod draw;
-#[path = "terrain_node_queries.rs"]
 mod queries;
-#[path = "terrain_node_source.rs"]
 mod source;
 
 const DEFAULT_SHADER: &str = "res://addons/wandering_terrain/shaders/terrain_node.gdshader";
@@ -113,9 +109,9 @@ pub struct TerrainNode {
     /// The debug view's material while one is shown.
     debug_material: Option<Gd<ShaderMaterial>>,
     /// The cells of the COLLISION, REGIONS and INSTANCES views.
-    cells: crate::debug_view::CellView,
+    cells: crate::nodes::debug_view::CellView,
     /// The lines of the NAVIGATION view.
-    pub(crate) nav_view: crate::debug_view::NavView,
+    pub(crate) nav_view: crate::nodes::debug_view::NavView,
 
     /// The node the rings follow; empty: the current camera (in the editor, the editor's camera). The node
     /// is looked up once, and again when `target` is set or the node it found leaves the tree.
@@ -324,7 +320,7 @@ impl INode3D for TerrainNode {
             // Instances live while the node is in the tree (ready() runs once; a node may re-enter).
             N::ENTER_TREE => {
                 // Navigation bakes see terrain nodes from then on.
-                crate::navigation::register();
+                crate::physics::navigation::register();
                 if self.material.is_none() {
                     self.material = Some(terrain_material::default_material(
                         DEFAULT_SHADER,
@@ -467,7 +463,7 @@ impl TerrainNode {
     /// Shows debug view `value` (see the property); out of range is refused with an error.
     #[func]
     fn set_debug_view(&mut self, value: i64) {
-        if !crate::debug_view::check("TerrainNode.debug_view", value, self.debug_view) {
+        if !crate::nodes::debug_view::check("TerrainNode.debug_view", value, self.debug_view) {
             return;
         }
         self.debug_view = value;

@@ -3,9 +3,9 @@
 //! MultiMesh per cell (transform and colour per instance, origins relative to the cell). Cells leaving the
 //! radius give their MultiMesh to the next cell entering it.
 
-use crate::instance_cells::transform_of;
-use crate::terrain_detail_layer::ResolvedDetail;
-use crate::terrain_instancer::Surface;
+use crate::instances::instance_cells::transform_of;
+use crate::instances::terrain_detail_layer::ResolvedDetail;
+use crate::instances::terrain_instancer::Surface;
 use godot::classes::rendering_server::{MultimeshTransformFormat, ShadowCastingSetting};
 use godot::classes::{Material, Mesh, RenderingServer};
 use godot::prelude::*;

@@ -3,7 +3,7 @@
 //! `PhysicsServer3D` holding a shape per instance and collision shape. Bodies are pooled: a cell leaving
 //! the collision radius hands its body to the next one entering it.
 
-use crate::terrain_instance_mesh::Resolved;
+use crate::instances::terrain_instance_mesh::Resolved;
 use godot::classes::physics_server_3d::{BodyMode, BodyState};
 use godot::classes::rendering_server::{
     MultimeshTransformFormat, ShadowCastingSetting, VisibilityRangeFadeMode,
@@ -274,7 +274,7 @@ pub fn transform_of(c: &[f32]) -> Transform3D {
 
 fn new_lod(
     rs: &mut Gd<RenderingServer>,
-    l: &crate::terrain_instance_mesh::Lod,
+    l: &crate::instances::terrain_instance_mesh::Lod,
     res: &Resolved,
     view: &View,
 ) -> (Rid, Rid) {

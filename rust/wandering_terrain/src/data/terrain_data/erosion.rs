@@ -3,7 +3,7 @@
 
 use super::TerrainData;
 use crate::async_job::{AsyncJob, Outcome};
-use crate::terrain_erosion::TerrainErosion;
+use crate::data::terrain_erosion::TerrainErosion;
 use godot::prelude::*;
 use std::sync::atomic::Ordering;
 use terrain_core::erosion::{simulate, Report, Simulation};

@@ -2,7 +2,7 @@
 //! and the data texture the shaders sample, updated by the rectangle an edit touched.
 
 use super::{data_bytes, TerrainData};
-use crate::editable_texture::{Channels, EditableTexture};
+use crate::data::terrain_data::editable_texture::{Channels, EditableTexture};
 use godot::classes::image::Format;
 use godot::classes::{Image, ImageTexture, Texture2D};
 use godot::prelude::*;

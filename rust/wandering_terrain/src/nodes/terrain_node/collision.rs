@@ -4,7 +4,7 @@
 
 use super::*;
 
-crate::collision_api::collision_api!(TerrainNode);
+crate::nodes::collision_api::collision_api!(TerrainNode);
 
 impl TerrainNode {
     /// Collision for the target and the pending edits (`update_collision`; `now`: wait for the workers).

@@ -2,9 +2,9 @@
 //! (format, mips and cache in `terrain_core::terrain_regions`). Saved with `TerrainData.save_regions` or
 //! written from a generator by `TerrainRegions.generate`; drawn by a `TerrainNode` through `terrain_regions`.
 
-use crate::terrain_data::elevation::disk_path;
-use crate::terrain_data::TerrainData;
-use crate::terrain_generator::TerrainGenerator;
+use crate::data::terrain_data::elevation::disk_path;
+use crate::data::terrain_data::TerrainData;
+use crate::data::terrain_generator::TerrainGenerator;
 use godot::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -14,9 +14,7 @@ use terrain_core::terrain_regions::{
     self as core, Existing, RegionMeta, DEFAULT_BUDGET, MIN_BUDGET,
 };
 
-#[path = "terrain_regions_edit.rs"]
 mod edit;
-#[path = "terrain_regions_import.rs"]
 mod import;
 
 /// A terrain map stored as a folder of region files (`terrain.regions` plus one file per region and mip

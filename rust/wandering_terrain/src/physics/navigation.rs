@@ -9,9 +9,9 @@
 //! gdext gates the navigation classes behind its experimental-API feature; the server and the resources
 //! are called dynamically here (by method and property name) instead of enabling it for the whole crate.
 
-use crate::terrain_instancer::{Host, Surface};
-use crate::terrain_node::TerrainNode;
-use crate::wandering_terrain::WanderingTerrain;
+use crate::instances::terrain_instancer::{Host, Surface};
+use crate::nodes::terrain_node::TerrainNode;
+use crate::nodes::wandering_terrain::WanderingTerrain;
 use godot::classes::{Engine, Node, Object};
 use godot::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};

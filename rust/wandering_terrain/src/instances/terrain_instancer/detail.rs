@@ -2,8 +2,8 @@
 //! cells (`detail_cells`), the detail API and the density brush.
 
 use super::{area_arg, with_samples, Host, TerrainInstancer};
-use crate::detail_cells::{self, Frame};
-use crate::terrain_material::TerrainMaterial;
+use crate::instances::detail_cells::{self, Frame};
+use crate::look::terrain_material::TerrainMaterial;
 use godot::prelude::*;
 use terrain_core::detail::Ground;
 use terrain_core::instances::Area;
@@ -123,7 +123,7 @@ impl TerrainInstancer {
                 let old = self
                     .detail_material
                     .and_then(|id| Gd::<TerrainMaterial>::try_from_instance_id(id).ok());
-                crate::follow::relink_changed(old, host.material.clone(), &callable, true);
+                crate::nodes::follow::relink_changed(old, host.material.clone(), &callable, true);
             }
             self.detail_material = material;
             let layers = self.resolve_detail(host);
@@ -233,7 +233,10 @@ impl TerrainInstancer {
     pub(super) fn resolve_detail(
         &self,
         host: &Host,
-    ) -> Vec<(usize, crate::terrain_detail_layer::ResolvedDetail)> {
+    ) -> Vec<(
+        usize,
+        crate::instances::terrain_detail_layer::ResolvedDetail,
+    )> {
         self.detail_layers
             .iter_shared()
             .enumerate()

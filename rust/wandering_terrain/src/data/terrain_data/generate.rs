@@ -3,7 +3,7 @@
 
 use super::TerrainData;
 use crate::async_job::{AsyncJob, Outcome};
-use crate::terrain_generator::TerrainGenerator;
+use crate::data::terrain_generator::TerrainGenerator;
 use godot::classes::Noise;
 use godot::prelude::*;
 use std::sync::atomic::Ordering;

@@ -1,21 +1,19 @@
 //! `TerrainInstancer`: trees, rocks and props placed on its parent terrain (store, rules and cell
 //! buffers in `terrain_core::instances`; the servers' side in `instance_cells`).
 
-use crate::detail_cells::Detail;
-#[path = "terrain_instancer_brush.rs"]
+use crate::instances::detail_cells::Detail;
 mod brush;
-#[path = "terrain_instancer_detail.rs"]
 mod detail;
 
-use crate::follow::active_camera;
-use crate::instance_cells::{CellState, Cells, View};
-use crate::terrain_data::TerrainData;
-use crate::terrain_detail_layer::TerrainDetailLayer;
-use crate::terrain_instance_mesh::{Resolved, TerrainInstanceMesh};
-use crate::terrain_instances::TerrainInstances;
-use crate::terrain_material::TerrainMaterial;
-use crate::terrain_node::TerrainNode;
-use crate::wandering_terrain::WanderingTerrain;
+use crate::data::terrain_data::TerrainData;
+use crate::instances::instance_cells::{CellState, Cells, View};
+use crate::instances::terrain_detail_layer::TerrainDetailLayer;
+use crate::instances::terrain_instance_mesh::{Resolved, TerrainInstanceMesh};
+use crate::instances::terrain_instances::TerrainInstances;
+use crate::look::terrain_material::TerrainMaterial;
+use crate::nodes::follow::active_camera;
+use crate::nodes::terrain_node::TerrainNode;
+use crate::nodes::wandering_terrain::WanderingTerrain;
 use godot::classes::{INode3D, Node, Node3D};
 use godot::prelude::*;
 use std::sync::Arc;
@@ -225,7 +223,7 @@ impl TerrainInstancer {
     fn set_meshes(&mut self, meshes: Array<Gd<TerrainInstanceMesh>>) {
         let callable = self.base().callable("_on_meshes_changed");
         for m in self.meshes.iter_shared() {
-            crate::follow::relink_changed(
+            crate::nodes::follow::relink_changed(
                 Some(m),
                 None::<Gd<TerrainInstanceMesh>>,
                 &callable,
@@ -233,7 +231,7 @@ impl TerrainInstancer {
             );
         }
         for m in meshes.iter_shared() {
-            crate::follow::relink_changed(
+            crate::nodes::follow::relink_changed(
                 None::<Gd<TerrainInstanceMesh>>,
                 Some(m),
                 &callable,
@@ -255,10 +253,20 @@ impl TerrainInstancer {
     fn set_detail_layers(&mut self, layers: Array<Gd<TerrainDetailLayer>>) {
         let callable = self.base().callable("_on_detail_changed");
         for l in self.detail_layers.iter_shared() {
-            crate::follow::relink_changed(Some(l), None::<Gd<TerrainDetailLayer>>, &callable, true);
+            crate::nodes::follow::relink_changed(
+                Some(l),
+                None::<Gd<TerrainDetailLayer>>,
+                &callable,
+                true,
+            );
         }
         for l in layers.iter_shared() {
-            crate::follow::relink_changed(None::<Gd<TerrainDetailLayer>>, Some(l), &callable, true);
+            crate::nodes::follow::relink_changed(
+                None::<Gd<TerrainDetailLayer>>,
+                Some(l),
+                &callable,
+                true,
+            );
         }
         self.detail_layers = layers;
         self.on_detail_changed();
@@ -267,7 +275,12 @@ impl TerrainInstancer {
     #[func]
     fn set_instances(&mut self, instances: Option<Gd<TerrainInstances>>) {
         let callable = self.base().callable("_on_instances_changed");
-        crate::follow::relink_changed(self.instances.clone(), instances.clone(), &callable, false);
+        crate::nodes::follow::relink_changed(
+            self.instances.clone(),
+            instances.clone(),
+            &callable,
+            false,
+        );
         self.instances = instances;
         self.reset();
     }
@@ -651,7 +664,8 @@ impl TerrainInstancer {
             let state = if c.shown == c.stamp { 1 } else { 2 };
             ([i64::from(k.0), i64::from(k.1)], state)
         });
-        let first = crate::debug_view::fill_window([i64::from(tx), i64::from(tz)], n, cells, out);
+        let first =
+            crate::nodes::debug_view::fill_window([i64::from(tx), i64::from(tz)], n, cells, out);
         Some(([first[0] as f64 * cs, first[1] as f64 * cs], cs))
     }
 }
@@ -779,14 +793,14 @@ impl TerrainInstancer {
         }
         let region = self.base().callable("_on_region_changed");
         let changed = self.base().callable("_on_data_changed");
-        crate::follow::relink(
+        crate::nodes::follow::relink(
             "region_changed",
             self.followed.clone(),
             data.clone(),
             &region,
             false,
         );
-        crate::follow::relink_changed(self.followed.clone(), data.clone(), &changed, false);
+        crate::nodes::follow::relink_changed(self.followed.clone(), data.clone(), &changed, false);
         self.followed = data;
     }
 

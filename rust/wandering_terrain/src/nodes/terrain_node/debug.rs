@@ -81,7 +81,7 @@ impl TerrainNode {
 
     /// The COLLISION, REGIONS and INSTANCES views: the cells around the target, every frame while shown.
     pub(crate) fn update_cell_view(&mut self) {
-        use crate::debug_view::{CELLS, COLLISION, INSTANCES, NAVIGATION, REGIONS};
+        use crate::nodes::debug_view::{CELLS, COLLISION, INSTANCES, NAVIGATION, REGIONS};
         let Some(p) = self.last_pos else {
             return;
         };
@@ -100,7 +100,7 @@ impl TerrainNode {
         let placed = if self.debug_view == COLLISION {
             self.collision.tile_states([x, z], CELLS, states)
         } else if self.debug_view == INSTANCES {
-            crate::debug_view::instance_cells(&node, [x, z], states)
+            crate::nodes::debug_view::instance_cells(&node, [x, z], states)
         } else {
             match (&self.terrain_data, &self.terrain_regions) {
                 (None, Some(r)) => r.bind().store().map(|s| {
@@ -125,7 +125,7 @@ impl TerrainNode {
     /// Makes (or drops) the debug view's material for `debug_view` and draws with it.
     pub(crate) fn show_debug_view(&mut self) {
         self.cells.reset();
-        crate::debug_view::show(
+        crate::nodes::debug_view::show(
             &mut self.debug_material,
             self.debug_view,
             DEBUG_SHADER,

@@ -1,7 +1,7 @@
 //! `TerrainDetailLayer`: one kind of detail (grass, flowers, pebbles) a `TerrainInstancer` grows around the
 //! camera by rules (`terrain_core::detail`), and what it is drawn with.
 
-use crate::terrain_material::default_material;
+use crate::look::terrain_material::default_material;
 use godot::classes::mesh::{ArrayType, PrimitiveType};
 use godot::classes::{ArrayMesh, Material, Mesh};
 use godot::prelude::*;

@@ -1,0 +1,8 @@
+//! The terrain's data and what makes or edits it: `TerrainData` (one heightmap in memory),
+//! `TerrainRegions` (a map on disk), the generator, erosion and brush resources.
+
+pub(crate) mod terrain_brush;
+pub(crate) mod terrain_data;
+pub(crate) mod terrain_erosion;
+pub(crate) mod terrain_generator;
+pub(crate) mod terrain_regions;

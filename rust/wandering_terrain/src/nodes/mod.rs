@@ -1,0 +1,9 @@
+//! The two terrain nodes (`TerrainNode`: clipmap windows over any source; `WanderingTerrain`: one mesh
+//! over a TerrainData) and what they share: following their data, the collision API, debug views.
+
+pub(crate) mod collision_api;
+pub(crate) mod debug_view;
+pub(crate) mod follow;
+pub(crate) mod terrain_node;
+pub(crate) mod wandering_mesh;
+pub(crate) mod wandering_terrain;

@@ -1,0 +1,6 @@
+//! The terrain in the physics and navigation servers: collision tiles, their debug lines, and the
+//! navigation source-geometry parser.
+
+pub(crate) mod collision;
+pub(crate) mod collision_debug;
+pub(crate) mod navigation;
