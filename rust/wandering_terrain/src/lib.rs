@@ -12,6 +12,7 @@ mod look;
 mod nodes;
 mod physics;
 mod sample_rect;
+mod surface;
 
 struct WanderingTerrainExtension;
 

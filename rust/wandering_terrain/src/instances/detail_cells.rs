@@ -5,15 +5,14 @@
 
 use crate::instances::instance_cells::transform_of;
 use crate::instances::terrain_detail_layer::ResolvedDetail;
-use crate::instances::terrain_instancer::Surface;
+use crate::surface::Surface;
 use godot::classes::rendering_server::{MultimeshTransformFormat, ShadowCastingSetting};
 use godot::classes::{Material, Mesh, RenderingServer};
 use godot::prelude::*;
 use std::collections::HashMap;
 use std::sync::Arc;
-use terrain_core::clipmap_stream::SharedSamples;
 use terrain_core::detail::{
-    block_for, Area, DetailDraw, DetailKey, DetailLayer, DetailResult, DetailStream, FLOATS,
+    Area, DetailDraw, DetailKey, DetailLayer, DetailResult, DetailStream, FLOATS,
 };
 
 /// Cells asked of the workers at most at once.
@@ -388,10 +387,7 @@ impl Detail {
         }
         need.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         need.truncate(room);
-        let per_job = match frame.surface {
-            Surface::Data(_) => 1,
-            Surface::Streamed(_) => JOB_CELLS,
-        };
+        let per_job = frame.surface.cells_per_job(JOB_CELLS);
         for i in 0..self.fields.len() {
             let mine: Vec<(DetailKey, u64)> = need
                 .iter()
@@ -400,13 +396,9 @@ impl Detail {
                 .collect();
             let f = &mut self.fields[i];
             for chunk in mine.chunks(per_job) {
-                let source: SharedSamples = match frame.surface {
-                    Surface::Data(d) => {
-                        let keys: Vec<DetailKey> = chunk.iter().map(|c| c.0).collect();
-                        Arc::new(block_for(d.bind().core(), &f.core.grid, &keys))
-                    }
-                    Surface::Streamed(s) => s.clone(),
-                };
+                let source = frame
+                    .surface
+                    .job_source(chunk.iter().map(|c| f.core.grid.cell_area(c.0)));
                 self.stream
                     .request(i, f.core.clone(), source, chunk.to_vec());
                 for (k, stamp) in chunk {

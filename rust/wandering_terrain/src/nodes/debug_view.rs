@@ -147,26 +147,6 @@ impl CellView {
     }
 }
 
-/// The instance cells of `node`'s first `TerrainInstancer` child around terrain X/Z `target` (the
-/// INSTANCES view), into `states`.
-pub fn instance_cells(
-    node: &Gd<Node>,
-    target: [f64; 2],
-    states: &mut Vec<u8>,
-) -> Option<([f64; 2], f64)> {
-    let inst = node.get_children().iter_shared().find_map(|c| {
-        c.try_cast::<crate::instances::terrain_instancer::TerrainInstancer>()
-            .ok()
-    });
-    match inst {
-        Some(i) => i.bind().cell_states(target, CELLS, states),
-        None => {
-            states.clear();
-            None
-        }
-    }
-}
-
 /// The NAVIGATION view: the faces a navigation bake takes from the node (`get_navigation_faces`, tolerance
 /// `NAV_TOLERANCE`) over `NAV_HALF` world units around the target's `NAV_STEP` cell, drawn as lines in an
 /// internal child; made again when the target enters another cell or the terrain is edited.
@@ -195,7 +175,7 @@ impl NavView {
     pub fn update(
         &mut self,
         node: &mut Gd<godot::classes::Node3D>,
-        host: &crate::instances::terrain_instancer::Host,
+        host: &crate::surface::TerrainSurface,
         class: &str,
         at: Vector3,
         on: bool,

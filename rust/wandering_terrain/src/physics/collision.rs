@@ -345,6 +345,15 @@ impl TerrainCollision {
         self.used.len()
     }
 
+    /// The physics layers the terrain collides on; 0 with collision off.
+    pub fn layers(&self) -> u32 {
+        if self.settings.mode == MODE_DISABLED {
+            0
+        } else {
+            self.settings.layer
+        }
+    }
+
     /// Tiles computed on the main thread because the workers were late (see `update`).
     pub fn late_tiles(&self) -> u64 {
         self.late_tiles

@@ -9,9 +9,7 @@
 //! gdext gates the navigation classes behind its experimental-API feature; the server and the resources
 //! are called dynamically here (by method and property name) instead of enabling it for the whole crate.
 
-use crate::instances::terrain_instancer::{Host, Surface};
-use crate::nodes::terrain_node::TerrainNode;
-use crate::nodes::wandering_terrain::WanderingTerrain;
+use crate::surface::{host_of, TerrainSurface};
 use godot::classes::{Engine, Node, Object};
 use godot::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -74,27 +72,18 @@ pub fn close() {
 
 /// What a bake needs of a terrain node.
 struct Source {
-    host: Host,
+    host: TerrainSurface,
     who: &'static str,
-    collides: bool,
-    layer: u32,
+    layers: u32,
 }
 
 fn source_of(node: &Gd<Node>) -> Option<Source> {
-    let (host, who) = if let Ok(t) = node.clone().try_cast::<TerrainNode>() {
-        (t.bind().instance_host(), "TerrainNode")
-    } else if let Ok(w) = node.clone().try_cast::<WanderingTerrain>() {
-        (w.bind().instance_host(), "WanderingTerrain")
-    } else {
-        return None;
-    };
-    let collides = node.get("collision_mode").try_to::<i64>().unwrap_or(0) != 0;
-    let layer = node.get("collision_layer").try_to::<i64>().unwrap_or(0) as u32;
+    let h = host_of(node.clone())?;
+    let h = h.dyn_bind();
     Some(Source {
-        host,
-        who,
-        collides,
-        layer,
+        host: h.terrain_surface(),
+        who: h.class_name(),
+        layers: h.collision_layers(),
     })
 }
 
@@ -124,7 +113,7 @@ fn parse(args: &[&Variant]) {
     // As a mesh the terrain is always there; as a static collider only with collision on a masked layer.
     let wanted = match parsed {
         PARSED_MESH_INSTANCES => true,
-        PARSED_STATIC_COLLIDERS => src.collides && src.layer & mask != 0,
+        PARSED_STATIC_COLLIDERS => src.layers & mask != 0,
         _ => true,
     };
     if !wanted {
@@ -144,17 +133,7 @@ fn parse(args: &[&Variant]) {
         .try_to::<Vector3>()
         .unwrap_or(Vector3::ZERO);
     let has_aabb = aabb.size.x > 0.0 && aabb.size.y > 0.0 && aabb.size.z > 0.0;
-    let size = match surface {
-        Surface::Data(d) => {
-            let d = d.bind();
-            let sp = d.get_spacing();
-            let s = d.get_size();
-            Some([f64::from(s.x) * sp, f64::from(s.y) * sp])
-        }
-        Surface::Streamed(s) => s
-            .size()
-            .map(|[w, d]| [w as f64 * s.spacing(), d as f64 * s.spacing()]),
-    };
+    let size = surface.extent();
     // What the source data applies to added geometry (the bake root's inverse), times ours.
     let to_root = root_transform(&mut data) * to_world;
     let (min, max) = if has_aabb {
@@ -205,15 +184,14 @@ fn parse(args: &[&Variant]) {
 /// The faces of `host`'s surface over terrain rectangle `min`..`max`, merged within `tolerance` world
 /// units of height.
 fn terrain_faces(
-    host: &Host,
+    host: &TerrainSurface,
     min: [f64; 2],
     max: [f64; 2],
     tolerance: f32,
 ) -> Result<terrain_core::navigation::Faces, terrain_core::navigation::NavigationError> {
     let sy = host.to_world.basis.get_scale().y.abs().max(1e-6);
     match &host.surface {
-        Some(Surface::Data(d)) => faces(d.bind().core(), min, max, tolerance / sy),
-        Some(Surface::Streamed(s)) => faces(&**s, min, max, tolerance / sy),
+        Some(s) => s.with_samples(|s| faces(s, min, max, tolerance / sy)),
         None => Ok(Default::default()),
     }
 }
@@ -221,7 +199,12 @@ fn terrain_faces(
 /// `get_navigation_faces` of both terrain nodes: world-space triangles (clockwise from above, as
 /// `NavigationMeshSourceGeometryData3D.add_faces` takes them) of the surface inside the world box `area`,
 /// merged where flat within `tolerance` (0: one per sample triangle). An error names `who`.
-pub fn faces_in(host: &Host, who: &str, area: Aabb, tolerance: f64) -> PackedVector3Array {
+pub fn faces_in(
+    host: &TerrainSurface,
+    who: &str,
+    area: Aabb,
+    tolerance: f64,
+) -> PackedVector3Array {
     if !(0.0..=1e4).contains(&tolerance) {
         godot_error!(
             "{who}.get_navigation_faces: tolerance must be in [0, 10000], got {tolerance}"

@@ -1,9 +1,10 @@
 //! `TerrainInstancer`'s detail layers: resolving them against the parent terrain, the frame update of their
 //! cells (`detail_cells`), the detail API and the density brush.
 
-use super::{area_arg, with_samples, Host, TerrainInstancer};
+use super::{area_arg, with_samples, TerrainInstancer};
 use crate::instances::detail_cells::{self, Frame};
 use crate::look::terrain_material::TerrainMaterial;
+use crate::surface::TerrainSurface;
 use godot::prelude::*;
 use terrain_core::detail::Ground;
 use terrain_core::instances::Area;
@@ -113,7 +114,7 @@ impl TerrainInstancer {
 
 impl TerrainInstancer {
     /// Detail's frame: its layers resolved when stale, then its cells (`detail_cells`).
-    pub(super) fn update_detail(&mut self, host: &Host, wait: bool) -> bool {
+    pub(super) fn update_detail(&mut self, host: &TerrainSurface, wait: bool) -> bool {
         let material = host.material.as_ref().map(|m| m.instance_id());
         if self.detail_stale || material != self.detail_material {
             self.detail_stale = false;
@@ -148,7 +149,7 @@ impl TerrainInstancer {
 
     /// What the ground says of detail layer `layer`: the terrain material's blending and layer tints, and
     /// the density painted on the layer.
-    pub(super) fn ground(&self, host: &Host, layer: usize) -> Ground {
+    pub(super) fn ground(&self, host: &TerrainSurface, layer: usize) -> Ground {
         Ground {
             blending: host.material.as_ref().map(|m| m.bind().blending()),
             grad_scale: host.grad_scale,
@@ -232,7 +233,7 @@ impl TerrainInstancer {
     /// cannot grow on this terrain's scale is skipped with an error).
     pub(super) fn resolve_detail(
         &self,
-        host: &Host,
+        host: &TerrainSurface,
     ) -> Vec<(
         usize,
         crate::instances::terrain_detail_layer::ResolvedDetail,

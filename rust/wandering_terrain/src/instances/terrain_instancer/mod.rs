@@ -5,55 +5,19 @@ use crate::instances::detail_cells::Detail;
 mod brush;
 mod detail;
 
-use crate::data::terrain_data::TerrainData;
 use crate::instances::instance_cells::{CellState, Cells, View};
 use crate::instances::terrain_detail_layer::TerrainDetailLayer;
 use crate::instances::terrain_instance_mesh::{Resolved, TerrainInstanceMesh};
 use crate::instances::terrain_instances::TerrainInstances;
-use crate::look::terrain_material::TerrainMaterial;
 use crate::nodes::follow::active_camera;
-use crate::nodes::terrain_node::TerrainNode;
-use crate::nodes::wandering_terrain::WanderingTerrain;
+use crate::surface::{host_of, TerrainSurface};
 use godot::classes::{INode3D, Node, Node3D};
 use godot::prelude::*;
-use std::sync::Arc;
-use terrain_core::clipmap_stream::SharedSamples;
 use terrain_core::instances::{
-    self, block_for, draw_cell, scatter, Area, CellDraw, CellKey, InstanceStore, InstanceStream,
-    Placement,
+    self, draw_cell, scatter, Area, CellDraw, CellKey, InstanceStore, InstanceStream, Placement,
 };
 use terrain_core::material::layer_weights;
 use terrain_core::samples::Samples;
-
-/// A terrain source an instancer reads.
-pub(crate) enum Surface {
-    Data(Gd<TerrainData>),
-    Streamed(SharedSamples),
-}
-
-/// What the parent terrain gives its instancer: the surface, terrain space → world, the target, and the
-/// material (its blending is the layer rule's).
-pub(crate) struct Host {
-    pub surface: Option<Surface>,
-    /// The resource whose edits (`changed`, `region_changed`) move the surface: the TerrainData, or the
-    /// TerrainRegions a streamed surface is read from; None for a generated world.
-    pub edits: Option<Gd<Resource>>,
-    pub to_world: Transform3D,
-    pub target: Option<Vector3>,
-    pub material: Option<Gd<TerrainMaterial>>,
-    pub grad_scale: [f32; 2],
-}
-
-impl Host {
-    /// Identity of the surface: a new one redraws everything.
-    fn key(&self) -> Option<usize> {
-        match &self.surface {
-            Some(Surface::Data(d)) => Some(d.instance_id().to_i64() as usize),
-            Some(Surface::Streamed(s)) => Some(Arc::as_ptr(s) as *const u8 as usize),
-            None => None,
-        }
-    }
-}
 
 /// Cells asked of the workers at most at once.
 const IN_FLIGHT: usize = 64;
@@ -612,21 +576,17 @@ impl TerrainInstancer {
     }
 }
 
-/// The surface's samples, for one call.
-fn with_samples<R>(host: &Host, f: impl FnOnce(&(dyn Samples + Send)) -> R) -> R {
+/// The surface's samples, for one call (`host_or_error` made sure there is a surface).
+fn with_samples<R>(host: &TerrainSurface, f: impl FnOnce(&(dyn Samples + Send)) -> R) -> R {
     match &host.surface {
-        Some(Surface::Data(d)) => {
-            let d = d.bind();
-            f(d.core())
-        }
-        Some(Surface::Streamed(s)) => f(&**s),
+        Some(s) => s.with_samples(f),
         None => unreachable!("checked by host_or_error"),
     }
 }
 
 /// The share of the ground at terrain (x, z) made of `layers` (1 without a layer rule or a material).
 fn layer_rule<'a>(
-    host: &'a Host,
+    host: &'a TerrainSurface,
     s: &'a (dyn Samples + Send),
     layers: &'a [usize],
 ) -> impl Fn(f64, f64) -> f32 + Sync + 'a {
@@ -643,6 +603,27 @@ fn layer_rule<'a>(
 }
 
 impl TerrainInstancer {
+    /// The cell states (`cell_states`) of `terrain`'s first TerrainInstancer child, for the terrain's
+    /// INSTANCES debug view; None (and `out` empty) without one.
+    pub(crate) fn child_cell_states(
+        terrain: &Gd<Node>,
+        target: [f64; 2],
+        n: usize,
+        out: &mut Vec<u8>,
+    ) -> Option<([f64; 2], f64)> {
+        let child = terrain
+            .get_children()
+            .iter_shared()
+            .find_map(|c| c.try_cast::<TerrainInstancer>().ok());
+        match child {
+            Some(i) => i.bind().cell_states(target, n, out),
+            None => {
+                out.clear();
+                None
+            }
+        }
+    }
+
     /// The instance cells around terrain X/Z `target` in a window of `n`² cells (row-major into `out`): 1
     /// where a cell's instances are shown and current, 2 where they are being made again, 0 elsewhere.
     /// Returns the corner and side (terrain units) of the window's first cell; None without instances.
@@ -671,18 +652,12 @@ impl TerrainInstancer {
 }
 
 impl TerrainInstancer {
-    fn host(&self) -> Option<Host> {
+    fn host(&self) -> Option<TerrainSurface> {
         let parent: Gd<Node> = self.base().get_parent()?;
-        match parent.try_cast::<TerrainNode>() {
-            Ok(t) => Some(t.bind().instance_host()),
-            Err(p) => p
-                .try_cast::<WanderingTerrain>()
-                .ok()
-                .map(|w| w.bind().instance_host()),
-        }
+        host_of(parent).map(|h| h.dyn_bind().terrain_surface())
     }
 
-    fn host_or_error(&self, what: &str) -> Option<Host> {
+    fn host_or_error(&self, what: &str) -> Option<TerrainSurface> {
         let h = self.host();
         match &h {
             None => godot_error!("TerrainInstancer.{what}: the instancer must be a child of a TerrainNode or WanderingTerrain"),
@@ -734,7 +709,7 @@ impl TerrainInstancer {
         f(r.store_mut())
     }
 
-    fn add_placements(&mut self, host: &Host, mesh: usize, ps: &[Placement]) -> usize {
+    fn add_placements(&mut self, host: &TerrainSurface, mesh: usize, ps: &[Placement]) -> usize {
         let (n, cells) = with_samples(host, |s| {
             self.with_store(|st| {
                 let r = st.add(mesh, ps, &|x, z| instances::ground_of(s, x, z));
@@ -878,7 +853,7 @@ impl TerrainInstancer {
     }
 
     /// The cells the viewer and the target are in.
-    fn view_key(&self, host: &Host) -> Option<(CellKey, CellKey)> {
+    fn view_key(&self, host: &TerrainSurface) -> Option<(CellKey, CellKey)> {
         let res = self.instances.as_ref()?.bind();
         let inv = host.to_world.affine_inverse();
         let cell = |p: Vector3| res.store().cell_of(f64::from(p.x), f64::from(p.z));
@@ -919,7 +894,7 @@ impl TerrainInstancer {
     }
 
     /// The camera (or the target) in terrain space.
-    fn viewer(&self, host: &Host) -> Option<Vector3> {
+    fn viewer(&self, host: &TerrainSurface) -> Option<Vector3> {
         let cam = active_camera(&self.to_gd().upcast())
             .map(|c| c.get_global_position())
             .or(host.target)?;
@@ -927,7 +902,7 @@ impl TerrainInstancer {
     }
 
     /// Adds the cells within view (and within the collision radius of the target) and drops the rest.
-    fn want_cells(&mut self, host: &Host) {
+    fn want_cells(&mut self, host: &TerrainSurface) {
         let Some(res) = self.instances.clone() else {
             return;
         };
@@ -979,7 +954,7 @@ impl TerrainInstancer {
     }
 
     /// Asks the workers for the cells that need computing, nearest first.
-    fn ask(&mut self, host: &Host) -> bool {
+    fn ask(&mut self, host: &TerrainSurface) -> bool {
         let room = IN_FLIGHT.saturating_sub(self.stream.in_flight());
         let viewer = self.viewer(host).unwrap_or(Vector3::ZERO);
         let Some(res) = self.instances.clone() else {
@@ -1000,7 +975,10 @@ impl TerrainInstancer {
         need.sort_by(|a, b| a.0.total_cmp(&b.0));
         // Edited cells already on screen are recomputed here, from the terrain data itself, so an edit
         // shows on the next frame drawn (up to a budget; the rest go to the workers).
-        if let Some(Surface::Data(d)) = &host.surface {
+        let Some(surface) = host.surface.as_ref() else {
+            return false;
+        };
+        if let Some(d) = surface.data() {
             let d = d.bind();
             let (cells, ready) = (&mut self.cells.map, &mut self.ready);
             let mut budget = EDIT_NOW;
@@ -1031,22 +1009,9 @@ impl TerrainInstancer {
             self.pending = true;
             need.truncate(room);
         }
-        // Terrain data: a job per cell with the cell's own block (cells far apart would copy all between
-        // them); an endless source is read by the worker, a few cells a job.
-        let per_job = match &host.surface {
-            Some(Surface::Data(_)) => 1,
-            _ => JOB_CELLS,
-        };
-        for chunk in need.chunks(per_job) {
+        for chunk in need.chunks(surface.cells_per_job(JOB_CELLS)) {
             let cells: Vec<(CellKey, u64)> = chunk.iter().map(|c| (c.1, c.2)).collect();
-            let source: SharedSamples = match &host.surface {
-                Some(Surface::Data(d)) => {
-                    let keys: Vec<CellKey> = cells.iter().map(|c| c.0).collect();
-                    Arc::new(block_for(d.bind().core(), store, &keys))
-                }
-                Some(Surface::Streamed(s)) => s.clone(),
-                None => return false,
-            };
+            let source = surface.job_source(cells.iter().map(|c| store.cell_area(c.0)));
             self.stream.request(source, store, &cells);
             for (k, stamp) in cells {
                 if let Some(c) = self.cells.map.get_mut(&k) {
@@ -1058,7 +1023,7 @@ impl TerrainInstancer {
     }
 
     /// Bodies on the shown cells within the collision radius of the target; the others' go to the pool.
-    fn collide(&mut self, host: &Host) {
+    fn collide(&mut self, host: &TerrainSurface) {
         let has_shapes = self.resolved.iter().any(|r| !r.shapes.is_empty());
         let (Some(t), Some(res), true) = (host.target, self.instances.clone(), has_shapes) else {
             if self.cells.body_count() > 0 {
@@ -1097,7 +1062,7 @@ impl TerrainInstancer {
 }
 
 /// A world X/Z rectangle in terrain space (an error naming `what` when it is not finite).
-fn area_arg(what: &str, area: Rect2, host: &Host) -> Option<Area> {
+fn area_arg(what: &str, area: Rect2, host: &TerrainSurface) -> Option<Area> {
     let inv = host.to_world.affine_inverse();
     let a = inv * Vector3::new(area.position.x, 0.0, area.position.y);
     let b = inv * Vector3::new(area.end().x, 0.0, area.end().y);

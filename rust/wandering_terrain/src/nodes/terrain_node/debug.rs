@@ -82,12 +82,18 @@ impl TerrainNode {
     /// The COLLISION, REGIONS and INSTANCES views: the cells around the target, every frame while shown.
     pub(crate) fn update_cell_view(&mut self) {
         use crate::nodes::debug_view::{CELLS, COLLISION, INSTANCES, NAVIGATION, REGIONS};
-        let Some(p) = self.last_pos else {
+        let on = self.debug_view == NAVIGATION;
+        let cells = matches!(self.debug_view, COLLISION | REGIONS | INSTANCES);
+        if !(on || cells || self.nav_view.is_shown()) {
+            return;
+        }
+        // Around the target now, not where the windows were last laid out (a target that moves within
+        // a window's snap leaves that behind).
+        let Some(p) = self.target_position() else {
             return;
         };
-        let on = self.debug_view == NAVIGATION;
         if on || self.nav_view.is_shown() {
-            let host = self.instance_host();
+            let host = self.terrain_surface();
             let mut node = self.base().clone().upcast::<Node3D>();
             self.nav_view.update(&mut node, &host, "TerrainNode", p, on);
         }
@@ -100,7 +106,12 @@ impl TerrainNode {
         let placed = if self.debug_view == COLLISION {
             self.collision.tile_states([x, z], CELLS, states)
         } else if self.debug_view == INSTANCES {
-            crate::nodes::debug_view::instance_cells(&node, [x, z], states)
+            crate::instances::terrain_instancer::TerrainInstancer::child_cell_states(
+                &node,
+                [x, z],
+                CELLS,
+                states,
+            )
         } else {
             match (&self.terrain_data, &self.terrain_regions) {
                 (None, Some(r)) => r.bind().store().map(|s| {

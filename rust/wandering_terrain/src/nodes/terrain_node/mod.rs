@@ -3,11 +3,11 @@
 use crate::data::terrain_data::TerrainData;
 use crate::data::terrain_generator::TerrainGenerator;
 use crate::data::terrain_regions::TerrainRegions;
-use crate::instances::terrain_instancer::{Host, Surface};
 use crate::look::terrain_material::{self, TerrainMaterial};
 use crate::nodes::follow::{active_camera, relink, relink_changed};
 use crate::nodes::terrain_node::clipmap_data::ClipmapTexture;
 use crate::physics::collision::TerrainCollision;
+use crate::surface::{Surface, TerrainHost, TerrainSurface};
 use godot::classes::mesh::{ArrayType, PrimitiveType};
 use godot::classes::rendering_server::ShadowCastingSetting;
 use godot::classes::{
@@ -642,29 +642,6 @@ impl TerrainNode {
         (t.origin, t.basis.get_scale())
     }
 
-    /// What a child `TerrainInstancer` stands on.
-    pub(crate) fn instance_host(&self) -> Host {
-        let (o, s) = self.frame();
-        let surface = match (&self.terrain_data, &self.streamed) {
-            (Some(d), _) => Some(Surface::Data(d.clone())),
-            (None, Some(g)) => Some(Surface::Streamed(g.clone())),
-            _ => None,
-        };
-        let edits = match (&self.terrain_data, &self.terrain_regions) {
-            (Some(d), _) => Some(d.clone().upcast::<Resource>()),
-            (None, Some(r)) => Some(r.clone().upcast::<Resource>()),
-            _ => None,
-        };
-        Host {
-            surface,
-            edits,
-            to_world: Transform3D::new(Basis::from_scale(s), o),
-            target: self.target_position(),
-            material: self.terrain_material.clone(),
-            grad_scale: self.grad_scale(),
-        }
-    }
-
     fn target_position(&self) -> Option<Vector3> {
         if !self.target.is_empty() {
             let mut found = self.target_node.borrow_mut();
@@ -688,4 +665,38 @@ fn size_of<S: Samples + ?Sized>(s: &S) -> Vector2i {
     s.size().map_or(Vector2i::new(-1, -1), |[w, d]| {
         Vector2i::new(w as i32, d as i32)
     })
+}
+
+#[godot_dyn]
+impl TerrainHost for TerrainNode {
+    /// What a child `TerrainInstancer` (and navigation, debug views) stands on.
+    fn terrain_surface(&self) -> TerrainSurface {
+        let (o, s) = self.frame();
+        let surface = match (&self.terrain_data, &self.streamed) {
+            (Some(d), _) => Some(Surface::Data(d.clone())),
+            (None, Some(g)) => Some(Surface::Streamed(g.clone())),
+            _ => None,
+        };
+        let edits = match (&self.terrain_data, &self.terrain_regions) {
+            (Some(d), _) => Some(d.clone().upcast::<Resource>()),
+            (None, Some(r)) => Some(r.clone().upcast::<Resource>()),
+            _ => None,
+        };
+        TerrainSurface {
+            surface,
+            edits,
+            to_world: Transform3D::new(Basis::from_scale(s), o),
+            target: self.target_position(),
+            material: self.terrain_material.clone(),
+            grad_scale: self.grad_scale(),
+        }
+    }
+
+    fn class_name(&self) -> &'static str {
+        "TerrainNode"
+    }
+
+    fn collision_layers(&self) -> u32 {
+        self.collision.layers()
+    }
 }

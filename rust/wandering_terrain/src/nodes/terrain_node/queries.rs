@@ -30,7 +30,12 @@ impl TerrainNode {
     /// this is for custom bakes and checks.
     #[func]
     pub(crate) fn get_navigation_faces(&self, area: Aabb, tolerance: f64) -> PackedVector3Array {
-        crate::physics::navigation::faces_in(&self.instance_host(), "TerrainNode", area, tolerance)
+        crate::physics::navigation::faces_in(
+            &self.terrain_surface(),
+            "TerrainNode",
+            area,
+            tolerance,
+        )
     }
 
     /// Height of the drawn terrain at world X/Z `pos` (this node's position and scale applied); NaN without

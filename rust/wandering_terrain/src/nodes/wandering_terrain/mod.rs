@@ -2,11 +2,11 @@
 //! and feeds the wandering terrain shader (placement maths in `terrain_core::wandering_terrain`).
 
 use crate::data::terrain_data::TerrainData;
-use crate::instances::terrain_instancer::{Host, Surface};
 use crate::look::terrain_material::{self, TerrainMaterial};
 use crate::nodes::follow::{active_camera, relink, relink_changed};
 use crate::nodes::wandering_mesh::WanderingMesh;
 use crate::physics::collision::TerrainCollision;
+use crate::surface::{Surface, TerrainHost, TerrainSurface};
 use godot::classes::{
     Camera3D, INode3D, Node, Node3D, PhysicsMaterial, RenderingServer, ShaderMaterial,
 };
@@ -279,7 +279,7 @@ impl WanderingTerrain {
             return;
         };
         if on || self.nav_view.is_shown() {
-            let host = self.instance_host();
+            let host = self.terrain_surface();
             let mut node = self.base().clone().upcast::<Node3D>();
             let at = cam.get_global_position();
             self.nav_view
@@ -294,7 +294,9 @@ impl WanderingTerrain {
         let states = self.cells.states_mut();
         let placed = match self.debug_view {
             COLLISION => self.collision.tile_states(target, CELLS, states),
-            INSTANCES => crate::nodes::debug_view::instance_cells(&node, target, states),
+            INSTANCES => crate::instances::terrain_instancer::TerrainInstancer::child_cell_states(
+                &node, target, CELLS, states,
+            ),
             _ => None,
         };
         match (placed, self.debug_material.as_mut()) {
@@ -575,7 +577,7 @@ impl WanderingTerrain {
     #[func]
     fn get_navigation_faces(&self, area: Aabb, tolerance: f64) -> PackedVector3Array {
         crate::physics::navigation::faces_in(
-            &self.instance_host(),
+            &self.terrain_surface(),
             "WanderingTerrain",
             area,
             tolerance,
@@ -779,19 +781,6 @@ impl WanderingTerrain {
         }
     }
 
-    /// What a child `TerrainInstancer` stands on (the node only moves the terrain on X/Z).
-    pub(crate) fn instance_host(&self) -> Host {
-        let o = self.origin();
-        Host {
-            surface: self.terrain_data.clone().map(Surface::Data),
-            edits: self.terrain_data.clone().map(|d| d.upcast::<Resource>()),
-            to_world: Transform3D::new(Basis::IDENTITY, Vector3::new(o.x, 0.0, o.y)),
-            target: self.followed_camera().map(|c| c.get_global_position()),
-            material: self.terrain_material.clone(),
-            grad_scale: [1.0, 1.0],
-        }
-    }
-
     fn followed_camera(&self) -> Option<Gd<Camera3D>> {
         if !self.camera.is_empty() {
             return self
@@ -804,3 +793,27 @@ impl WanderingTerrain {
 }
 
 crate::nodes::collision_api::collision_api!(WanderingTerrain);
+
+#[godot_dyn]
+impl TerrainHost for WanderingTerrain {
+    /// What stands on the terrain (the node only moves the terrain on X/Z).
+    fn terrain_surface(&self) -> TerrainSurface {
+        let o = self.origin();
+        TerrainSurface {
+            surface: self.terrain_data.clone().map(Surface::Data),
+            edits: self.terrain_data.clone().map(|d| d.upcast::<Resource>()),
+            to_world: Transform3D::new(Basis::IDENTITY, Vector3::new(o.x, 0.0, o.y)),
+            target: self.followed_camera().map(|c| c.get_global_position()),
+            material: self.terrain_material.clone(),
+            grad_scale: [1.0, 1.0],
+        }
+    }
+
+    fn class_name(&self) -> &'static str {
+        "WanderingTerrain"
+    }
+
+    fn collision_layers(&self) -> u32 {
+        self.collision.layers()
+    }
+}

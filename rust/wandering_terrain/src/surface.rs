@@ -1,0 +1,114 @@
+//! The terrain contract: what a terrain node offers to whatever stands on it (the instancer and its
+//! detail layers, navigation, debug views; roads and water next). Both terrain nodes implement
+//! `TerrainHost` (`#[godot_dyn]`); a feature finds its terrain with `host_of(node)` and never names a
+//! node class, so nothing here or in a feature imports the nodes (they import the features, as a hub
+//! owns its parts).
+
+use crate::data::terrain_data::TerrainData;
+use crate::look::terrain_material::TerrainMaterial;
+use godot::prelude::*;
+use std::sync::Arc;
+use terrain_core::clipmap_stream::SharedSamples;
+use terrain_core::instances::{block_over, Area};
+use terrain_core::samples::Samples;
+
+/// The heights a terrain node draws: a `TerrainData` in memory, or samples streamed from a region map
+/// or a generator (shared with the workers).
+pub(crate) enum Surface {
+    Data(Gd<TerrainData>),
+    Streamed(SharedSamples),
+}
+
+impl Surface {
+    /// The samples, for one call (an in-memory TerrainData is bound for its duration).
+    pub fn with_samples<R>(&self, f: impl FnOnce(&(dyn Samples + Send)) -> R) -> R {
+        match self {
+            Surface::Data(d) => f(d.bind().core()),
+            Surface::Streamed(s) => f(&**s),
+        }
+    }
+
+    /// Identity: a new one means everything standing on it is made again.
+    pub fn key(&self) -> usize {
+        match self {
+            Surface::Data(d) => d.instance_id().to_i64() as usize,
+            Surface::Streamed(s) => Arc::as_ptr(s) as *const u8 as usize,
+        }
+    }
+
+    /// The TerrainData when the samples are in memory (edits there can be redrawn on the main thread).
+    pub fn data(&self) -> Option<&Gd<TerrainData>> {
+        match self {
+            Surface::Data(d) => Some(d),
+            Surface::Streamed(_) => None,
+        }
+    }
+
+    /// Cells a worker job takes: in-memory data copies one cell's block a job (cells far apart would copy
+    /// all between them), a streamed source is read by the worker itself, `streamed` cells a job.
+    pub fn cells_per_job(&self, streamed: usize) -> usize {
+        match self {
+            Surface::Data(_) => 1,
+            Surface::Streamed(_) => streamed,
+        }
+    }
+
+    /// What a worker job over `areas` reads: a copy of the samples under them for in-memory data (the
+    /// TerrainData stays editable meanwhile), the shared source otherwise.
+    pub fn job_source(&self, areas: impl IntoIterator<Item = Area>) -> SharedSamples {
+        match self {
+            Surface::Data(d) => Arc::new(block_over(d.bind().core(), areas)),
+            Surface::Streamed(s) => s.clone(),
+        }
+    }
+
+    /// Width and depth in terrain units; None for an endless source.
+    pub fn extent(&self) -> Option<[f64; 2]> {
+        match self {
+            Surface::Data(d) => {
+                let d = d.bind();
+                let (sp, s) = (d.get_spacing(), d.get_size());
+                Some([f64::from(s.x) * sp, f64::from(s.y) * sp])
+            }
+            Surface::Streamed(s) => s
+                .size()
+                .map(|[w, d]| [w as f64 * s.spacing(), d as f64 * s.spacing()]),
+        }
+    }
+}
+
+/// What a terrain node presents, as of one call: the surface, terrain space → world, the followed target,
+/// the material (its blending is the layer rules') and where edits are announced.
+pub(crate) struct TerrainSurface {
+    /// None while the node has neither data nor a generator.
+    pub surface: Option<Surface>,
+    /// The resource whose edits (`changed`, `region_changed`) move the surface: the TerrainData, or the
+    /// TerrainRegions a streamed surface is read from; None for a generated world.
+    pub edits: Option<Gd<Resource>>,
+    pub to_world: Transform3D,
+    pub target: Option<Vector3>,
+    pub material: Option<Gd<TerrainMaterial>>,
+    pub grad_scale: [f32; 2],
+}
+
+impl TerrainSurface {
+    /// Identity of the surface (`Surface::key`).
+    pub fn key(&self) -> Option<usize> {
+        self.surface.as_ref().map(Surface::key)
+    }
+}
+
+/// The contract both terrain nodes implement.
+pub(crate) trait TerrainHost {
+    /// What stands on the terrain reads this.
+    fn terrain_surface(&self) -> TerrainSurface;
+    /// The node's class, for error messages ("TerrainNode", "WanderingTerrain").
+    fn class_name(&self) -> &'static str;
+    /// The physics layers the terrain collides on; 0 with collision off.
+    fn collision_layers(&self) -> u32;
+}
+
+/// `node` as a terrain, when it is one.
+pub(crate) fn host_of(node: Gd<Node>) -> Option<DynGd<Node, dyn TerrainHost>> {
+    node.try_dynify::<dyn TerrainHost>().ok()
+}
