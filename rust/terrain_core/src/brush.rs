@@ -517,7 +517,7 @@ fn erode_dab(
         thermal_iterations: 1,
         ..Default::default()
     };
-    let progress = crate::generation::Progress::default();
+    let progress = crate::progress::Progress::default();
     if crate::erosion::simulate(
         &mut after,
         r.w,

@@ -11,9 +11,8 @@
 //!   erosion (material slides where the slope exceeds a talus angle). Droplets run one after another with
 //!   numbers hashed from (seed, droplet), so a seed gives the same terrain on every run and machine.
 
-use crate::generation::Progress;
 use crate::hash::mix;
-use std::sync::atomic::Ordering;
+use crate::progress::Progress;
 
 /// The per-sample filter's settings (all in the generator's units: samples and world heights).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -274,10 +273,10 @@ pub fn simulate(
     };
     for i in 0..sim.droplets as u64 {
         if i % 1000 == 0 {
-            if progress.cancel.load(Ordering::Relaxed) {
+            if progress.is_cancelled() {
                 return None;
             }
-            progress.rows.fetch_add(1, Ordering::Relaxed);
+            progress.add(1);
         }
         let start = [
             grid.lo[0] + (grid.hi[0] - grid.lo[0]) * unit(sim.seed, i, 0),
@@ -288,11 +287,11 @@ pub fn simulate(
     let talus = f64::from(sim.talus).to_radians().tan() * spacing;
     let mut scratch = Vec::new();
     for _ in 0..sim.thermal_iterations {
-        if progress.cancel.load(Ordering::Relaxed) {
+        if progress.is_cancelled() {
             return None;
         }
         thermal(&mut buf, w, d, talus, &mut scratch);
-        progress.rows.fetch_add(1, Ordering::Relaxed);
+        progress.add(1);
     }
     for (z, row) in buf.chunks_exact(w).enumerate() {
         let dst = &mut heights[(z0 + z) * width + x0..(z0 + z) * width + x0 + w];

@@ -6,11 +6,11 @@
 //! height in world units: the terrain never goes below it.
 
 use crate::bezier_patch::Texel;
+use crate::progress::Progress;
 use crate::samples::Samples;
 use crate::samples::{block_texels, slope};
 use noise::{Fbm, MultiFractal, NoiseFn, OpenSimplex, Perlin, SuperSimplex, Value};
 use std::fmt;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// Base noise of the fractal.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -254,7 +254,7 @@ fn fill<N: NoiseFn<f64, 2> + Sync>(
     }
     out.par_chunks_mut(width).enumerate().for_each(|(z, row)| {
         // A cancelled run leaves its remaining rows as they are (the caller drops them).
-        if progress.cancel.load(Ordering::Relaxed) {
+        if progress.is_cancelled() {
             return;
         }
         for (x, h) in row.iter_mut().enumerate() {
@@ -262,16 +262,8 @@ fn fill<N: NoiseFn<f64, 2> + Sync>(
             let v = noise.get([wx * p.frequency, wz * p.frequency]) * p.height;
             *h = v.max(p.sea_level) as f32;
         }
-        progress.rows.fetch_add(1, Ordering::Relaxed);
+        progress.add(1);
     });
-}
-
-/// Shared between a generation running on worker threads and whoever watches it: rows done, and a flag
-/// that asks it to stop.
-#[derive(Debug, Default)]
-pub struct Progress {
-    pub rows: AtomicUsize,
-    pub cancel: AtomicBool,
 }
 
 fn fbm<T: Default + noise::Seedable + NoiseFn<f64, 2>>(p: &NoiseParams) -> Fbm<T> {
@@ -303,7 +295,7 @@ pub fn generate_watched(
         NoiseKind::SuperSimplex => fill(&fbm::<SuperSimplex>(p), p, width, out, progress),
         NoiseKind::Value => fill(&fbm::<Value>(p), p, width, out, progress),
     }
-    Ok(!progress.cancel.load(Ordering::Relaxed))
+    Ok(!progress.is_cancelled())
 }
 
 /// Rows of samples filled in bands: a band's unfiltered heights (with a sample of margin all round, for
@@ -322,14 +314,14 @@ fn fill_filtered(
     out.par_chunks_mut(width * BAND)
         .enumerate()
         .for_each(|(band, rows)| {
-            if progress.cancel.load(Ordering::Relaxed) {
+            if progress.is_cancelled() {
                 return;
             }
             let z0 = (band * BAND) as i64;
             let d = rows.len() / width;
             let mut b = Vec::new();
             filtered_block(base, filter, sea_level, 0, z0, width, d, &mut b, rows);
-            progress.rows.fetch_add(d, Ordering::Relaxed);
+            progress.add(d as u64);
         });
 }
 
@@ -631,12 +623,12 @@ mod tests {
         let mut a = vec![0.0; 32 * 20];
         let pr = Progress::default();
         assert!(generate_watched(&p, 32, &mut a, &pr).unwrap());
-        assert_eq!(pr.rows.load(Ordering::Relaxed), 20);
+        assert_eq!(pr.done(), 20);
         let pr = Progress::default();
-        pr.cancel.store(true, Ordering::Relaxed);
+        pr.cancel();
         let mut b = vec![0.0; 32 * 20];
         assert!(!generate_watched(&p, 32, &mut b, &pr).unwrap(), "cancelled");
-        assert_eq!(pr.rows.load(Ordering::Relaxed), 0);
+        assert_eq!(pr.done(), 0);
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! recomputed, from a table of per-tile ranges where only the tiles edited since the last recomputation
 //! are scanned again (a 256² dab on 4096² scans about 25 tiles of 64², not 16 M samples).
 
-use crate::terrain_data::Region;
+use crate::sample_rect::Region;
 
 /// Side of a range tile, in samples.
 const TILE: usize = 64;

@@ -12,6 +12,7 @@ pub mod asc;
 pub mod elevation;
 pub mod geotiff;
 pub mod hgt;
+mod rows;
 
 /// What went wrong with a heightmap or elevation file; each kind carries a message naming the file or
 /// the setting.

@@ -18,6 +18,7 @@ pub mod heightmap_io;
 pub mod instances;
 pub mod material;
 pub mod navigation;
+pub mod progress;
 pub mod raycast;
 pub mod sample_rect;
 pub mod samples;

@@ -1,5 +1,32 @@
-//! Rectangles of samples in a source's own coordinates, signed (an endless source's samples lie on both
-//! sides of the origin): what an edit marks for the windows and collision to follow.
+//! Rectangles of samples: `SampleRect` in a source's own coordinates, signed (an endless source's samples
+//! lie on both sides of the origin: what an edit marks for the windows and collision to follow), and
+//! `Region`, its unsigned view inside one grid (a TerrainData's rows and columns).
+
+/// A rectangle of samples inside one grid: x, z, width, depth (the unsigned view of a `SampleRect`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Region {
+    pub x: usize,
+    pub z: usize,
+    pub w: usize,
+    pub d: usize,
+}
+
+impl Region {
+    pub fn is_empty(&self) -> bool {
+        self.w == 0 || self.d == 0
+    }
+
+    /// The smallest region holding both (edits accumulated between two frames): `SampleRect::union`.
+    pub fn union(self, other: Region) -> Region {
+        let u = SampleRect::from(self).union(other.into());
+        Region {
+            x: u.x as usize,
+            z: u.z as usize,
+            w: u.w,
+            d: u.d,
+        }
+    }
+}
 
 /// A rectangle of samples in a source's own (query) coordinates: signed, as an endless source's samples
 /// lie on both sides of the origin. What an edit marks for the windows and collision to follow.
@@ -36,8 +63,8 @@ impl SampleRect {
     }
 }
 
-impl From<crate::terrain_data::Region> for SampleRect {
-    fn from(r: crate::terrain_data::Region) -> Self {
+impl From<Region> for SampleRect {
+    fn from(r: Region) -> Self {
         Self {
             x: r.x as i64,
             z: r.z as i64,

@@ -11,6 +11,7 @@
 use crate::bezier_patch::{self, Texel};
 use crate::control::HOLE;
 use crate::height_range::{min_max, HeightRange};
+pub use crate::sample_rect::Region;
 use crate::samples::{grid_texels, patch_of, slope, Samples};
 use std::fmt;
 
@@ -18,32 +19,6 @@ use std::fmt;
 pub const DEFAULT_SAMPLE_BUDGET: u64 = 8192 * 8192;
 /// Largest side in samples: the data texture must fit Godot's and the GPUs' texture size limit.
 pub const MAX_SIDE: i64 = 16384;
-
-/// A rectangle of samples: x, z, width, depth.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct Region {
-    pub x: usize,
-    pub z: usize,
-    pub w: usize,
-    pub d: usize,
-}
-
-impl Region {
-    pub fn is_empty(&self) -> bool {
-        self.w == 0 || self.d == 0
-    }
-
-    /// The smallest region holding both (edits accumulated between two frames): `SampleRect::union`.
-    pub fn union(self, other: Region) -> Region {
-        let u = crate::sample_rect::SampleRect::from(self).union(other.into());
-        Region {
-            x: u.x as usize,
-            z: u.z as usize,
-            w: u.w,
-            d: u.d,
-        }
-    }
-}
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum TerrainDataError {

@@ -21,6 +21,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 mod edit;
+mod error;
 pub use edit::{REGION_ABSENT, REGION_EDITED, REGION_FAILED, REGION_LOADED};
 mod files;
 mod format;
@@ -29,9 +30,10 @@ mod rows;
 mod views;
 mod write;
 
+pub use error::RegionError;
 pub use files::{check_new_map, map_exists, Existing};
 use files::{file, read_le};
-pub use format::{check_region_size, RegionError, RegionMeta, ENDLESS_SIDE};
+pub use format::{check_region_size, RegionMeta, ENDLESS_SIDE};
 pub use rows::RowWriter;
 use views::Cursor;
 pub use views::MipView;
@@ -330,7 +332,7 @@ impl TerrainRegions {
 
 #[cfg(test)]
 mod tests {
-    use super::files::HEADER;
+    use super::format::HEADER;
     use super::*;
     use crate::clipmap::ClipmapConfig;
     use crate::clipmap_data::{ClipmapData, Frame};

@@ -3,8 +3,9 @@
 //! streams into regions while the peak resident set (VmHWM, reset first) is watched. Its own test binary, so
 //! no other test shares the process.
 use std::path::PathBuf;
-use terrain_core::heightmap_io::elevation::{import_regions, NoData, Progress};
+use terrain_core::heightmap_io::elevation::{import_regions, NoData};
 use terrain_core::heightmap_io::geotiff::{self, Compression, Sample, WriteOptions};
+use terrain_core::progress::Progress;
 use terrain_core::terrain_regions::MIN_BUDGET;
 
 fn status(key: &str) -> u64 {

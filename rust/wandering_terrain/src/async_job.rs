@@ -6,11 +6,10 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use terrain_core::generation;
-use terrain_core::heightmap_io::elevation;
+use terrain_core::progress::Progress;
 
 /// What a job's work shares with the main thread while it runs: at least the cancel flag it checks (the
-/// core's progress types also count rows).
+/// core's `Progress` also counts units done).
 pub trait Watch: Default + Send + Sync + 'static {
     fn cancel_flag(&self) -> &AtomicBool;
 }
@@ -21,15 +20,9 @@ impl Watch for AtomicBool {
     }
 }
 
-impl Watch for generation::Progress {
+impl Watch for Progress {
     fn cancel_flag(&self) -> &AtomicBool {
-        &self.cancel
-    }
-}
-
-impl Watch for elevation::Progress {
-    fn cancel_flag(&self) -> &AtomicBool {
-        &self.cancel
+        Progress::cancel_flag(self)
     }
 }
 

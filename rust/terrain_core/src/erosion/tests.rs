@@ -82,7 +82,7 @@ fn only_the_region_changes_and_cancel_keeps_the_heights() {
     }
     assert!(changed_inside > 500);
     let p = Progress::default();
-    p.cancel.store(true, Ordering::Relaxed);
+    p.cancel();
     let mut kept = orig.clone();
     assert!(simulate(&mut kept, n, 1.0, [0, 0, n, n], &Simulation::default(), &p).is_none());
     assert_eq!(kept, orig);

@@ -3,7 +3,7 @@
 //! absent), then the values north row first, separated by any white space. A `.prj` file beside it names
 //! the projection; a geographic one (GEOGCS without PROJCS) means degrees.
 
-use super::elevation::{height, metres_per_degree, shown, ElevationInfo, RowReader};
+use super::rows::{height, metres_per_degree, shown, ElevationInfo, RowReader};
 use super::HeightmapError;
 use std::fs::File;
 use std::io::{BufRead, BufReader};

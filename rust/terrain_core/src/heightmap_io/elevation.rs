@@ -3,44 +3,11 @@
 //! as holes or filled from the neighbours. Reading by rows lets a file bigger than memory stream into a
 //! region map (`terrain_regions::RowWriter`); `read_all` gathers a small one for a `TerrainData`.
 
+use super::rows::{guard, shown};
+pub use super::rows::{ElevationInfo, RowReader};
 use super::{asc, geotiff, hgt, HeightmapError};
-use crate::terrain_data::MAX_HEIGHT_VALUE;
+use crate::progress::Progress;
 use std::path::{Path, PathBuf};
-
-/// What a file's header says (no pass over the samples).
-#[derive(Clone, Debug, PartialEq)]
-pub struct ElevationInfo {
-    /// The file (or the first tile of a mosaic), for messages.
-    pub path: PathBuf,
-    pub format: &'static str,
-    pub width: usize,
-    pub depth: usize,
-    /// Metres between samples east–west and north–south. Geographic data (degrees) is converted at the
-    /// latitude of the map's centre; `[1, 1]` when the file does not say (`spacing_known` false).
-    pub spacing: [f64; 2],
-    pub spacing_known: bool,
-    /// Whether the file's coordinates are degrees of longitude and latitude.
-    pub geographic: bool,
-    /// "EPSG:32633", a WKT name, or "" when unknown.
-    pub projection: String,
-    /// Coordinates (file units: metres, or degrees for geographic data) of the north-west sample's centre.
-    pub origin: [f64; 2],
-    /// The value that marks missing samples, if the file names one.
-    pub nodata: Option<f64>,
-    /// "int16", "float32", …
-    pub sample_format: &'static str,
-}
-
-/// Reads an elevation file top (north) row first.
-pub trait RowReader: Send {
-    fn info(&self) -> &ElevationInfo;
-    /// Appends the next `rows` rows (`width` values each) to `out`: metres, NaN where a sample is missing.
-    fn read_rows(&mut self, rows: usize, out: &mut Vec<f32>) -> Result<(), HeightmapError>;
-    /// Called after the last row: a file holding more than its header says is refused here.
-    fn finish(&mut self) -> Result<(), HeightmapError> {
-        Ok(())
-    }
-}
 
 /// The extensions read here, for messages.
 pub const EXTENSIONS: &str = ".tif, .tiff, .hgt or .asc";
@@ -76,40 +43,6 @@ pub fn open(paths: &[PathBuf]) -> Result<Box<dyn RowReader>, HeightmapError> {
         ))),
     }
     })
-}
-
-/// Runs a parser step, turning a panic in a decoder into an error naming the file (a damaged file must
-/// not take the engine down).
-pub(super) fn guard<T>(
-    name: &str,
-    f: impl FnOnce() -> Result<T, HeightmapError>,
-) -> Result<T, HeightmapError> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|_| {
-        Err(HeightmapError::Format(format!(
-            "{name}: the file is damaged (its decoder failed)"
-        )))
-    })
-}
-
-/// A stored value as a height: NaN when it is the NoData value, not finite, or beyond the heights a
-/// terrain holds (±`MAX_HEIGHT_VALUE`: such values are fill markers, never ground).
-pub(super) fn height(v: f64, nodata: Option<f64>) -> f32 {
-    let missing =
-        nodata.is_some_and(|n| v == n || (n.is_nan() && v.is_nan()) || v as f32 == n as f32);
-    if missing || !v.is_finite() || v.abs() > f64::from(MAX_HEIGHT_VALUE) {
-        f32::NAN
-    } else {
-        v as f32
-    }
-}
-
-/// Metres per degree of longitude and latitude at `lat` degrees (WGS 84 series).
-pub(super) fn metres_per_degree(lat: f64) -> [f64; 2] {
-    let p = lat.to_radians();
-    [
-        111_412.84 * p.cos() - 93.5 * (3.0 * p).cos() + 0.118 * (5.0 * p).cos(),
-        111_132.92 - 559.82 * (2.0 * p).cos() + 1.175 * (4.0 * p).cos() - 0.0023 * (6.0 * p).cos(),
-    ]
 }
 
 /// What a pass over the samples finds (`get_import_info`).
@@ -311,19 +244,6 @@ pub fn read_all(paths: &[PathBuf], budget: u64) -> Result<Elevation, HeightmapEr
     })
 }
 
-/// `path` as text for messages.
-pub(super) fn shown(path: &Path) -> String {
-    path.display().to_string()
-}
-
-/// How far a region import has come, for a progress bar; set `cancel` to stop it.
-#[derive(Default)]
-pub struct Progress {
-    pub rows: std::sync::atomic::AtomicU64,
-    pub total: std::sync::atomic::AtomicU64,
-    pub cancel: std::sync::atomic::AtomicBool,
-}
-
 /// Streams a file (or `.hgt` mosaic) into a region map in `dir` of `region`² regions, a block of rows at a
 /// time, never holding the whole image: memory is one band of `region` rows. The spacing is the file's
 /// north–south spacing. A failure or `cancel` leaves the folder as it was; so does a map already in `dir`
@@ -337,7 +257,7 @@ pub fn import_regions(
     progress: &Progress,
 ) -> Result<crate::terrain_regions::RegionMeta, HeightmapError> {
     use crate::terrain_regions::{RegionMeta, RowWriter};
-    use std::sync::atomic::Ordering;
+
     let mut r = open(paths)?;
     let info = r.info().clone();
     // The region writer's failures keep their kind: a bad setting, or the output folder (its files
@@ -351,11 +271,11 @@ pub fn import_regions(
         }
     };
     let meta = RegionMeta::new(info.width, info.depth, info.spacing[1], region).map_err(e)?;
-    progress.total.store(info.depth as u64, Ordering::Relaxed);
+    progress.set_total(info.depth as u64);
     let mut out = RowWriter::new(dir, meta, existing).map_err(e)?;
     let no_holes = vec![false; info.width * BLOCK_ROWS];
     for_each_block(r.as_mut(), |z0, h, missing| {
-        if progress.cancel.load(Ordering::Relaxed) {
+        if progress.is_cancelled() {
             return Err(HeightmapError::Cancelled(format!(
                 "{}: cancelled",
                 shown(&info.path)
@@ -366,9 +286,7 @@ pub fn import_regions(
             NoData::Fill => &no_holes[..h.len()],
         };
         out.push(h, holes).map_err(e)?;
-        progress
-            .rows
-            .store((z0 + h.len() / info.width) as u64, Ordering::Relaxed);
+        progress.set_done((z0 + h.len() / info.width) as u64);
         Ok(())
     })?;
     out.finish().map_err(e)

@@ -4,7 +4,7 @@
 //! (ModelTiepoint), the projection (GeoKeyDirectory) and GDAL's NoData value. `write` makes the same
 //! variants, for export and for the tests.
 
-use super::elevation::{guard, height, metres_per_degree, shown, ElevationInfo, RowReader};
+use super::rows::{guard, height, metres_per_degree, shown, ElevationInfo, RowReader};
 use super::HeightmapError;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Seek, SeekFrom, Write};

@@ -3,7 +3,7 @@
 //! south-west corner (`N45E006.hgt`); neighbouring tiles share their edge row and column, so a mosaic of
 //! n × m tiles of side s has (n (s − 1) + 1) × (m (s − 1) + 1) samples and no seam.
 
-use super::elevation::{metres_per_degree, shown, ElevationInfo, RowReader};
+use super::rows::{metres_per_degree, shown, ElevationInfo, RowReader};
 use super::HeightmapError;
 use std::collections::HashMap;
 use std::fs::File;

@@ -3,7 +3,8 @@
 //! Files without the trailer (written before it existed) are still read. Every file is written to a
 //! temporary name, synced and renamed over the old one: a crash leaves either the old file or the new.
 
-use super::format::{read_error, write_error, RegionError};
+use super::error::{read_error, write_error, RegionError};
+use super::format::{RegionMeta, HEADER};
 use std::fs;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -40,6 +41,21 @@ pub(super) fn write_bytes(path: &Path, values: &[u8]) -> Result<(), RegionError>
     trailer[..4].copy_from_slice(TRAILER);
     trailer[4..].copy_from_slice(&crc.to_le_bytes());
     write_safely(path, &[values, &trailer])
+}
+
+impl RegionMeta {
+    /// Writes the header into `dir`, last and safely: a folder whose header is there holds a whole map.
+    pub(super) fn write(&self, dir: &Path) -> Result<(), RegionError> {
+        write_safely(&dir.join(HEADER), &[self.to_text().as_bytes()])
+    }
+
+    /// Reads the header of the map in `dir`.
+    pub(super) fn read(dir: &Path) -> Result<Self, RegionError> {
+        let path = dir.join(HEADER);
+        let bytes = fs::read(&path)
+            .or_else(|e| read_error(format!("cannot read {}: {e}", path.display())))?;
+        Self::parse(bytes, &path)
+    }
 }
 
 /// Writes `parts` to `path` so that a crash leaves the old file or the new one, never a mix: a temporary
@@ -90,9 +106,6 @@ pub(super) fn read_le(path: &Path, count: usize) -> Result<Vec<[u8; 4]>, RegionE
         .map(|c| [c[0], c[1], c[2], c[3]])
         .collect())
 }
-
-/// The header's file name.
-pub(crate) const HEADER: &str = "terrain.regions";
 
 /// Whether `name` is one of a map's files (the header or a region file, or a temporary one of them).
 fn is_map_file(name: &str) -> bool {

@@ -1,68 +1,15 @@
 //! A region folder's layout and header: `RegionMeta` (size, spacing, region size, mips, range, control,
-//! where an endless map starts), the `terrain.regions` text it is saved as, and `RegionError`.
+//! where an endless map starts), and the `terrain.regions` text it is saved as.
 
-use super::files::{write_safely, HEADER};
+use super::error::{invalid, RegionError};
 use crate::sample_rect::SampleRect;
 use std::collections::HashMap;
-use std::fmt;
-use std::fs;
 use std::path::Path;
 
+/// The header's file name.
+pub(crate) const HEADER: &str = "terrain.regions";
+
 const MAGIC: &str = "wandering_terrain regions 1";
-
-/// What went wrong with a region map; each kind carries a message naming the setting or the file.
-#[derive(Clone, Debug, PartialEq)]
-pub enum RegionError {
-    /// A setting out of range (region size, map size, spacing) or an edit that does not fit the map.
-    Invalid(String),
-    /// A file that cannot be opened or read.
-    Read(String),
-    /// A file or folder that cannot be written, created, moved or removed.
-    Write(String),
-    /// A file whose content is wrong: a header that does not parse, a failed checksum, a short region.
-    Damaged(String),
-    /// A new map asked for in a folder that already holds one, without leave to replace it.
-    Exists(String),
-}
-
-impl RegionError {
-    pub fn message(&self) -> &str {
-        match self {
-            Self::Invalid(m)
-            | Self::Read(m)
-            | Self::Write(m)
-            | Self::Damaged(m)
-            | Self::Exists(m) => m,
-        }
-    }
-}
-
-impl std::error::Error for RegionError {}
-
-impl fmt::Display for RegionError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.message())
-    }
-}
-
-/// A terrain setting or edit refused by `TerrainData`'s rules (the same rules for region maps).
-impl From<crate::terrain_data::TerrainDataError> for RegionError {
-    fn from(e: crate::terrain_data::TerrainDataError) -> Self {
-        Self::Invalid(e.to_string())
-    }
-}
-
-pub(super) fn invalid<T>(m: String) -> Result<T, RegionError> {
-    Err(RegionError::Invalid(m))
-}
-
-pub(super) fn read_error<T>(m: String) -> Result<T, RegionError> {
-    Err(RegionError::Read(m))
-}
-
-pub(super) fn write_error<T>(m: String) -> Result<T, RegionError> {
-    Err(RegionError::Write(m))
-}
 
 /// What the header says.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -182,7 +129,8 @@ impl RegionMeta {
         ]
     }
 
-    pub(super) fn write(&self, dir: &Path) -> Result<(), RegionError> {
+    /// The header's text (`files` writes it, last and safely).
+    pub(super) fn to_text(&self) -> String {
         let text = format!(
             "{MAGIC}\nwidth {}\ndepth {}\nspacing {:?}\nregion {}\nmips {}\nrange {:?} {:?}\ncontrol {}\n",
             self.width,
@@ -195,22 +143,18 @@ impl RegionMeta {
             u8::from(self.has_control)
         );
         // Only endless maps say where they start: older readers open every other map unchanged.
-        let text = if self.endless {
+        if self.endless {
             format!(
                 "{text}endless 1\norigin {} {}\n",
                 self.origin[0], self.origin[1]
             )
         } else {
             text
-        };
-        // Written last, safely: a folder whose header is there holds a whole map.
-        write_safely(&dir.join(HEADER), &[text.as_bytes()])
+        }
     }
 
-    pub(super) fn read(dir: &Path) -> Result<Self, RegionError> {
-        let path = dir.join(HEADER);
-        let bytes = fs::read(&path)
-            .or_else(|e| read_error(format!("cannot read {}: {e}", path.display())))?;
+    /// Parses a header's `bytes`, read from `path` (named in errors).
+    pub(super) fn parse(bytes: Vec<u8>, path: &Path) -> Result<Self, RegionError> {
         let bad = |what: &str| RegionError::Damaged(format!("{}: {what}", path.display()));
         let text = String::from_utf8(bytes).map_err(|_| bad("not text: the header is damaged"))?;
         let mut lines = text.lines();

@@ -6,8 +6,9 @@
 //! Memory: two bands (`width × region` heights, and as many hole flags once a hole arrives) and
 //! half a band of mip 1.
 
+use super::error::{invalid, write_error, RegionError};
 use super::files::{file, put_le, write_bytes, Existing, Scratch};
-use super::format::{invalid, write_error, RegionError, RegionMeta};
+use super::format::RegionMeta;
 use super::write::build_levels;
 use crate::control::HOLE;
 use std::path::Path;

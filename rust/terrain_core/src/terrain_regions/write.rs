@@ -1,8 +1,9 @@
 //! Writing a map as region files: mip 0 from a `TerrainData` (bit for bit) and the box-filtered levels
 //! above it, every file written safely (a kill mid-save leaves the old file or the new one).
 
+use super::error::RegionError;
 use super::files::{self, file, read_le, write_le, Existing};
-use super::format::{RegionError, RegionMeta};
+use super::format::RegionMeta;
 use crate::terrain_data::TerrainData;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};

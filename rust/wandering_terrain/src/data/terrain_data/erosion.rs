@@ -5,9 +5,8 @@ use super::TerrainData;
 use crate::async_job::{AsyncJob, Outcome};
 use crate::data::terrain_erosion::TerrainErosion;
 use godot::prelude::*;
-use std::sync::atomic::Ordering;
 use terrain_core::erosion::{simulate, Report, Simulation};
-use terrain_core::generation::Progress;
+use terrain_core::progress::Progress;
 use terrain_core::terrain_data::Region;
 
 /// An erosion running on a worker thread: the region's new heights when it finishes (None: cancelled).
@@ -88,7 +87,7 @@ impl TerrainData {
         match &self.erosion_job {
             Some(j) => {
                 let units = j.info().units.max(1) as f64;
-                (j.watch().rows.load(Ordering::Relaxed) as f64 / units).min(1.0)
+                (j.watch().done() as f64 / units).min(1.0)
             }
             None => -1.0,
         }

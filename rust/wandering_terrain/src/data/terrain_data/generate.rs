@@ -6,12 +6,11 @@ use crate::async_job::{AsyncJob, Outcome};
 use crate::data::terrain_generator::TerrainGenerator;
 use godot::classes::Noise;
 use godot::prelude::*;
-use std::sync::atomic::Ordering;
 use terrain_core::generation::{self, NoiseKind, NoiseParams};
 
 /// A generation on worker threads: the heights (None: it stopped early), for the size it was started at.
 pub(super) type GenerationJob =
-    AsyncJob<Result<Option<Vec<f32>>, String>, generation::Progress, (usize, usize)>;
+    AsyncJob<Result<Option<Vec<f32>>, String>, terrain_core::progress::Progress, (usize, usize)>;
 
 #[godot_api(secondary)]
 impl TerrainData {
@@ -61,7 +60,7 @@ impl TerrainData {
     #[func]
     fn get_generation_progress(&self) -> f64 {
         match &self.job {
-            Some(j) => j.watch().rows.load(Ordering::Relaxed) as f64 / j.info().1.max(1) as f64,
+            Some(j) => j.watch().done() as f64 / j.info().1.max(1) as f64,
             None => -1.0,
         }
     }

@@ -8,8 +8,8 @@ use crate::data::terrain_data::elevation::{disk_path, import_error_code, nodata_
 use godot::global::Error;
 use godot::prelude::*;
 use std::path::PathBuf;
-use std::sync::atomic::Ordering;
-use terrain_core::heightmap_io::elevation::{self, NoData, Progress};
+use terrain_core::heightmap_io::elevation::{self, NoData};
+use terrain_core::progress::Progress;
 use terrain_core::terrain_regions::{check_new_map, Existing, RegionMeta};
 
 /// An import running on a worker thread; the info is the folder to open and the call, for messages.
@@ -155,8 +155,8 @@ impl TerrainRegions {
             None => -1.0,
             Some(j) if !j.is_running() => 1.0,
             Some(j) => {
-                let total = j.watch().total.load(Ordering::Relaxed).max(1);
-                (j.watch().rows.load(Ordering::Relaxed) as f64 / total as f64).min(0.999)
+                let total = j.watch().total().max(1);
+                (j.watch().done() as f64 / total as f64).min(0.999)
             }
         }
     }
