@@ -19,6 +19,8 @@ mod editor_open;
 mod editor_shot;
 mod fresh_project;
 mod godot;
+#[cfg(test)]
+mod import_graph;
 mod macos_framework;
 mod package;
 mod platform_checks;
