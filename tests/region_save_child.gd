@@ -1,7 +1,7 @@
 extends SceneTree
 ## Child process of `test_terrain_regions.gd`'s kill test: `--script res://region_save_child.gd -- FOLDER`.
 ## Edits every region of the map in FOLDER to one value k (1, 2, 3, …) and saves, over and over, writing
-## "begin k" before each save and "end k" after it to FOLDER/../kill_log.txt, until it is killed (or for
+## "begin k" before each save and "end k USEC" after it (how long the save took) to FOLDER/../kill_log.txt, until it is killed (or for
 ## 15 seconds at most, so a child whose parent went away stops by itself).
 
 
@@ -23,10 +23,11 @@ func _init() -> void:
 		regions.set_heights_region(Rect2i(Vector2i.ZERO, size), values)
 		log.store_line("begin %d" % k)
 		log.flush()
+		var t0 := Time.get_ticks_usec()
 		if regions.save() != OK:
 			quit(2)
 			return
-		log.store_line("end %d" % k)
+		log.store_line("end %d %d" % [k, Time.get_ticks_usec() - t0])
 		log.flush()
 		k += 1
 	quit(0)

@@ -209,12 +209,20 @@ func test_brush_properties_and_calls() -> void:
 		if not is_finite(h):
 			check(false, "heights stay finite")
 			break
-	# Rays from anywhere, in any direction: a point on the surface or NaN.
-	for i in 200:
+	# Rays from anywhere, in any direction: a point on the surface or NaN (and enough of them hit for
+	# that to say something).
+	var hits := 0
+	for i in 300:
 		var o := Vector3(rng.randf_range(-20, 70), FLOATS[rng.randi() % FLOATS.size()] if rng.randf() < 0.2 else rng.randf_range(-20, 40), rng.randf_range(-20, 70))
 		var d := Vector3(rng.randf_range(-1, 1), rng.randf_range(-1, 1), rng.randf_range(-1, 1))
+		if i >= 200:
+			# Aimed from above at a point of the map: these hit unless a hole is there.
+			o = Vector3(rng.randf_range(0, 48), 500.0, rng.randf_range(0, 48))
+			d = Vector3(rng.randf_range(0, 48), 0.0, rng.randf_range(0, 48)) - o
 		var hit := t.raycast(o, d)
+		hits += int(not is_nan(hit.x))
 		check(is_nan(hit.x) or absf(hit.y - t.get_height(Vector2(hit.x, hit.z))) < 1e-3, "raycast %s %s -> %s (get_height %s, hole %s)" % [o, d, hit, t.get_height(Vector2(hit.x, hit.z)), t.is_hole(Vector2(hit.x, hit.z))])
+	check(hits >= 60, "at least 60 of 300 rays hit the surface, got %d" % hits)
 
 
 func test_material_properties_and_paint_calls() -> void:
@@ -332,6 +340,8 @@ func test_regions_and_endless_calls() -> void:
 	_ints(r, "TerrainRegions", "budget_mb", func(v): return v >= 16 and v <= 1048576)
 	var tn := TerrainNode.new()
 	tn.terrain_generator = TerrainGenerator.new()
+	var hits := 0
+	var normals := 0
 	for k in 150:
 		var p := Vector2(_pick_float(-1e6, 1e6), _pick_float(-1e6, 1e6))
 		var t0 := Time.get_ticks_usec()
@@ -352,6 +362,13 @@ func test_regions_and_endless_calls() -> void:
 			check(is_nan(b), "endless height at %s: %s" % [p, b])
 		check(is_nan(hit.x) or hit.is_finite(), "ray hit %s" % hit)
 		check(not n.is_finite() or is_equal_approx(n.length(), 1.0), "normal %s" % n)
+		hits += int(hit.is_finite())
+		normals += int(n.is_finite())
+	# And rays straight down at finite points: every one meets the endless ground.
+	for k in 30:
+		var at := Vector3(rng.randf_range(-1e4, 1e4), 2000.0, rng.randf_range(-1e4, 1e4))
+		hits += int(tn.raycast(at, Vector3.DOWN).is_finite())
+	check(hits >= 30 and normals >= 50, "enough rays hit (%d) and normals are finite (%d of 150)" % [hits, normals])
 	expect_error("TerrainRegions.prefetch: radius must be a finite number >= 0, got NaN")
 	r.prefetch(Vector2(1, 1), NAN)
 	for k in 40:

@@ -613,6 +613,7 @@ func test_import_heightmap_async_matches_import() -> void:
 	while not t.finish_import() and n < 5000:
 		OS.delay_msec(1)
 		n += 1
+	check(n < 5000, "the import ends")
 	check_eq(t.size, Vector2i(80, 50), "size from the file")
 	check(t.heights == sync.heights, "the same heights as import_heightmap")
 	check_eq(t.get_import_progress(), -1.0, "done")
@@ -620,13 +621,19 @@ func test_import_heightmap_async_matches_import() -> void:
 	var other := TerrainData.new()
 	check_eq(other.import_heightmap_async(file, -5.0, 25.0, 80), OK, "started again")
 	other.cancel_import()
-	while not other.finish_import():
+	n = 0
+	while not other.finish_import() and n < 5000:
 		OS.delay_msec(1)
+		n += 1
+	check(n < 5000, "a cancelled import ends")
 	check_eq(other.size, Vector2i(64, 64), "a cancelled import keeps the old size")
 	expect_error("TerrainData.import_heightmap_async: no file at")
 	check_eq(other.import_heightmap_async("user://missing.r16", 0.0, 1.0, 8), ERR_FILE_NOT_FOUND, "a missing file is refused at once")
 	expect_error("is not a whole number of rows")
 	check_eq(other.import_heightmap_async(file, -5.0, 25.0, 81), OK, "a mis-described raw file starts")
-	while not other.finish_import():
+	n = 0
+	while not other.finish_import() and n < 5000:
 		OS.delay_msec(1)
+		n += 1
+	check(n < 5000, "a failing import ends")
 	check_eq(other.size, Vector2i(64, 64), "and fails without changing anything")

@@ -193,9 +193,18 @@ func test_detail_is_deterministic_across_processes_and_edits_change_only_their_c
 	var b := inst.get_detail_transforms(0, Rect2(128, 128, 128, 128))
 	var digest := "%s %s %d %d" % [_digest(a), _digest(b), a.size(), b.size()]
 	# Another process (an earlier run, another machine) got this.
+	# The file: the digest line, then the first three transforms readable (mm and basis x.x in 1/1000),
+	# so a failure shows what moved.
+	var readable := PackedStringArray()
+	for k in mini(3, a.size()):
+		readable.append("%d,%d,%d,%d" % [roundi(a[k].origin.x * 1000), roundi(a[k].origin.y * 1000), roundi(a[k].origin.z * 1000), roundi(a[k].basis.x.x * 1000)])
 	var f := FileAccess.open(GOLDEN, FileAccess.READ)
-	if check(f != null, "golden file " + GOLDEN):
-		check_eq(digest, f.get_as_text().strip_edges(), "same detail as the golden run")
+	if check(f != null, "golden file %s (this run: %s, first: %s)" % [GOLDEN, digest, readable]):
+		var want := f.get_as_text().strip_edges().split("\n")
+		check_eq(want.size(), 4, "golden file: a digest and three transforms")
+		for k in mini(3, want.size() - 1):
+			check_eq(readable[k] if k < readable.size() else "", want[k + 1], "detail instance %d as in the golden run" % k)
+		check_eq(digest, want[0], "same detail as the golden run")
 	# Drawn, then an edit in one corner: the other corner's detail and drawn count are unchanged.
 	inst.update_now()
 	var before := inst.get_detail_drawn_count(0)

@@ -176,6 +176,7 @@ func _text(ts: Array) -> String:
 
 func test_scatter_is_deterministic_and_matches_the_golden_run() -> void:
 	var texts := []
+	var inst_first := []
 	for run in 2:
 		var s := _scene(_data(), [_mesh()])
 		var inst: TerrainInstancer = s[1]
@@ -186,14 +187,29 @@ func test_scatter_is_deterministic_and_matches_the_golden_run() -> void:
 		m.slope_max = 25.0
 		inst.scatter(0, Rect2(10, 20, 200, 180), 500, 7)
 		texts.append(_text(inst.get_instances(0, Rect2(0, 0, SIZE, SIZE))))
+		inst_first = inst.get_instances(0, Rect2(0, 0, SIZE, SIZE))
 		_free(s)
 	check(texts[0] == texts[1], "two scatters with one seed give the same transforms")
 	var hash: String = texts[0].sha256_text()
+	var first := _readable(inst_first)
 	if not FileAccess.file_exists(GOLDEN):
-		check(false, "no golden file %s; this run's hash is %s" % [GOLDEN, hash])
+		check(false, "no golden file %s; this run's hash is %s, first transforms:\n%s" % [GOLDEN, hash, "\n".join(first)])
 		return
-	var want := FileAccess.get_file_as_string(GOLDEN).strip_edges()
-	check_eq(hash, want, "transforms equal those of the golden run (another process, another machine)")
+	# The file: the hash of every transform, then the first three readable (origin | basis x), so a
+	# failure shows what moved.
+	var want := FileAccess.get_file_as_string(GOLDEN).strip_edges().split("\n")
+	check_eq(want.size(), 4, "golden file: a hash and three transforms")
+	for k in mini(3, want.size() - 1):
+		check_eq(first[k] if k < first.size() else "", want[k + 1], "instance %d as in the golden run" % k)
+	check_eq(hash, want[0], "transforms equal those of the golden run (another process, another machine)")
+
+
+## Origin and basis x of the first three transforms, to 0.1 mm.
+func _readable(ts: Array) -> PackedStringArray:
+	var out := PackedStringArray()
+	for tr: Transform3D in ts.slice(0, 3):
+		out.append("%.4f %.4f %.4f | %.4f %.4f %.4f" % [tr.origin.x, tr.origin.y, tr.origin.z, tr.basis.x.x, tr.basis.x.y, tr.basis.x.z])
+	return out
 
 
 ## scatter places `count` where its rules allow, trying up to 4 × count points: on an area mostly off a

@@ -53,7 +53,8 @@ func test_defaults_and_material() -> void:
 		check_eq(tex.get_layers(), 8, "layers")
 		check_eq(tex.get_width(), 134, "window")
 	cam.queue_free()
-	check_eq(tn.get_reach(), 2.0 * 32 * 64, "reach = 2N * finest spacing * 2^(levels-1)")
+	# Defaults: 7 levels of 32-sample tiles at 1 m: level 6 spaced 64 m reaches 64 of its samples out.
+	check_eq(tn.get_reach(), 4096.0, "reach = 2N * finest spacing * 2^(levels-1)")
 	tn.queue_free()
 
 
@@ -206,13 +207,29 @@ func test_the_target_is_found_again_when_replaced() -> void:
 func test_reconfigure_in_tree() -> void:
 	var tn := TerrainNode.new()
 	tn.terrain_data = _data()
+	var at := Node3D.new()
+	at.position = Vector3(20, 0, 30)
+	tree.root.add_child(at)
 	tree.root.add_child(tn)
+	tn.target = tn.get_path_to(at)
+	tn.update_now()
 	tn.levels = 3
 	tn.tile_resolution = 8
 	tn.vertex_spacing = 0.5
-	check_eq(tn.get_reach(), 2.0 * 8 * 0.5 * 4, "reach follows the parameters")
+	# Level 2 has spacing 0.5 x 4 = 2 and reaches 16 of its samples out: 32 m.
+	check_eq(tn.get_reach(), 32.0, "reach follows the parameters")
 	await tree.process_frame
+	tn.update_now()
+	# The windows are remade for the new rings: one layer per level plus the fine one, 4N + 6 wide.
+	var tex = tn.material.get_shader_parameter("clipmap_data")
+	check(tex is Texture2DArray, "clipmap data texture bound after reconfiguring")
+	if tex is Texture2DArray:
+		check_eq(tex.get_layers(), 4, "layers for 3 levels")
+		check_eq(tex.get_width(), 38, "window for tile_resolution 8")
+	check(tn.is_up_to_date(), "drawn again, up to date")
+	check_near(tn.get_height(Vector2(10.3, 20.7)), tn.terrain_data.get_height(Vector2(10.3, 20.7)), 1e-5, "heights unchanged")
 	tn.queue_free()
+	at.queue_free()
 
 
 func test_raycast_in_world_space() -> void:

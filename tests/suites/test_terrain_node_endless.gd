@@ -108,7 +108,7 @@ func test_endless_windows_stream_in_on_worker_threads() -> void:
 	var during := tn.is_up_to_date()
 	waited = await _settle(tn)
 	check(waited >= 0, "windows for the new place arrive")
-	check(not during or waited == 0, "not up to date while the job runs")
+	check(not during, "not up to date while the job runs")
 	check(tn.take_uploaded_bytes() > 0, "layers were sent")
 	# Standing still sends nothing.
 	for i in 5:
@@ -123,7 +123,9 @@ func test_endless_windows_stream_in_on_worker_threads() -> void:
 	target.queue_free()
 
 
-func test_endless_flight_keeps_up_and_main_thread_stays_light() -> void:
+## A 300 m/s flight: the windows catch up when it stops and the ground is there where it landed (the
+## main thread's costs are printed for the record; the frame-budget bench measures them with a renderer).
+func test_endless_flight_catches_up_and_lands_on_ground() -> void:
 	var s := _endless(_generator())
 	var tn: TerrainNode = s[0]
 	var target: Node3D = s[1]

@@ -541,13 +541,17 @@ func test_regions_save_survives_a_kill_of_a_godot_process() -> void:
 		if run % 4 == 0:
 			OS.delay_msec(rng.randi_range(0, 300))
 		else:
-			# Three kills in four are aimed inside a save (a "begin" logged without its "end"), so the
-			# kills inside a save do not depend on how fast this machine edits between saves.
+			# Three kills in four are aimed inside a save: once a save has ended (the child logs how long
+			# it took), at the next "begin" without its "end", a random part of that duration later; so
+			# where the kills land does not depend on how fast this machine saves or edits.
 			var aimed := 0
-			while _kill_log(log_path)[0] <= _kill_log(log_path)[1] and aimed < 3000:
+			while _kill_log(log_path)[3] == 0 and aimed < 5000:
 				OS.delay_msec(1)
 				aimed += 1
-			OS.delay_msec(rng.randi_range(0, 8))
+			while _kill_log(log_path)[0] <= _kill_log(log_path)[1] and aimed < 5000:
+				OS.delay_msec(1)
+				aimed += 1
+			OS.delay_usec(int(rng.randf() * 0.8 * _kill_log(log_path)[3]))
 		check_eq(OS.kill(child["pid"]), OK, "run %d: killed" % run)
 		var state := _kill_log(log_path)
 		var began: int = state[0]
@@ -570,17 +574,18 @@ func test_regions_save_survives_a_kill_of_a_godot_process() -> void:
 				old[rz * 4 + rx] = v
 		check_eq(bad, 0, "run %d (killed after save %d, %s): every region holds one save's content whole" % [run, ended, "inside save %d" % began if began > ended else "between saves"])
 	print("kill test: %d of 20 kills landed inside a save, %d while a region file was being written; last values %s" % [inside, writing, old])
-	check(inside >= 5, "kills landed inside a save (%d of 20)" % inside)
+	# 15 kills aimed inside a save (polling at 1 ms may miss the start of a short one): most land there.
+	check(inside >= 8, "kills landed inside a save (%d of 20)" % inside)
 	_remove(dir)
 
 
-## [last "begin k", last "end k", whether a save began] from the child's log; a last line without its
-## newline (being written) is not counted.
+## [last "begin k", last "end k", whether a save began, the last save's duration in µs] from the
+## child's log; a last line without its newline (being written) is not counted.
 func _kill_log(path: String) -> Array:
 	var text := FileAccess.get_file_as_string(path) if FileAccess.file_exists(path) else ""
 	var lines := text.split("\n")
 	lines.resize(lines.size() - 1)
-	var out := [0, 0, false]
+	var out := [0, 0, false, 0]
 	for l in lines:
 		var word := l.get_slice(" ", 0)
 		var k := l.get_slice(" ", 1)
@@ -591,4 +596,5 @@ func _kill_log(path: String) -> Array:
 			out[2] = true
 		elif word == "end":
 			out[1] = int(k)
+			out[3] = int(l.get_slice(" ", 2))
 	return out

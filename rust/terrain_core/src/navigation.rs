@@ -325,13 +325,14 @@ mod tests {
         let t = TerrainData::from_heights(n, n, 1.0, h).unwrap();
         let f = faces(&t, [0.0, 0.0], [256.0, 256.0], 0.25).unwrap();
         assert!(
-            f.triangles() * 20 < f.full,
+            f.triangles() > 0 && f.triangles() * 20 < f.full,
             "{} of {}",
             f.triangles(),
             f.full
         );
-        // Every sample lies within the tolerance of the triangle over it.
-        let mut worst = 0.0f32;
+        // Every sample lies within the tolerance of the triangle over it, and the triangles cover the
+        // area: each of its 257² samples is compared at least once (shared edges more often).
+        let (mut worst, mut compared) = (0.0f32, 0usize);
         let corners: Vec<[f32; 3]> = f.corners().collect();
         for tri in corners.chunks(3) {
             let (a, b, c) = (tri[0], tri[1], tri[2]);
@@ -349,7 +350,14 @@ mod tests {
                     if l1 >= -1e-4 && l2 >= -1e-4 && l3 >= -1e-4 {
                         let plane = l1 * a[1] + l2 * b[1] + l3 * c[1];
                         let h = height_at(&t, f64::from(x), f64::from(z));
-                        worst = worst.max((h - plane).abs());
+                        let e = (h - plane).abs();
+                        // NaN-safe: f32::max would drop a NaN error.
+                        worst = if e.is_nan() {
+                            f32::INFINITY
+                        } else {
+                            worst.max(e)
+                        };
+                        compared += 1;
                     }
                     x += 1.0;
                 }
@@ -357,6 +365,11 @@ mod tests {
             }
         }
         assert!(worst <= 0.25 + 1e-4, "worst {worst}");
+        assert!(
+            compared >= n * n,
+            "{compared} samples compared, want ≥ {}",
+            n * n
+        );
     }
 
     #[test]

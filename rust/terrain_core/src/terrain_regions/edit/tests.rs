@@ -11,7 +11,6 @@ use crate::terrain_regions::Existing;
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
 
 fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("wt_edit_{name}_{}", std::process::id()));
@@ -27,8 +26,9 @@ fn terrain() -> TerrainData {
     TerrainData::from_heights(w, d, 2.0, h).unwrap()
 }
 
-/// Every map file's (bytes, modification time).
-fn files(dir: &Path) -> BTreeMap<String, (Vec<u8>, SystemTime)> {
+/// Every map file's (bytes, identity). A save writes a new file and renames it over the old one, so a
+/// rewritten file is a new inode even when written in the same clock tick (mtimes can be coarse).
+fn files(dir: &Path) -> BTreeMap<String, (Vec<u8>, u64)> {
     fs::read_dir(dir)
         .unwrap()
         .flatten()
@@ -39,11 +39,24 @@ fn files(dir: &Path) -> BTreeMap<String, (Vec<u8>, SystemTime)> {
                 n,
                 (
                     fs::read(e.path()).unwrap(),
-                    e.metadata().unwrap().modified().unwrap(),
+                    identity(&e.metadata().unwrap()),
                 ),
             )
         })
         .collect()
+}
+
+#[cfg(unix)]
+fn identity(m: &fs::Metadata) -> u64 {
+    std::os::unix::fs::MetadataExt::ino(m)
+}
+
+#[cfg(not(unix))]
+fn identity(m: &fs::Metadata) -> u64 {
+    let t = m.modified().unwrap();
+    t.duration_since(std::time::SystemTime::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64
 }
 
 #[test]
@@ -52,7 +65,6 @@ fn edits_save_only_what_changed_and_equal_a_whole_save() {
     let dir = tmp("save");
     save(&dir, &t, 64, Existing::Refuse).unwrap();
     let before = files(&dir);
-    std::thread::sleep(std::time::Duration::from_millis(20));
     let r = TerrainRegions::open(&dir).unwrap();
     // 40 × 30 samples across the boundary of regions (1, 0) and (2, 0), and holes in region (0, 2).
     let hs: Vec<f32> = (0..40 * 30).map(|i| 50.0 + (i % 13) as f32).collect();
