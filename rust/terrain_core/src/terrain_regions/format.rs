@@ -130,7 +130,7 @@ impl RegionMeta {
     }
 
     /// The header's text (`files` writes it, last and safely).
-    pub(super) fn to_text(&self) -> String {
+    pub(super) fn to_text(self) -> String {
         let text = format!(
             "{MAGIC}\nwidth {}\ndepth {}\nspacing {:?}\nregion {}\nmips {}\nrange {:?} {:?}\ncontrol {}\n",
             self.width,

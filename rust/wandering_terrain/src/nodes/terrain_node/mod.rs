@@ -152,34 +152,28 @@ pub struct TerrainNode {
     #[export(enum = (Disabled = 0, Dynamic = 1, Full = 2))]
     #[export_group(name = "Collision")]
     #[var(get = get_collision_mode, set = set_collision_mode)]
-    #[allow(dead_code)] // declares the property; the value lives in `collision`
-    collision_mode: i64,
+    collision_mode: PhantomVar<i64>,
     /// DYNAMIC mode: distance (world units, max norm) around the target that has collision, (0, 100000].
     #[export(range = (1.0, 1024.0, 1.0, or_greater))]
     #[var(get = get_collision_radius, set = set_collision_radius)]
-    #[allow(dead_code)] // declares the property; the value lives in `collision`
-    collision_radius: f64,
+    collision_radius: PhantomVar<f64>,
     /// Physics layers the terrain is in.
     #[export(flags_3d_physics)]
     #[var(get = get_collision_layer, set = set_collision_layer)]
-    #[allow(dead_code)] // declares the property; the value lives in `collision`
-    collision_layer: u32,
+    collision_layer: PhantomVar<u32>,
     /// Physics layers the terrain scans (for a static body, only what other engines' queries report).
     #[export(flags_3d_physics)]
     #[var(get = get_collision_mask, set = set_collision_mask)]
-    #[allow(dead_code)] // declares the property; the value lives in `collision`
-    collision_mask: u32,
+    collision_mask: PhantomVar<u32>,
     /// Friction and bounce of the ground.
     #[export]
     #[var(get = get_physics_material, set = set_physics_material)]
-    #[allow(dead_code)] // declares the property; the value lives in `collision`
-    physics_material: Option<Gd<PhysicsMaterial>>,
+    physics_material: PhantomVar<Option<Gd<PhysicsMaterial>>>,
     /// Collision points per sample spacing: 1 uses the samples (linear between them), 2 and 4 follow the
     /// drawn Bézier surface between them more closely (see the accuracy table in the docs).
     #[export(enum = (One = 1, Two = 2, Four = 4))]
     #[var(get = get_collision_subdivision, set = set_collision_subdivision)]
-    #[allow(dead_code)] // declares the property; the value lives in `collision`
-    collision_subdivision: i64,
+    collision_subdivision: PhantomVar<i64>,
 
     config: ClipmapConfig,
     /// The regions' or generator's sample grid, while one of them is the source (windows computed on
@@ -264,12 +258,12 @@ impl INode3D for TerrainNode {
             morph_width: 8.0,
             cast_shadow: 1,
             layers: 1,
-            collision_mode: 0,
-            collision_radius: 0.0,
-            collision_layer: 0,
-            collision_mask: 0,
-            physics_material: None,
-            collision_subdivision: 0,
+            collision_mode: PhantomVar::default(),
+            collision_radius: PhantomVar::default(),
+            collision_layer: PhantomVar::default(),
+            collision_mask: PhantomVar::default(),
+            physics_material: PhantomVar::default(),
+            collision_subdivision: PhantomVar::default(),
             config,
             collision: TerrainCollision::default(),
             meshes: Vec::new(),

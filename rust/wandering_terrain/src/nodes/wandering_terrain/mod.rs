@@ -14,6 +14,11 @@ use godot::prelude::*;
 use terrain_core::clipmap_data::Frame;
 use terrain_core::wandering_terrain::{place, Placement};
 
+mod collision;
+mod debug;
+mod draw;
+mod queries;
+mod source;
 const DEFAULT_SHADER: &str = "res://addons/wandering_terrain/shaders/wandering_terrain.gdshader";
 /// The debug views' shader (`debug_view`, see `debug_view.rs`).
 const DEBUG_SHADER: &str =
@@ -104,34 +109,28 @@ pub struct WanderingTerrain {
     #[export(enum = (Disabled = 0, Dynamic = 1, Full = 2))]
     #[export_group(name = "Collision")]
     #[var(get = get_collision_mode, set = set_collision_mode)]
-    #[allow(dead_code)] // declares the property; the value lives in `collision`
-    collision_mode: i64,
+    collision_mode: PhantomVar<i64>,
     /// DYNAMIC mode: distance (world units, max norm) around the camera that has collision, (0, 100000].
     #[export(range = (1.0, 1024.0, 1.0, or_greater))]
     #[var(get = get_collision_radius, set = set_collision_radius)]
-    #[allow(dead_code)] // declares the property; the value lives in `collision`
-    collision_radius: f64,
+    collision_radius: PhantomVar<f64>,
     /// Physics layers the terrain is in.
     #[export(flags_3d_physics)]
     #[var(get = get_collision_layer, set = set_collision_layer)]
-    #[allow(dead_code)] // declares the property; the value lives in `collision`
-    collision_layer: u32,
+    collision_layer: PhantomVar<u32>,
     /// Physics layers the terrain scans.
     #[export(flags_3d_physics)]
     #[var(get = get_collision_mask, set = set_collision_mask)]
-    #[allow(dead_code)] // declares the property; the value lives in `collision`
-    collision_mask: u32,
+    collision_mask: PhantomVar<u32>,
     /// Friction and bounce of the ground.
     #[export]
     #[var(get = get_physics_material, set = set_physics_material)]
-    #[allow(dead_code)] // declares the property; the value lives in `collision`
-    physics_material: Option<Gd<PhysicsMaterial>>,
+    physics_material: PhantomVar<Option<Gd<PhysicsMaterial>>>,
     /// Collision points per sample spacing: 1 uses the samples, 2 and 4 follow the drawn Bézier surface
     /// between them more closely.
     #[export(enum = (One = 1, Two = 2, Four = 4))]
     #[var(get = get_collision_subdivision, set = set_collision_subdivision)]
-    #[allow(dead_code)] // declares the property; the value lives in `collision`
-    collision_subdivision: i64,
+    collision_subdivision: PhantomVar<i64>,
 
     collision: TerrainCollision,
     /// The drawn mesh: a RenderingServer instance, not a MeshInstance3D child, so that a navigation bake
@@ -164,12 +163,12 @@ impl INode3D for WanderingTerrain {
             back_offset: 0.0,
             cast_shadow: 1,
             layers: 1,
-            collision_mode: 0,
-            collision_radius: 0.0,
-            collision_layer: 0,
-            collision_mask: 0,
-            physics_material: None,
-            collision_subdivision: 0,
+            collision_mode: PhantomVar::default(),
+            collision_radius: PhantomVar::default(),
+            collision_layer: PhantomVar::default(),
+            collision_mask: PhantomVar::default(),
+            physics_material: PhantomVar::default(),
+            collision_subdivision: PhantomVar::default(),
             collision: TerrainCollision::default(),
             instance: None,
             instance_xform: Transform3D::IDENTITY,
@@ -265,69 +264,6 @@ impl INode3D for WanderingTerrain {
     }
 }
 
-impl WanderingTerrain {
-    /// The COLLISION and INSTANCES views: the cells around the camera, every frame while shown (REGIONS:
-    /// none); the NAVIGATION view's lines.
-    fn update_cell_view(&mut self) {
-        use crate::nodes::debug_view::{CELLS, COLLISION, INSTANCES, NAVIGATION, REGIONS};
-        let on = self.debug_view == NAVIGATION;
-        let cells = matches!(self.debug_view, COLLISION | INSTANCES | REGIONS);
-        if !(on || cells || self.nav_view.is_shown()) {
-            return;
-        }
-        let Some(cam) = self.followed_camera() else {
-            return;
-        };
-        if on || self.nav_view.is_shown() {
-            let host = self.terrain_surface();
-            let mut node = self.base().clone().upcast::<Node3D>();
-            let at = cam.get_global_position();
-            self.nav_view
-                .update(&mut node, &host, "WanderingTerrain", at, on);
-        }
-        if !cells {
-            return;
-        }
-        let (o, p) = (self.origin(), cam.get_global_position());
-        let target = [f64::from(p.x - o.x), f64::from(p.z - o.y)];
-        let node = self.base().clone().upcast::<Node>();
-        let states = self.cells.states_mut();
-        let placed = match self.debug_view {
-            COLLISION => self.collision.tile_states(target, CELLS, states),
-            INSTANCES => crate::instances::terrain_instancer::TerrainInstancer::child_cell_states(
-                &node, target, CELLS, states,
-            ),
-            _ => None,
-        };
-        match (placed, self.debug_material.as_mut()) {
-            (Some((origin, size)), Some(m)) => self.cells.show(m, origin, size),
-            (None, Some(m)) => self.cells.show_none(m),
-            _ => {}
-        }
-    }
-
-    /// Collision for the camera and the pending edits (`update_collision`; `now`: wait for the workers).
-    fn step_collision(&mut self, now: bool) -> i64 {
-        let o = self.origin();
-        let frame = Frame {
-            origin: [f64::from(o.x), 0.0, f64::from(o.y)],
-            scale: [1.0; 3],
-        };
-        let target = self.followed_camera().map(|c| {
-            let p = c.get_global_position();
-            [f64::from(p.x - o.x), f64::from(p.z - o.y)]
-        });
-        // A still camera and no edit: nothing to read.
-        if !now && self.collision.idle(&frame, target) {
-            return 0;
-        }
-        let data = self.terrain_data.clone();
-        let d = data.as_ref().map(|d| d.bind());
-        self.collision
-            .update(d.as_ref().map(|d| d.core()), None, &frame, target, now) as i64
-    }
-}
-
 #[godot_api]
 impl WanderingTerrain {
     /// What is missing for this node to draw and collide; empty when nothing is. The editor shows these as
@@ -366,55 +302,6 @@ impl WanderingTerrain {
         self.back_offset = value;
         self.last = None;
     }
-
-    /// Collects edited samples for the next physics frame's collision update.
-    #[func(rename = _on_region_changed)]
-    fn on_region_changed(&mut self, region: Rect2i) {
-        self.nav_view.edits += 1;
-        self.collision.mark(crate::sample_rect::from_rect2i(region));
-    }
-
-    /// `debug_view`: the material.
-    #[constant]
-    const DEBUG_VIEW_OFF: i64 = 0;
-    /// `debug_view`: sample cells in alternating greys.
-    #[constant]
-    const DEBUG_VIEW_CHECKER: i64 = 1;
-    /// `debug_view`: heights in grey over the terrain's height range.
-    #[constant]
-    const DEBUG_VIEW_HEIGHTMAP: i64 = 2;
-    /// `debug_view`: the normal as a colour (r = x, g = z, b = y; x and z * 0.5 + 0.5).
-    #[constant]
-    const DEBUG_VIEW_NORMALS: i64 = 3;
-    /// `debug_view`: slope in grey (0 flat … 1 vertical).
-    #[constant]
-    const DEBUG_VIEW_SLOPE: i64 = 4;
-    /// `debug_view`: white (the wandering terrain has no clipmap levels; the number is TerrainNode's).
-    #[constant]
-    const DEBUG_VIEW_LEVELS: i64 = 5;
-    /// `debug_view`: holes tinted instead of cut, over the heightmap.
-    #[constant]
-    const DEBUG_VIEW_HOLES: i64 = 6;
-    /// `debug_view`: the layers the material blends, in a colour each, darker where the auto-shader chose.
-    #[constant]
-    const DEBUG_VIEW_LAYER_WEIGHTS: i64 = 7;
-    /// `debug_view`: the nearest sample's control slots (base layer's colour, overlay mixed in; auto grey).
-    #[constant]
-    const DEBUG_VIEW_CONTROL: i64 = 8;
-    /// `debug_view`: collision tiles around the camera (green in the physics engine, orange while an
-    /// edit's new grid is on its way).
-    #[constant]
-    const DEBUG_VIEW_COLLISION: i64 = 9;
-    /// `debug_view`: grey (region maps are drawn by TerrainNode; the number is its).
-    #[constant]
-    const DEBUG_VIEW_REGIONS: i64 = 10;
-    /// `debug_view`: the instance cells of a child TerrainInstancer around the camera (green shown,
-    /// orange being made again).
-    #[constant]
-    const DEBUG_VIEW_INSTANCES: i64 = 11;
-    /// `debug_view`: the faces a navigation bake takes around the camera, as cyan lines over the heightmap.
-    #[constant]
-    const DEBUG_VIEW_NAVIGATION: i64 = 12;
 
     #[func]
     fn get_collision_mode(&self) -> i64 {
@@ -543,256 +430,10 @@ impl WanderingTerrain {
         terrain_material::bind(self.terrain_material.as_mut(), self.material.as_ref());
         terrain_material::bind(self.terrain_material.as_mut(), self.debug_material.as_ref());
     }
-
-    /// The weight of every layer of `terrain_material` that the shader blends at world X/Z `pos` (painted
-    /// layers, and height bands where nothing is painted; at most 4 non-zero, summing to 1). Empty without
-    /// a TerrainMaterial or terrain data.
-    #[func]
-    fn get_layer_weights(&self, pos: Vector2) -> PackedFloat32Array {
-        let Some(d) = self.terrain_data.as_ref() else {
-            return PackedFloat32Array::new();
-        };
-        let p = self.to_terrain_xz(pos);
-        terrain_material::weights_at(
-            self.terrain_material.as_ref(),
-            d.bind().core(),
-            p.0,
-            p.1,
-            [1.0, 1.0],
-        )
-    }
-
-    /// The box the drawn mesh is culled by, around the camera's placement (local to the mesh's
-    /// placement: the rings' reach on X/Z, the data's height range on Y).
-    #[func]
-    fn get_aabb(&self) -> Aabb {
-        self.instance_aabb
-    }
-
-    /// The surface inside the world box `area` as triangles (world space, three vertices each, clockwise
-    /// seen from above: what `NavigationMeshSourceGeometryData3D.add_faces` takes), on the drawn surface,
-    /// hole triangles left out, flat ground merged where it stays within `tolerance` world units of the
-    /// merged triangles (0: two triangles per square of samples). A navigation bake adds these by itself;
-    /// this is for custom bakes and checks.
-    #[func]
-    fn get_navigation_faces(&self, area: Aabb, tolerance: f64) -> PackedVector3Array {
-        crate::physics::navigation::faces_in(
-            &self.terrain_surface(),
-            "WanderingTerrain",
-            area,
-            tolerance,
-        )
-    }
-
-    /// Height of the terrain at world X/Z `pos` (what the shader draws there); NaN without terrain data.
-    #[func]
-    fn get_height(&self, pos: Vector2) -> f32 {
-        let o = self.origin();
-        match &self.terrain_data {
-            Some(d) => d.bind().get_height(pos - o),
-            None => f32::NAN,
-        }
-    }
-
-    /// Whether world X/Z `pos` is over the terrain data (from this node's origin to `size × spacing`);
-    /// false without terrain data. Beyond the edge `get_height` answers the nearest edge's height.
-    #[func]
-    fn is_inside(&self, pos: Vector2) -> bool {
-        let o = self.origin();
-        self.terrain_data
-            .as_ref()
-            .is_some_and(|d| d.bind().is_inside(pos - o))
-    }
-
-    /// Unit normal of the drawn terrain at world X/Z `pos`.
-    #[func]
-    fn get_normal(&self, pos: Vector2) -> Vector3 {
-        let o = self.origin();
-        match &self.terrain_data {
-            Some(d) => d.bind().get_normal(pos - o),
-            None => Vector3::UP,
-        }
-    }
-
-    /// Places the mesh for a camera at `camera_transform` now (called every frame with the followed camera;
-    /// scripts may call it to place the mesh for another viewpoint).
-    #[func]
-    fn place_for(&mut self, camera_transform: Transform3D) {
-        let Some(mesh) = self.mesh.as_ref() else {
-            return;
-        };
-        let o = self.origin();
-        let p = camera_transform.origin;
-        // A camera looking straight down has no horizontal forward: its screen-up direction serves.
-        let mut fwd = -camera_transform.basis.col_c();
-        if fwd.x.abs() + fwd.z.abs() < 1e-4 {
-            fwd = camera_transform.basis.col_b();
-        }
-        let step = mesh.bind().coarse_vertex_spacing();
-        let snap = if self.snap_to_grid { step } else { 0.0 };
-        let pl = place(
-            [f64::from(p.x - o.x), f64::from(p.z - o.y)],
-            [f64::from(fwd.x), f64::from(fwd.z)],
-            snap,
-            self.back_offset,
-        );
-        if self.last == Some(pl) {
-            return;
-        }
-        self.last = Some(pl);
-        let node_pos = Vector3::new(
-            pl.position[0] as f32 + o.x,
-            0.0,
-            pl.position[1] as f32 + o.y,
-        );
-        self.instance_xform = Transform3D::new(Basis::IDENTITY, node_pos);
-        if let Some(rid) = self.instance {
-            RenderingServer::singleton().instance_set_transform(rid, self.instance_xform);
-        }
-        let translation =
-            Vector2::new(pl.position[0] as f32 - 0.5, pl.position[1] as f32 - 0.5).to_variant();
-        let rotation = (pl.rotation as f32).to_variant();
-        for mat in self
-            .material
-            .iter_mut()
-            .chain(self.debug_material.iter_mut())
-        {
-            mat.set_shader_parameter(&self.param_translation, &translation);
-            mat.set_shader_parameter(&self.param_rotation, &rotation);
-        }
-    }
-
-    /// Refreshes the shader's data uniforms and the culling box after the terrain data changed.
-    #[func(rename = _on_data_changed)]
-    fn on_data_changed(&mut self) {
-        if self.material.is_none() && self.debug_material.is_none() {
-            return;
-        }
-        let (tex, control, size, spacing, range) = match self.terrain_data.as_mut() {
-            Some(d) => {
-                let mut d = d.bind_mut();
-                (
-                    Some(d.get_data_texture()),
-                    d.get_control_texture(),
-                    d.get_size(),
-                    d.get_spacing(),
-                    d.get_height_range(),
-                )
-            }
-            None => (None, None, Vector2i::ZERO, 1.0, Vector2::ZERO),
-        };
-        for mat in self
-            .material
-            .iter_mut()
-            .chain(self.debug_material.iter_mut())
-        {
-            mat.set_shader_parameter("data_tex", &tex.to_variant());
-            mat.set_shader_parameter("has_control", &control.is_some().to_variant());
-            mat.set_shader_parameter("control_tex", &control.to_variant());
-            mat.set_shader_parameter(
-                "terrain_size",
-                &Vector2::new(size.x as f32, size.y as f32).to_variant(),
-            );
-            mat.set_shader_parameter("spacing", &(spacing as f32).to_variant());
-        }
-        if let Some(m) = self.debug_material.as_mut() {
-            m.set_shader_parameter("debug_height_range", &range.to_variant());
-        }
-        let radius = self.mesh.as_ref().map(|m| m.bind().reach()).unwrap_or(0.0) as f32;
-        let (lo, hi) = (range.x - 1.0, range.y + 1.0);
-        self.instance_aabb = Aabb::new(
-            Vector3::new(-radius, lo, -radius),
-            Vector3::new(2.0 * radius, hi - lo, 2.0 * radius),
-        );
-        if let Some(rid) = self.instance {
-            RenderingServer::singleton().instance_set_custom_aabb(rid, self.instance_aabb);
-        }
-        self.last = None;
-    }
-}
-
-impl WanderingTerrain {
-    /// This node's position on X/Z: the terrain's origin.
-    /// World X/Z → terrain X/Z (the node only moves the terrain).
-    fn to_terrain_xz(&self, pos: Vector2) -> (f64, f64) {
-        let p = pos - self.origin();
-        (f64::from(p.x), f64::from(p.y))
-    }
-
-    fn origin(&self) -> Vector2 {
-        let p = if self.base().is_inside_tree() {
-            self.base().get_global_position()
-        } else {
-            self.base().get_position()
-        };
-        Vector2::new(p.x, p.z)
-    }
-
-    /// Makes the RenderingServer instance in this node's world (once per entry into a tree).
-    fn make_instance(&mut self) {
-        if self.instance.is_some() {
-            return;
-        }
-        let Some(world) = self.base().get_world_3d() else {
-            return;
-        };
-        let mut rs = RenderingServer::singleton();
-        let rid = rs.instance_create();
-        rs.instance_set_scenario(rid, world.get_scenario());
-        // Clicking the terrain in the editor selects this node.
-        rs.instance_attach_object_instance_id(rid, self.base().instance_id().to_i64() as u64);
-        rs.instance_set_visible(rid, self.base().is_visible_in_tree());
-        self.instance = Some(rid);
-        self.sync_instance();
-        rs.instance_set_transform(rid, self.instance_xform);
-        rs.instance_set_custom_aabb(rid, self.instance_aabb);
-    }
-
-    fn sync_instance(&mut self) {
-        let Some(rid) = self.instance else {
-            return;
-        };
-        let mut rs = RenderingServer::singleton();
-        let mesh = self.mesh.as_ref().map_or(Rid::Invalid, |m| m.get_rid());
-        rs.instance_set_base(rid, mesh);
-        let mat = self
-            .debug_material
-            .as_ref()
-            .or(self.material.as_ref())
-            .map_or(Rid::Invalid, |m| m.get_rid());
-        rs.instance_geometry_set_material_override(rid, mat);
-        rs.instance_set_layer_mask(rid, self.layers);
-        rs.instance_geometry_set_cast_shadows_setting(
-            rid,
-            godot::classes::rendering_server::ShadowCastingSetting::from_ord(
-                self.cast_shadow as i32,
-            ),
-        );
-        // Setting the base resets the box.
-        rs.instance_set_custom_aabb(rid, self.instance_aabb);
-        self.last = None;
-    }
-
-    fn follow(&mut self) {
-        let cam = self.followed_camera();
-        if let Some(cam) = cam {
-            let t = cam.get_global_transform();
-            self.place_for(t);
-        }
-    }
-
-    fn followed_camera(&self) -> Option<Gd<Camera3D>> {
-        if !self.camera.is_empty() {
-            return self
-                .base()
-                .get_node_or_null(&self.camera)
-                .and_then(|n: Gd<Node>| n.try_cast::<Camera3D>().ok());
-        }
-        active_camera(&self.to_gd().upcast())
-    }
 }
 
 crate::nodes::collision_api::collision_api!(WanderingTerrain);
+crate::nodes::debug_view_api::debug_view_api!(WanderingTerrain);
 
 #[godot_dyn]
 impl TerrainHost for WanderingTerrain {

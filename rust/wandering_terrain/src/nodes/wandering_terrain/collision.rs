@@ -1,0 +1,27 @@
+//! `WanderingTerrain`'s collision: the tiles around its camera (the rules in `physics/collision.rs`, the
+//! API in `collision_api!`).
+
+use super::*;
+
+impl WanderingTerrain {
+    /// Collision for the camera and the pending edits (`update_collision`; `now`: wait for the workers).
+    pub(super) fn step_collision(&mut self, now: bool) -> i64 {
+        let o = self.origin();
+        let frame = Frame {
+            origin: [f64::from(o.x), 0.0, f64::from(o.y)],
+            scale: [1.0; 3],
+        };
+        let target = self.followed_camera().map(|c| {
+            let p = c.get_global_position();
+            [f64::from(p.x - o.x), f64::from(p.z - o.y)]
+        });
+        // A still camera and no edit: nothing to read.
+        if !now && self.collision.idle(&frame, target) {
+            return 0;
+        }
+        let data = self.terrain_data.clone();
+        let d = data.as_ref().map(|d| d.bind());
+        self.collision
+            .update(d.as_ref().map(|d| d.core()), None, &frame, target, now) as i64
+    }
+}

@@ -1,0 +1,86 @@
+//! `WanderingTerrain`'s queries: heights, normals, layer weights, bounds and navigation faces at world
+//! positions (the terrain moves on X/Z with its camera: `to_terrain_xz`).
+
+use super::*;
+
+#[godot_api(secondary)]
+impl WanderingTerrain {
+    /// The weight of every layer of `terrain_material` that the shader blends at world X/Z `pos` (painted
+    /// layers, and height bands where nothing is painted; at most 4 non-zero, summing to 1). Empty without
+    /// a TerrainMaterial or terrain data.
+    #[func]
+    pub(super) fn get_layer_weights(&self, pos: Vector2) -> PackedFloat32Array {
+        let Some(d) = self.terrain_data.as_ref() else {
+            return PackedFloat32Array::new();
+        };
+        let p = self.to_terrain_xz(pos);
+        terrain_material::weights_at(
+            self.terrain_material.as_ref(),
+            d.bind().core(),
+            p.0,
+            p.1,
+            [1.0, 1.0],
+        )
+    }
+
+    /// The box the drawn mesh is culled by, around the camera's placement (local to the mesh's
+    /// placement: the rings' reach on X/Z, the data's height range on Y).
+    #[func]
+    pub(super) fn get_aabb(&self) -> Aabb {
+        self.instance_aabb
+    }
+
+    /// The surface inside the world box `area` as triangles (world space, three vertices each, clockwise
+    /// seen from above: what `NavigationMeshSourceGeometryData3D.add_faces` takes), on the drawn surface,
+    /// hole triangles left out, flat ground merged where it stays within `tolerance` world units of the
+    /// merged triangles (0: two triangles per square of samples). A navigation bake adds these by itself;
+    /// this is for custom bakes and checks.
+    #[func]
+    pub(super) fn get_navigation_faces(&self, area: Aabb, tolerance: f64) -> PackedVector3Array {
+        crate::physics::navigation::faces_in(
+            &self.terrain_surface(),
+            "WanderingTerrain",
+            area,
+            tolerance,
+        )
+    }
+
+    /// Height of the terrain at world X/Z `pos` (what the shader draws there); NaN without terrain data.
+    #[func]
+    pub(super) fn get_height(&self, pos: Vector2) -> f32 {
+        let o = self.origin();
+        match &self.terrain_data {
+            Some(d) => d.bind().get_height(pos - o),
+            None => f32::NAN,
+        }
+    }
+
+    /// Whether world X/Z `pos` is over the terrain data (from this node's origin to `size × spacing`);
+    /// false without terrain data. Beyond the edge `get_height` answers the nearest edge's height.
+    #[func]
+    pub(super) fn is_inside(&self, pos: Vector2) -> bool {
+        let o = self.origin();
+        self.terrain_data
+            .as_ref()
+            .is_some_and(|d| d.bind().is_inside(pos - o))
+    }
+
+    /// Unit normal of the drawn terrain at world X/Z `pos`.
+    #[func]
+    pub(super) fn get_normal(&self, pos: Vector2) -> Vector3 {
+        let o = self.origin();
+        match &self.terrain_data {
+            Some(d) => d.bind().get_normal(pos - o),
+            None => Vector3::UP,
+        }
+    }
+}
+
+impl WanderingTerrain {
+    /// This node's position on X/Z: the terrain's origin.
+    /// World X/Z → terrain X/Z (the node only moves the terrain).
+    pub(super) fn to_terrain_xz(&self, pos: Vector2) -> (f64, f64) {
+        let p = pos - self.origin();
+        (f64::from(p.x), f64::from(p.y))
+    }
+}
