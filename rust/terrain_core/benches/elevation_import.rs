@@ -4,11 +4,10 @@
 //! for each. `WT_ELEVATION_SIDE` sets the GeoTIFF's side (default 16384: a 1 GB file, 1.4 GB of regions).
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use terrain_core::heightmap_io::elevation::{
-    import_regions, open, read_all, scan, NoData, Progress,
-};
+use terrain_core::heightmap_io::elevation::{import_regions, open, read_all, scan, NoData};
 use terrain_core::heightmap_io::geotiff::{self, Compression, Sample, WriteOptions};
 use terrain_core::heightmap_io::hgt;
+use terrain_core::progress::Progress;
 
 fn status(key: &str) -> u64 {
     let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
