@@ -1,8 +1,9 @@
 //! Brushes: one dab of a tool at a point, scaled by the time it lasts (strength per second, so the mouse's
 //! speed does not change the result), shaped by a falloff from the dab's centre to its rim.
 //!
-//! A dab reads and writes only the samples of its square (`dab_region`) and goes through
-//! `TerrainData::set_heights_region` / `set_holes_region`, the one edit path the nodes follow.
+//! A dab reads and writes only the samples of its square (`dab_region`) and goes through `TerrainData`'s
+//! edit calls (`set_heights_region`, `set_holes_region`, `update_control` for paint), the edit paths the
+//! nodes follow. `apply` picks one function per kind of tool: holes, paint, heights, erosion.
 
 use crate::control::HOLE;
 use crate::terrain_data::{Region, TerrainData, TerrainDataError};
@@ -332,86 +333,127 @@ pub fn apply(
     let Some(r) = dab_region(t, center, b.size) else {
         return Ok(None);
     };
-    let sp = t.spacing();
-    let radius = 0.5 * b.size;
-    // Beyond the rim with a margin for rounding (the weight there is 0): no square root for the dab's
-    // corners, a fifth of its square.
-    let outside = (radius * radius) * (1.0 + 1e-9);
-    let weight = |x: usize, z: usize| -> f32 {
+    let dab = Dab {
+        b,
+        center,
+        spacing: t.spacing(),
+        radius: 0.5 * b.size,
+    };
+    match b.tool {
+        Tool::Erode => erode_dab(t, b, r, center, delta, &|x, z| dab.weight(x, z)),
+        Tool::HoleAdd | Tool::HoleRemove => apply_holes(t, &dab, r),
+        Tool::Paint { layer, erase } => apply_paint(t, &dab, r, delta, layer, erase),
+        _ => apply_heights(t, &dab, r, delta),
+    }
+}
+
+/// One dab: the brush and where it lands.
+struct Dab<'a> {
+    b: &'a Brush,
+    center: [f64; 2],
+    spacing: f64,
+    radius: f64,
+}
+
+impl Dab<'_> {
+    /// The brush's weight at sample (x, z): falloff times mask, 0 beyond the rim.
+    fn weight(&self, x: usize, z: usize) -> f32 {
+        let sp = self.spacing;
         let (px, pz) = ((x as f64 + 0.5) * sp, (z as f64 + 0.5) * sp);
-        let d2 = (px - center[0]).powi(2) + (pz - center[1]).powi(2);
-        if d2 > outside {
+        let d2 = (px - self.center[0]).powi(2) + (pz - self.center[1]).powi(2);
+        // Beyond the rim with a margin for rounding (the weight there is 0): no square root for the
+        // dab's corners, a fifth of its square.
+        if d2 > (self.radius * self.radius) * (1.0 + 1e-9) {
             return 0.0;
         }
-        let d = d2.sqrt() / radius;
-        let w = b.falloff.weight(d as f32);
-        match &b.mask {
+        let w = self.b.falloff.weight((d2.sqrt() / self.radius) as f32);
+        match &self.b.mask {
             Some(m) if w > 0.0 => {
-                let (u, v) = b.image_uv(px - center[0], pz - center[1]);
+                let (u, v) = self.b.image_uv(px - self.center[0], pz - self.center[1]);
                 w * m.sample(u, v)
             }
             _ => w,
         }
-    };
-    if b.tool == Tool::Erode {
-        return erode_dab(t, b, r, center, delta, &weight);
     }
-    if matches!(b.tool, Tool::HoleAdd | Tool::HoleRemove) {
-        let add = b.tool == Tool::HoleAdd;
-        let mut marks = Vec::with_capacity(r.w * r.d);
-        let mut changed = false;
-        for z in r.z..r.z + r.d {
-            for x in r.x..r.x + r.w {
-                let was = t.control(x as i64, z as i64) & HOLE != 0;
-                let now = if weight(x, z) > 0.5 { add } else { was };
-                changed |= now != was;
-                marks.push(u8::from(now));
+
+    /// The share of the way toward a target where the falloff is w: 1 - e^(-strength * delta * w), so
+    /// two dabs of delta / 2 do what one of delta does (strength per second, whatever the frame rate).
+    fn blend(&self, delta: f64, w: f32) -> f32 {
+        (1.0 - (-self.b.strength * delta * f64::from(w)).exp()) as f32
+    }
+}
+
+/// HOLE_ADD / HOLE_REMOVE: samples where the weight passes one half.
+fn apply_holes(t: &mut TerrainData, dab: &Dab, r: Region) -> Result<Option<Region>, BrushError> {
+    let add = dab.b.tool == Tool::HoleAdd;
+    let mut marks = Vec::with_capacity(r.w * r.d);
+    let mut changed = false;
+    for z in r.z..r.z + r.d {
+        for x in r.x..r.x + r.w {
+            let was = t.control(x as i64, z as i64) & HOLE != 0;
+            let now = if dab.weight(x, z) > 0.5 { add } else { was };
+            changed |= now != was;
+            marks.push(u8::from(now));
+        }
+    }
+    if !changed {
+        return Ok(None);
+    }
+    Ok(Some(t.set_holes_region(r, &marks)?))
+}
+
+/// PAINT: a layer's weight toward 1 (or 0 erasing) in the control map.
+fn apply_paint(
+    t: &mut TerrainData,
+    dab: &Dab,
+    r: Region,
+    delta: f64,
+    layer: usize,
+    erase: bool,
+) -> Result<Option<Region>, BrushError> {
+    if layer >= crate::control::MAX_LAYERS {
+        return Err(BrushError::Terrain(TerrainDataError::Layer(layer as i64)));
+    }
+    let slot = crate::control::slot_of(layer);
+    let target = if erase { 0.0 } else { 1.0 };
+    let before: Vec<u32> = (0..r.w * r.d)
+        .map(|k| t.control((r.x + k % r.w) as i64, (r.z + k / r.w) as i64))
+        .collect();
+    let after: Vec<u32> = before
+        .iter()
+        .enumerate()
+        .map(|(k, &c)| {
+            let w = dab.weight(r.x + k % r.w, r.z + k / r.w);
+            if w <= 0.0 {
+                return c;
             }
-        }
-        if !changed {
-            return Ok(None);
-        }
-        return Ok(Some(t.set_holes_region(r, &marks)?));
+            let cur = crate::control::Paint::decode(c).weight_of(slot);
+            let mut next = cur + (target - cur) * dab.blend(delta, w);
+            // Weights are 8-bit: a step under half a unit would round back and stall short of the
+            // target, so every touched sample moves at least one unit.
+            if cur != target && ((next - cur) * 255.0).abs() < 0.5 {
+                next = cur + (target - cur).signum() / 255.0;
+            }
+            crate::control::paint(c, slot, next)
+        })
+        .collect();
+    if after == before {
+        return Ok(None);
     }
-    // The share of the way toward a target where the falloff is w: 1 - e^(-strength * delta * w), so two
-    // dabs of delta / 2 do what one of delta does (strength per second, whatever the frame rate).
-    let rate = b.strength * delta;
-    let blend = |w: f32| (1.0 - (-rate * f64::from(w)).exp()) as f32;
-    if let Tool::Paint { layer, erase } = b.tool {
-        if layer >= crate::control::MAX_LAYERS {
-            return Err(BrushError::Terrain(TerrainDataError::Layer(layer as i64)));
-        }
-        let slot = crate::control::slot_of(layer);
-        let target = if erase { 0.0 } else { 1.0 };
-        let before: Vec<u32> = (0..r.w * r.d)
-            .map(|k| t.control((r.x + k % r.w) as i64, (r.z + k / r.w) as i64))
-            .collect();
-        let after: Vec<u32> = before
-            .iter()
-            .enumerate()
-            .map(|(k, &c)| {
-                let w = weight(r.x + k % r.w, r.z + k / r.w);
-                if w <= 0.0 {
-                    return c;
-                }
-                let cur = crate::control::Paint::decode(c).weight_of(slot);
-                let mut next = cur + (target - cur) * blend(w);
-                // Weights are 8-bit: a step under half a unit would round back and stall short of the
-                // target, so every touched sample moves at least one unit.
-                if cur != target && ((next - cur) * 255.0).abs() < 0.5 {
-                    next = cur + (target - cur).signum() / 255.0;
-                }
-                crate::control::paint(c, slot, next)
-            })
-            .collect();
-        if after == before {
-            return Ok(None);
-        }
-        return Ok(Some(t.update_control(r, |k, _| after[k])));
-    }
-    // The terrain stays as it was until the dab is written: smoothing reads the heights from before it.
-    // Rows are independent, so they are computed in parallel; a row reports whether it changed.
+    Ok(Some(t.update_control(r, |k, _| after[k])))
+}
+
+/// RAISE, LOWER, SMOOTH, FLATTEN, SET_HEIGHT and SLOPE: new heights under the dab. The terrain stays as
+/// it was until the dab is written (smoothing reads the heights from before it); rows are independent,
+/// so they are computed in parallel, each reporting whether it changed.
+fn apply_heights(
+    t: &mut TerrainData,
+    dab: &Dab,
+    r: Region,
+    delta: f64,
+) -> Result<Option<Region>, BrushError> {
     use rayon::prelude::*;
+    let (b, sp) = (dab.b, dab.spacing);
     let step = (b.strength * delta) as f32;
     let mut after = vec![0.0f32; r.w * r.d];
     let src: &TerrainData = t;
@@ -422,32 +464,23 @@ pub fn apply(
         let mut changed = false;
         for (j, h) in out.iter_mut().enumerate() {
             let x = r.x + j;
-            let w = weight(x, z);
+            let w = dab.weight(x, z);
             if w <= 0.0 {
                 continue;
             }
             let old = *h;
+            let toward = |target: f32| old + (target - old) * dab.blend(delta, w);
             *h = match b.tool {
                 Tool::Raise => old + step * w,
                 Tool::Lower => old - step * w,
-                Tool::Smooth => {
-                    let mean = neighbourhood_mean(src, x, z);
-                    old + (mean - old) * blend(w)
-                }
-                Tool::Flatten | Tool::SetHeight => old + (b.height as f32 - old) * blend(w),
-                Tool::Slope { from, to } => {
-                    let target =
-                        slope_height(from, to, [(x as f64 + 0.5) * sp, (z as f64 + 0.5) * sp]);
-                    old + (target as f32 - old) * blend(w)
-                }
-                Tool::HoleAdd
-                | Tool::HoleRemove
-                | Tool::Paint { .. }
-                | Tool::Instances { .. }
-                | Tool::Detail { .. }
-                | Tool::Erode => {
-                    unreachable!("handled above")
-                }
+                Tool::Smooth => toward(neighbourhood_mean(src, x, z)),
+                Tool::Flatten | Tool::SetHeight => toward(b.height as f32),
+                Tool::Slope { from, to } => toward(slope_height(
+                    from,
+                    to,
+                    [(x as f64 + 0.5) * sp, (z as f64 + 0.5) * sp],
+                ) as f32),
+                _ => unreachable!("apply sends only height tools here"),
             };
             // A NaN result counts as a change (and is refused when written).
             changed |= *h != old;

@@ -384,6 +384,7 @@ pub fn is_inside<S: Samples + ?Sized>(s: &S, x: f64, z: f64) -> bool {
 
 /// Height at terrain position (x, z) of any grid: the patch, NaN in a hole or for a non-finite position
 /// (`TerrainData::height_at`'s rule).
+#[inline]
 pub fn height_at<S: Samples + ?Sized>(s: &S, x: f64, z: f64) -> f32 {
     if !(x.is_finite() && z.is_finite()) {
         return f32::NAN;
@@ -397,6 +398,7 @@ pub fn height_at<S: Samples + ?Sized>(s: &S, x: f64, z: f64) -> f32 {
 }
 
 /// Height and its derivatives per terrain unit at terrain position (x, z); NaN for a non-finite position.
+#[inline]
 pub fn height_and_gradient_at<S: Samples + ?Sized>(s: &S, x: f64, z: f64) -> (f32, f32, f32) {
     if !(x.is_finite() && z.is_finite()) {
         return (f32::NAN, f32::NAN, f32::NAN);

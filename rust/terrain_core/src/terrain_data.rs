@@ -544,26 +544,14 @@ impl TerrainData {
     /// like the shader's sampling.
     #[inline]
     pub fn height_at(&self, x: f64, z: f64) -> f32 {
-        if !(x.is_finite() && z.is_finite()) {
-            return f32::NAN;
-        }
-        let (sx, sz) = (x / self.spacing - 0.5, z / self.spacing - 0.5);
-        if self.is_hole_at_sample(sx, sz) {
-            return f32::NAN;
-        }
-        self.patch_height(sx, sz)
+        crate::samples::height_at(self, x, z)
     }
 
     /// Height and its derivatives along X and Z per terrain-space unit at terrain position (x, z); NaN for
     /// a non-finite position.
     #[inline]
     pub fn height_and_gradient_at(&self, x: f64, z: f64) -> (f32, f32, f32) {
-        if !(x.is_finite() && z.is_finite()) {
-            return (f32::NAN, f32::NAN, f32::NAN);
-        }
-        let (h, hu, hv) = self.patch_gradient(x / self.spacing - 0.5, z / self.spacing - 0.5);
-        let s = self.spacing as f32;
-        (h, hu / s, hv / s)
+        crate::samples::height_and_gradient_at(self, x, z)
     }
 
     /// Height at sample-space point (sx, sz) (= terrain position / spacing - 0.5) of the surface as if
@@ -585,11 +573,7 @@ impl TerrainData {
     /// Unit normal at world position (x, z) from the patch derivatives; (NaN, NaN, NaN) for a non-finite
     /// position.
     pub fn normal_at(&self, x: f64, z: f64) -> [f32; 3] {
-        if !(x.is_finite() && z.is_finite()) {
-            return [f32::NAN; 3];
-        }
-        let (_, gx, gz) = self.height_and_gradient_at(x, z);
-        bezier_patch::normal_from_gradient(gx, gz)
+        crate::samples::normal_at(self, x, z)
     }
 
     /// Heights at many world positions (x, z pairs), in parallel.
