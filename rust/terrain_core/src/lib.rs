@@ -3,6 +3,7 @@
 
 pub mod bezier_patch;
 pub mod brush;
+pub mod cells;
 pub mod clipmap;
 pub mod clipmap_data;
 pub mod clipmap_stream;

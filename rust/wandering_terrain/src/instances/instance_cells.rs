@@ -10,7 +10,7 @@ use godot::classes::rendering_server::{
 };
 use godot::classes::{PhysicsServer3D, RenderingServer};
 use godot::prelude::*;
-use std::collections::HashMap;
+use terrain_core::cells::{Cell, Schedule};
 use terrain_core::instances::{CellKey, MeshDraw};
 
 /// One mesh of a cell on the GPU: a MultiMesh and an instance per LOD.
@@ -20,30 +20,22 @@ struct GpuMesh {
     lods: Vec<(Rid, Rid)>,
 }
 
-/// A cell the instancer shows (or is computing).
+/// What the instancer keeps with a cell (its stamps are the schedule's): the GPU objects of what is shown,
+/// the buffers (for the collision bodies) and the body.
 #[derive(Default)]
-pub struct CellState {
-    /// Stamp of the cell's last edit; a result older than it is recomputed.
-    pub stamp: u64,
-    /// Stamp of what is shown (0: nothing yet).
-    pub shown: u64,
-    /// Stamp of the last request (0: none).
-    pub asked: u64,
+pub struct CellGpu {
     gpu: Vec<GpuMesh>,
     /// What is shown, kept for the collision bodies.
     draw: Vec<MeshDraw>,
     body: Option<Rid>,
-    /// `shown` when the body was filled.
+    /// The cell's `shown` stamp when the body was filled.
     body_of: u64,
 }
 
-impl CellState {
-    pub fn new(stamp: u64) -> Self {
-        Self {
-            stamp,
-            ..Self::default()
-        }
-    }
+/// A scheduled cell of instances.
+pub type InstanceCell = Cell<CellGpu>;
+
+impl CellGpu {
     pub fn drawn(&self, mesh: usize) -> usize {
         self.gpu
             .iter()
@@ -65,9 +57,11 @@ impl CellState {
     pub fn has_body(&self) -> bool {
         self.body.is_some()
     }
-    pub fn body_current(&self) -> bool {
-        self.body.is_some() && self.body_of == self.shown
-    }
+}
+
+/// Whether `c`'s body holds what is shown.
+pub fn body_current(c: &InstanceCell) -> bool {
+    c.data.body.is_some() && c.data.body_of == c.shown
 }
 
 /// Where and how cells are shown.
@@ -78,18 +72,21 @@ pub struct View<'a> {
     pub visible: bool,
 }
 
+/// The instancer's cells: their schedule (`terrain_core::cells`) and a pool of bodies.
 #[derive(Default)]
 pub struct Cells {
-    pub map: HashMap<CellKey, CellState>,
+    pub map: Schedule<CellKey, CellGpu>,
     spare_bodies: Vec<Rid>,
 }
 
 impl Cells {
-    /// Shows `draw` for cell `key` (its MultiMeshes created, resized or freed as the meshes need).
-    pub fn show(&mut self, key: CellKey, stamp: u64, draw: Vec<MeshDraw>, view: &View) {
-        let Some(cell) = self.map.get_mut(&key) else {
-            return;
+    /// Shows `draw`, made for cell `key` at `stamp`, if it is fresh (its MultiMeshes created, resized or
+    /// freed as the meshes need). Returns whether it was shown.
+    pub fn show(&mut self, key: CellKey, stamp: u64, draw: Vec<MeshDraw>, view: &View) -> bool {
+        let Some(cell) = self.map.accept(&key, stamp) else {
+            return false;
         };
+        let cell = &mut cell.data;
         let mut rs = RenderingServer::singleton();
         let mut old = std::mem::take(&mut cell.gpu);
         for d in &draw {
@@ -129,27 +126,31 @@ impl Cells {
             free_gpu(&mut rs, g);
         }
         cell.draw = draw;
-        cell.shown = stamp;
+        true
     }
 
     /// Frees a cell's GPU objects and body and forgets it.
     pub fn drop_cell(&mut self, key: CellKey) {
-        if let Some(mut c) = self.map.remove(&key) {
-            let mut rs = RenderingServer::singleton();
-            for g in c.gpu.drain(..) {
-                free_gpu(&mut rs, g);
-            }
-            if let Some(b) = c.body.take() {
-                self.park(b);
-            }
+        if let Some(c) = self.map.remove(key) {
+            self.free(c.data);
         }
     }
 
-    /// Frees everything, pooled bodies included.
+    fn free(&mut self, mut c: CellGpu) {
+        let mut rs = RenderingServer::singleton();
+        for g in c.gpu.drain(..) {
+            free_gpu(&mut rs, g);
+        }
+        if let Some(b) = c.body.take() {
+            self.park(b);
+        }
+    }
+
+    /// Frees everything, pooled bodies included; results asked for before are stale.
     pub fn clear(&mut self) {
-        let keys: Vec<CellKey> = self.map.keys().copied().collect();
-        for k in keys {
-            self.drop_cell(k);
+        let gone: Vec<CellGpu> = self.map.restart().map(|(_, c)| c.data).collect();
+        for c in gone {
+            self.free(c);
         }
         let mut ps = PhysicsServer3D::singleton();
         for b in self.spare_bodies.drain(..) {
@@ -162,12 +163,12 @@ impl Cells {
         let mut rs = RenderingServer::singleton();
         let mut ps = PhysicsServer3D::singleton();
         for c in self.map.values() {
-            for g in &c.gpu {
+            for g in &c.data.gpu {
                 for &(_, inst) in &g.lods {
                     rs.instance_set_transform(inst, world);
                 }
             }
-            if let Some(b) = c.body {
+            if let Some(b) = c.data.body {
                 ps.body_set_state(b, BodyState::TRANSFORM, &world.to_variant());
             }
         }
@@ -176,7 +177,7 @@ impl Cells {
     pub fn set_visible(&mut self, visible: bool) {
         let mut rs = RenderingServer::singleton();
         for c in self.map.values() {
-            for g in &c.gpu {
+            for g in &c.data.gpu {
                 for &(_, inst) in &g.lods {
                     rs.instance_set_visible(inst, visible);
                 }
@@ -197,6 +198,8 @@ impl Cells {
         let Some(cell) = self.map.get_mut(&key) else {
             return;
         };
+        let shown = cell.shown;
+        let cell = &mut cell.data;
         let mut ps = PhysicsServer3D::singleton();
         let body = match cell.body {
             Some(b) => {
@@ -231,24 +234,24 @@ impl Cells {
                 }
             }
         }
-        cell.body_of = cell.shown;
+        cell.body_of = shown;
     }
 
     /// Returns cell `key`'s body to the pool.
     pub fn uncollide(&mut self, key: CellKey) {
-        if let Some(b) = self.map.get_mut(&key).and_then(|c| c.body.take()) {
+        if let Some(b) = self.map.get_mut(&key).and_then(|c| c.data.body.take()) {
             self.park(b);
         }
     }
 
     /// Bodies in the physics space.
     pub fn body_count(&self) -> usize {
-        self.map.values().filter(|c| c.body.is_some()).count()
+        self.map.values().filter(|c| c.data.body.is_some()).count()
     }
 
     /// Cells with something on the GPU.
     pub fn gpu_cells(&self) -> usize {
-        self.map.values().filter(|c| !c.gpu.is_empty()).count()
+        self.map.values().filter(|c| !c.data.gpu.is_empty()).count()
     }
 
     fn park(&mut self, b: Rid) {

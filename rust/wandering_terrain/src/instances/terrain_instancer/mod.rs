@@ -5,7 +5,7 @@ use crate::instances::detail_cells::Detail;
 mod brush;
 mod detail;
 
-use crate::instances::instance_cells::{CellState, Cells, View};
+use crate::instances::instance_cells::{body_current, Cells, View};
 use crate::instances::terrain_detail_layer::TerrainDetailLayer;
 use crate::instances::terrain_instance_mesh::{Resolved, TerrainInstanceMesh};
 use crate::instances::terrain_instances::TerrainInstances;
@@ -76,10 +76,6 @@ pub struct TerrainInstancer {
     /// The terrain material the detail layers were resolved with (its blending and tints).
     detail_material: Option<InstanceId>,
     stream: InstanceStream,
-    /// Edit counter: a cell's stamp is the counter's value at its last edit.
-    next_stamp: u64,
-    /// Results stamped before this are from an older surface.
-    reset_stamp: u64,
     surface_key: Option<usize>,
     world: Transform3D,
     /// The TerrainData whose edits this instancer follows.
@@ -115,8 +111,6 @@ impl INode3D for TerrainInstancer {
             detail_stale: true,
             detail_material: None,
             stream: InstanceStream::default(),
-            next_stamp: 1,
-            reset_stamp: 1,
             surface_key: None,
             world: Transform3D::IDENTITY,
             followed: None,
@@ -484,7 +478,7 @@ impl TerrainInstancer {
     #[func]
     fn is_up_to_date(&self) -> bool {
         self.stream.in_flight() == 0
-            && self.cells.map.values().all(|c| c.shown >= c.stamp)
+            && self.cells.map.is_up_to_date()
             && (self.detail_layers.is_empty() || !self.detail_stale)
             && self.detail.is_up_to_date()
     }
@@ -495,7 +489,11 @@ impl TerrainInstancer {
         let Ok(m) = usize::try_from(mesh_index) else {
             return 0;
         };
-        self.cells.map.values().map(|c| c.drawn(m)).sum::<usize>() as i64
+        self.cells
+            .map
+            .values()
+            .map(|c| c.data.drawn(m))
+            .sum::<usize>() as i64
     }
 
     /// World positions of the instances of `mesh_index` drawn now: what the MultiMeshes were given.
@@ -507,7 +505,13 @@ impl TerrainInstancer {
         let mut keys: Vec<&CellKey> = self.cells.map.keys().collect();
         keys.sort();
         keys.into_iter()
-            .flat_map(|k| self.cells.map[k].drawn_origins(m))
+            .flat_map(|k| {
+                self.cells
+                    .map
+                    .get(k)
+                    .into_iter()
+                    .flat_map(|c| c.data.drawn_origins(m))
+            })
             .map(|p| self.world * p)
             .collect()
     }
@@ -567,11 +571,8 @@ impl TerrainInstancer {
     /// `changed` of the followed TerrainData (new size, spacing or a whole replacement): every cell.
     #[func(rename = _on_data_changed)]
     fn on_data_changed(&mut self) {
-        let stamp = self.bump();
         self.dirty = true;
-        for c in self.cells.map.values_mut() {
-            c.stamp = stamp;
-        }
+        self.cells.map.touch_all();
         self.detail.touch_all();
     }
 }
@@ -724,23 +725,13 @@ impl TerrainInstancer {
         n
     }
 
-    fn bump(&mut self) -> u64 {
-        self.next_stamp += 1;
-        self.next_stamp
-    }
-
     /// Cells whose instances or ground changed: recomputed by the next frames.
     fn touch(&mut self, keys: &[CellKey]) {
         if keys.is_empty() {
             return;
         }
         self.dirty = true;
-        let stamp = self.bump();
-        for k in keys {
-            if let Some(c) = self.cells.map.get_mut(k) {
-                c.stamp = stamp;
-            }
-        }
+        self.cells.map.touch(keys.iter().copied());
     }
 
     fn resolve_meshes(&mut self) {
@@ -756,7 +747,6 @@ impl TerrainInstancer {
         self.cells.clear();
         self.detail.clear();
         self.detail_stale = true;
-        self.reset_stamp = self.bump();
         self.surface_key = None;
         self.dirty = true;
     }
@@ -880,15 +870,7 @@ impl TerrainInstancer {
         };
         let mut any = false;
         for r in self.ready.drain(..) {
-            let fresh = self
-                .cells
-                .map
-                .get(&r.key)
-                .is_some_and(|c| r.stamp > c.shown && r.stamp >= self.reset_stamp);
-            if fresh {
-                self.cells.show(r.key, r.stamp, r.meshes, &view);
-                any = true;
-            }
+            any |= self.cells.show(r.key, r.stamp, r.meshes, &view);
         }
         any
     }
@@ -919,7 +901,6 @@ impl TerrainInstancer {
             centres.push((host.to_world.affine_inverse() * t, coll));
         }
         let cs = store.cell_size() as f32;
-        let stamp = self.next_stamp;
         let mut keep = std::collections::HashSet::new();
         for (c, r) in centres {
             let area = Area {
@@ -929,10 +910,7 @@ impl TerrainInstancer {
             for k in store.cells_in(area) {
                 if cell_distance(store, k, c) <= r {
                     keep.insert(k);
-                    self.cells
-                        .map
-                        .entry(k)
-                        .or_insert_with(|| CellState::new(stamp));
+                    self.cells.map.want(k);
                 }
             }
         }
@@ -962,17 +940,15 @@ impl TerrainInstancer {
         };
         let res = res.bind();
         let store = res.store();
-        let mut need: Vec<(f32, CellKey, u64)> = self
+        // All that need work, nearest first: edited cells on screen may be redrawn here (below), the rest
+        // are asked for up to the room left.
+        let mut need = self
             .cells
             .map
-            .iter()
-            .filter(|(_, c)| c.shown < c.stamp && c.asked < c.stamp)
-            .map(|(k, c)| (cell_distance(store, *k, viewer), *k, c.stamp))
-            .collect();
+            .nearest(usize::MAX, |k| cell_distance(store, *k, viewer));
         if need.is_empty() {
             return false;
         }
-        need.sort_by(|a, b| a.0.total_cmp(&b.0));
         // Edited cells already on screen are recomputed here, from the terrain data itself, so an edit
         // shows on the next frame drawn (up to a budget; the rest go to the workers).
         let Some(surface) = host.surface.as_ref() else {
@@ -1014,9 +990,7 @@ impl TerrainInstancer {
             let source = surface.job_source(cells.iter().map(|c| store.cell_area(c.0)));
             self.stream.request(source, store, &cells);
             for (k, stamp) in cells {
-                if let Some(c) = self.cells.map.get_mut(&k) {
-                    c.asked = stamp;
-                }
+                self.cells.map.asked(k, stamp);
             }
         }
         true
@@ -1051,10 +1025,12 @@ impl TerrainInstancer {
         let keys: Vec<CellKey> = self.cells.map.keys().copied().collect();
         for k in keys {
             let near = radius > 0.0 && cell_distance(store, k, t) <= radius;
-            let c = &self.cells.map[&k];
-            if near && c.shown > 0 && !c.body_current() {
+            let Some(c) = self.cells.map.get(&k) else {
+                continue;
+            };
+            if near && c.shown > 0 && !body_current(c) {
                 self.cells.collide(k, &view, space, layers, owner);
-            } else if !near && c.has_body() {
+            } else if !near && c.data.has_body() {
                 self.cells.uncollide(k);
             }
         }
