@@ -61,6 +61,15 @@ impl<K: Copy + Eq + Hash, T: Default> Schedule<K, T> {
         }
     }
 
+    /// A schedule to which every result stamped up to `stamp` (by an older schedule it replaces) is stale.
+    pub fn after(stamp: u64) -> Self {
+        Self {
+            cells: HashMap::new(),
+            now: stamp + 1,
+            since: stamp + 1,
+        }
+    }
+
     /// The current stamp (what a cell wanted now gets).
     pub fn stamp(&self) -> u64 {
         self.now
@@ -273,6 +282,11 @@ mod tests {
         assert!(s.is_fresh(&(1, 1), st));
         assert!(s.remove((1, 1)).is_some());
         assert!(!s.is_fresh(&(1, 1), st), "no longer wanted");
+        // A schedule replacing this one takes none of its results.
+        let mut next = S::after(s.stamp());
+        next.want((1, 1));
+        assert!(!next.is_fresh(&(1, 1), st));
+        assert!(next.is_fresh(&(1, 1), next.stamp()));
     }
 
     #[test]

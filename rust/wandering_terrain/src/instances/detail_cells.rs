@@ -9,8 +9,8 @@ use crate::surface::Surface;
 use godot::classes::rendering_server::{MultimeshTransformFormat, ShadowCastingSetting};
 use godot::classes::{Material, Mesh, RenderingServer};
 use godot::prelude::*;
-use std::collections::HashMap;
 use std::sync::Arc;
+use terrain_core::cells::Schedule;
 use terrain_core::detail::{
     Area, DetailDraw, DetailKey, DetailLayer, DetailResult, DetailStream, FLOATS,
 };
@@ -29,11 +29,9 @@ const SHOW_USEC: u128 = 600;
 /// MultiMeshes kept for cells to come.
 const SPARE: usize = 32;
 
+/// What a detail cell keeps (its stamps are the schedule's).
 #[derive(Default)]
-struct CellState {
-    stamp: u64,
-    shown: u64,
-    asked: u64,
+struct DetailGpu {
     gpu: Option<(Rid, Rid)>,
     count: usize,
     /// The frame the cell came within the view radius (None: only in the ring grown ahead of the view).
@@ -49,7 +47,7 @@ struct Field {
     radius: f32,
     fade: f32,
     look: ResolvedDetailLook,
-    cells: HashMap<DetailKey, CellState>,
+    cells: Schedule<DetailKey, DetailGpu>,
     spare: Vec<(Rid, Rid)>,
     last_view: Option<DetailKey>,
 }
@@ -76,9 +74,8 @@ pub struct Detail {
     fields: Vec<Field>,
     stream: DetailStream,
     ready: Vec<DetailResult>,
-    next_stamp: u64,
-    /// Results stamped before this are from older layers or another surface.
-    reset_stamp: u64,
+    /// The last stamp of the layers replaced: new layers take no result of theirs.
+    epoch: u64,
     dirty: bool,
     world: Transform3D,
     /// Frame updates so far.
@@ -107,7 +104,7 @@ impl Detail {
                     aabb: r.aabb,
                     shadow: r.shadow,
                 },
-                cells: HashMap::new(),
+                cells: Schedule::after(self.epoch),
                 spare: Vec::new(),
                 last_view: None,
             })
@@ -122,8 +119,9 @@ impl Detail {
     pub fn clear(&mut self) {
         let mut rs = RenderingServer::singleton();
         for f in &mut self.fields {
-            for (_, c) in f.cells.drain() {
-                if let Some((mm, inst)) = c.gpu {
+            self.epoch = self.epoch.max(f.cells.stamp());
+            for (_, c) in f.cells.restart() {
+                if let Some((mm, inst)) = c.data.gpu {
                     rs.free_rid(inst);
                     rs.free_rid(mm);
                 }
@@ -135,8 +133,6 @@ impl Detail {
             f.last_view = None;
         }
         self.ready.clear();
-        self.next_stamp += 1;
-        self.reset_stamp = self.next_stamp;
         self.dirty = true;
     }
 
@@ -154,23 +150,13 @@ impl Detail {
 
     /// The ground under terrain `area` changed: its cells grow again.
     pub fn touch(&mut self, area: Area) {
-        self.next_stamp += 1;
-        let stamp = self.next_stamp;
         for f in &mut self.fields {
             let grid = &f.core.grid;
             if grid.count_in(area) <= f.cells.len() as u64 {
-                for k in grid.cells_in(area) {
-                    if let Some(c) = f.cells.get_mut(&k) {
-                        c.stamp = stamp;
-                    }
-                }
+                f.cells.touch(grid.cells_in(area));
             } else {
                 // A wide area (an endless map's discarded edits): walk the cells there are instead.
-                for (k, c) in f.cells.iter_mut() {
-                    if grid.overlaps(area, *k) {
-                        c.stamp = stamp;
-                    }
-                }
+                f.cells.touch_where(|k| grid.overlaps(area, *k));
             }
         }
         self.dirty = true;
@@ -178,10 +164,8 @@ impl Detail {
 
     /// All the ground changed.
     pub fn touch_all(&mut self) {
-        self.next_stamp += 1;
-        let stamp = self.next_stamp;
         for f in &mut self.fields {
-            f.cells.values_mut().for_each(|c| c.stamp = stamp);
+            f.cells.touch_all();
         }
         self.dirty = true;
     }
@@ -189,10 +173,7 @@ impl Detail {
     pub fn is_up_to_date(&self) -> bool {
         self.stream.in_flight() == 0
             && self.ready.is_empty()
-            && self
-                .fields
-                .iter()
-                .all(|f| f.cells.values().all(|c| c.shown >= c.stamp))
+            && self.fields.iter().all(|f| f.cells.is_up_to_date())
     }
 
     /// Instances of layer `i` drawn now.
@@ -200,8 +181,8 @@ impl Detail {
         self.field(i).map_or(0, |f| {
             f.cells
                 .values()
-                .filter(|c| c.gpu.is_some())
-                .map(|c| c.count)
+                .filter(|c| c.data.gpu.is_some())
+                .map(|c| c.data.count)
                 .sum()
         })
     }
@@ -215,7 +196,7 @@ impl Detail {
     pub fn gpu_cells(&self) -> usize {
         self.fields
             .iter()
-            .map(|f| f.cells.values().filter(|c| c.gpu.is_some()).count())
+            .map(|f| f.cells.values().filter(|c| c.data.gpu.is_some()).count())
             .sum()
     }
 
@@ -226,8 +207,8 @@ impl Detail {
             .fields
             .iter()
             .flat_map(|f| f.cells.values())
-            .filter(|c| c.gpu.is_some())
-            .map(|c| c.count * per)
+            .filter(|c| c.data.gpu.is_some())
+            .map(|c| c.data.count * per)
             .sum();
         let cpu = self
             .ready
@@ -248,8 +229,7 @@ impl Detail {
         keys.sort();
         let mut out = Vec::new();
         for k in keys {
-            let c = &f.cells[k];
-            let Some((mm, _)) = c.gpu else {
+            let Some((mm, _)) = f.cells.get(k).and_then(|c| c.data.gpu) else {
                 continue;
             };
             let at = self.world * cell_offset(&f.core, *k);
@@ -270,8 +250,8 @@ impl Detail {
         self.world = world;
         let mut rs = RenderingServer::singleton();
         for f in &self.fields {
-            for (k, c) in &f.cells {
-                if let Some((_, inst)) = c.gpu {
+            for (k, c) in f.cells.iter() {
+                if let Some((_, inst)) = c.data.gpu {
                     rs.instance_set_transform(inst, world * cell_offset(&f.core, *k));
                 }
             }
@@ -282,7 +262,7 @@ impl Detail {
         let mut rs = RenderingServer::singleton();
         for f in &self.fields {
             for c in f.cells.values() {
-                if let Some((_, inst)) = c.gpu {
+                if let Some((_, inst)) = c.data.gpu {
                     rs.instance_set_visible(inst, visible);
                 }
             }
@@ -329,7 +309,6 @@ impl Detail {
     /// Adds the cells within the radius and a ring of half a cell beyond it (grown ahead, so that a cell is
     /// usually drawn before it comes into view), and drops those a cell and a half beyond it.
     fn want_cells(&mut self, i: usize, viewer: Option<Vector3>) {
-        let stamp = self.next_stamp.max(1);
         let frame = self.frame;
         let f = &mut self.fields[i];
         let Some(v) = viewer else {
@@ -348,12 +327,9 @@ impl Detail {
             if d > ahead {
                 continue;
             }
-            let c = f.cells.entry(k).or_insert_with(|| CellState {
-                stamp,
-                ..CellState::default()
-            });
-            if d <= r && c.since.is_none() {
-                c.since = Some(frame);
+            let c = f.cells.want(k);
+            if d <= r && c.data.since.is_none() {
+                c.data.since = Some(frame);
                 if c.shown > 0 && self.latencies.len() < LATENCIES {
                     self.latencies.push(0);
                 }
@@ -380,9 +356,8 @@ impl Detail {
         for (i, f) in self.fields.iter().enumerate() {
             need.extend(
                 f.cells
-                    .iter()
-                    .filter(|(_, c)| c.shown < c.stamp && c.asked < c.stamp)
-                    .map(|(k, c)| (cell_distance(&f.core, *k, v), i, *k, c.stamp)),
+                    .needs(|k| cell_distance(&f.core, *k, v))
+                    .map(|(d, k, stamp)| (d, i, k, stamp)),
             );
         }
         need.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
@@ -402,9 +377,7 @@ impl Detail {
                 self.stream
                     .request(i, f.core.clone(), source, chunk.to_vec());
                 for (k, stamp) in chunk {
-                    if let Some(c) = f.cells.get_mut(k) {
-                        c.asked = *stamp;
-                    }
+                    f.cells.asked(*k, *stamp);
                 }
             }
         }
@@ -429,11 +402,7 @@ impl Detail {
             let Some(f) = self.fields.get_mut(r.layer) else {
                 continue;
             };
-            let fresh = f
-                .cells
-                .get(&r.key)
-                .is_some_and(|c| r.stamp > c.shown && r.stamp >= self.reset_stamp);
-            if !fresh {
+            if !f.cells.is_fresh(&r.key, r.stamp) {
                 continue;
             }
             used += r.draw.count();
@@ -441,7 +410,7 @@ impl Detail {
                 .cells
                 .get(&r.key)
                 .filter(|c| c.shown == 0)
-                .and_then(|c| c.since)
+                .and_then(|c| c.data.since)
             {
                 if self.latencies.len() < LATENCIES {
                     self.latencies.push((self.frame - since) as u32);
@@ -472,18 +441,17 @@ fn show(
     frame: &Frame,
 ) {
     let offset = cell_offset(&f.core, key);
-    let Some(c) = f.cells.get_mut(&key) else {
+    let Some(c) = f.cells.accept(&key, stamp) else {
         return;
     };
-    c.shown = stamp;
     if draw.count() == 0 {
-        if let Some(g) = c.gpu.take() {
+        if let Some(g) = c.data.gpu.take() {
             park(rs, &mut f.spare, g);
         }
-        c.count = 0;
+        c.data.count = 0;
         return;
     }
-    let (mm, inst) = match c.gpu {
+    let (mm, inst) = match c.data.gpu {
         Some(g) => g,
         None => {
             let g = f
@@ -492,12 +460,12 @@ fn show(
                 .unwrap_or_else(|| new_gpu(rs, &f.look, f.radius, f.fade, frame));
             rs.instance_set_scenario(g.1, frame.scenario);
             rs.instance_set_visible(g.1, frame.visible);
-            c.count = usize::MAX;
-            c.gpu = Some(g);
+            c.data.count = usize::MAX;
+            c.data.gpu = Some(g);
             g
         }
     };
-    if c.count != draw.count() {
+    if c.data.count != draw.count() {
         rs.multimesh_allocate_data_ex(
             mm,
             draw.count() as i32,
@@ -521,7 +489,7 @@ fn show(
     rs.multimesh_set_custom_aabb(mm, Aabb::new(lo, hi - lo));
     rs.multimesh_set_buffer(mm, &PackedFloat32Array::from(draw.buffer.as_slice()));
     rs.instance_set_transform(inst, frame.world * offset);
-    c.count = draw.count();
+    c.data.count = draw.count();
 }
 
 fn new_gpu(
@@ -562,8 +530,8 @@ fn park(rs: &mut Gd<RenderingServer>, spare: &mut Vec<(Rid, Rid)>, g: (Rid, Rid)
 }
 
 fn drop_cell(f: &mut Field, k: DetailKey) {
-    if let Some(c) = f.cells.remove(&k) {
-        if let Some(g) = c.gpu {
+    if let Some(c) = f.cells.remove(k) {
+        if let Some(g) = c.data.gpu {
             park(&mut RenderingServer::singleton(), &mut f.spare, g);
         }
     }
