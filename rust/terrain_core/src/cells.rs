@@ -202,6 +202,34 @@ impl<K: Copy + Eq + Hash, T: Default> Schedule<K, T> {
         stamp >= self.since && self.cells.get(k).is_some_and(|c| stamp > c.shown)
     }
 
+    /// The results asked for will not come (the workers' queue was dropped): every cell needing work is
+    /// asked for again.
+    pub fn forget_asks(&mut self) {
+        for c in self.cells.values_mut() {
+            c.asked = 0;
+        }
+    }
+
+    /// `k` was made on this thread from the current state: wanted, shown and current.
+    pub fn mark_current(&mut self, k: K) {
+        let c = self.want(k);
+        c.shown = c.stamp;
+        c.asked = c.asked.max(c.stamp);
+    }
+
+    /// Takes a result for `k` made at `stamp` only if it shows the cell's last edit and the cell does not
+    /// show that yet (stricter than `accept`: for what must never lag an edit, like collision). Returns
+    /// whether to show it; it is then marked shown.
+    pub fn accept_latest(&mut self, k: &K, stamp: u64) -> bool {
+        match self.cells.get_mut(k) {
+            Some(c) if stamp >= self.since && stamp >= c.stamp && c.shown < c.stamp => {
+                c.shown = stamp;
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Takes a result for `k` made at `stamp` if it is fresh (`is_fresh`): marks it shown and gives the
     /// cell to show it in.
     pub fn accept(&mut self, k: &K, stamp: u64) -> Option<&mut Cell<T>> {
@@ -287,6 +315,24 @@ mod tests {
         next.want((1, 1));
         assert!(!next.is_fresh(&(1, 1), st));
         assert!(next.is_fresh(&(1, 1), next.stamp()));
+    }
+
+    #[test]
+    fn the_strict_rule_takes_only_results_of_the_last_edit() {
+        let mut s = S::new();
+        s.want((0, 0));
+        let st = s.stamp();
+        s.asked((0, 0), st);
+        s.touch([(0, 0)]);
+        assert!(!s.accept_latest(&(0, 0), st), "made before the edit");
+        let st2 = s.nearest(1, dist)[0].2;
+        assert!(s.accept_latest(&(0, 0), st2));
+        assert!(!s.accept_latest(&(0, 0), st2), "already shown");
+        s.touch([(0, 0)]);
+        s.mark_current((0, 0));
+        assert!(s.is_up_to_date() && s.nearest(1, dist).is_empty());
+        s.mark_current((3, 3));
+        assert!(s.get(&(3, 3)).is_some_and(|c| c.is_current()));
     }
 
     #[test]

@@ -10,6 +10,7 @@ use godot::prelude::*;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use terrain_core::cells::{Cell, Schedule};
 use terrain_core::clipmap_data::Frame;
 use terrain_core::clipmap_stream::SharedSamples;
 use terrain_core::collision::{check_radius, check_subdivision, TileGrid, TileId, Tiling};
@@ -71,12 +72,11 @@ pub struct TerrainCollision {
     /// Grids computed on worker threads, and those finished but not yet written.
     stream: CollisionStream,
     ready: Vec<ReadyTile>,
-    /// Tiles asked of the workers, with the stamp of the request.
-    requested: HashMap<TileId, u64>,
-    /// Tiles an edit touched (the edit's stamp) whose new grid is not in place yet.
-    dirty: HashMap<TileId, u64>,
-    /// Edits seen (a grid asked for before an edit of its tile is stale).
-    stamp: u64,
+    /// Tiles in place, asked for or wanted, with their edit stamps (`terrain_core::cells`): a grid made
+    /// before its tile's last edit is never shown.
+    tiles: Schedule<TileId, ()>,
+    /// An edited tile waits for its new grid (kept so an idle check need not walk the tiles).
+    stale: bool,
     /// The target at the last update, and where it is heading (terrain units ahead of it).
     last_target: Option<[f64; 2]>,
     lead: [f64; 2],
@@ -88,6 +88,11 @@ pub struct TerrainCollision {
     todo: Vec<TileId>,
     grids: Vec<TileGrid>,
     heights: PackedFloat32Array,
+}
+
+/// A tile in place whose ground an edit changed since.
+fn is_edited(c: &Cell<()>) -> bool {
+    c.shown > 0 && c.shown < c.stamp
 }
 
 /// Columns and rows of tiles, each [start, end).
@@ -221,8 +226,8 @@ impl TerrainCollision {
         for r in self.ready.drain(..) {
             self.stream.recycle(r.grid);
         }
-        self.requested.clear();
-        self.dirty.clear();
+        self.tiles.restart().for_each(drop);
+        self.stale = false;
         self.complete = false;
         self.last_target = None;
     }
@@ -329,8 +334,12 @@ impl TerrainCollision {
         let centre: [i64; 2] =
             std::array::from_fn(|a| ((target[a] - corner0[a]) / side).floor() as i64);
         let id = |t: &TileId| [t[0] as i64, t[1] as i64];
-        let cells =
-            (self.used.keys().map(|t| (id(t), 1u8))).chain(self.dirty.keys().map(|t| (id(t), 2u8)));
+        let edited = self
+            .tiles
+            .iter()
+            .filter(|(_, c)| is_edited(c))
+            .map(|(t, _)| (id(t), 2u8));
+        let cells = (self.used.keys().map(|t| (id(t), 1u8))).chain(edited);
         let first = crate::nodes::debug_view::fill_window(centre, n, cells, out);
         Some((
             [
@@ -418,22 +427,13 @@ impl TerrainCollision {
         }
         self.follow_target(target, t.spacing() * tiling.tile_cells() as f64);
         if let Some(r) = self.pending.take() {
-            self.stamp += 1;
-            let known = self.used.len() + self.requested.len();
-            if tiling.count_touching(r) <= known {
-                for id in tiling.tiles_touching(r) {
-                    if self.used.contains_key(&id) || self.requested.contains_key(&id) {
-                        self.dirty.insert(id, self.stamp);
-                    }
-                }
+            if tiling.count_touching(r) <= self.tiles.len() {
+                self.tiles.touch(tiling.tiles_touching(r));
             } else {
                 // A wide mark (an endless map's discarded edits): walk the tiles there are instead.
-                let known = self.used.keys().chain(self.requested.keys());
-                let hit: Vec<TileId> = known.copied().filter(|&id| tiling.touches(id, r)).collect();
-                for id in hit {
-                    self.dirty.insert(id, self.stamp);
-                }
+                self.tiles.touch_where(|&id| tiling.touches(id, r));
             }
+            self.stale = true;
         }
         let ranges = self.ranges(&tiling, t, full, frame, target);
         self.drop_outside(ranges);
@@ -459,10 +459,7 @@ impl TerrainCollision {
 
     /// Nothing left to do until the target moves or an edit arrives.
     fn settled(&self) -> bool {
-        self.complete
-            && self.dirty.is_empty()
-            && self.ready.is_empty()
-            && self.stream.in_flight() == 0
+        self.complete && !self.stale && self.ready.is_empty() && self.stream.in_flight() == 0
     }
 
     /// Keeps the target and how far ahead of it to prepare tiles: its motion over `LEAD_TICKS` updates
@@ -488,23 +485,29 @@ impl TerrainCollision {
     /// Drops the tiles, results and edit marks outside what is kept; edited tiles beyond what is wanted
     /// are dropped rather than rewritten (they are prepared again if the target comes near).
     fn drop_outside(&mut self, [_, want, keep]: [Range2; 3]) {
-        let dirty = &self.dirty;
+        let tiles = &self.tiles;
         let mut gone = std::mem::take(&mut self.todo);
         gone.clear();
-        gone.extend(
-            self.used.keys().filter(|id| {
-                !contains(keep, id) || (dirty.contains_key(*id) && !contains(want, id))
-            }),
-        );
+        gone.extend(self.used.keys().filter(|id| {
+            !contains(keep, id) || (tiles.get(id).is_some_and(is_edited) && !contains(want, id))
+        }));
         for id in &gone {
             let slot = self.used.remove(id).expect("used tile");
             self.release(slot);
+            self.tiles.remove(*id);
+        }
+        // Tiles neither in place nor kept are forgotten: whatever the workers bring for them is stale.
+        gone.clear();
+        let used = &self.used;
+        gone.extend(
+            self.tiles
+                .keys()
+                .filter(|&id| !used.contains_key(id) && !contains(keep, id)),
+        );
+        for id in &gone {
+            self.tiles.remove(*id);
         }
         self.todo = gone;
-        // An edited tile still being computed keeps its mark: the stale grid must not be shown.
-        let requested = &self.requested;
-        self.dirty
-            .retain(|id, _| contains(want, id) || requested.contains_key(id));
         let mut ready = std::mem::take(&mut self.ready);
         ready.retain(|r| contains(keep, &r.id));
         self.ready = ready;
@@ -521,14 +524,12 @@ impl TerrainCollision {
         }
         let keep = ranges[2];
         // Current: asked for after the tile's last edit, and either new or replacing an edited tile.
+        let tiles = &self.tiles;
         ready.retain_mut(|r| {
-            if self.requested.get(&r.id).is_some_and(|&s| s <= r.stamp) {
-                self.requested.remove(&r.id);
-            }
-            let edited = self.dirty.get(&r.id).copied();
             let current = contains(keep, &r.id)
-                && edited.is_none_or(|e| e <= r.stamp)
-                && (edited.is_some() || !self.used.contains_key(&r.id));
+                && tiles
+                    .get(&r.id)
+                    .is_some_and(|c| r.stamp >= c.stamp && c.shown < c.stamp);
             if !current {
                 self.stream.recycle(std::mem::take(&mut r.grid));
             }
@@ -552,7 +553,7 @@ impl TerrainCollision {
                 self.ready.push(r);
                 continue;
             }
-            self.dirty.remove(&r.id);
+            self.tiles.accept_latest(&r.id, r.stamp);
             self.write(&r.grid, &frame, r.id);
             self.stream.recycle(r.grid);
             written += 1;
@@ -588,7 +589,7 @@ impl TerrainCollision {
                 if contains(*must, &id) || now {
                     // Missing, or edited: the ground under the target is never stale.
                     let used = self.used.contains_key(&id);
-                    if (!used || self.dirty.contains_key(&id))
+                    if (!used || self.tiles.get(&id).is_some_and(is_edited))
                         && !self.ready.iter().any(|r| r.id == id)
                     {
                         late += usize::from(!used);
@@ -605,7 +606,7 @@ impl TerrainCollision {
             let mut grids = std::mem::take(&mut self.grids);
             tiling.grids(t, batch, &mut grids);
             for (&id, g) in batch.iter().zip(&grids) {
-                self.dirty.remove(&id);
+                self.tiles.mark_current(id);
                 self.write(g, frame, id);
             }
             self.grids = grids;
@@ -615,7 +616,7 @@ impl TerrainCollision {
         if now {
             // Written now: whatever the workers still bring for these tiles is not needed.
             self.stream.invalidate();
-            self.requested.clear();
+            self.tiles.forget_asks();
             for r in self.ready.drain(..) {
                 self.stream.recycle(r.grid);
             }
@@ -634,44 +635,41 @@ impl TerrainCollision {
     ) {
         let mut wanted = std::mem::take(&mut self.todo);
         wanted.clear();
-        let stamp = self.stamp;
-        for (&id, &edited) in &self.dirty {
-            if self.requested.get(&id).is_none_or(|&s| s < edited) {
-                wanted.push(id);
-            }
-        }
         let mut complete = true;
         for z in want.1[0]..want.1[1] {
             for x in want.0[0]..want.0[1] {
-                let id = [x, z];
-                if self.used.contains_key(&id) || self.dirty.contains_key(&id) {
-                    continue;
-                }
-                complete = false;
-                if !self.requested.contains_key(&id) && !self.ready.iter().any(|r| r.id == id) {
-                    wanted.push(id);
-                }
+                complete &= self.tiles.want([x, z]).shown > 0;
             }
         }
         self.complete = complete;
+        // New tiles in the wanted ring, and edited tiles (or asked-for ones an edit overtook) whose grid
+        // was not asked for since their last edit.
+        wanted.extend(
+            self.tiles
+                .iter()
+                .filter(|(id, c)| {
+                    c.needs_work() && (contains(*want, id) || c.shown > 0 || c.asked > 0)
+                })
+                .map(|(id, _)| *id),
+        );
+        self.stale = self.tiles.iter().any(|(_, c)| is_edited(c));
         // Nearest first to the path from the target to where it is heading.
         let p = self.last_target.unwrap_or([0.0; 2]);
         let a = [p[0] + self.lead[0], p[1] + self.lead[1]];
         let sp = t.spacing();
-        let dirty = &self.dirty;
+        let tiles = &self.tiles;
+        let edited = |id: &TileId| tiles.get(id).is_some_and(is_edited);
         wanted.sort_unstable_by_key(|&id| {
             let (c, _) = tiling.placement(sp, id);
             let d = segment_distance(c, p, a) / sp;
-            (!dirty.contains_key(&id), !contains(*must, &id), d as i64)
+            (!edited(&id), !contains(*must, &id), d as i64)
         });
         // Edited tiles all at once (they are collidable again as soon as possible); new ones a few at a
         // time, so the nearest come back first whatever the target does next.
-        let edited = wanted
-            .iter()
-            .take_while(|id| dirty.contains_key(*id))
-            .count();
+        let n_edited = wanted.iter().take_while(|id| edited(id)).count();
         let room = IN_FLIGHT.saturating_sub(self.stream.in_flight());
-        wanted.truncate(edited.max(room));
+        wanted.truncate(n_edited.max(room));
+        let stamp = self.tiles.stamp();
         for job in wanted.chunks(JOB_TILES) {
             let source = match shared {
                 Some(s) => s.clone(),
@@ -679,7 +677,7 @@ impl TerrainCollision {
             };
             self.stream.request(source, *tiling, job, stamp);
             for &id in job {
-                self.requested.insert(id, stamp);
+                self.tiles.asked(id, stamp);
             }
         }
         self.todo = wanted;
