@@ -6,13 +6,17 @@ use terrain_core::detail::{
 };
 use terrain_core::generation::{Generated, NoiseParams};
 use terrain_core::instances::cell_samples;
+use terrain_core::placement_rules::PlacementRules;
 use terrain_core::samples::{SampleBlock, Samples};
 
 fn bench(c: &mut Criterion) {
     let g = Generated::new(&NoiseParams::default(), 1.0).unwrap();
     let rules = DetailRules {
         density: 8.0,
-        slope: [0.0, 90.0],
+        placement: PlacementRules {
+            slope: [0.0, 90.0],
+            ..DetailRules::default().placement
+        },
         ..DetailRules::default()
     };
     let layer = DetailLayer {

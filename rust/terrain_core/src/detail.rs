@@ -13,6 +13,7 @@ use crate::hash::mix;
 pub use crate::instances::Area;
 use crate::instances::{block_over, cell_samples};
 use crate::material::{layer_weights, Blending};
+use crate::placement_rules::{PlacementRules, PlacementRulesError};
 use crate::samples::{height_and_gradient_at, SampleBlock, Samples};
 use crate::workers::Results;
 use glam::{Mat3, Quat, Vec3};
@@ -33,32 +34,28 @@ pub const FLOATS: usize = 16;
 pub struct DetailRules {
     /// Candidates per square terrain unit.
     pub density: f64,
-    /// Uniform scale drawn in [min, max].
-    pub scale: [f32; 2],
-    /// Allowed ground slope, degrees from horizontal, [min, max].
-    pub slope: [f32; 2],
     /// Allowed ground height, [min, max].
     pub height: [f32; 2],
-    /// 0: upright; 1: along the ground's normal.
-    pub align: f32,
-    /// Height above the ground (negative sinks the base in).
-    pub offset: f32,
     /// How much darker an instance may be drawn, [0, 1].
     pub color_jitter: f32,
     pub seed: u64,
+    /// Scale, slopes, lean and height above the ground (shared with instances).
+    pub placement: PlacementRules,
 }
 
 impl Default for DetailRules {
     fn default() -> Self {
         Self {
             density: 1.0,
-            scale: [0.8, 1.2],
-            slope: [0.0, 45.0],
             height: [-1e9, 1e9],
-            align: 0.5,
-            offset: 0.0,
             color_jitter: 0.2,
             seed: 0,
+            placement: PlacementRules {
+                scale: [0.8, 1.2],
+                slope: [0.0, 45.0],
+                align: 0.5,
+                offset: 0.0,
+            },
         }
     }
 }
@@ -67,12 +64,9 @@ impl Default for DetailRules {
 #[derive(Debug, Clone, PartialEq)]
 pub enum DetailRulesError {
     Density(f64),
-    Scale([f32; 2]),
-    Slope([f32; 2]),
     Height([f32; 2]),
-    Align(f32),
-    Offset(f32),
     ColorJitter(f32),
+    Placement(PlacementRulesError),
 }
 
 impl std::fmt::Display for DetailRulesError {
@@ -82,15 +76,9 @@ impl std::fmt::Display for DetailRulesError {
                 f,
                 "density must be in (0, {MAX_DENSITY}] per square unit, got {v}"
             ),
-            Self::Scale(v) => write!(f, "scale range must be 0 < min ≤ max ≤ 1000, got {v:?}"),
-            Self::Slope(v) => write!(
-                f,
-                "slope range must be 0 ≤ min ≤ max ≤ 90 degrees, got {v:?}"
-            ),
             Self::Height(v) => write!(f, "height range must be finite with min ≤ max, got {v:?}"),
-            Self::Align(v) => write!(f, "align_to_normal must be in [0, 1], got {v}"),
-            Self::Offset(v) => write!(f, "height_offset must be in [-1000, 1000], got {v}"),
             Self::ColorJitter(v) => write!(f, "color_jitter must be in [0, 1], got {v}"),
+            Self::Placement(e) => e.fmt(f),
         }
     }
 }
@@ -100,28 +88,20 @@ impl std::error::Error for DetailRulesError {}
 /// The most candidates per square terrain unit (a blade every 6 cm).
 pub const MAX_DENSITY: f64 = 256.0;
 
+/// The largest height above the ground (terrain units).
+pub const MAX_OFFSET: f32 = 1000.0;
+
 impl DetailRules {
     pub fn check(&self) -> Result<(), DetailRulesError> {
         if !(self.density > 0.0 && self.density <= MAX_DENSITY) {
             return Err(DetailRulesError::Density(self.density));
         }
-        let [a, b] = self.scale;
-        if !(a > 0.0 && a <= b && b <= 1000.0) {
-            return Err(DetailRulesError::Scale(self.scale));
-        }
-        let [s0, s1] = self.slope;
-        if !(0.0 <= s0 && s0 <= s1 && s1 <= 90.0) {
-            return Err(DetailRulesError::Slope(self.slope));
-        }
+        self.placement
+            .check(MAX_OFFSET)
+            .map_err(DetailRulesError::Placement)?;
         let [h0, h1] = self.height;
         if !(h0.is_finite() && h1.is_finite() && h0 <= h1) {
             return Err(DetailRulesError::Height(self.height));
-        }
-        if !(0.0..=1.0).contains(&self.align) {
-            return Err(DetailRulesError::Align(self.align));
-        }
-        if !(-1000.0..=1000.0).contains(&self.offset) {
-            return Err(DetailRulesError::Offset(self.offset));
         }
         if !(0.0..=1.0).contains(&self.color_jitter) {
             return Err(DetailRulesError::ColorJitter(self.color_jitter));
@@ -352,7 +332,8 @@ fn candidate<S: Samples + ?Sized>(
     }
     let n = Vec3::from(crate::bezier_patch::normal_from_gradient(gx, gz));
     let slope = n.y.clamp(-1.0, 1.0).acos().to_degrees();
-    if !(r.slope[0] <= slope && slope <= r.slope[1]) {
+    let p = &r.placement;
+    if !p.allows_slope(slope) {
         return None;
     }
     let (keep, tint) = layer.ground.at(s, x, z);
@@ -361,8 +342,8 @@ fn candidate<S: Samples + ?Sized>(
     }
     let yaw = Quat::from_rotation_y((unit(seed, i, j, 3) * std::f64::consts::TAU) as f32);
     let tilt = Quat::from_rotation_arc(Vec3::Y, n);
-    let rot = Quat::IDENTITY.slerp(tilt, r.align) * yaw;
-    let sc = r.scale[0] + (r.scale[1] - r.scale[0]) * unit(seed, i, j, 4) as f32;
+    let rot = Quat::IDENTITY.slerp(tilt, p.align) * yaw;
+    let sc = p.scale_at(unit(seed, i, j, 4) as f32);
     let dark = 1.0 - r.color_jitter * unit(seed, i, j, 5) as f32;
     let rgba = [
         tint[0] * dark,
@@ -371,7 +352,7 @@ fn candidate<S: Samples + ?Sized>(
         unit(seed, i, j, 6) as f32,
     ];
     Some((
-        [x, f64::from(h + r.offset), z],
+        [x, f64::from(h + p.offset), z],
         Mat3::from_quat(rot) * sc,
         rgba,
     ))

@@ -19,6 +19,7 @@ pub mod heightmap_io;
 pub mod instances;
 pub mod material;
 pub mod navigation;
+pub mod placement_rules;
 pub mod progress;
 pub mod raycast;
 pub mod sample_rect;

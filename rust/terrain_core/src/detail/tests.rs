@@ -1,6 +1,7 @@
 use super::*;
 use crate::control::{paint, slot_of, HOLE};
 use crate::generation::{Generated, NoiseParams};
+use crate::placement_rules::PlacementRules;
 use crate::samples::height_at;
 use crate::terrain_data::TerrainData;
 
@@ -12,7 +13,10 @@ fn layer(density: f64, cell: f64, seed: u64) -> DetailLayer {
     let rules = DetailRules {
         density,
         seed,
-        slope: [0.0, 90.0],
+        placement: PlacementRules {
+            slope: [0.0, 90.0],
+            ..DetailRules::default().placement
+        },
         ..DetailRules::default()
     };
     DetailLayer {
@@ -99,7 +103,7 @@ fn instances_stand_on_the_surface_and_none_over_holes() {
     }
     t.set_control_map(control).unwrap();
     let mut l = layer(4.0, 16.0, 5);
-    l.rules.offset = 0.0;
+    l.rules.placement.offset = 0.0;
     let area = Area {
         min: [0.0, 0.0],
         max: [64.0, 64.0],
@@ -133,9 +137,9 @@ fn slope_height_and_layer_rules_refuse_ground() {
         max: [60.0, 60.0],
     };
     let mut l = layer(2.0, 16.0, 1);
-    l.rules.slope = [0.0, 20.0];
+    l.rules.placement.slope = [0.0, 20.0];
     assert!(all_in(&l, &t, area).is_empty());
-    l.rules.slope = [20.0, 30.0];
+    l.rules.placement.slope = [20.0, 30.0];
     assert!(!all_in(&l, &t, area).is_empty());
     l.rules.height = [5.0, 10.0];
     let got = all_in(&l, &t, area);
@@ -208,11 +212,24 @@ fn rules_refuse_values_out_of_range() {
             ..ok.clone()
         },
         DetailRules {
-            scale: [2.0, 1.0],
+            placement: PlacementRules {
+                scale: [2.0, 1.0],
+                ..ok.placement
+            },
             ..ok.clone()
         },
         DetailRules {
-            slope: [0.0, 91.0],
+            placement: PlacementRules {
+                slope: [0.0, 91.0],
+                ..ok.placement
+            },
+            ..ok.clone()
+        },
+        DetailRules {
+            placement: PlacementRules {
+                offset: 1001.0,
+                ..ok.placement
+            },
             ..ok.clone()
         },
         DetailRules {

@@ -9,6 +9,7 @@
 use super::rotation;
 use super::{Area, Placement};
 use crate::hash::mix;
+use crate::placement_rules::{PlacementRules, PlacementRulesError};
 use crate::samples::{self, Samples};
 use glam::Vec3;
 use rayon::prelude::*;
@@ -18,27 +19,18 @@ use rayon::prelude::*;
 pub struct Rules {
     /// Instances per square terrain unit that painting fills an area up to.
     pub density: f64,
-    /// Uniform scale drawn in [min, max].
-    pub scale: [f32; 2],
     /// A random turn about the up axis.
     pub random_yaw: bool,
-    /// 0: upright; 1: along the ground's normal.
-    pub align: f32,
-    /// Height above the ground.
-    pub offset: f32,
-    /// Allowed ground slope, degrees from horizontal, [min, max].
-    pub slope: [f32; 2],
+    /// Scale, slopes, lean and height above the ground (shared with detail).
+    pub placement: PlacementRules,
 }
 
 impl Default for Rules {
     fn default() -> Self {
         Self {
             density: 0.01,
-            scale: [1.0, 1.0],
             random_yaw: true,
-            align: 0.0,
-            offset: 0.0,
-            slope: [0.0, 90.0],
+            placement: PlacementRules::default(),
         }
     }
 }
@@ -47,49 +39,31 @@ impl Default for Rules {
 #[derive(Debug, Clone, PartialEq)]
 pub enum RulesError {
     Density(f64),
-    Scale([f32; 2]),
-    Align(f32),
-    Offset(f32),
-    Slope([f32; 2]),
+    Placement(PlacementRulesError),
 }
 
 impl std::fmt::Display for RulesError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::Density(v) => write!(f, "density must be in [0, 100] per square unit, got {v}"),
-            Self::Scale(v) => write!(f, "scale range must be 0 < min ≤ max ≤ 1000, got {v:?}"),
-            Self::Align(v) => write!(f, "align_to_normal must be in [0, 1], got {v}"),
-            Self::Offset(v) => write!(f, "height_offset must be in [-1e5, 1e5], got {v}"),
-            Self::Slope(v) => write!(
-                f,
-                "slope range must be 0 ≤ min ≤ max ≤ 90 degrees, got {v:?}"
-            ),
+            Self::Placement(e) => e.fmt(f),
         }
     }
 }
 
 impl std::error::Error for RulesError {}
 
+/// The largest height above the ground (terrain units).
+pub const MAX_OFFSET: f32 = 1e5;
+
 impl Rules {
     pub fn check(&self) -> Result<(), RulesError> {
         if !(0.0..=100.0).contains(&self.density) {
             return Err(RulesError::Density(self.density));
         }
-        let [a, b] = self.scale;
-        if !(a > 0.0 && a <= b && b <= 1000.0) {
-            return Err(RulesError::Scale(self.scale));
-        }
-        if !(0.0..=1.0).contains(&self.align) {
-            return Err(RulesError::Align(self.align));
-        }
-        if !(-1e5..=1e5).contains(&self.offset) {
-            return Err(RulesError::Offset(self.offset));
-        }
-        let [s0, s1] = self.slope;
-        if !(0.0 <= s0 && s0 <= s1 && s1 <= 90.0) {
-            return Err(RulesError::Slope(self.slope));
-        }
-        Ok(())
+        self.placement
+            .check(MAX_OFFSET)
+            .map_err(RulesError::Placement)
     }
 
     /// The placement at terrain (x, z) with the random numbers `r` (in [0, 1)), or None if the ground there
@@ -105,16 +79,17 @@ impl Rules {
         }
         let n = Vec3::from(samples::normal_at(s, x, z));
         let slope = rotation::slope_degrees(n);
-        if !(self.slope[0] <= slope && slope <= self.slope[1]) {
+        let p = &self.placement;
+        if !p.allows_slope(slope) {
             return None;
         }
         let yaw = self
             .random_yaw
             .then_some((r[0] * std::f64::consts::TAU) as f32);
-        let rot = rotation::placement(n, self.align, yaw);
-        let s = self.scale[0] + (self.scale[1] - self.scale[0]) * r[1] as f32;
+        let rot = rotation::placement(n, p.align, yaw);
+        let s = p.scale_at(r[1] as f32);
         Some(Placement {
-            pos: [x, f64::from(h + self.offset), z],
+            pos: [x, f64::from(h + p.offset), z],
             rot,
             scale: [s; 3],
         })

@@ -1,5 +1,6 @@
 use super::*;
 use crate::generation::{Generated, NoiseParams};
+use crate::placement_rules::PlacementRules;
 use crate::samples::{self, Samples};
 use crate::terrain_data::{Region, TerrainData};
 
@@ -155,9 +156,12 @@ fn bytes_round_trip_bit_exact_and_bad_bytes_are_refused() {
     let t = hills(128, 1.0);
     let mut s = InstanceStore::new(20.0).unwrap();
     let rules = Rules {
-        align: 0.7,
-        scale: [0.5, 2.0],
-        offset: -0.3,
+        placement: PlacementRules {
+            align: 0.7,
+            scale: [0.5, 2.0],
+            offset: -0.3,
+            ..PlacementRules::default()
+        },
         ..Rules::default()
     };
     let area = Area {
@@ -198,8 +202,11 @@ fn bytes_round_trip_bit_exact_and_bad_bytes_are_refused() {
 fn scatter_is_deterministic_inside_its_area_and_follows_the_rules() {
     let t = hills(256, 1.0);
     let rules = Rules {
-        slope: [0.0, 20.0],
-        scale: [0.5, 1.5],
+        placement: PlacementRules {
+            slope: [0.0, 20.0],
+            scale: [0.5, 1.5],
+            ..PlacementRules::default()
+        },
         ..Rules::default()
     };
     let area = Area {
@@ -233,7 +240,10 @@ fn scatter_is_deterministic_inside_its_area_and_follows_the_rules() {
 fn aligned_placements_stand_along_the_ground_normal() {
     let t = hills(128, 1.0);
     let rules = Rules {
-        align: 1.0,
+        placement: PlacementRules {
+            align: 1.0,
+            ..PlacementRules::default()
+        },
         random_yaw: false,
         ..Rules::default()
     };

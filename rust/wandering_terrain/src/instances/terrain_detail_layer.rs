@@ -6,6 +6,7 @@ use godot::classes::mesh::{ArrayType, PrimitiveType};
 use godot::classes::{ArrayMesh, Material, Mesh};
 use godot::prelude::*;
 use terrain_core::detail::{DetailGrid, DetailLayer, DetailRules, Ground};
+use terrain_core::placement_rules::PlacementRules;
 
 const DEFAULT_SHADER: &str = "res://addons/wandering_terrain/shaders/detail_grass.gdshader";
 
@@ -173,17 +174,11 @@ impl TerrainDetailLayer {
     #[func]
     fn set_scale_min(&mut self, v: f64) {
         // The other end follows, as a Range does (a scene loads min before max).
-        self.set_rule("scale_min", |r| {
-            r.scale[0] = v as f32;
-            r.scale[1] = r.scale[1].max(r.scale[0]);
-        });
+        self.set_rule("scale_min", |r| r.placement.set_scale_min(v as f32));
     }
     #[func]
     fn set_scale_max(&mut self, v: f64) {
-        self.set_rule("scale_max", |r| {
-            r.scale[1] = v as f32;
-            r.scale[0] = r.scale[0].min(r.scale[1]);
-        });
+        self.set_rule("scale_max", |r| r.placement.set_scale_max(v as f32));
     }
     #[func]
     fn set_color_jitter(&mut self, v: f64) {
@@ -191,25 +186,19 @@ impl TerrainDetailLayer {
     }
     #[func]
     fn set_align_to_normal(&mut self, v: f64) {
-        self.set_rule("align_to_normal", |r| r.align = v as f32);
+        self.set_rule("align_to_normal", |r| r.placement.align = v as f32);
     }
     #[func]
     fn set_height_offset(&mut self, v: f64) {
-        self.set_rule("height_offset", |r| r.offset = v as f32);
+        self.set_rule("height_offset", |r| r.placement.offset = v as f32);
     }
     #[func]
     fn set_slope_min(&mut self, v: f64) {
-        self.set_rule("slope_min", |r| {
-            r.slope[0] = v as f32;
-            r.slope[1] = r.slope[1].max(r.slope[0]);
-        });
+        self.set_rule("slope_min", |r| r.placement.set_slope_min(v as f32));
     }
     #[func]
     fn set_slope_max(&mut self, v: f64) {
-        self.set_rule("slope_max", |r| {
-            r.slope[1] = v as f32;
-            r.slope[0] = r.slope[0].min(r.slope[1]);
-        });
+        self.set_rule("slope_max", |r| r.placement.set_slope_max(v as f32));
     }
     #[func]
     fn set_height_min(&mut self, v: f64) {
@@ -290,13 +279,15 @@ impl TerrainDetailLayer {
     fn rules(&self) -> DetailRules {
         DetailRules {
             density: self.density,
-            scale: [self.scale_min as f32, self.scale_max as f32],
-            slope: [self.slope_min as f32, self.slope_max as f32],
             height: [self.height_min as f32, self.height_max as f32],
-            align: self.align_to_normal as f32,
-            offset: self.height_offset as f32,
             color_jitter: self.color_jitter as f32,
             seed: self.seed as u64,
+            placement: PlacementRules {
+                scale: [self.scale_min as f32, self.scale_max as f32],
+                slope: [self.slope_min as f32, self.slope_max as f32],
+                align: self.align_to_normal as f32,
+                offset: self.height_offset as f32,
+            },
         }
     }
 
@@ -308,10 +299,11 @@ impl TerrainDetailLayer {
             godot_error!("TerrainDetailLayer.{name}: {e}; keeping the previous value");
             return;
         }
-        (self.scale_min, self.scale_max) = (f64::from(r.scale[0]), f64::from(r.scale[1]));
-        (self.slope_min, self.slope_max) = (f64::from(r.slope[0]), f64::from(r.slope[1]));
-        self.align_to_normal = f64::from(r.align);
-        self.height_offset = f64::from(r.offset);
+        let p = r.placement;
+        (self.scale_min, self.scale_max) = (f64::from(p.scale[0]), f64::from(p.scale[1]));
+        (self.slope_min, self.slope_max) = (f64::from(p.slope[0]), f64::from(p.slope[1]));
+        self.align_to_normal = f64::from(p.align);
+        self.height_offset = f64::from(p.offset);
         self.color_jitter = f64::from(r.color_jitter);
         self.base_mut().emit_changed();
     }
@@ -356,11 +348,14 @@ impl TerrainDetailLayer {
         let w = self.rules();
         let rules = DetailRules {
             density: w.density * s * s,
-            scale: w.scale.map(|v| (f64::from(v) / s) as f32),
             height: w
                 .height
                 .map(|v| ((f64::from(v) - oy) / sy).clamp(-1e30, 1e30) as f32),
-            offset: (f64::from(w.offset) / sy) as f32,
+            placement: PlacementRules {
+                scale: w.placement.scale.map(|v| (f64::from(v) / s) as f32),
+                offset: (f64::from(w.placement.offset) / sy) as f32,
+                ..w.placement
+            },
             ..w
         };
         rules

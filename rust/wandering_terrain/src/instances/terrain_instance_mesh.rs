@@ -4,6 +4,7 @@
 use godot::classes::{CollisionShape3D, Mesh, MeshInstance3D, Node, Node3D, PackedScene, Shape3D};
 use godot::prelude::*;
 use terrain_core::instances::Rules;
+use terrain_core::placement_rules::PlacementRules;
 
 /// A mesh placed by a `TerrainInstancer`: its look (LOD meshes with visibility ranges, shadows), its
 /// collision shapes, and its placement rules.
@@ -108,13 +109,13 @@ impl IResource for TerrainInstanceMesh {
             collision_shape: None,
             collision_transform: Transform3D::IDENTITY,
             density: r.density,
-            scale_min: f64::from(r.scale[0]),
-            scale_max: f64::from(r.scale[1]),
+            scale_min: f64::from(r.placement.scale[0]),
+            scale_max: f64::from(r.placement.scale[1]),
             random_yaw: r.random_yaw,
-            align_to_normal: f64::from(r.align),
-            height_offset: f64::from(r.offset),
-            slope_min: f64::from(r.slope[0]),
-            slope_max: f64::from(r.slope[1]),
+            align_to_normal: f64::from(r.placement.align),
+            height_offset: f64::from(r.placement.offset),
+            slope_min: f64::from(r.placement.slope[0]),
+            slope_max: f64::from(r.placement.slope[1]),
             layers: PackedInt32Array::new(),
             base,
         }
@@ -204,39 +205,27 @@ impl TerrainInstanceMesh {
     #[func]
     fn set_scale_min(&mut self, v: f64) {
         // The other end follows, as a Range does (a scene loads min before max).
-        self.set_rule("scale_min", |r| {
-            r.scale[0] = v as f32;
-            r.scale[1] = r.scale[1].max(r.scale[0]);
-        });
+        self.set_rule("scale_min", |r| r.placement.set_scale_min(v as f32));
     }
     #[func]
     fn set_scale_max(&mut self, v: f64) {
-        self.set_rule("scale_max", |r| {
-            r.scale[1] = v as f32;
-            r.scale[0] = r.scale[0].min(r.scale[1]);
-        });
+        self.set_rule("scale_max", |r| r.placement.set_scale_max(v as f32));
     }
     #[func]
     fn set_align_to_normal(&mut self, v: f64) {
-        self.set_rule("align_to_normal", |r| r.align = v as f32);
+        self.set_rule("align_to_normal", |r| r.placement.align = v as f32);
     }
     #[func]
     fn set_height_offset(&mut self, v: f64) {
-        self.set_rule("height_offset", |r| r.offset = v as f32);
+        self.set_rule("height_offset", |r| r.placement.offset = v as f32);
     }
     #[func]
     fn set_slope_min(&mut self, v: f64) {
-        self.set_rule("slope_min", |r| {
-            r.slope[0] = v as f32;
-            r.slope[1] = r.slope[1].max(r.slope[0]);
-        });
+        self.set_rule("slope_min", |r| r.placement.set_slope_min(v as f32));
     }
     #[func]
     fn set_slope_max(&mut self, v: f64) {
-        self.set_rule("slope_max", |r| {
-            r.slope[1] = v as f32;
-            r.slope[0] = r.slope[0].min(r.slope[1]);
-        });
+        self.set_rule("slope_max", |r| r.placement.set_slope_max(v as f32));
     }
 }
 
@@ -245,11 +234,13 @@ impl TerrainInstanceMesh {
     pub fn rules(&self) -> Rules {
         Rules {
             density: self.density,
-            scale: [self.scale_min as f32, self.scale_max as f32],
             random_yaw: self.random_yaw,
-            align: self.align_to_normal as f32,
-            offset: self.height_offset as f32,
-            slope: [self.slope_min as f32, self.slope_max as f32],
+            placement: PlacementRules {
+                scale: [self.scale_min as f32, self.scale_max as f32],
+                slope: [self.slope_min as f32, self.slope_max as f32],
+                align: self.align_to_normal as f32,
+                offset: self.height_offset as f32,
+            },
         }
     }
 
@@ -271,10 +262,11 @@ impl TerrainInstanceMesh {
             return;
         }
         self.density = r.density;
-        (self.scale_min, self.scale_max) = (f64::from(r.scale[0]), f64::from(r.scale[1]));
-        self.align_to_normal = f64::from(r.align);
-        self.height_offset = f64::from(r.offset);
-        (self.slope_min, self.slope_max) = (f64::from(r.slope[0]), f64::from(r.slope[1]));
+        let p = r.placement;
+        (self.scale_min, self.scale_max) = (f64::from(p.scale[0]), f64::from(p.scale[1]));
+        self.align_to_normal = f64::from(p.align);
+        self.height_offset = f64::from(p.offset);
+        (self.slope_min, self.slope_max) = (f64::from(p.slope[0]), f64::from(p.slope[1]));
         self.base_mut().emit_changed();
     }
 
