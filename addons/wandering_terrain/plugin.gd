@@ -12,7 +12,6 @@ extends EditorPlugin
 ## file.
 
 const Toolbar := preload("res://addons/wandering_terrain/editor/brush_toolbar.gd")
-const Stroke := preload("res://addons/wandering_terrain/editor/brush_stroke.gd")
 const InstanceStroke := preload("res://addons/wandering_terrain/editor/instance_stroke.gd")
 const GeneratePanel := preload("res://addons/wandering_terrain/editor/generate_panel.gd")
 const ErodePanel := preload("res://addons/wandering_terrain/editor/erode_panel.gd")
@@ -91,7 +90,7 @@ func _enter_tree() -> void:
 		debug_view.add_item(v)
 	debug_view.tooltip_text = "Debug view of the selected terrain (its debug_view property)"
 	debug_view.item_selected.connect(func(i):
-		if terrain is TerrainNode or terrain is WanderingTerrain:
+		if _is_terrain(terrain):
 			terrain.debug_view = i)
 	toolbar.add_child(debug_view)
 	add_control_to_container(CONTAINER_SPATIAL_EDITOR_MENU, toolbar)
@@ -194,6 +193,11 @@ func _source() -> Resource:
 
 
 func _handles(object: Object) -> bool:
+	return _is_terrain(object)
+
+
+## The nodes the tools work on (everything else goes through the terrain contract the two share).
+func _is_terrain(object: Object) -> bool:
 	return object is TerrainNode or object is WanderingTerrain
 
 
@@ -218,7 +222,7 @@ func _edit(object: Object) -> void:
 	if new_terrain_panel:
 		new_terrain_panel.context = terrain
 	if debug_view:
-		debug_view.visible = terrain is TerrainNode or terrain is WanderingTerrain
+		debug_view.visible = _is_terrain(terrain)
 		if debug_view.visible:
 			debug_view.select(terrain.debug_view)
 
@@ -296,22 +300,12 @@ func _forward_3d_gui_input(camera: Camera3D, event: InputEvent) -> int:
 
 ## World point under the mouse on the drawn terrain (NaN when none).
 func _hit(camera: Camera3D, pos: Vector2) -> Vector3:
-	var o := camera.project_ray_origin(pos)
-	var d := camera.project_ray_normal(pos)
-	if terrain is TerrainNode:
-		return (terrain as TerrainNode).raycast(o, d)
-	var origin := Vector3(terrain.global_position.x, 0, terrain.global_position.z)
-	var h: Vector3 = terrain.terrain_data.raycast(o - origin, d)
-	return h + origin
+	return terrain.raycast(camera.project_ray_origin(pos), camera.project_ray_normal(pos))
 
 
-## World -> terrain space (TerrainNode: moved and scaled; WanderingTerrain: moved on X/Z).
+## World -> terrain space (both nodes say how they place their terrain).
 func _to_terrain(p: Vector3) -> Vector3:
-	if terrain is TerrainNode:
-		var t := terrain.global_transform
-		var s := t.basis.get_scale()
-		return (p - t.origin) / s
-	return p - Vector3(terrain.global_position.x, 0, terrain.global_position.z)
+	return terrain.to_terrain_position(p)
 
 
 func _begin(hit: Vector3, event: InputEventMouseButton) -> void:
@@ -328,10 +322,13 @@ func _begin(hit: Vector3, event: InputEventMouseButton) -> void:
 			push_warning("Terrain instances and detail: add a TerrainInstancer (with meshes or detail layers) under the terrain first.")
 			return
 		stroke = InstanceStroke.new(inst, t)
+		brush.tool = stroke.tool
 	else:
-		stroke = Stroke.new(_source(), t)
+		brush.tool = t
+		stroke = TerrainBrushStroke.begin(terrain, brush)
+		if stroke == null:
+			return
 		_mark_touched(_source())
-	brush.tool = stroke.tool
 	if brush.tool == TerrainBrush.FLATTEN:
 		brush.height = local.y
 	_last_dab_pos = Vector3.INF
@@ -363,9 +360,8 @@ func _dab(world: Vector3, dt: float) -> void:
 		stroke.before_dab(Vector2(world.x, world.z), brush.size)
 		stroke.instancer.apply_brush(brush, Vector2(world.x, world.z), dt)
 		return
-	var p := _to_terrain(world)
-	stroke.before_dab(Vector2(p.x, p.z), brush)
-	stroke.data.apply_brush(brush, Vector2(p.x, p.z), dt)
+	# One call a dab: the stroke saves what the dab can reach for undo, then applies it.
+	stroke.dab(world, dt)
 
 
 ## The brush image's turn for the next dab (toolbar: fixed, random, or along the stroke from `from`).
@@ -382,16 +378,27 @@ func _turn_image(from: Vector3, to: Vector3) -> void:
 
 
 func _end() -> void:
-	var s := stroke
+	var s = stroke
 	stroke = null
-	s.finish()
-	if s.is_empty():
+	var native: bool = s is TerrainBrushStroke
+	var changed := true
+	if native:
+		changed = s.finish()
+	else:
+		s.finish()
+		changed = not s.is_empty()
+	if not changed:
 		return
 	var ur := get_undo_redo()
+	var tool: int = s.get_tool() if native else s.tool
 	# The terrain node as context: the action lands in its scene's history and marks the scene unsaved.
-	ur.create_action("Terrain: %s stroke" % toolbar.tool_name(s.tool), UndoRedo.MERGE_DISABLE, terrain)
-	ur.add_do_method(s, "apply", "after")
-	ur.add_undo_method(s, "apply", "before")
+	ur.create_action("Terrain: %s stroke" % toolbar.tool_name(tool), UndoRedo.MERGE_DISABLE, terrain)
+	if native:
+		ur.add_do_method(s, "redo")
+		ur.add_undo_method(s, "undo")
+	else:
+		ur.add_do_method(s, "apply", "after")
+		ur.add_undo_method(s, "apply", "before")
 	# Already applied while painting: commit without doing it again.
 	ur.commit_action(false)
 
@@ -440,9 +447,8 @@ func _show_decal(hit: Vector3) -> void:
 	if key != _stamp_key:
 		_stamp_key = key
 		decal.texture_albedo = ImageTexture.create_from_image(brush.get_stamp(64))
-	var s := Vector3.ONE
-	if terrain is TerrainNode:
-		s = terrain.global_transform.basis.get_scale()
+	# World units per terrain unit (a TerrainNode's scale; 1 for a WanderingTerrain).
+	var s: Vector3 = Vector3.ONE / (terrain.to_terrain_position(hit + Vector3.ONE) - terrain.to_terrain_position(hit))
 	var side := brush.size * Vector2(s.x, s.z)
 	decal.size = Vector3(side.x, maxf(side.x, side.y), side.y)
 	decal.global_transform = Transform3D(Basis.IDENTITY, hit)

@@ -136,24 +136,23 @@ func run(quick: bool) -> void:
 		data.apply_brush(brush, Vector2(2048 + i * 3, 2048 - i * 2), 1.0 / 60.0)
 		tn.update_now()
 		t_dab.append(float(Time.get_ticks_usec() - t0))
-	var Stroke := load("res://addons/wandering_terrain/editor/brush_stroke.gd")
-	var stroke = Stroke.new(data, TerrainBrush.RAISE)
+	brush.tool = TerrainBrush.RAISE
 	brush.size = 64.0
+	var stroke := TerrainBrushStroke.begin(tn, brush)
 	var t_stroke := 0.0
 	var worst_dab := 0.0
 	for i in 60:
 		# A zigzag over a 512² area.
 		var p := Vector2(1800 + (i % 12) * 40.0, 1800 + (i / 12) * 100.0)
 		var t0 := Time.get_ticks_usec()
-		stroke.before_dab(p, brush)
-		data.apply_brush(brush, p, 1.0 / 60.0)
+		stroke.dab(tn.global_transform * Vector3(p.x, 0.0, p.y), 1.0 / 60.0)
 		tn.update_now()
 		var dt := float(Time.get_ticks_usec() - t0)
 		t_stroke += dt
 		worst_dab = maxf(worst_dab, dt)
 	stroke.finish()
 	print("bench terrain_node brush (%s): dab of radius 128 samples on 4096² %.3f ms median (goal <= 1 ms, incl. the node's update); 60-dab stroke (64-unit brush) %.1f ms in all, worst dab %.2f ms; undo data of that stroke over a 512² area %.2f MB = %.2fx the area's heights (goal <= 2x)" % [
-		renderer, median(t_dab) / 1000.0, t_stroke / 1000.0, worst_dab / 1000.0, stroke.byte_size() / 1e6, stroke.byte_size() / (512.0 * 512.0 * 4.0)])
+		renderer, median(t_dab) / 1000.0, t_stroke / 1000.0, worst_dab / 1000.0, stroke.get_byte_size() / 1e6, stroke.get_byte_size() / (512.0 * 512.0 * 4.0)])
 
 	# Reference: the same edits through the whole-terrain data texture.
 	cam.position = Vector3(2048, 80, 2048)

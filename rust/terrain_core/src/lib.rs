@@ -3,6 +3,7 @@
 
 pub mod bezier_patch;
 pub mod brush;
+pub mod brush_stroke;
 pub mod cells;
 pub mod clipmap;
 pub mod clipmap_data;

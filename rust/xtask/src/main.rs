@@ -45,6 +45,20 @@ fn repo_root() -> PathBuf {
         .to_path_buf()
 }
 
+/// `cargo xtask editor`: only the editor steps of `test` (the demo scenes and the editor tools in the real
+/// editor, headless), for working on the editor plugin.
+fn editor_only(repo: &Path) -> Result<bool, String> {
+    build(repo, false)?;
+    let g = godot::find_or_provision(repo)?;
+    let logs = repo.join("target/godot-tests");
+    import(&g, &repo.join("godot-project"), &logs)?;
+    let (p, f) = editor_open::run(&g, repo)?;
+    let r = editor_open::tools(&g, repo)?;
+    let (p, f) = (p + r.passed(), f + r.failed());
+    println!("editor: {p} passed, {f} failed");
+    Ok(f == 0)
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let repo = repo_root();
@@ -59,13 +73,14 @@ fn main() -> ExitCode {
             true
         }),
         Some("package") => package_command(&repo, &args[1..]),
+        Some("editor") => editor_only(&repo),
         Some("platforms") => {
             let (p, f) = platform_checks::run(&repo);
             println!("{p} passed, {f} failed");
             Ok(f == 0)
         }
         _ => {
-            eprintln!("usage: cargo xtask build [--release] | test [--no-render] [--filter TEXT] | demo [--renderer opengl3|vulkan] [--measure] | bench [--quick] [--godot-only] [--no-render] [--only TEXT] | package [--debug] [--all-platforms] | platforms | textures | godot -- ARGS");
+            eprintln!("usage: cargo xtask build [--release] | test [--no-render] [--filter TEXT] | demo [--renderer opengl3|vulkan] [--measure] | bench [--quick] [--godot-only] [--no-render] [--only TEXT] | editor | package [--debug] [--all-platforms] | platforms | textures | godot -- ARGS");
             return ExitCode::from(2);
         }
     };

@@ -2,6 +2,7 @@
 //! `TerrainRegions` (a map on disk), the generator, erosion and brush resources.
 
 pub(crate) mod terrain_brush;
+pub(crate) mod terrain_brush_stroke;
 pub(crate) mod terrain_data;
 pub(crate) mod terrain_erosion;
 pub(crate) mod terrain_generator;

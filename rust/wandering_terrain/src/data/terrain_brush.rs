@@ -21,7 +21,7 @@ pub struct TerrainBrush {
     #[export(enum = (Raise = 0, Lower = 1, Smooth = 2, Flatten = 3, SetHeight = 4, Slope = 5, HoleAdd = 6, HoleRemove = 7, Paint = 8, Erase = 9, InstanceAdd = 10, InstanceRemove = 11))]
     #[var(set = set_tool)]
     #[init(val = 0)]
-    tool: i64,
+    pub(crate) tool: i64,
     /// Diameter of the dab in terrain units (world units for an unmoved, unscaled terrain), (0, 100000].
     #[export(range = (0.1, 256.0, 0.1, or_greater))]
     #[var(set = set_size)]
@@ -248,7 +248,7 @@ impl TerrainBrush {
     /// map's are signed) `spacing` apart, clipped to them (empty when the dab misses): what the editor saves
     /// for undo before a dab (`terrain_core::brush::dab_rect`, the same footprint `apply_brush` uses).
     #[func]
-    fn get_dab_rect(&self, center: Vector2, spacing: f64, bounds: Rect2i) -> Rect2i {
+    pub(crate) fn get_dab_rect(&self, center: Vector2, spacing: f64, bounds: Rect2i) -> Rect2i {
         if !(spacing.is_finite() && spacing > 0.0) || bounds.size.x <= 0 || bounds.size.y <= 0 {
             return Rect2i::default();
         }
@@ -269,7 +269,7 @@ impl TerrainBrush {
 
     /// Whether `tool` edits the control map (holes, paint) rather than heights: what a stroke saves.
     #[func]
-    fn tool_edits_control(tool: i64) -> bool {
+    pub(crate) fn tool_edits_control(tool: i64) -> bool {
         // The core's tool classes (one owner): a brush of that tool, its defaults otherwise.
         let mut b = TerrainBrush::new_gd();
         b.bind_mut().tool = tool;

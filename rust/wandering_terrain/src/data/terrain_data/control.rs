@@ -58,7 +58,7 @@ impl TerrainData {
     /// The control values of the samples in `region`, row-major (paint and hole bit; layout in the docs'
     /// materials page). With `set_control_region`, what an undo system stores.
     #[func]
-    fn get_control_region(&self, region: Rect2i) -> PackedInt32Array {
+    pub(crate) fn get_control_region(&self, region: Rect2i) -> PackedInt32Array {
         let Some(r) = self.region(region) else {
             return PackedInt32Array::new();
         };
@@ -74,7 +74,7 @@ impl TerrainData {
     /// Writes control values (from `get_control_region`) into `region`, exactly. Returns false and
     /// changes nothing on bad input.
     #[func]
-    fn set_control_region(&mut self, region: Rect2i, values: PackedInt32Array) -> bool {
+    pub(crate) fn set_control_region(&mut self, region: Rect2i, values: PackedInt32Array) -> bool {
         let Some(r) = self.region(region) else {
             return false;
         };

@@ -162,7 +162,7 @@ impl TerrainData {
     /// The samples this terrain holds, (0, 0, size): the rectangle edit and read calls take, as
     /// `TerrainRegions.get_bounds` (whose endless maps' samples are signed).
     #[func]
-    fn get_bounds(&self) -> Rect2i {
+    pub(crate) fn get_bounds(&self) -> Rect2i {
         Rect2i::new(Vector2i::ZERO, self.get_size())
     }
 
@@ -257,7 +257,7 @@ impl TerrainData {
     /// changed); the change goes the same way as `set_heights_region` / `set_holes_region`: `changed` and
     /// `region_changed` are emitted, nodes refresh only that rectangle.
     #[func]
-    fn apply_brush(
+    pub(crate) fn apply_brush(
         &mut self,
         brush: Option<Gd<TerrainBrush>>,
         center: Vector2,
@@ -336,7 +336,7 @@ impl TerrainData {
 
     /// Heights of the samples in `region` (x, z, width, depth), row-major.
     #[func]
-    fn get_heights_region(&self, region: Rect2i) -> PackedFloat32Array {
+    pub(crate) fn get_heights_region(&self, region: Rect2i) -> PackedFloat32Array {
         match self.region(region) {
             Some(r) => PackedFloat32Array::from(self.core.heights_region(r).as_slice()),
             None => PackedFloat32Array::new(),
@@ -347,7 +347,11 @@ impl TerrainData {
     /// rectangle (grown by one sample for the slopes) of the data and texture is recomputed. Returns false
     /// and changes nothing on bad input.
     #[func]
-    fn set_heights_region(&mut self, region: Rect2i, values: PackedFloat32Array) -> bool {
+    pub(crate) fn set_heights_region(
+        &mut self,
+        region: Rect2i,
+        values: PackedFloat32Array,
+    ) -> bool {
         let Some(r) = self.region(region) else {
             return false;
         };

@@ -13,7 +13,11 @@ impl TerrainRegions {
     /// over it follow at once; the change stays in memory until `save()`. False (nothing changed) on bad
     /// input or a region that cannot be read.
     #[func]
-    fn set_heights_region(&mut self, region: Rect2i, values: PackedFloat32Array) -> bool {
+    pub(crate) fn set_heights_region(
+        &mut self,
+        region: Rect2i,
+        values: PackedFloat32Array,
+    ) -> bool {
         self.edited("set_heights_region", region, |s, (x, z, w, d)| {
             s.set_heights_region(x, z, w, d, values.as_slice())
         })
@@ -21,7 +25,7 @@ impl TerrainRegions {
 
     /// Control values (paint and hole bit) of the samples in `region`, as `TerrainData.set_control_region`.
     #[func]
-    fn set_control_region(&mut self, region: Rect2i, values: PackedInt32Array) -> bool {
+    pub(crate) fn set_control_region(&mut self, region: Rect2i, values: PackedInt32Array) -> bool {
         let v: Vec<u32> = values.as_slice().iter().map(|&c| c as u32).collect();
         self.edited("set_control_region", region, |s, (x, z, w, d)| {
             s.set_control_region(x, z, w, d, &v)
@@ -52,7 +56,7 @@ impl TerrainRegions {
     /// One dab of `brush` at terrain X/Z `center` lasting `delta` seconds, as `TerrainData.apply_brush`
     /// (the same heights and paint). Returns the rectangle of samples changed (empty when nothing did).
     #[func]
-    fn apply_brush(
+    pub(crate) fn apply_brush(
         &mut self,
         brush: Option<Gd<TerrainBrush>>,
         center: Vector2,

@@ -274,7 +274,7 @@ impl TerrainRegions {
     /// (0, 0, size) for a map, (-8388608, -8388608, 16777216, 16777216) for an endless one (its samples are
     /// signed, around the origin). An empty rectangle when no folder is open.
     #[func]
-    fn get_bounds(&self) -> Rect2i {
+    pub(crate) fn get_bounds(&self) -> Rect2i {
         self.store
             .as_ref()
             .map_or(Rect2i::default(), |s| bounds_of(s.meta()))
@@ -286,7 +286,7 @@ impl TerrainRegions {
     }
     /// Distance between samples (terrain units); 1 when no folder is open.
     #[func]
-    fn get_spacing(&self) -> f64 {
+    pub(crate) fn get_spacing(&self) -> f64 {
         self.store.as_ref().map_or(1.0, |s| s.meta().spacing)
     }
     /// Lowest and highest height stored.
@@ -342,7 +342,7 @@ impl TerrainRegions {
     /// Heights of the samples in `region`, row-major (bit for bit what was saved). Empty for a region
     /// outside the map.
     #[func]
-    fn get_heights_region(&self, region: Rect2i) -> PackedFloat32Array {
+    pub(crate) fn get_heights_region(&self, region: Rect2i) -> PackedFloat32Array {
         match self.checked(region) {
             Some((s, [x, z, w, d])) => PackedFloat32Array::from(s.heights_region(x, z, w, d)),
             None => PackedFloat32Array::new(),
@@ -351,7 +351,7 @@ impl TerrainRegions {
 
     /// Control values (paint and hole bit) of the samples in `region`, row-major.
     #[func]
-    fn get_control_region(&self, region: Rect2i) -> PackedInt32Array {
+    pub(crate) fn get_control_region(&self, region: Rect2i) -> PackedInt32Array {
         match self.checked(region) {
             Some((s, [x, z, w, d])) => s
                 .control_region(x, z, w, d)

@@ -661,6 +661,8 @@ fn size_of<S: Samples + ?Sized>(s: &S) -> Vector2i {
     })
 }
 
+crate::nodes::terrain_host_api::terrain_host_api!(TerrainNode);
+
 #[godot_dyn]
 impl TerrainHost for TerrainNode {
     /// What a child `TerrainInstancer` (and navigation, debug views) stands on.

@@ -435,6 +435,8 @@ impl WanderingTerrain {
 crate::nodes::collision_api::collision_api!(WanderingTerrain);
 crate::nodes::debug_view_api::debug_view_api!(WanderingTerrain);
 
+crate::nodes::terrain_host_api::terrain_host_api!(WanderingTerrain);
+
 #[godot_dyn]
 impl TerrainHost for WanderingTerrain {
     /// What stands on the terrain (the node only moves the terrain on X/Z).

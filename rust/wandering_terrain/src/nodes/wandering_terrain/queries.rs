@@ -5,6 +5,19 @@ use super::*;
 
 #[godot_api(secondary)]
 impl WanderingTerrain {
+    /// The first point where the ray from world `origin` along `direction` meets the terrain as drawn
+    /// (the node's X/Z offset applied), exact to float precision; a vector of NaN when it misses or without
+    /// terrain data. See `TerrainData.raycast`.
+    #[func]
+    pub(super) fn raycast(&self, origin: Vector3, direction: Vector3) -> Vector3 {
+        let Some(d) = self.terrain_data.as_ref() else {
+            return Vector3::new(f32::NAN, f32::NAN, f32::NAN);
+        };
+        let o = self.origin();
+        let shift = Vector3::new(o.x, 0.0, o.y);
+        d.bind().raycast(origin - shift, direction) + shift
+    }
+
     /// The weight of every layer of `terrain_material` that the shader blends at world X/Z `pos` (painted
     /// layers, and height bands where nothing is painted; at most 4 non-zero, summing to 1). Empty without
     /// a TerrainMaterial or terrain data.

@@ -1,0 +1,243 @@
+//! `TerrainBrushStroke`: one brush stroke on a terrain node, in native code, with its undo data kept next
+//! to the edit (chunks in `terrain_core::brush_stroke`). The editor's brush (and a game's) makes one call a
+//! dab; the stroke finds what to edit through the terrain contract (`surface.rs`), so it works alike on a
+//! TerrainNode over a TerrainData or a region map and on a WanderingTerrain.
+
+use crate::data::terrain_brush::TerrainBrush;
+use crate::data::terrain_data::TerrainData;
+use crate::data::terrain_regions::TerrainRegions;
+use crate::sample_rect::{from_rect2i, to_rect2i};
+use crate::surface::host_of;
+use godot::classes::{Node, RefCounted};
+use godot::prelude::*;
+use terrain_core::brush_stroke::StrokeChunks;
+use terrain_core::sample_rect::SampleRect;
+
+/// What a stroke edits: the node's TerrainData, or its region map.
+enum Target {
+    Data(Gd<TerrainData>),
+    Regions(Gd<TerrainRegions>),
+}
+
+impl Target {
+    fn bounds(&self) -> Rect2i {
+        match self {
+            Target::Data(d) => d.bind().get_bounds(),
+            Target::Regions(r) => r.bind().get_bounds(),
+        }
+    }
+
+    fn spacing(&self) -> f64 {
+        match self {
+            Target::Data(d) => d.bind().get_spacing(),
+            Target::Regions(r) => r.bind().get_spacing(),
+        }
+    }
+
+    fn heights(&self, r: SampleRect) -> Vec<f32> {
+        let r = to_rect2i(r);
+        match self {
+            Target::Data(d) => d.bind().get_heights_region(r).to_vec(),
+            Target::Regions(g) => g.bind().get_heights_region(r).to_vec(),
+        }
+    }
+
+    fn control(&self, r: SampleRect) -> Vec<i32> {
+        let r = to_rect2i(r);
+        match self {
+            Target::Data(d) => d.bind().get_control_region(r).to_vec(),
+            Target::Regions(g) => g.bind().get_control_region(r).to_vec(),
+        }
+    }
+
+    fn set_heights(&mut self, r: SampleRect, v: &[f32]) {
+        let (r, v) = (to_rect2i(r), PackedFloat32Array::from(v));
+        match self {
+            Target::Data(d) => d.bind_mut().set_heights_region(r, v),
+            Target::Regions(g) => g.bind_mut().set_heights_region(r, v),
+        };
+    }
+
+    fn set_control(&mut self, r: SampleRect, v: &[i32]) {
+        let (r, v) = (to_rect2i(r), PackedInt32Array::from(v));
+        match self {
+            Target::Data(d) => d.bind_mut().set_control_region(r, v),
+            Target::Regions(g) => g.bind_mut().set_control_region(r, v),
+        };
+    }
+
+    fn apply_brush(&mut self, b: &Gd<TerrainBrush>, at: Vector2, seconds: f64) -> Rect2i {
+        match self {
+            Target::Data(d) => d.bind_mut().apply_brush(Some(b.clone()), at, seconds),
+            Target::Regions(g) => g.bind_mut().apply_brush(Some(b.clone()), at, seconds),
+        }
+    }
+}
+
+/// Heights, or control values for the hole and paint tools.
+enum Chunks {
+    Heights(StrokeChunks<f32>),
+    Control(StrokeChunks<i32>),
+}
+
+/// One brush stroke on a `TerrainNode` or `WanderingTerrain`: `begin` it, call `dab` for each dab (world
+/// positions; the brush's settings are read at each dab), `finish` it, and hand `undo` / `redo` to an
+/// UndoRedo action. Before a dab changes samples, the 32 × 32 chunks it can reach are saved (once per
+/// stroke), so undo restores exactly what the stroke changed and the stroke keeps about twice the data of
+/// the area it touched (`get_byte_size`).
+///
+/// ```gdscript
+/// var stroke := TerrainBrushStroke.begin($TerrainNode, brush)
+/// stroke.dab(hit_position, delta)   # each frame the button is held
+/// if stroke.finish():
+///     undo_redo.create_action("Sculpt")
+///     undo_redo.add_do_method(stroke.redo)
+///     undo_redo.add_undo_method(stroke.undo)
+///     undo_redo.commit_action(false)   # already applied
+/// ```
+#[derive(GodotClass)]
+#[class(no_init, base=RefCounted)]
+pub struct TerrainBrushStroke {
+    target: Target,
+    /// World → terrain space (the node's transform as the terrain applies it).
+    to_terrain: Transform3D,
+    brush: Gd<TerrainBrush>,
+    tool: i64,
+    chunks: Chunks,
+    finished: bool,
+    base: Base<RefCounted>,
+}
+
+#[godot_api]
+impl TerrainBrushStroke {
+    /// Starts a stroke of `brush` (its tool now is the stroke's) on `terrain`: a TerrainNode or
+    /// WanderingTerrain with a TerrainData, or a TerrainNode with a TerrainRegions map. Null, with an error
+    /// naming what is missing, otherwise (instance and detail brushes go to `TerrainInstancer.apply_brush`).
+    #[func]
+    fn begin(terrain: Option<Gd<Node>>, brush: Option<Gd<TerrainBrush>>) -> Option<Gd<Self>> {
+        let Some(brush) = brush else {
+            godot_error!("TerrainBrushStroke.begin: brush must be a TerrainBrush, got null");
+            return None;
+        };
+        let Some(host) = terrain.and_then(host_of) else {
+            godot_error!(
+                "TerrainBrushStroke.begin: terrain must be a TerrainNode or WanderingTerrain"
+            );
+            return None;
+        };
+        let who = host.dyn_bind().class_name();
+        let surface = host.dyn_bind().terrain_surface();
+        let target = match surface.edits.map(|e| e.try_cast::<TerrainData>()) {
+            Some(Ok(d)) => Target::Data(d),
+            Some(Err(e)) if e.is_class("TerrainRegions") => {
+                Target::Regions(e.cast::<TerrainRegions>())
+            }
+            _ => {
+                godot_error!("TerrainBrushStroke.begin: the {who} has no terrain_data or terrain_regions to edit (a generated world is edited through a TerrainRegions map)");
+                return None;
+            }
+        };
+        let tool = brush.bind().tool;
+        if brush.bind().core().tool.is_instancer_tool() {
+            godot_error!("TerrainBrushStroke.begin: INSTANCE_ADD / INSTANCE_REMOVE / DETAIL_ADD / DETAIL_REMOVE brushes go to TerrainInstancer.apply_brush");
+            return None;
+        }
+        let chunks = if TerrainBrush::tool_edits_control(tool) {
+            Chunks::Control(StrokeChunks::new())
+        } else {
+            Chunks::Heights(StrokeChunks::new())
+        };
+        Some(Gd::from_init_fn(|base| Self {
+            target,
+            to_terrain: surface.to_world.affine_inverse(),
+            brush,
+            tool,
+            chunks,
+            finished: false,
+            base,
+        }))
+    }
+
+    /// One dab at world `position` lasting `seconds` (strength is per second): the chunks it can reach
+    /// are saved first. Returns the rectangle of samples it changed (empty when none). A finished stroke
+    /// refuses more dabs.
+    #[func]
+    fn dab(&mut self, position: Vector3, seconds: f64) -> Rect2i {
+        if self.finished {
+            godot_error!("TerrainBrushStroke.dab: the stroke is finished; begin a new one");
+            return Rect2i::default();
+        }
+        let p = self.to_terrain * position;
+        let at = Vector2::new(p.x, p.z);
+        let (bounds, spacing) = (self.target.bounds(), self.target.spacing());
+        let rect = from_rect2i(self.brush.bind().get_dab_rect(at, spacing, bounds));
+        let bounds = from_rect2i(bounds);
+        match &mut self.chunks {
+            Chunks::Heights(c) => {
+                for (k, r) in c.unsaved(rect, bounds) {
+                    c.save(k, r, self.target.heights(r));
+                }
+            }
+            Chunks::Control(c) => {
+                for (k, r) in c.unsaved(rect, bounds) {
+                    c.save(k, r, self.target.control(r));
+                }
+            }
+        }
+        let brush = self.brush.clone();
+        self.target.apply_brush(&brush, at, seconds)
+    }
+
+    /// Ends the stroke: records the state after it and drops the chunks it did not change. Returns
+    /// whether it changed anything (an empty stroke needs no undo step).
+    #[func]
+    fn finish(&mut self) -> bool {
+        self.finished = true;
+        let t = &self.target;
+        match &mut self.chunks {
+            Chunks::Heights(c) => c.finish(|r| t.heights(r)),
+            Chunks::Control(c) => c.finish(|r| t.control(r)),
+        }
+    }
+
+    /// Writes back what the stroke's samples held before it.
+    #[func]
+    fn undo(&mut self) {
+        self.write(false);
+    }
+
+    /// Writes the stroke's samples as it left them.
+    #[func]
+    fn redo(&mut self) {
+        self.write(true);
+    }
+
+    /// Bytes kept for undo and redo.
+    #[func]
+    fn get_byte_size(&self) -> i64 {
+        (match &self.chunks {
+            Chunks::Heights(c) => c.byte_size(),
+            Chunks::Control(c) => c.byte_size(),
+        }) as i64
+    }
+
+    /// The stroke's tool (the brush's when it began).
+    #[func]
+    fn get_tool(&self) -> i64 {
+        self.tool
+    }
+}
+
+impl TerrainBrushStroke {
+    fn write(&mut self, after: bool) {
+        if !self.finished {
+            godot_error!("TerrainBrushStroke: finish the stroke before undo or redo");
+            return;
+        }
+        let t = &mut self.target;
+        match &self.chunks {
+            Chunks::Heights(c) => c.states(after).for_each(|(r, v)| t.set_heights(r, v)),
+            Chunks::Control(c) => c.states(after).for_each(|(r, v)| t.set_control(r, v)),
+        }
+    }
+}

@@ -1,0 +1,20 @@
+//! Script methods both terrain nodes share through the terrain contract (`surface.rs`), written once:
+//! gdext registers methods per class, hence a macro (as `collision_api!`).
+
+macro_rules! terrain_host_api {
+    ($class:ident) => {
+        #[godot_api(secondary)]
+        impl $class {
+            /// World position → this terrain's own space (samples × spacing from its first sample; the
+            /// node's placement undone: a TerrainNode's position and scale, a WanderingTerrain's X/Z
+            /// offset). What `TerrainData` and `TerrainRegions` calls take.
+            #[func]
+            pub(crate) fn to_terrain_position(&self, world: Vector3) -> Vector3 {
+                use $crate::surface::TerrainHost;
+                self.terrain_surface().to_world.affine_inverse() * world
+            }
+        }
+    };
+}
+
+pub(crate) use terrain_host_api;
