@@ -15,6 +15,7 @@ mod arm64_suite;
 mod binary_check;
 #[cfg(test)]
 mod doc_check;
+mod doc_snippets;
 mod editor_open;
 mod editor_shot;
 mod fresh_project;
@@ -508,6 +509,20 @@ fn test(repo: &Path, args: &[String]) -> Result<bool, String> {
     println!("== Godot suites (headless)");
     let r = run_suites(&g, repo, "res://suites", "godot", None, None, filter)?;
     totals.add("godot suites", r.passed(), r.failed());
+
+    // Every GDScript block of the docs, run as the docs assume (a filter that names no block skips it).
+    let n = doc_snippets::write_suite(repo)?;
+    println!("== Doc snippets ({n} GDScript blocks of README.md and docs/, headless)");
+    let r = run_suites(
+        &g,
+        repo,
+        "res://doc_snippets",
+        "doc-snippets",
+        None,
+        None,
+        filter,
+    )?;
+    totals.add("doc snippets", r.passed(), r.failed());
 
     // Collision in real physics, once per engine (selected by the project's override.cfg).
     for (label, engine) in [
