@@ -477,3 +477,28 @@ func test_instances_follow_edits_of_a_region_map() -> void:
 	_free(s)
 	for f in DirAccess.get_files_at(dir):
 		DirAccess.remove_absolute(dir.path_join(f))
+
+
+## `meshes` and `detail_layers` take a plain `[...]` set through an untyped reference (as the docs' first
+## try did), keep an empty slot (the inspector's *Add Element*) without an error, and refuse a wrong
+## element by name, keeping what they had.
+func test_array_properties_take_plain_arrays_and_empty_slots() -> void:
+	var inst := TerrainInstancer.new()
+	var n: Node = inst
+	var m := TerrainInstanceMesh.new()
+	n.meshes = [m]
+	check_eq(inst.meshes.size(), 1, "a plain array of meshes is taken")
+	check(inst.meshes[0] == m, "the same mesh")
+	n.detail_layers = [TerrainDetailLayer.new(), null]
+	check_eq(inst.detail_layers.size(), 2, "a plain array of layers with an empty slot")
+	check(inst.detail_layers[1] == null, "the empty slot is kept")
+	var slots: Array[TerrainInstanceMesh] = [m, null]
+	inst.meshes = slots
+	check_eq(inst.meshes.size(), 2, "a typed array with an empty slot")
+	expect_error("TerrainInstancer.meshes: element 1 must be a TerrainInstanceMesh (or null), got Node3D")
+	var wrong := Node3D.new()
+	n.meshes = [m, wrong]
+	wrong.free()
+	check_eq(inst.meshes.size(), 2, "a wrong element changes nothing")
+	check(inst.meshes[1] == null, "the previous meshes are kept")
+	inst.free()

@@ -198,3 +198,19 @@ func test_node_weights_follow_height_bands_and_paint() -> void:
 	w = tn.get_layer_weights(Vector2(13.0, 5))
 	check_near(w[0], 0.5, 0.003, "without auto-texturing unpainted ground is layer 0")
 	tn.free()
+
+
+## `layers` takes a plain `[...]` through an untyped reference and keeps an empty slot (drawn as a default
+## layer, so painted indices keep their meaning); a wrong element is refused by name.
+func test_layers_take_plain_arrays_and_empty_slots() -> void:
+	var look := TerrainMaterial.new()
+	var r: Resource = look
+	var a := TerrainLayer.new()
+	r.layers = [a, null]
+	check_eq(look.layers.size(), 2, "a plain array with an empty slot")
+	var m := ShaderMaterial.new()
+	look.apply_to(m)
+	check_eq(m.get_shader_parameter("layer_count"), 2, "the empty slot is drawn as a layer (painted indices keep their meaning)")
+	expect_error("TerrainMaterial.layers: element 0 must be a TerrainLayer (or null), got int")
+	r.layers = [3]
+	check_eq(look.layers.size(), 2, "a wrong element changes nothing")

@@ -10,6 +10,7 @@ mod data;
 mod instances;
 mod look;
 mod nodes;
+mod object_array;
 mod physics;
 mod sample_rect;
 mod surface;

@@ -2,6 +2,7 @@
 //! `terrain_core::material`, shader in `shaders/terrain_material.gdshaderinc`).
 
 use crate::look::terrain_layer::TerrainLayer;
+use crate::object_array::objects_of;
 use godot::classes::image::{Format, Interpolation};
 use godot::classes::{IResource, Image, Resource, Shader, ShaderMaterial, Texture2DArray};
 use godot::prelude::*;
@@ -46,7 +47,7 @@ pub struct TerrainMaterial {
     /// edits of a layer's own properties are followed.
     #[export]
     #[var(set = set_layers)]
-    layers: Array<Gd<TerrainLayer>>,
+    layers: Array<Option<Gd<TerrainLayer>>>,
     /// Unpainted ground takes the layers' height bands (else layer 0).
     #[export]
     #[var(set = set_auto_texturing)]
@@ -83,6 +84,21 @@ pub struct TerrainMaterial {
 
 #[godot_api]
 impl IResource for TerrainMaterial {
+    /// A plain `[...]` set on `layers` through an untyped reference: converted here (the typed setter takes
+    /// only typed arrays); a wrong element is refused by name.
+    fn on_set(&mut self, property: StringName, value: Variant) -> bool {
+        if property != "layers" {
+            return false;
+        }
+        let Ok(plain) = value.try_to::<VarArray>() else {
+            return false;
+        };
+        if let Some(a) = objects_of::<TerrainLayer>("TerrainMaterial.layers", &plain) {
+            self.set_layers(a);
+        }
+        true
+    }
+
     fn init(base: Base<Resource>) -> Self {
         Self {
             layers: Array::new(),
@@ -103,7 +119,7 @@ impl IResource for TerrainMaterial {
 #[godot_api]
 impl TerrainMaterial {
     #[func]
-    fn set_layers(&mut self, v: Array<Gd<TerrainLayer>>) {
+    fn set_layers(&mut self, v: Array<Option<Gd<TerrainLayer>>>) {
         if v.len() > MAX_LAYERS {
             godot_error!(
                 "TerrainMaterial.layers must hold at most {MAX_LAYERS} layers, got {}; keeping the previous layers",
@@ -126,12 +142,12 @@ impl TerrainMaterial {
             ("textures_changed", "_on_layer_textures_changed"),
         ] {
             let callable = self.base().callable(method);
-            for mut l in self.layers.iter_shared() {
+            for mut l in self.layers.iter_shared().flatten() {
                 if l.is_connected(signal, &callable) {
                     l.disconnect(signal, &callable);
                 }
             }
-            for mut l in v.iter_shared() {
+            for mut l in v.iter_shared().flatten() {
                 if !l.is_connected(signal, &callable) {
                     l.connect(signal, &callable);
                 }
@@ -245,8 +261,7 @@ impl TerrainMaterial {
         };
         self.rebuild();
         let (colors, params): (PackedVector4Array, PackedVector4Array) = self
-            .layers
-            .iter_shared()
+            .layer_slots()
             .map(|l| {
                 let l = l.bind();
                 (l.color(), l.params())
@@ -286,12 +301,19 @@ impl TerrainMaterial {
 }
 
 impl TerrainMaterial {
+    /// The layers in order, an empty slot (null, as the inspector's *Add Element* makes) drawn as a
+    /// default layer (white, no textures), so painted indices keep their meaning.
+    fn layer_slots(&self) -> impl Iterator<Item = Gd<TerrainLayer>> + '_ {
+        self.layers
+            .iter_shared()
+            .map(|l| l.unwrap_or_else(TerrainLayer::new_gd))
+    }
+
     /// What the layer weights depend on (the CPU twin's input).
     pub fn blending(&self) -> Blending {
         let layer_count = self.layers.len();
         let bands = if self.auto_texturing {
-            self.layers
-                .iter_shared()
+            self.layer_slots()
                 .enumerate()
                 .filter_map(|(layer, l)| {
                     let p = l.bind().params();
@@ -316,8 +338,7 @@ impl TerrainMaterial {
 
     /// Each layer's tint (linear RGB, its `albedo_color`): what detail standing on it takes.
     pub fn tints(&self) -> Vec<[f32; 3]> {
-        self.layers
-            .iter_shared()
+        self.layer_slots()
             .map(|l| {
                 let c = l.bind().color();
                 [c.x, c.y, c.z]
@@ -345,7 +366,7 @@ impl TerrainMaterial {
         let size = self.texture_size as i32;
         let mut albedo: Array<Gd<Image>> = Array::new();
         let mut normal: Array<Gd<Image>> = Array::new();
-        for (i, l) in self.layers.iter_shared().enumerate() {
+        for (i, l) in self.layer_slots().enumerate() {
             let l = l.bind();
             albedo.push(&layer_image(
                 l.albedo_texture(),

@@ -36,12 +36,10 @@ impl TerrainInstancer {
             godot_error!("TerrainInstancer.get_detail_transforms: layer_index must be in [0, {}] (the detail layers), got {layer_index}", n as i64 - 1);
             return out;
         };
-        let core = match self
-            .detail_layers
-            .at(layer)
-            .bind()
-            .core(host.to_world, self.ground(&host, layer))
-        {
+        let Some(l) = self.detail_layers.at(layer) else {
+            return out;
+        };
+        let core = match l.bind().core(host.to_world, self.ground(&host, layer)) {
             Ok((core, ..)) => core,
             Err(e) => {
                 godot_error!("TerrainInstancer.get_detail_transforms: detail_layers[{layer}]: {e}");
@@ -241,6 +239,7 @@ impl TerrainInstancer {
         self.detail_layers
             .iter_shared()
             .enumerate()
+            .filter_map(|(i, l)| l.map(|l| (i, l)))
             .filter_map(
                 |(i, l)| match l.bind().resolve(host.to_world, self.ground(host, i)) {
                     Ok(r) => Some((i, r)),

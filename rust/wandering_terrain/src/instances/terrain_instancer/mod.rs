@@ -10,6 +10,7 @@ use crate::instances::terrain_detail_layer::TerrainDetailLayer;
 use crate::instances::terrain_instance_mesh::{Resolved, TerrainInstanceMesh};
 use crate::instances::terrain_instances::TerrainInstances;
 use crate::nodes::follow::active_camera;
+use crate::object_array::objects_of;
 use crate::surface::{host_of, TerrainSurface};
 use godot::classes::{INode3D, Node, Node3D};
 use godot::prelude::*;
@@ -39,10 +40,11 @@ const EDIT_NOW: usize = 20_000;
 #[derive(GodotClass)]
 #[class(tool, base=Node3D)]
 pub struct TerrainInstancer {
-    /// The kinds of instance (index = `mesh_index`). Reassign the array after editing it from a script.
+    /// The kinds of instance (index = `mesh_index`; an empty slot places nothing). Reassign the array after
+    /// editing it from a script; a plain `[...]` of TerrainInstanceMesh resources is taken too.
     #[export]
     #[var(set = set_meshes)]
-    meshes: Array<Gd<TerrainInstanceMesh>>,
+    meshes: Array<Option<Gd<TerrainInstanceMesh>>>,
     /// Where the instances are stored (made when empty; save it as its own `.res` to keep the scene small).
     #[export]
     #[var(set = set_instances, get = get_instances_resource)]
@@ -62,11 +64,12 @@ pub struct TerrainInstancer {
     #[var(set = set_collision_mask)]
     collision_mask: u32,
     /// Grass, flowers and pebbles grown by rules around the camera (nothing stored; see
-    /// TerrainDetailLayer). Reassign the array after editing it from a script.
+    /// TerrainDetailLayer; an empty slot grows nothing). Reassign the array after editing it from a script;
+    /// a plain `[...]` of TerrainDetailLayer resources is taken too.
     #[export]
     #[export_group(name = "Detail")]
     #[var(set = set_detail_layers)]
-    detail_layers: Array<Gd<TerrainDetailLayer>>,
+    detail_layers: Array<Option<Gd<TerrainDetailLayer>>>,
 
     resolved: Vec<Resolved>,
     cells: Cells,
@@ -97,6 +100,29 @@ pub struct TerrainInstancer {
 
 #[godot_api]
 impl INode3D for TerrainInstancer {
+    /// A plain `[...]` set on `meshes` or `detail_layers` through an untyped reference (`$Path.meshes =
+    /// [m]`): converted here, as the typed setters take only typed arrays; a wrong element is refused by
+    /// name. Everything else goes the usual way.
+    fn on_set(&mut self, property: StringName, value: Variant) -> bool {
+        let Ok(plain) = value.try_to::<VarArray>() else {
+            return false;
+        };
+        if property == "meshes" {
+            if let Some(a) = objects_of::<TerrainInstanceMesh>("TerrainInstancer.meshes", &plain) {
+                self.set_meshes(a);
+            }
+            return true;
+        }
+        if property == "detail_layers" {
+            let who = "TerrainInstancer.detail_layers";
+            if let Some(a) = objects_of::<TerrainDetailLayer>(who, &plain) {
+                self.set_detail_layers(a);
+            }
+            return true;
+        }
+        false
+    }
+
     fn init(base: Base<Node3D>) -> Self {
         Self {
             meshes: Array::new(),
@@ -178,9 +204,9 @@ impl TerrainInstancer {
     }
 
     #[func]
-    fn set_meshes(&mut self, meshes: Array<Gd<TerrainInstanceMesh>>) {
+    fn set_meshes(&mut self, meshes: Array<Option<Gd<TerrainInstanceMesh>>>) {
         let callable = self.base().callable("_on_meshes_changed");
-        for m in self.meshes.iter_shared() {
+        for m in self.meshes.iter_shared().flatten() {
             crate::nodes::follow::relink_changed(
                 Some(m),
                 None::<Gd<TerrainInstanceMesh>>,
@@ -188,7 +214,7 @@ impl TerrainInstancer {
                 true,
             );
         }
-        for m in meshes.iter_shared() {
+        for m in meshes.iter_shared().flatten() {
             crate::nodes::follow::relink_changed(
                 None::<Gd<TerrainInstanceMesh>>,
                 Some(m),
@@ -208,9 +234,9 @@ impl TerrainInstancer {
     }
 
     #[func]
-    fn set_detail_layers(&mut self, layers: Array<Gd<TerrainDetailLayer>>) {
+    fn set_detail_layers(&mut self, layers: Array<Option<Gd<TerrainDetailLayer>>>) {
         let callable = self.base().callable("_on_detail_changed");
-        for l in self.detail_layers.iter_shared() {
+        for l in self.detail_layers.iter_shared().flatten() {
             crate::nodes::follow::relink_changed(
                 Some(l),
                 None::<Gd<TerrainDetailLayer>>,
@@ -218,7 +244,7 @@ impl TerrainInstancer {
                 true,
             );
         }
-        for l in layers.iter_shared() {
+        for l in layers.iter_shared().flatten() {
             crate::nodes::follow::relink_changed(
                 None::<Gd<TerrainDetailLayer>>,
                 Some(l),
@@ -685,9 +711,20 @@ impl TerrainInstancer {
     }
 
     fn rules_of(&self, mesh: usize) -> (instances::Rules, Vec<usize>) {
-        let m = self.meshes.at(mesh);
-        let m = m.bind();
-        (m.rules(), m.allowed_layers())
+        match self.meshes.at(mesh) {
+            Some(m) => {
+                let m = m.bind();
+                (m.rules(), m.allowed_layers())
+            }
+            // An empty slot: rules that place nothing.
+            None => (
+                instances::Rules {
+                    density: 0.0,
+                    ..Default::default()
+                },
+                Vec::new(),
+            ),
+        }
     }
 
     /// `f` on the instances resource (made when there is none), without its `changed` signal (the
@@ -738,7 +775,7 @@ impl TerrainInstancer {
         self.resolved = self
             .meshes
             .iter_shared()
-            .map(|m| m.bind().resolve())
+            .map(|m| m.map(|m| m.bind().resolve()).unwrap_or_default())
             .collect();
     }
 
