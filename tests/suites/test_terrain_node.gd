@@ -308,3 +308,15 @@ func test_navigation_view_draws_the_faces_a_bake_takes() -> void:
 func _process_frames(n: int) -> void:
 	for i in n:
 		await tree.process_frame
+
+
+## Internal signal handlers are not script methods: nothing named `_on_…` in any class's method list (the
+## class reference shows what scripts can call).
+func test_no_internal_handlers_in_the_class_reference() -> void:
+	var shown := PackedStringArray()
+	for c in ["TerrainNode", "WanderingTerrain", "TerrainInstancer", "TerrainMaterial", "TerrainData", "TerrainRegions", "TerrainDetailLayer", "TerrainInstanceMesh", "TerrainBrushStroke"]:
+		check(ClassDB.class_exists(c), "%s is registered" % c)
+		for m in ClassDB.class_get_method_list(c, true):
+			if String(m["name"]).begins_with("_on_"):
+				shown.append("%s.%s" % [c, m["name"]])
+	check(shown.is_empty(), "internal handlers exposed: %s" % shown)

@@ -79,6 +79,8 @@ pub struct TerrainMaterial {
     normal_array: Option<Gd<Texture2DArray>>,
     /// The arrays need a rebuild before the next `apply_to`.
     dirty: bool,
+    /// Signal handlers (`follow::Handlers`).
+    handlers: crate::nodes::follow::Handlers,
     base: Base<Resource>,
 }
 
@@ -111,6 +113,7 @@ impl IResource for TerrainMaterial {
             albedo_array: None,
             normal_array: None,
             dirty: true,
+            handlers: Default::default(),
             base,
         }
     }
@@ -137,11 +140,21 @@ impl TerrainMaterial {
             return;
         }
         // A layer's parameters only need re-sending; its textures need the arrays rebuilt.
-        for (signal, method) in [
-            ("changed", "_on_layer_changed"),
-            ("textures_changed", "_on_layer_textures_changed"),
-        ] {
-            let callable = self.base().callable(method);
+        let me = self.to_gd();
+        let handlers: [(&str, Callable); 2] = [
+            (
+                "changed",
+                self.handlers
+                    .get(&me, "layer_changed", |t, _| t.layer_changed()),
+            ),
+            (
+                "textures_changed",
+                self.handlers.get(&me, "layer_textures_changed", |t, _| {
+                    t.layer_textures_changed()
+                }),
+            ),
+        ];
+        for (signal, callable) in handlers {
             for mut l in self.layers.iter_shared().flatten() {
                 if l.is_connected(signal, &callable) {
                     l.disconnect(signal, &callable);
@@ -157,14 +170,11 @@ impl TerrainMaterial {
         self.dirty = true;
         self.base_mut().emit_changed();
     }
-
-    #[func(rename = _on_layer_changed)]
     fn layer_changed(&mut self) {
         self.base_mut().emit_changed();
     }
 
     /// The layer's `changed` follows and re-sends everything.
-    #[func(rename = _on_layer_textures_changed)]
     fn layer_textures_changed(&mut self) {
         self.dirty = true;
     }

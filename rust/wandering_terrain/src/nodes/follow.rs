@@ -56,3 +56,42 @@ pub fn relink<T, U>(
             .connect_flags(signal, callable, flags);
     }
 }
+
+/// Signal handlers that are Rust methods, not script methods: connections call them through callables made
+/// once per object (so `is_connected` / `disconnect` find them again), and nothing `_on_…` shows in the
+/// class reference. A handler holds its object by id: a connection never keeps it alive, and once the
+/// object is freed the handler does nothing.
+#[derive(Default)]
+pub struct Handlers(Vec<(&'static str, Callable)>);
+
+impl Handlers {
+    /// The callable running `f` on `obj` for handler `name` (made on first use).
+    pub fn get<T>(
+        &mut self,
+        obj: &Gd<T>,
+        name: &'static str,
+        f: fn(&mut T, &[&Variant]),
+    ) -> Callable
+    where
+        T: GodotClass + godot::obj::Bounds<Declarer = godot::obj::bounds::DeclUser>,
+    {
+        if let Some((_, c)) = self.0.iter().find(|(n, _)| *n == name) {
+            return c.clone();
+        }
+        let id = obj.instance_id();
+        let c = Callable::from_linked_fn(name, obj, move |args: &[&Variant]| {
+            if let Ok(mut o) = Gd::<T>::try_from_instance_id(id) {
+                f(&mut o.bind_mut(), args);
+            }
+        });
+        self.0.push((name, c.clone()));
+        c
+    }
+}
+
+/// A handler's first argument as `V` (the default when the signal sent none or another type).
+pub fn arg<V: FromGodot + Default>(args: &[&Variant]) -> V {
+    args.first()
+        .and_then(|a| a.try_to::<V>().ok())
+        .unwrap_or_default()
+}

@@ -12,7 +12,6 @@ use terrain_core::instances::Area;
 #[godot_api(secondary)]
 impl TerrainInstancer {
     /// A detail layer changed: its cells grow again.
-    #[func(rename = _on_detail_changed)]
     pub(super) fn on_detail_changed(&mut self) {
         self.detail.clear();
         self.detail_stale = true;
@@ -118,7 +117,13 @@ impl TerrainInstancer {
             self.detail_stale = false;
             if material != self.detail_material {
                 // The material's tints and bands are the layer rule's: its edits regrow detail.
-                let callable = self.base().callable("_on_detail_changed");
+                let callable = {
+                    let me = self.to_gd();
+                    self.handlers.get(&me, "detail_changed", |t, a| {
+                        let _ = a;
+                        t.on_detail_changed()
+                    })
+                };
                 let old = self
                     .detail_material
                     .and_then(|id| Gd::<TerrainMaterial>::try_from_instance_id(id).ok());

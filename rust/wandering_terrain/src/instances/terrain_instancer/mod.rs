@@ -95,6 +95,8 @@ pub struct TerrainInstancer {
     /// Main-thread time spent in frame updates so far (µs), for benches: all, showing results, choosing
     /// cells, asking, colliding, detail.
     work_usec: [u64; 6],
+    /// Signal handlers (`follow::Handlers`).
+    handlers: crate::nodes::follow::Handlers,
     base: Base<Node3D>,
 }
 
@@ -146,6 +148,7 @@ impl INode3D for TerrainInstancer {
             last_view: None,
             pending: false,
             work_usec: [0; 6],
+            handlers: Default::default(),
             base,
         }
     }
@@ -205,7 +208,13 @@ impl TerrainInstancer {
 
     #[func]
     fn set_meshes(&mut self, meshes: Array<Option<Gd<TerrainInstanceMesh>>>) {
-        let callable = self.base().callable("_on_meshes_changed");
+        let callable = {
+            let me = self.to_gd();
+            self.handlers.get(&me, "meshes_changed", |t, a| {
+                let _ = a;
+                t.on_meshes_changed()
+            })
+        };
         for m in self.meshes.iter_shared().flatten() {
             crate::nodes::follow::relink_changed(
                 Some(m),
@@ -227,7 +236,6 @@ impl TerrainInstancer {
     }
 
     /// A mesh changed (its look, shapes or rules): every shown cell is drawn again.
-    #[func(rename = _on_meshes_changed)]
     fn on_meshes_changed(&mut self) {
         self.resolve_meshes();
         self.reset();
@@ -235,7 +243,13 @@ impl TerrainInstancer {
 
     #[func]
     fn set_detail_layers(&mut self, layers: Array<Option<Gd<TerrainDetailLayer>>>) {
-        let callable = self.base().callable("_on_detail_changed");
+        let callable = {
+            let me = self.to_gd();
+            self.handlers.get(&me, "detail_changed", |t, a| {
+                let _ = a;
+                t.on_detail_changed()
+            })
+        };
         for l in self.detail_layers.iter_shared().flatten() {
             crate::nodes::follow::relink_changed(
                 Some(l),
@@ -258,7 +272,13 @@ impl TerrainInstancer {
 
     #[func]
     fn set_instances(&mut self, instances: Option<Gd<TerrainInstances>>) {
-        let callable = self.base().callable("_on_instances_changed");
+        let callable = {
+            let me = self.to_gd();
+            self.handlers.get(&me, "instances_changed", |t, a| {
+                let _ = a;
+                t.on_instances_changed()
+            })
+        };
         crate::nodes::follow::relink_changed(
             self.instances.clone(),
             instances.clone(),
@@ -275,7 +295,6 @@ impl TerrainInstancer {
     }
 
     /// The instances resource was replaced from outside (its data or cell size set): drawn again.
-    #[func(rename = _on_instances_changed)]
     fn on_instances_changed(&mut self) {
         self.reset();
     }
@@ -569,7 +588,6 @@ impl TerrainInstancer {
 
     /// `region_changed` of the followed TerrainData or TerrainRegions: the cells over the edited samples
     /// are redrawn.
-    #[func(rename = _on_region_changed)]
     fn on_region_changed(&mut self, region: Rect2i) {
         let Some(sp) = self
             .followed
@@ -595,7 +613,6 @@ impl TerrainInstancer {
     }
 
     /// `changed` of the followed TerrainData (new size, spacing or a whole replacement): every cell.
-    #[func(rename = _on_data_changed)]
     fn on_data_changed(&mut self) {
         self.dirty = true;
         self.cells.map.touch_all();
@@ -793,8 +810,20 @@ impl TerrainInstancer {
         if self.followed == data {
             return;
         }
-        let region = self.base().callable("_on_region_changed");
-        let changed = self.base().callable("_on_data_changed");
+        let region = {
+            let me = self.to_gd();
+            self.handlers.get(&me, "region_changed", |t, a| {
+                let _ = a;
+                t.on_region_changed(crate::nodes::follow::arg(a))
+            })
+        };
+        let changed = {
+            let me = self.to_gd();
+            self.handlers.get(&me, "data_changed", |t, a| {
+                let _ = a;
+                t.on_data_changed()
+            })
+        };
         crate::nodes::follow::relink(
             "region_changed",
             self.followed.clone(),

@@ -203,6 +203,8 @@ pub struct TerrainNode {
     /// The terrain frame collision was last placed with; None after a transform change. Physics frames
     /// follow a still target at the cost of reading its position only.
     collision_frame: Option<Frame>,
+    /// Signal handlers (`follow::Handlers`).
+    handlers: crate::nodes::follow::Handlers,
     base: Base<Node3D>,
 }
 
@@ -281,6 +283,7 @@ impl INode3D for TerrainNode {
             param_fine_origin: StringName::from("clipmap_fine_origin"),
             target_node: std::cell::RefCell::new(None),
             collision_frame: None,
+            handlers: Default::default(),
             base,
         }
     }
@@ -398,9 +401,21 @@ impl TerrainNode {
 
     #[func]
     fn set_terrain_data(&mut self, data: Option<Gd<TerrainData>>) {
-        let callable = self.base().callable("_on_data_changed");
+        let callable = {
+            let me = self.to_gd();
+            self.handlers.get(&me, "data_changed", |t, a| {
+                let _ = a;
+                t.on_data_changed()
+            })
+        };
         relink_changed(self.terrain_data.clone(), data.clone(), &callable, false);
-        let callable = self.base().callable("_on_region_changed");
+        let callable = {
+            let me = self.to_gd();
+            self.handlers.get(&me, "region_changed", |t, a| {
+                let _ = a;
+                t.on_region_changed(crate::nodes::follow::arg(a))
+            })
+        };
         relink(
             "region_changed",
             self.terrain_data.clone(),
@@ -414,14 +429,26 @@ impl TerrainNode {
 
     #[func]
     fn set_terrain_regions(&mut self, regions: Option<Gd<TerrainRegions>>) {
-        let callable = self.base().callable("_on_source_changed");
+        let callable = {
+            let me = self.to_gd();
+            self.handlers.get(&me, "source_changed", |t, a| {
+                let _ = a;
+                t.on_source_changed()
+            })
+        };
         relink_changed(
             self.terrain_regions.clone(),
             regions.clone(),
             &callable,
             false,
         );
-        let callable = self.base().callable("_on_regions_edited");
+        let callable = {
+            let me = self.to_gd();
+            self.handlers.get(&me, "regions_edited", |t, a| {
+                let _ = a;
+                t.on_regions_edited(crate::nodes::follow::arg(a))
+            })
+        };
         relink(
             "region_changed",
             self.terrain_regions.clone(),
@@ -435,7 +462,13 @@ impl TerrainNode {
 
     #[func]
     fn set_terrain_generator(&mut self, generator: Option<Gd<TerrainGenerator>>) {
-        let callable = self.base().callable("_on_source_changed");
+        let callable = {
+            let me = self.to_gd();
+            self.handlers.get(&me, "source_changed", |t, a| {
+                let _ = a;
+                t.on_source_changed()
+            })
+        };
         relink_changed(
             self.terrain_generator.clone(),
             generator.clone(),
@@ -466,7 +499,13 @@ impl TerrainNode {
 
     #[func]
     fn set_terrain_material(&mut self, look: Option<Gd<TerrainMaterial>>) {
-        let callable = self.base().callable("_on_terrain_material_changed");
+        let callable = {
+            let me = self.to_gd();
+            self.handlers.get(&me, "terrain_material_changed", |t, a| {
+                let _ = a;
+                t.apply_look()
+            })
+        };
         relink_changed(
             self.terrain_material.clone(),
             look.clone(),
@@ -478,7 +517,6 @@ impl TerrainNode {
     }
 
     /// `changed` of the TerrainMaterial (or one of its layers): its parameters go to the shader again.
-    #[func(rename = _on_terrain_material_changed)]
     fn apply_look(&mut self) {
         terrain_material::bind(self.terrain_material.as_mut(), self.material.as_ref());
         terrain_material::bind(self.terrain_material.as_mut(), self.debug_material.as_ref());

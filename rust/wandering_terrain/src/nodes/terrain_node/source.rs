@@ -8,7 +8,6 @@ use crate::sample_rect::from_rect2i;
 impl TerrainNode {
     /// `region_changed` of an edited region map (signed samples: an endless map's lie on both sides of
     /// the origin): the windows (next worker job) and collision there.
-    #[func(rename = _on_regions_edited)]
     pub(crate) fn on_regions_edited(&mut self, region: Rect2i) {
         if self.terrain_data.is_some() {
             return;
@@ -19,7 +18,6 @@ impl TerrainNode {
     }
 
     /// `changed` of the TerrainGenerator or TerrainRegions: the world is generated or opened anew.
-    #[func(rename = _on_source_changed)]
     pub(crate) fn on_source_changed(&mut self) {
         // An edit of the region map drawn now (the same store): only its height range may have changed.
         let same = match (&self.terrain_data, &self.terrain_regions, &self.streamed) {
@@ -50,7 +48,6 @@ impl TerrainNode {
 
     /// `changed` of the terrain data: an edit (heights arrive by `region_changed`) or new spacing or size.
     /// Cheap for edits: the culling boxes follow only a new height range.
-    #[func(rename = _on_data_changed)]
     pub(crate) fn on_data_changed(&mut self) {
         let (range, size, spacing) = match (&self.terrain_data, &self.streamed) {
             (Some(d), _) => {
@@ -85,7 +82,6 @@ impl TerrainNode {
     }
 
     /// Collects edited samples for the next frame's update of the data windows.
-    #[func(rename = _on_region_changed)]
     pub(crate) fn on_region_changed(&mut self, region: Rect2i) {
         let r = Region {
             x: region.position.x.max(0) as usize,

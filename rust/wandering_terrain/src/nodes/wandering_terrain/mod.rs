@@ -143,6 +143,8 @@ pub struct WanderingTerrain {
     // Interned once: the per-frame path allocates nothing.
     param_translation: StringName,
     param_rotation: StringName,
+    /// Signal handlers (`follow::Handlers`).
+    handlers: crate::nodes::follow::Handlers,
     base: Base<Node3D>,
 }
 
@@ -176,6 +178,7 @@ impl INode3D for WanderingTerrain {
             last: None,
             param_translation: StringName::from("translation"),
             param_rotation: StringName::from("rotation"),
+            handlers: Default::default(),
             base,
         }
     }
@@ -279,9 +282,21 @@ impl WanderingTerrain {
 
     #[func]
     fn set_terrain_data(&mut self, data: Option<Gd<TerrainData>>) {
-        let callable = self.base().callable("_on_data_changed");
+        let callable = {
+            let me = self.to_gd();
+            self.handlers.get(&me, "data_changed", |t, a| {
+                let _ = a;
+                t.on_data_changed()
+            })
+        };
         relink_changed(self.terrain_data.clone(), data.clone(), &callable, false);
-        let callable = self.base().callable("_on_region_changed");
+        let callable = {
+            let me = self.to_gd();
+            self.handlers.get(&me, "region_changed", |t, a| {
+                let _ = a;
+                t.on_region_changed(crate::nodes::follow::arg(a))
+            })
+        };
         let old = self.terrain_data.clone();
         relink("region_changed", old, data.clone(), &callable, false);
         self.terrain_data = data;
@@ -356,7 +371,13 @@ impl WanderingTerrain {
     fn set_mesh(&mut self, mesh: Option<Gd<WanderingMesh>>) {
         // The culling box follows the mesh's reach; deferred, since a mesh emits `changed` while it is being
         // regenerated for this node.
-        let callable = self.base().callable("_on_data_changed");
+        let callable = {
+            let me = self.to_gd();
+            self.handlers.get(&me, "data_changed", |t, a| {
+                let _ = a;
+                t.on_data_changed()
+            })
+        };
         relink_changed(self.mesh.clone(), mesh.clone(), &callable, true);
         self.mesh = mesh;
         self.sync_instance();
@@ -413,7 +434,13 @@ impl WanderingTerrain {
 
     #[func]
     fn set_terrain_material(&mut self, look: Option<Gd<TerrainMaterial>>) {
-        let callable = self.base().callable("_on_terrain_material_changed");
+        let callable = {
+            let me = self.to_gd();
+            self.handlers.get(&me, "terrain_material_changed", |t, a| {
+                let _ = a;
+                t.apply_look()
+            })
+        };
         relink_changed(
             self.terrain_material.clone(),
             look.clone(),
@@ -425,7 +452,6 @@ impl WanderingTerrain {
     }
 
     /// `changed` of the TerrainMaterial (or one of its layers): its parameters go to the shader again.
-    #[func(rename = _on_terrain_material_changed)]
     fn apply_look(&mut self) {
         terrain_material::bind(self.terrain_material.as_mut(), self.material.as_ref());
         terrain_material::bind(self.terrain_material.as_mut(), self.debug_material.as_ref());

@@ -6,14 +6,12 @@ use super::*;
 #[godot_api(secondary)]
 impl WanderingTerrain {
     /// Collects edited samples for the next physics frame's collision update.
-    #[func(rename = _on_region_changed)]
     pub(super) fn on_region_changed(&mut self, region: Rect2i) {
         self.nav_view.edits += 1;
         self.collision.mark(crate::sample_rect::from_rect2i(region));
     }
 
     /// Refreshes the shader's data uniforms and the culling box after the terrain data changed.
-    #[func(rename = _on_data_changed)]
     pub(super) fn on_data_changed(&mut self) {
         if self.material.is_none() && self.debug_material.is_none() {
             return;
