@@ -324,3 +324,24 @@ func test_bad_input_is_refused_and_the_layer_stays_usable() -> void:
 	check(inst.get_detail_transforms(0, Rect2(1e20, 0, 10, 10)).is_empty(), "far away: empty, no panic")
 	check(inst.get_detail_transforms(0, Rect2(0, 0, 10, 10)).size() > 50, "still usable")
 	_free(s)
+
+
+## A layer that grows only on some texture layers, on a terrain without a TerrainMaterial, is said so (the
+## instancer's setup check, shown as its configuration warning; a warning in the log once per change) and
+## grows everywhere its other rules allow; with a material the message goes.
+func test_layer_rules_without_a_material_are_reported() -> void:
+	var tn := TerrainNode.new()
+	tn.terrain_data = _data()
+	var inst := TerrainInstancer.new()
+	tn.add_child(inst)
+	tree.root.add_child(tn)
+	var grass := TerrainDetailLayer.new()
+	grass.layers = PackedInt32Array([1])
+	inst.detail_layers = [grass] as Array[TerrainDetailLayer]
+	var msgs := inst.check_setup()
+	check(msgs.size() == 1 and msgs[0].contains("detail_layers[0]") and msgs[0].contains("no TerrainMaterial"), "reported: %s" % msgs)
+	inst.update_now()
+	check(inst.get_detail_transforms(0, Rect2(100, 100, 20, 20)).size() > 0, "it grows everywhere meanwhile")
+	tn.terrain_material = TerrainMaterial.new()
+	check(inst.check_setup().is_empty(), "with a material: nothing to say (%s)" % inst.check_setup())
+	tn.queue_free()

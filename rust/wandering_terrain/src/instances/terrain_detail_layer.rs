@@ -275,6 +275,11 @@ impl TerrainDetailLayer {
         true
     }
 
+    /// The texture layers this layer grows on (empty: any ground).
+    pub fn allowed_layers(&self) -> Vec<usize> {
+        self.layers.as_slice().iter().map(|&l| l as usize).collect()
+    }
+
     /// The rules in world units (density per m², heights in world units).
     fn rules(&self) -> DetailRules {
         DetailRules {

@@ -233,7 +233,8 @@ impl TerrainInstancer {
     }
 
     /// The detail layers in terrain space, with the terrain material's blending and tints (a layer that
-    /// cannot grow on this terrain's scale is skipped with an error).
+    /// cannot grow on this terrain's scale is skipped with an error). Layer rules without a TerrainMaterial
+    /// to read are said once here (each time the layers or the material change), not every frame.
     pub(super) fn resolve_detail(
         &self,
         host: &TerrainSurface,
@@ -241,6 +242,15 @@ impl TerrainInstancer {
         usize,
         crate::instances::terrain_detail_layer::ResolvedDetail,
     )> {
+        if host.material.is_none() {
+            for m in self
+                .layer_rules_without_material()
+                .into_iter()
+                .filter(|m| m.starts_with("detail_layers"))
+            {
+                godot_warn!("TerrainInstancer.{m}");
+            }
+        }
         self.detail_layers
             .iter_shared()
             .enumerate()
@@ -255,5 +265,26 @@ impl TerrainInstancer {
                 },
             )
             .collect()
+    }
+
+    /// The meshes and detail layers whose `layers` rule names texture layers: without a TerrainMaterial on
+    /// the terrain there are none to read, and they stand everywhere their other rules allow.
+    pub(super) fn layer_rules_without_material(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (i, l) in self.detail_layers.iter_shared().enumerate() {
+            let Some(l) = l else { continue };
+            let wanted = l.bind().allowed_layers();
+            if !wanted.is_empty() {
+                out.push(format!("detail_layers[{i}] grows only on texture layers {wanted:?}, but the terrain has no TerrainMaterial: it grows everywhere its other rules allow. Give the terrain a terrain_material, or clear the layer's `layers`."));
+            }
+        }
+        for (i, m) in self.meshes.iter_shared().enumerate() {
+            let Some(m) = m else { continue };
+            let wanted = m.bind().allowed_layers();
+            if !wanted.is_empty() {
+                out.push(format!("meshes[{i}] stands only on texture layers {wanted:?}, but the terrain has no TerrainMaterial: it stands everywhere its other rules allow. Give the terrain a terrain_material, or clear the mesh's `layers`."));
+            }
+        }
+        out
     }
 }

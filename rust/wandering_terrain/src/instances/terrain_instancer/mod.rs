@@ -200,8 +200,14 @@ impl TerrainInstancer {
     #[func]
     fn check_setup(&self) -> PackedStringArray {
         let mut out = PackedStringArray::new();
-        if self.host().is_none() {
+        let Some(host) = self.host() else {
             out.push("TerrainInstancer must be a child of a TerrainNode or a WanderingTerrain.");
+            return out;
+        };
+        if host.material.is_none() {
+            for m in self.layer_rules_without_material() {
+                out.push(&m);
+            }
         }
         out
     }
