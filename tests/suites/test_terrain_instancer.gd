@@ -502,3 +502,29 @@ func test_array_properties_take_plain_arrays_and_empty_slots() -> void:
 	check_eq(inst.meshes.size(), 2, "a wrong element changes nothing")
 	check(inst.meshes[1] == null, "the previous meshes are kept")
 	inst.free()
+
+
+## sit_on_ground: a mesh centred on its origin (BoxMesh 2 high) stands on the ground by its lowest point,
+## lifted by its half height times each instance's scale; off, its origin is on the ground.
+func test_sit_on_ground_lifts_centred_meshes_by_their_lowest_point() -> void:
+	var t := _data()
+	var s := _scene(t, [_mesh(), _mesh()])
+	var inst: TerrainInstancer = s[1]
+	var sitting: TerrainInstanceMesh = inst.meshes[1]
+	sitting.sit_on_ground = true
+	sitting.scale_min = 0.5
+	sitting.scale_max = 2.0
+	inst.scatter(0, Rect2(20, 20, 200, 200), 50, 3)
+	inst.scatter(1, Rect2(20, 20, 200, 200), 50, 3)
+	var worst := 0.0
+	var n := 0
+	for k in 2:
+		for tr: Transform3D in inst.get_instances(k, Rect2(0, 0, SIZE, SIZE)):
+			var ground := t.get_height(Vector2(tr.origin.x, tr.origin.z))
+			var sc := tr.basis.get_scale().y
+			var want := ground + (1.0 * sc if k == 1 else 0.0)
+			worst = worst_of(worst, absf(tr.origin.y - want))
+			n += 1
+	check(n > 60, "instances placed: %d" % n)
+	check(worst < 1e-3, "origins at ground (+ half the box's height x scale when sitting): worst %s" % worst)
+	_free(s)

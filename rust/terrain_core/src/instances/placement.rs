@@ -21,6 +21,9 @@ pub struct Rules {
     pub density: f64,
     /// A random turn about the up axis.
     pub random_yaw: bool,
+    /// Added to the height above the ground, times the instance's scale: the mesh's lowest point below its
+    /// origin, so a mesh centred on its origin stands on the ground instead of sinking into it.
+    pub lift: f32,
     /// Scale, slopes, lean and height above the ground (shared with detail).
     pub placement: PlacementRules,
 }
@@ -30,6 +33,7 @@ impl Default for Rules {
         Self {
             density: 0.01,
             random_yaw: true,
+            lift: 0.0,
             placement: PlacementRules::default(),
         }
     }
@@ -89,7 +93,7 @@ impl Rules {
         let rot = rotation::placement(n, p.align, yaw);
         let s = p.scale_at(r[1] as f32);
         Some(Placement {
-            pos: [x, f64::from(h + p.offset), z],
+            pos: [x, f64::from(h + p.offset + self.lift * s), z],
             rot,
             scale: [s; 3],
         })

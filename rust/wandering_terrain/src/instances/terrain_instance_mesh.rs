@@ -71,6 +71,12 @@ pub struct TerrainInstanceMesh {
     /// A random turn about the up axis.
     #[export]
     random_yaw: bool,
+    /// Stand the mesh on the ground by its lowest point: each instance is lifted by how far the mesh
+    /// reaches below its origin (times its scale). For meshes centred on their origin, like Godot's
+    /// BoxMesh or CylinderMesh, which otherwise sink halfway in. Off: the origin sits on the ground (for
+    /// meshes modelled with their base at the origin, like most trees). Taken when instances are placed.
+    #[export]
+    sit_on_ground: bool,
     /// 0: upright; 1: along the ground's normal.
     #[export(range = (0.0, 1.0, 0.01))]
     #[var(set = set_align_to_normal)]
@@ -112,6 +118,7 @@ impl IResource for TerrainInstanceMesh {
             scale_min: f64::from(r.placement.scale[0]),
             scale_max: f64::from(r.placement.scale[1]),
             random_yaw: r.random_yaw,
+            sit_on_ground: false,
             align_to_normal: f64::from(r.placement.align),
             height_offset: f64::from(r.placement.offset),
             slope_min: f64::from(r.placement.slope[0]),
@@ -235,6 +242,15 @@ impl TerrainInstanceMesh {
         Rules {
             density: self.density,
             random_yaw: self.random_yaw,
+            lift: if self.sit_on_ground {
+                self.mesh
+                    .as_ref()
+                    .map(|m| -m.get_aabb().position.y)
+                    .filter(|v| v.is_finite())
+                    .map_or(0.0, |v| v.clamp(-1e5, 1e5))
+            } else {
+                0.0
+            },
             placement: PlacementRules {
                 scale: [self.scale_min as f32, self.scale_max as f32],
                 slope: [self.slope_min as f32, self.slope_max as f32],
