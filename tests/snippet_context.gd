@@ -25,7 +25,7 @@ func _terrain(named: String) -> TerrainNode:
 
 
 ## Loads the block's script (a parse or type error fails here) and, when `run`, instantiates it in the
-## scene above, calls its `run()` if it has one, and lets a few frames pass.
+## scene above, calls its `run()` if it has one, and lets 30 physics frames pass.
 func run_snippet(path: String, where: String, run: bool) -> void:
 	var script := load(path) as Script
 	if not check(script != null and script.can_instantiate(), "%s loads" % where) or not run:
@@ -50,7 +50,9 @@ func run_snippet(path: String, where: String, run: bool) -> void:
 	holder.add_child(node)
 	if node.has_method("run"):
 		await node.run()
-	for i in 5:
-		await tree.process_frame
+	# Time for what a block starts in _ready (a bake reaching the navigation map, say): half a second
+	# of physics frames.
+	for i in 30:
+		await tree.physics_frame
 	holder.queue_free()
 	await tree.process_frame

@@ -51,6 +51,8 @@ pub fn is_error_line(line: &str) -> bool {
         "Failed to load script",
         "handle_crash",
         "Segmentation fault",
+        // The navigation map's sync warning: a bake whose cell size does not match the map's.
+        "edge error(s)",
     ];
     let t = line.trim_start();
     PREFIXES.iter().any(|p| t.starts_with(p)) || ANYWHERE.iter().any(|p| t.contains(p))
