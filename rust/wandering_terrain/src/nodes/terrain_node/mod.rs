@@ -22,7 +22,6 @@ use terrain_core::clipmap_data::Frame;
 use terrain_core::clipmap_stream::{SharedSamples, StreamSource};
 use terrain_core::generation::Generated;
 use terrain_core::samples::{self, Samples};
-use terrain_core::terrain_data::Region;
 
 pub(crate) mod clipmap_data;
 mod collision;

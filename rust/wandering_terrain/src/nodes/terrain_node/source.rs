@@ -83,15 +83,11 @@ impl TerrainNode {
 
     /// Collects edited samples for the next frame's update of the data windows.
     pub(crate) fn on_region_changed(&mut self, region: Rect2i) {
-        let r = Region {
-            x: region.position.x.max(0) as usize,
-            z: region.position.y.max(0) as usize,
-            w: region.size.x.max(0) as usize,
-            d: region.size.y.max(0) as usize,
-        };
+        // One conversion for both nodes (`sample_rect.rs`).
+        let r = from_rect2i(region);
         // The next worker job recomputes the texels the edit reached (drawn a frame or two later).
-        self.gpu.mark_edited(r.into());
-        self.collision.mark(r.into());
+        self.gpu.mark_edited(r);
+        self.collision.mark(r);
         self.nav_view.edits += 1;
     }
 }
