@@ -77,6 +77,8 @@ pub struct TerrainCollision {
     tiles: Schedule<TileId, ()>,
     /// An edited tile waits for its new grid (kept so an idle check need not walk the tiles).
     stale: bool,
+    /// The kept range of the last update (tiles outside it are forgotten when it changes).
+    kept: Option<Range2>,
     /// The target at the last update, and where it is heading (terrain units ahead of it).
     last_target: Option<[f64; 2]>,
     lead: [f64; 2],
@@ -228,6 +230,7 @@ impl TerrainCollision {
         }
         self.tiles.restart().for_each(drop);
         self.stale = false;
+        self.kept = None;
         self.complete = false;
         self.last_target = None;
     }
@@ -497,15 +500,19 @@ impl TerrainCollision {
             self.tiles.remove(*id);
         }
         // Tiles neither in place nor kept are forgotten: whatever the workers bring for them is stale.
-        gone.clear();
-        let used = &self.used;
-        gone.extend(
-            self.tiles
-                .keys()
-                .filter(|&id| !used.contains_key(id) && !contains(keep, id)),
-        );
-        for id in &gone {
-            self.tiles.remove(*id);
+        // Tiles are wanted only inside the kept range, so only a new range leaves some outside.
+        if self.kept != Some(keep) {
+            self.kept = Some(keep);
+            gone.clear();
+            let used = &self.used;
+            gone.extend(
+                self.tiles
+                    .keys()
+                    .filter(|&id| !used.contains_key(id) && !contains(keep, id)),
+            );
+            for id in &gone {
+                self.tiles.remove(*id);
+            }
         }
         self.todo = gone;
         let mut ready = std::mem::take(&mut self.ready);
@@ -635,24 +642,31 @@ impl TerrainCollision {
     ) {
         let mut wanted = std::mem::take(&mut self.todo);
         wanted.clear();
+        // New and edited tiles in the wanted ring whose grid was not asked for since their last edit.
         let mut complete = true;
         for z in want.1[0]..want.1[1] {
             for x in want.0[0]..want.0[1] {
-                complete &= self.tiles.want([x, z]).shown > 0;
+                let c = self.tiles.want([x, z]);
+                complete &= c.shown > 0;
+                if c.needs_work() {
+                    wanted.push([x, z]);
+                }
             }
         }
         self.complete = complete;
-        // New tiles in the wanted ring, and edited tiles (or asked-for ones an edit overtook) whose grid
-        // was not asked for since their last edit.
-        wanted.extend(
-            self.tiles
-                .iter()
-                .filter(|(id, c)| {
-                    c.needs_work() && (contains(*want, id) || c.shown > 0 || c.asked > 0)
-                })
-                .map(|(id, _)| *id),
-        );
-        self.stale = self.tiles.iter().any(|(_, c)| is_edited(c));
+        // While an edit is on its way: edited tiles beyond the ring (or asked-for ones an edit overtook),
+        // and whether any edited tile still waits (no walk over the tiles otherwise).
+        if self.stale {
+            wanted.extend(
+                self.tiles
+                    .iter()
+                    .filter(|(id, c)| {
+                        !contains(*want, id) && c.needs_work() && (c.shown > 0 || c.asked > 0)
+                    })
+                    .map(|(id, _)| *id),
+            );
+            self.stale = self.tiles.iter().any(|(_, c)| is_edited(c));
+        }
         // Nearest first to the path from the target to where it is heading.
         let p = self.last_target.unwrap_or([0.0; 2]);
         let a = [p[0] + self.lead[0], p[1] + self.lead[1]];
