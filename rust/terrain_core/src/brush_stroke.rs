@@ -23,23 +23,6 @@ pub struct StrokeChunks<V> {
     chunks: BTreeMap<[i64; 2], Chunk<V>>,
 }
 
-/// The overlap of two rectangles (empty when they do not meet).
-fn intersect(a: SampleRect, b: SampleRect) -> SampleRect {
-    let x0 = a.x.max(b.x);
-    let z0 = a.z.max(b.z);
-    let x1 = (a.x + a.w as i64).min(b.x + b.w as i64);
-    let z1 = (a.z + a.d as i64).min(b.z + b.d as i64);
-    if x1 <= x0 || z1 <= z0 {
-        return SampleRect::default();
-    }
-    SampleRect {
-        x: x0,
-        z: z0,
-        w: (x1 - x0) as usize,
-        d: (z1 - z0) as usize,
-    }
-}
-
 impl<V: Clone + PartialEq> StrokeChunks<V> {
     pub fn new() -> Self {
         Self {
@@ -49,7 +32,7 @@ impl<V: Clone + PartialEq> StrokeChunks<V> {
 
     /// The chunks rectangle `dab` touches inside `bounds` that are not saved yet: (key, rectangle).
     pub fn unsaved(&self, dab: SampleRect, bounds: SampleRect) -> Vec<([i64; 2], SampleRect)> {
-        let dab = intersect(dab, bounds);
+        let dab = dab.intersect(bounds);
         if dab.is_empty() {
             return Vec::new();
         }
@@ -70,7 +53,7 @@ impl<V: Clone + PartialEq> StrokeChunks<V> {
                     w: CHUNK as usize,
                     d: CHUNK as usize,
                 };
-                let r = intersect(whole, bounds);
+                let r = whole.intersect(bounds);
                 if !r.is_empty() {
                     out.push(([cx, cz], r));
                 }

@@ -43,6 +43,23 @@ impl SampleRect {
         self.w == 0 || self.d == 0
     }
 
+    /// The overlap of both (empty when they do not meet).
+    pub fn intersect(self, other: SampleRect) -> SampleRect {
+        let x0 = self.x.max(other.x);
+        let z0 = self.z.max(other.z);
+        let x1 = (self.x + self.w as i64).min(other.x + other.w as i64);
+        let z1 = (self.z + self.d as i64).min(other.z + other.d as i64);
+        if x1 <= x0 || z1 <= z0 {
+            return SampleRect::default();
+        }
+        SampleRect {
+            x: x0,
+            z: z0,
+            w: (x1 - x0) as usize,
+            d: (z1 - z0) as usize,
+        }
+    }
+
     /// The smallest rectangle holding both (edits accumulated between two frames).
     pub fn union(self, other: SampleRect) -> SampleRect {
         if self.is_empty() {

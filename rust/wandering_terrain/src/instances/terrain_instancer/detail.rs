@@ -117,13 +117,9 @@ impl TerrainInstancer {
             self.detail_stale = false;
             if material != self.detail_material {
                 // The material's tints and bands are the layer rule's: its edits regrow detail.
-                let callable = {
-                    let me = self.to_gd();
-                    self.handlers.get(&me, "detail_changed", |t, a| {
-                        let _ = a;
-                        t.on_detail_changed()
-                    })
-                };
+                let callable = self.handlers.get(&self.to_gd(), "detail_changed", |t, _| {
+                    t.on_detail_changed()
+                });
                 let old = self
                     .detail_material
                     .and_then(|id| Gd::<TerrainMaterial>::try_from_instance_id(id).ok());

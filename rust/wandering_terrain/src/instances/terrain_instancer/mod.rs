@@ -214,13 +214,9 @@ impl TerrainInstancer {
 
     #[func]
     fn set_meshes(&mut self, meshes: Array<Option<Gd<TerrainInstanceMesh>>>) {
-        let callable = {
-            let me = self.to_gd();
-            self.handlers.get(&me, "meshes_changed", |t, a| {
-                let _ = a;
-                t.on_meshes_changed()
-            })
-        };
+        let callable = self.handlers.get(&self.to_gd(), "meshes_changed", |t, _| {
+            t.on_meshes_changed()
+        });
         for m in self.meshes.iter_shared().flatten() {
             crate::nodes::follow::relink_changed(
                 Some(m),
@@ -249,13 +245,9 @@ impl TerrainInstancer {
 
     #[func]
     fn set_detail_layers(&mut self, layers: Array<Option<Gd<TerrainDetailLayer>>>) {
-        let callable = {
-            let me = self.to_gd();
-            self.handlers.get(&me, "detail_changed", |t, a| {
-                let _ = a;
-                t.on_detail_changed()
-            })
-        };
+        let callable = self.handlers.get(&self.to_gd(), "detail_changed", |t, _| {
+            t.on_detail_changed()
+        });
         for l in self.detail_layers.iter_shared().flatten() {
             crate::nodes::follow::relink_changed(
                 Some(l),
@@ -278,13 +270,11 @@ impl TerrainInstancer {
 
     #[func]
     fn set_instances(&mut self, instances: Option<Gd<TerrainInstances>>) {
-        let callable = {
-            let me = self.to_gd();
-            self.handlers.get(&me, "instances_changed", |t, a| {
-                let _ = a;
+        let callable = self
+            .handlers
+            .get(&self.to_gd(), "instances_changed", |t, _| {
                 t.on_instances_changed()
-            })
-        };
+            });
         crate::nodes::follow::relink_changed(
             self.instances.clone(),
             instances.clone(),
@@ -816,20 +806,12 @@ impl TerrainInstancer {
         if self.followed == data {
             return;
         }
-        let region = {
-            let me = self.to_gd();
-            self.handlers.get(&me, "region_changed", |t, a| {
-                let _ = a;
-                t.on_region_changed(crate::nodes::follow::arg(a))
-            })
-        };
-        let changed = {
-            let me = self.to_gd();
-            self.handlers.get(&me, "data_changed", |t, a| {
-                let _ = a;
-                t.on_data_changed()
-            })
-        };
+        let region = self.handlers.get(&self.to_gd(), "region_changed", |t, a| {
+            t.on_region_changed(crate::nodes::follow::arg(a))
+        });
+        let changed = self
+            .handlers
+            .get(&self.to_gd(), "data_changed", |t, _| t.on_data_changed());
         crate::nodes::follow::relink(
             "region_changed",
             self.followed.clone(),

@@ -400,21 +400,13 @@ impl TerrainNode {
 
     #[func]
     fn set_terrain_data(&mut self, data: Option<Gd<TerrainData>>) {
-        let callable = {
-            let me = self.to_gd();
-            self.handlers.get(&me, "data_changed", |t, a| {
-                let _ = a;
-                t.on_data_changed()
-            })
-        };
+        let callable = self
+            .handlers
+            .get(&self.to_gd(), "data_changed", |t, _| t.on_data_changed());
         relink_changed(self.terrain_data.clone(), data.clone(), &callable, false);
-        let callable = {
-            let me = self.to_gd();
-            self.handlers.get(&me, "region_changed", |t, a| {
-                let _ = a;
-                t.on_region_changed(crate::nodes::follow::arg(a))
-            })
-        };
+        let callable = self.handlers.get(&self.to_gd(), "region_changed", |t, a| {
+            t.on_region_changed(crate::nodes::follow::arg(a))
+        });
         relink(
             "region_changed",
             self.terrain_data.clone(),
@@ -428,26 +420,18 @@ impl TerrainNode {
 
     #[func]
     fn set_terrain_regions(&mut self, regions: Option<Gd<TerrainRegions>>) {
-        let callable = {
-            let me = self.to_gd();
-            self.handlers.get(&me, "source_changed", |t, a| {
-                let _ = a;
-                t.on_source_changed()
-            })
-        };
+        let callable = self.handlers.get(&self.to_gd(), "source_changed", |t, _| {
+            t.on_source_changed()
+        });
         relink_changed(
             self.terrain_regions.clone(),
             regions.clone(),
             &callable,
             false,
         );
-        let callable = {
-            let me = self.to_gd();
-            self.handlers.get(&me, "regions_edited", |t, a| {
-                let _ = a;
-                t.on_regions_edited(crate::nodes::follow::arg(a))
-            })
-        };
+        let callable = self.handlers.get(&self.to_gd(), "regions_edited", |t, a| {
+            t.on_regions_edited(crate::nodes::follow::arg(a))
+        });
         relink(
             "region_changed",
             self.terrain_regions.clone(),
@@ -461,13 +445,9 @@ impl TerrainNode {
 
     #[func]
     fn set_terrain_generator(&mut self, generator: Option<Gd<TerrainGenerator>>) {
-        let callable = {
-            let me = self.to_gd();
-            self.handlers.get(&me, "source_changed", |t, a| {
-                let _ = a;
-                t.on_source_changed()
-            })
-        };
+        let callable = self.handlers.get(&self.to_gd(), "source_changed", |t, _| {
+            t.on_source_changed()
+        });
         relink_changed(
             self.terrain_generator.clone(),
             generator.clone(),
@@ -498,13 +478,11 @@ impl TerrainNode {
 
     #[func]
     fn set_terrain_material(&mut self, look: Option<Gd<TerrainMaterial>>) {
-        let callable = {
-            let me = self.to_gd();
-            self.handlers.get(&me, "terrain_material_changed", |t, a| {
-                let _ = a;
+        let callable = self
+            .handlers
+            .get(&self.to_gd(), "terrain_material_changed", |t, _| {
                 t.apply_look()
-            })
-        };
+            });
         relink_changed(
             self.terrain_material.clone(),
             look.clone(),

@@ -282,21 +282,13 @@ impl WanderingTerrain {
 
     #[func]
     fn set_terrain_data(&mut self, data: Option<Gd<TerrainData>>) {
-        let callable = {
-            let me = self.to_gd();
-            self.handlers.get(&me, "data_changed", |t, a| {
-                let _ = a;
-                t.on_data_changed()
-            })
-        };
+        let callable = self
+            .handlers
+            .get(&self.to_gd(), "data_changed", |t, _| t.on_data_changed());
         relink_changed(self.terrain_data.clone(), data.clone(), &callable, false);
-        let callable = {
-            let me = self.to_gd();
-            self.handlers.get(&me, "region_changed", |t, a| {
-                let _ = a;
-                t.on_region_changed(crate::nodes::follow::arg(a))
-            })
-        };
+        let callable = self.handlers.get(&self.to_gd(), "region_changed", |t, a| {
+            t.on_region_changed(crate::nodes::follow::arg(a))
+        });
         let old = self.terrain_data.clone();
         relink("region_changed", old, data.clone(), &callable, false);
         self.terrain_data = data;
@@ -371,13 +363,9 @@ impl WanderingTerrain {
     fn set_mesh(&mut self, mesh: Option<Gd<WanderingMesh>>) {
         // The culling box follows the mesh's reach; deferred, since a mesh emits `changed` while it is being
         // regenerated for this node.
-        let callable = {
-            let me = self.to_gd();
-            self.handlers.get(&me, "data_changed", |t, a| {
-                let _ = a;
-                t.on_data_changed()
-            })
-        };
+        let callable = self
+            .handlers
+            .get(&self.to_gd(), "data_changed", |t, _| t.on_data_changed());
         relink_changed(self.mesh.clone(), mesh.clone(), &callable, true);
         self.mesh = mesh;
         self.sync_instance();
@@ -434,13 +422,11 @@ impl WanderingTerrain {
 
     #[func]
     fn set_terrain_material(&mut self, look: Option<Gd<TerrainMaterial>>) {
-        let callable = {
-            let me = self.to_gd();
-            self.handlers.get(&me, "terrain_material_changed", |t, a| {
-                let _ = a;
+        let callable = self
+            .handlers
+            .get(&self.to_gd(), "terrain_material_changed", |t, _| {
                 t.apply_look()
-            })
-        };
+            });
         relink_changed(
             self.terrain_material.clone(),
             look.clone(),
