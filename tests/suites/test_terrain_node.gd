@@ -320,3 +320,32 @@ func test_no_internal_handlers_in_the_class_reference() -> void:
 			if String(m["name"]).begins_with("_on_"):
 				shown.append("%s.%s" % [c, m["name"]])
 	check(shown.is_empty(), "internal handlers exposed: %s" % shown)
+
+
+## The NAVIGATION view follows the target where it is now, also when the data windows need not move (a small
+## terrain the rings cover whole): it once stayed where the windows were last laid out.
+func test_navigation_view_follows_the_target_when_the_windows_stay() -> void:
+	var t := TerrainData.new()
+	t.size = Vector2i(128, 128)
+	t.generate_noise(4, 0.03, 3, 2.0, 0.5, 6.0, -1e9, TerrainData.NOISE_PERLIN)
+	var at := Node3D.new()
+	at.position = Vector3(120, 0, 120)
+	tree.root.add_child(at)
+	var tn := TerrainNode.new()
+	tn.terrain_data = t
+	tree.root.add_child(tn)
+	tn.target = tn.get_path_to(at)
+	tn.debug_view = TerrainNode.DEBUG_VIEW_NAVIGATION
+	await _process_frames(3)
+	at.position = Vector3(60, 0, 70)
+	await _process_frames(3)
+	var lines := _nav_lines(tn)
+	check(lines != null, "lines drawn")
+	if lines != null:
+		var v: PackedVector3Array = lines.mesh.surface_get_arrays(0)[Mesh.ARRAY_VERTEX]
+		var c := (Vector2(floorf(60 / 32.0), floorf(70 / 32.0)) + Vector2(0.5, 0.5)) * 32.0
+		var faces := tn.get_navigation_faces(AABB(Vector3(c.x - 48, -1e7, c.y - 48), Vector3(96, 2e7, 96)), 0.25)
+		check(faces.size() > 100, "faces around the target: %d" % faces.size())
+		check_eq(v.size(), faces.size() * 2, "the lines are the faces around where the target is now")
+	tn.queue_free()
+	at.queue_free()
