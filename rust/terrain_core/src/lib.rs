@@ -18,6 +18,7 @@ mod hash;
 pub mod height_range;
 pub mod heightmap_io;
 pub mod instances;
+pub mod layers;
 pub mod material;
 pub mod navigation;
 pub mod placement_rules;
