@@ -8,7 +8,8 @@
 //! | 0–5 | base slot |
 //! | 6–11 | overlay slot |
 //! | 12–19 | blend: the overlay's weight, 0..255 |
-//! | 20–30 | unused (0) |
+//! | 20–29 | unused (0) |
+//! | 30 | cleared (`CLEAR`): no instances or detail stand here (a road's verge) |
 //! | 31 | hole (`HOLE`) |
 //!
 //! A slot is 0 for **auto** (height-band texturing as in the classic XNA terrain tutorial's multitexturing: each layer with a band
@@ -26,6 +27,10 @@
 /// its (x + 1, z)–(x, z + 1) diagonal (Godot Physics' and Jolt's split), and a triangle with a hole sample
 /// at a corner is a hole — `height_at` is NaN there, nothing is drawn and nothing collides.
 pub const HOLE: u32 = 1 << 31;
+
+/// Control bit of a cleared sample: instances there are hidden (kept, back when the bit goes) and detail
+/// does not grow; what a terrain path sets along its verge. Not drawn (not in the GPU control value).
+pub const CLEAR: u32 = 1 << 30;
 
 /// Painted layers a material can have (slot 0 is auto).
 pub const MAX_LAYERS: usize = 63;
@@ -96,7 +101,7 @@ pub fn slot_of(layer: usize) -> u8 {
 
 /// Sets the weight of `slot` in control value `c` to `w` (0..1, quantised to 1/255); the rest goes to the
 /// strongest other slot of the sample (auto if there is none). Only two slots fit a sample: a third slot
-/// painted over two drops the weaker. The hole bit is kept.
+/// painted over two drops the weaker. The hole and clear bits are kept.
 pub fn paint(c: u32, slot: u8, w: f32) -> u32 {
     let p = Paint::decode(c);
     let [(a, wa), (b, wb)] = p.weights();
@@ -115,7 +120,7 @@ pub fn paint(c: u32, slot: u8, w: f32) -> u32 {
         overlay: slot,
         blend,
     };
-    (c & HOLE) | np.encode()
+    (c & (HOLE | CLEAR)) | np.encode()
 }
 
 /// The value the shaders read: paint bits and the hole flag at bit 20, exact as an f32.
@@ -150,6 +155,7 @@ mod tests {
         assert_eq!(paint(c, slot_of(5), 0.0), paint(0, slot_of(2), 1.0));
         // The hole bit survives painting.
         assert_eq!(paint(HOLE, slot_of(3), 1.0) & HOLE, HOLE);
+        assert_eq!(paint(CLEAR, slot_of(3), 1.0) & CLEAR, CLEAR);
     }
 
     #[test]

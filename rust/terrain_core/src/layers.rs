@@ -131,9 +131,12 @@ pub struct LayerStack {
     dirty: BTreeSet<TileKey>,
 }
 
+/// A tile to compose: its key, its version, its kept values and the layers over it in order.
+type Pending = (TileKey, u64, Tile, Vec<Arc<dyn Layer>>);
+
 /// Tiles to compose and everything their composition reads (worker-safe: `run` needs no stack).
 pub struct ComposeJob {
-    tiles: Vec<(TileKey, u64, Tile, Vec<Arc<dyn Layer>>)>,
+    tiles: Vec<Pending>,
 }
 
 /// Composed tiles, for `LayerStack::write`.
@@ -429,4 +432,4 @@ impl LayerStack {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -27,6 +27,7 @@ pub mod raycast;
 pub mod sample_rect;
 pub mod samples;
 pub mod terrain_data;
+pub mod terrain_path;
 pub mod terrain_regions;
 #[cfg(test)]
 pub(crate) mod test_terrains;

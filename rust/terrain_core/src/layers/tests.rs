@@ -94,7 +94,11 @@ fn a_moved_layer_gives_the_old_ground_back_exactly() {
     s.set(1, 0, pad(20, 30, 40, 10, 3.0), None, &g);
     s.compose_now(&mut g);
     assert_eq!(at(&g, 25, 35), 3.0);
-    assert_eq!(at(&g, 19, 35), original[35 * 200 + 19], "outside: untouched");
+    assert_eq!(
+        at(&g, 19, 35),
+        original[35 * 200 + 19],
+        "outside: untouched"
+    );
     s.set(1, 0, pad(100, 120, 40, 10, 3.0), None, &g);
     s.compose_now(&mut g);
     assert_eq!(at(&g, 25, 35), original[35 * 200 + 25]);
@@ -102,7 +106,11 @@ fn a_moved_layer_gives_the_old_ground_back_exactly() {
     s.remove(1);
     s.compose_now(&mut g);
     assert_eq!(g.h, original, "every sample back, bit for bit");
-    assert_eq!(s.kept_bytes(), 0, "nothing kept once no layer covers the ground");
+    assert_eq!(
+        s.kept_bytes(),
+        0,
+        "nothing kept once no layer covers the ground"
+    );
 }
 
 #[test]
@@ -112,7 +120,11 @@ fn layers_apply_in_order_and_sculpting_under_them_keeps_them_on_top() {
     s.set(1, 0, pad(10, 10, 30, 30, 2.0), None, &g);
     s.set(2, 0, pad(30, 30, 30, 30, 7.0), None, &g);
     s.compose_now(&mut g);
-    assert_eq!(at(&g, 35, 35), 7.0, "the later layer wins where they overlap");
+    assert_eq!(
+        at(&g, 35, 35),
+        7.0,
+        "the later layer wins where they overlap"
+    );
     assert_eq!(at(&g, 15, 15), 2.0);
     // A lower order puts a layer under the others.
     s.set(2, -1, pad(30, 30, 30, 30, 7.0), None, &g);
@@ -132,11 +144,19 @@ fn layers_apply_in_order_and_sculpting_under_them_keeps_them_on_top() {
     g.write(r, &raised, &before_c);
     s.sculpted(r, (&before, &before_c), &mut g);
     assert_eq!(at(&g, 15, 15), 2.0, "the pad stays flat");
-    assert_eq!(at(&g, 5, 5), before[5 * 20 + 5] + 4.0, "beside it the ground rose");
+    assert_eq!(
+        at(&g, 5, 5),
+        before[5 * 20 + 5] + 4.0,
+        "beside it the ground rose"
+    );
     s.remove(1);
     s.remove(2);
     s.compose_now(&mut g);
-    assert_eq!(at(&g, 15, 15), under + 4.0, "the sculpted ground under it rose too");
+    assert_eq!(
+        at(&g, 15, 15),
+        under + 4.0,
+        "the sculpted ground under it rose too"
+    );
     assert_eq!(s.kept_bytes(), 0);
 }
 
@@ -169,7 +189,10 @@ fn kept_values_survive_a_save_and_reload() {
     let composed = g.h.clone();
     s2.set(1, 0, pad(40, 40, 20, 20, 9.0), None, &g);
     s2.compose_now(&mut g);
-    assert_eq!(g.h, composed, "applied again from the kept values: no double application");
+    assert_eq!(
+        g.h, composed,
+        "applied again from the kept values: no double application"
+    );
     s2.remove(1);
     s2.compose_now(&mut g);
     assert_eq!(g.h, original);
