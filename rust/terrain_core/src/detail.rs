@@ -207,6 +207,9 @@ pub struct Ground {
 impl Ground {
     /// (share of allowed layers, tint) at terrain (x, z).
     pub fn at<S: Samples + ?Sized>(&self, s: &S, x: f64, z: f64) -> (f32, [f32; 3]) {
+        if crate::samples::is_cleared(s, x / s.spacing() - 0.5, z / s.spacing() - 0.5) {
+            return (0.0, [1.0; 3]);
+        }
         let painted = self.density.at(x / s.spacing(), z / s.spacing());
         let Some(b) = &self.blending else {
             return (painted, [1.0; 3]);

@@ -29,6 +29,7 @@ pub mod samples;
 pub mod terrain_data;
 pub mod terrain_path;
 pub mod terrain_regions;
+pub mod terrain_stamp;
 #[cfg(test)]
 pub(crate) mod test_terrains;
 pub mod wandering_mesh;

@@ -371,6 +371,13 @@ pub fn hole_rule<S: Samples + ?Sized>(s: &S, sx: f64, sz: f64) -> bool {
     }
 }
 
+/// Whether sample-space point (sx, sz) is cleared (`control::CLEAR` on a sample around it: a path's
+/// verge): instances there are hidden and detail does not grow.
+pub fn is_cleared<S: Samples + ?Sized>(s: &S, sx: f64, sz: f64) -> bool {
+    let (c, _) = s.control_corners(sx, sz);
+    c.iter().any(|c| c & crate::control::CLEAR != 0)
+}
+
 /// Whether terrain position (x, z) is on the grid's samples: finite and within [0, size × spacing] on a
 /// finite grid (beyond it `height_at` answers the nearest edge's height), anywhere on an endless one.
 pub fn is_inside<S: Samples + ?Sized>(s: &S, x: f64, z: f64) -> bool {

@@ -468,11 +468,12 @@ impl InstanceStore {
 }
 
 /// Where an instance stands on a surface: its terrain-space transform (basis columns and origin), or
-/// None over a hole. The height is the surface's (`samples::height_at` without the hole test) + offset.
+/// None over a hole or cleared ground (a path's verge: hidden, not deleted). The height is the surface's
+/// (`samples::height_at` without the hole test) + offset.
 pub fn placed<S: Samples + ?Sized>(s: &S, x: f64, z: f64, i: &Instance) -> Option<(Mat3, Vec3)> {
     let sp = s.spacing();
     let (sx, sz) = (x / sp - 0.5, z / sp - 0.5);
-    if s.is_hole_at_sample(sx, sz) {
+    if s.is_hole_at_sample(sx, sz) || crate::samples::is_cleared(s, sx, sz) {
         return None;
     }
     let y = s.patch_height(sx, sz) + i.offset;
