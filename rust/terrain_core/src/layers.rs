@@ -15,7 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 /// Side of a tile, samples.
-pub const TILE: i64 = 32;
+pub const TILE: i64 = 16;
 /// Samples in a tile.
 pub const TILE_SAMPLES: usize = (TILE * TILE) as usize;
 
@@ -23,6 +23,8 @@ pub const TILE_SAMPLES: usize = (TILE * TILE) as usize;
 pub type TileKey = [i64; 2];
 
 /// A tile's heights and control values, row-major (`TILE`² each). Samples outside a finite map hold 0.
+/// A kept tile whose control values are all 0 keeps none (`control` empty): unpainted ground costs 4 bytes
+/// a sample; a layer always gets both.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Tile {
     pub heights: Vec<f32>,
@@ -35,6 +37,26 @@ impl Tile {
             heights: vec![0.0; TILE_SAMPLES],
             control: vec![0; TILE_SAMPLES],
         }
+    }
+
+    /// The control values dropped when all are 0 (how a tile is kept).
+    fn compact(mut self) -> Self {
+        if self.control.iter().all(|&c| c == 0) {
+            self.control = Vec::new();
+        }
+        self
+    }
+
+    /// Both arrays whole (how a layer gets a tile).
+    fn expanded(mut self) -> Self {
+        if self.control.is_empty() {
+            self.control = vec![0; TILE_SAMPLES];
+        }
+        self
+    }
+
+    fn bytes(&self) -> usize {
+        (self.heights.len() + self.control.len()) * 4
     }
 }
 
@@ -100,16 +122,36 @@ fn read_tile(t: TileKey, ground: &dyn Ground) -> Tile {
     tile
 }
 
-fn write_tile(t: TileKey, tile: &Tile, ground: &mut dyn Ground) -> Option<SampleRect> {
-    let (r, at) = clip(t, ground.bounds())?;
-    let (mut h, mut c) = (Vec::with_capacity(r.w * r.d), Vec::with_capacity(r.w * r.d));
-    for row in 0..r.d {
-        let src = at + row * TILE as usize;
-        h.extend_from_slice(&tile.heights[src..src + r.w]);
-        c.extend_from_slice(&tile.control[src..src + r.w]);
+/// Groups rectangles into fewer, larger ones: a rectangle joins a group when their union is at most
+/// twice the area they cover (a road's tiles along it become a few writes, far-apart tiles stay apart).
+/// Every input lies inside exactly one output; outputs do not overlap inputs of other outputs.
+pub fn cluster(mut rects: Vec<SampleRect>) -> Vec<SampleRect> {
+    rects.sort_by_key(|r| (r.z, r.x));
+    let area = |r: &SampleRect| r.w * r.d;
+    let mut groups: Vec<(SampleRect, usize)> = Vec::new();
+    for r in rects {
+        let joined = groups.iter_mut().rev().find(|(g, covered)| {
+            let u = g.union(r);
+            area(&u) <= 2 * (covered + area(&r))
+        });
+        match joined {
+            Some((g, covered)) => {
+                *g = g.union(r);
+                *covered += area(&r);
+            }
+            None => groups.push((r, area(&r))),
+        }
     }
-    ground.write(r, &h, &c);
-    Some(r)
+    // Grown groups may now overlap: merge those until none do.
+    let mut out: Vec<SampleRect> = Vec::new();
+    for (g, _) in groups {
+        let mut g = g;
+        while let Some(i) = out.iter().position(|o| !o.intersect(g).is_empty()) {
+            g = g.union(out.swap_remove(i));
+        }
+        out.push(g);
+    }
+    out
 }
 
 /// One layer in the stack.
@@ -129,6 +171,8 @@ pub struct LayerStack {
     versions: BTreeMap<TileKey, u64>,
     counter: u64,
     dirty: BTreeSet<TileKey>,
+    /// Goes up whenever the kept values change (what a map saves with its regions).
+    kept_version: u64,
 }
 
 /// A tile to compose: its key, its version, its kept values and the layers over it in order.
@@ -137,6 +181,11 @@ type Pending = (TileKey, u64, Tile, Vec<Arc<dyn Layer>>);
 /// Tiles to compose and everything their composition reads (worker-safe: `run` needs no stack).
 pub struct ComposeJob {
     tiles: Vec<Pending>,
+}
+
+/// The final values of kept tiles before an edit (`LayerStack::before`).
+pub struct Before {
+    tiles: Vec<(TileKey, Tile)>,
 }
 
 /// Composed tiles, for `LayerStack::write`.
@@ -177,7 +226,21 @@ impl LayerStack {
 
     /// Bytes of kept sculpted values.
     pub fn kept_bytes(&self) -> usize {
-        self.kept.len() * TILE_SAMPLES * 8
+        self.kept.values().map(Tile::bytes).sum()
+    }
+
+    /// Changes whenever the kept values do (compare with the version saved).
+    pub fn kept_version(&self) -> u64 {
+        self.kept_version
+    }
+
+    /// Bytes kept under `tiles` (one layer's share).
+    pub fn kept_bytes_of(&self, tiles: &BTreeSet<TileKey>) -> usize {
+        tiles
+            .iter()
+            .filter_map(|t| self.kept.get(t))
+            .map(Tile::bytes)
+            .sum()
     }
 
     /// Tiles whose composition waits (`job`).
@@ -199,7 +262,8 @@ impl LayerStack {
         let bounds = ground.bounds();
         for &t in layer.tiles() {
             if !self.kept.contains_key(&t) && clip(t, bounds).is_some() {
-                self.kept.insert(t, read_tile(t, ground));
+                self.kept.insert(t, read_tile(t, ground).compact());
+                self.kept_version += 1;
             }
         }
         let dirty = match (changed, self.layers.iter().position(|e| e.id == id)) {
@@ -253,6 +317,23 @@ impl LayerStack {
         }
     }
 
+    /// Every layer's tiles dirty (after the kept values were loaded again); tiles not kept are kept from
+    /// the ground as it is.
+    pub fn mark_all(&mut self, ground: &dyn Ground) {
+        let bounds = ground.bounds();
+        let all: BTreeSet<TileKey> = self
+            .layers
+            .iter()
+            .flat_map(|e| e.layer.tiles().iter().copied())
+            .collect();
+        for &t in &all {
+            if !self.kept.contains_key(&t) && clip(t, bounds).is_some() {
+                self.kept.insert(t, read_tile(t, ground).compact());
+            }
+        }
+        self.mark(all);
+    }
+
     /// The dirty tiles' composition (the dirty set is emptied; `write` takes the result).
     pub fn job(&mut self) -> ComposeJob {
         let dirty = std::mem::take(&mut self.dirty);
@@ -263,7 +344,7 @@ impl LayerStack {
         let tiles = tiles
             .into_iter()
             .filter_map(|t| {
-                let kept = self.kept.get(&t)?.clone();
+                let kept = self.kept.get(&t)?.clone().expanded();
                 let layers = self
                     .layers
                     .iter()
@@ -277,29 +358,38 @@ impl LayerStack {
     }
 
     /// Writes composed tiles that are still current into the ground (a stale one is dirty again and
-    /// waits for the next job) and forgets the kept values of tiles no layer covers any more. Returns
-    /// the rectangles written, a row of neighbouring tiles as one.
+    /// waits for the next job) and forgets the kept values of tiles no layer covers any more. Neighbouring
+    /// tiles go in one write (`cluster`): the rectangles written are returned.
     pub fn write(&mut self, composed: Composed, ground: &mut dyn Ground) -> Vec<SampleRect> {
-        let mut rects: Vec<SampleRect> = Vec::new();
+        let bounds = ground.bounds();
+        let mut fresh: Vec<(SampleRect, usize, Tile)> = Vec::new();
         for (t, version, tile) in composed.tiles {
             if self.versions.get(&t).copied().unwrap_or(0) != version {
                 continue;
             }
-            let Some(r) = write_tile(t, &tile, ground) else {
-                continue;
-            };
-            match rects.last_mut() {
-                Some(last) if last.z == r.z && last.d == r.d && last.x + last.w as i64 == r.x => {
-                    last.w += r.w
-                }
-                _ => rects.push(r),
-            }
             if !self.layers.iter().any(|e| e.layer.tiles().contains(&t)) {
                 self.kept.remove(&t);
                 self.versions.remove(&t);
+                self.kept_version += 1;
+            }
+            if let Some((r, at)) = clip(t, bounds) {
+                fresh.push((r, at, tile));
             }
         }
-        rects
+        let clusters = cluster(fresh.iter().map(|f| f.0).collect());
+        for c in &clusters {
+            let (mut h, mut ctl) = ground.read(*c);
+            for (r, at, tile) in fresh.iter().filter(|f| !c.intersect(f.0).is_empty()) {
+                for row in 0..r.d {
+                    let src = at + row * TILE as usize;
+                    let dst = ((r.z - c.z) as usize + row) * c.w + (r.x - c.x) as usize;
+                    h[dst..dst + r.w].copy_from_slice(&tile.heights[src..src + r.w]);
+                    ctl[dst..dst + r.w].copy_from_slice(&tile.control[src..src + r.w]);
+                }
+            }
+            ground.write(*c, &h, &ctl);
+        }
+        clusters
     }
 
     /// Composes and writes every dirty tile now (on the calling thread).
@@ -313,36 +403,40 @@ impl LayerStack {
         !self.kept.is_empty() && tiles_over(r).any(|t| self.kept.contains_key(&t))
     }
 
-    /// An edit changed the final values of `r` from `before` (heights, control) to what the ground holds
-    /// now: under the layers, height differences are added to the kept heights and changed control values
-    /// replace the kept ones; then the layers apply again on top there (composed now: an edit's result
-    /// shows at once). Returns the rectangles written.
-    pub fn sculpted(
-        &mut self,
-        r: SampleRect,
-        before: (&[f32], &[u32]),
-        ground: &mut dyn Ground,
-    ) -> Vec<SampleRect> {
-        let (after_h, after_c) = ground.read(r);
+    /// The final values of the kept tiles under `r`, before an edit there (None when no layer covers it:
+    /// the edit needs no bookkeeping).
+    pub fn before(&self, r: SampleRect, ground: &dyn Ground) -> Option<Before> {
+        let tiles: Vec<(TileKey, Tile)> = tiles_over(r)
+            .filter(|t| self.kept.contains_key(t))
+            .map(|t| (t, read_tile(t, ground)))
+            .collect();
+        (!tiles.is_empty()).then_some(Before { tiles })
+    }
+
+    /// An edit changed the final values since `before`: under the layers, height differences are added
+    /// to the kept heights and changed control values replace the kept ones (an undo of the edit takes
+    /// them back); then the layers apply again on top there, composed now (an edit shows at once).
+    /// Returns the rectangles written.
+    pub fn sculpted(&mut self, before: Before, ground: &mut dyn Ground) -> Vec<SampleRect> {
         let mut touched = BTreeSet::new();
-        for t in tiles_over(r) {
-            let Some(kept) = self.kept.get_mut(&t) else {
+        for (t, old) in before.tiles {
+            let now = read_tile(t, ground);
+            let Some(tile) = self.kept.remove(&t) else {
                 continue;
             };
-            let tr = tile_rect(t);
-            let o = r.intersect(tr);
-            for z in o.z..o.z + o.d as i64 {
-                for x in o.x..o.x + o.w as i64 {
-                    let i = ((z - r.z) * r.w as i64 + (x - r.x)) as usize;
-                    let k = ((z - tr.z) * TILE + (x - tr.x)) as usize;
-                    kept.heights[k] += after_h[i] - before.0[i];
-                    if after_c[i] != before.1[i] {
-                        kept.control[k] = after_c[i];
-                    }
+            let mut kept = tile.expanded();
+            for k in 0..TILE_SAMPLES {
+                if now.heights[k] != old.heights[k] {
+                    kept.heights[k] += now.heights[k] - old.heights[k];
+                }
+                if now.control[k] != old.control[k] {
+                    kept.control[k] = now.control[k];
                 }
             }
+            self.kept.insert(t, kept.compact());
             touched.insert(t);
         }
+        self.kept_version += 1;
         self.mark(touched.iter().copied());
         for t in &touched {
             self.dirty.remove(t);
@@ -356,8 +450,9 @@ impl LayerStack {
     pub fn replaced(&mut self, ground: &dyn Ground) {
         let keys: Vec<TileKey> = self.kept.keys().copied().collect();
         for t in &keys {
-            self.kept.insert(*t, read_tile(*t, ground));
+            self.kept.insert(*t, read_tile(*t, ground).compact());
         }
+        self.kept_version += 1;
         self.mark(keys);
     }
 
@@ -369,15 +464,20 @@ impl LayerStack {
     }
 
     /// The kept values, for saving with the map: "WTLY", version 1, tile count, then per tile its key
-    /// (two i64) and its heights and control values (little-endian).
+    /// (two i64), whether it has control values (u32 0 or 1), its heights and then its control values
+    /// if it has them (little-endian).
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(12 + self.kept.len() * (16 + TILE_SAMPLES * 8));
+        if self.kept.is_empty() {
+            return Vec::new();
+        }
+        let mut out = Vec::with_capacity(12 + self.kept.len() * 20 + self.kept_bytes());
         out.extend_from_slice(b"WTLY");
         out.extend_from_slice(&1u32.to_le_bytes());
         out.extend_from_slice(&(self.kept.len() as u32).to_le_bytes());
         for (t, tile) in &self.kept {
             out.extend_from_slice(&t[0].to_le_bytes());
             out.extend_from_slice(&t[1].to_le_bytes());
+            out.extend_from_slice(&u32::from(!tile.control.is_empty()).to_le_bytes());
             tile.heights
                 .iter()
                 .for_each(|h| out.extend_from_slice(&h.to_le_bytes()));
@@ -390,45 +490,58 @@ impl LayerStack {
 
     /// Takes kept values saved by `to_bytes` (empty bytes: none). Nothing changes on damaged data.
     pub fn load_bytes(&mut self, bytes: &[u8]) -> Result<(), String> {
-        if bytes.is_empty() {
-            self.kept.clear();
-            return Ok(());
-        }
-        let per = 16 + TILE_SAMPLES * 8;
-        let word = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
-        if bytes.len() < 12 || &bytes[0..4] != b"WTLY" || word(4) != 1 {
-            return Err("not kept layer data (WTLY version 1)".into());
-        }
-        let n = word(8) as usize;
-        if bytes.len() != 12 + n * per {
-            return Err(format!(
-                "{} bytes for {n} tiles, want {}",
-                bytes.len(),
-                12 + n * per
-            ));
-        }
-        let mut kept = BTreeMap::new();
-        for chunk in bytes[12..].chunks_exact(per) {
-            let key = [0, 8].map(|o| i64::from_le_bytes(chunk[o..o + 8].try_into().unwrap()));
-            let values = &chunk[16..];
-            let heights: Vec<f32> = values[..TILE_SAMPLES * 4]
-                .chunks_exact(4)
-                .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
-                .collect();
-            if let Some(h) = heights.iter().find(|h| !h.is_finite()) {
-                return Err(format!("tile {key:?} holds a non-finite height {h}"));
-            }
-            let control = values[TILE_SAMPLES * 4..]
-                .chunks_exact(4)
-                .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
-                .collect();
-            kept.insert(key, Tile { heights, control });
-        }
+        let kept = if bytes.is_empty() {
+            BTreeMap::new()
+        } else {
+            parse(bytes)?
+        };
         self.kept = kept;
         self.versions.clear();
         self.dirty.clear();
+        self.kept_version += 1;
         Ok(())
     }
+}
+
+fn parse(bytes: &[u8]) -> Result<BTreeMap<TileKey, Tile>, String> {
+    let short = || format!("kept layer data ends early ({} bytes)", bytes.len());
+    let take = |at: &mut usize, n: usize| -> Result<&[u8], String> {
+        let s = bytes.get(*at..*at + n).ok_or_else(short)?;
+        *at += n;
+        Ok(s)
+    };
+    let word = |b: &[u8]| u32::from_le_bytes(b.try_into().unwrap());
+    let mut at = 0;
+    if take(&mut at, 4)? != b"WTLY" || word(take(&mut at, 4)?) != 1 {
+        return Err("not kept layer data (WTLY version 1)".into());
+    }
+    let n = word(take(&mut at, 4)?) as usize;
+    let mut kept = BTreeMap::new();
+    for _ in 0..n {
+        let k = take(&mut at, 16)?;
+        let key = [0, 8].map(|o| i64::from_le_bytes(k[o..o + 8].try_into().unwrap()));
+        let has_control = word(take(&mut at, 4)?) != 0;
+        let heights: Vec<f32> = take(&mut at, TILE_SAMPLES * 4)?
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
+            .collect();
+        if let Some(h) = heights.iter().find(|h| !h.is_finite()) {
+            return Err(format!("tile {key:?} holds a non-finite height {h}"));
+        }
+        let control = if has_control {
+            take(&mut at, TILE_SAMPLES * 4)?
+                .chunks_exact(4)
+                .map(word)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        kept.insert(key, Tile { heights, control });
+    }
+    if at != bytes.len() {
+        return Err(format!("{} bytes after the last tile", bytes.len() - at));
+    }
+    Ok(kept)
 }
 
 #[cfg(test)]

@@ -160,11 +160,22 @@ struct Piece {
     half: [f32; 2],
 }
 
-/// One curve segment (point i to i + 1): its pieces and the tiles they reach.
+/// A vertex of the cut curve: sample coordinates (x, z), height, tilt and half width (terrain units).
+/// Piece `i` runs from vertex `i` to vertex `i + 1` of its segment.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Vertex {
+    xz: [f64; 2],
+    y: f32,
+    tilt: f32,
+    half: f32,
+}
+
+/// One curve segment (point i to i + 1): its vertices in the layer's list and the tiles its pieces reach.
 #[derive(Clone, Debug)]
 struct Part {
     ends: [PathPoint; 2],
-    pieces: Vec<Piece>,
+    first: u32,
+    pieces: u32,
     tiles: BTreeSet<TileKey>,
 }
 
@@ -187,8 +198,10 @@ pub struct PathLayer {
     shape: PathShape,
     spacing: f64,
     parts: Vec<Part>,
+    verts: Vec<Vertex>,
     tiles: BTreeSet<TileKey>,
-    index: BTreeMap<TileKey, Vec<(u32, u32)>>,
+    /// The pieces (by their first vertex) that reach each tile.
+    index: BTreeMap<TileKey, Vec<u32>>,
     bounds: Option<SampleRect>,
 }
 
@@ -232,15 +245,16 @@ impl PathLayer {
             shape,
             spacing,
             parts: Vec::new(),
+            verts: Vec::new(),
             tiles: BTreeSet::new(),
             index: BTreeMap::new(),
             bounds,
         };
-        for (i, w) in points.windows(2).enumerate() {
+        for w in points.windows(2) {
             let part = layer.part([w[0], w[1]]);
-            for (q, piece) in part.pieces.iter().enumerate() {
-                for t in layer.piece_tiles(piece) {
-                    layer.index.entry(t).or_default().push((i as u32, q as u32));
+            for id in part.first..part.first + part.pieces {
+                for t in layer.piece_tiles(&layer.piece(id)) {
+                    layer.index.entry(t).or_default().push(id);
                 }
             }
             layer.tiles.extend(&part.tiles);
@@ -249,8 +263,8 @@ impl PathLayer {
         Ok(layer)
     }
 
-    /// Segment `ends[0]` → `ends[1]` cut into pieces about a sample long.
-    fn part(&self, ends: [PathPoint; 2]) -> Part {
+    /// Segment `ends[0]` → `ends[1]` cut into pieces about a sample long (its vertices appended).
+    fn part(&mut self, ends: [PathPoint; 2]) -> Part {
         let c = [
             ends[0].position,
             ends[0].after,
@@ -259,33 +273,45 @@ impl PathLayer {
         ];
         let length = dist(c[0], c[1]) + dist(c[1], c[2]) + dist(c[2], c[3]);
         let n = ((length / self.spacing).ceil() as usize).clamp(1, MAX_PIECES);
-        let to_sample = |p: [f64; 3]| [p[0] / self.spacing - 0.5, p[2] / self.spacing - 0.5];
+        let sp = self.spacing;
         let half = self.shape.width * 0.5;
-        let mut pieces = Vec::with_capacity(n);
-        let mut prev = c[0];
-        for k in 1..=n {
-            let (t0, t1) = ((k - 1) as f64 / n as f64, k as f64 / n as f64);
-            let next = if k == n { c[3] } else { bezier(&c, t1) };
-            let lerp = |a: f32, b: f32, t: f64| a + (b - a) * t as f32;
-            let (ta, tb) = (ends[0].tilt, ends[1].tilt);
-            let (wa, wb) = (ends[0].width * half, ends[1].width * half);
-            pieces.push(Piece {
-                a: to_sample(prev),
-                b: to_sample(next),
-                y: [prev[1] as f32, next[1] as f32],
-                tilt: [lerp(ta, tb, t0), lerp(ta, tb, t1)],
-                half: [lerp(wa, wb, t0), lerp(wa, wb, t1)],
+        let first = self.verts.len() as u32;
+        for k in 0..=n {
+            let t = k as f64 / n as f64;
+            let p = match k {
+                0 => c[0],
+                _ if k == n => c[3],
+                _ => bezier(&c, t),
+            };
+            let lerp = |a: f32, b: f32| a + (b - a) * t as f32;
+            self.verts.push(Vertex {
+                xz: [p[0] / sp - 0.5, p[2] / sp - 0.5],
+                y: p[1] as f32,
+                tilt: lerp(ends[0].tilt, ends[1].tilt),
+                half: lerp(ends[0].width * half, ends[1].width * half),
             });
-            prev = next;
         }
         let mut tiles = BTreeSet::new();
-        for p in &pieces {
-            tiles.extend(self.piece_tiles(p));
+        for id in first..first + n as u32 {
+            tiles.extend(self.piece_tiles(&self.piece(id)));
         }
         Part {
             ends,
-            pieces,
+            first,
+            pieces: n as u32,
             tiles,
+        }
+    }
+
+    /// Piece `id`: from vertex `id` to the next.
+    fn piece(&self, id: u32) -> Piece {
+        let (a, b) = (self.verts[id as usize], self.verts[id as usize + 1]);
+        Piece {
+            a: a.xz,
+            b: b.xz,
+            y: [a.y, b.y],
+            tilt: [a.tilt, b.tilt],
+            half: [a.half, b.half],
         }
     }
 
@@ -329,9 +355,16 @@ impl PathLayer {
         out
     }
 
+    /// Heap bytes of the layer itself (pieces and their index by tile).
+    pub fn heap_bytes(&self) -> usize {
+        let pieces = self.verts.len() * std::mem::size_of::<Vertex>();
+        let index: usize = self.index.values().map(|v| 48 + v.len() * 4).sum();
+        pieces + index + self.tiles.len() * 24 + self.parts.len() * std::mem::size_of::<Part>()
+    }
+
     /// Pieces the curve was cut into.
     pub fn piece_count(&self) -> usize {
-        self.parts.iter().map(|p| p.pieces.len()).sum()
+        self.parts.iter().map(|p| p.pieces as usize).sum()
     }
 }
 
@@ -380,7 +413,6 @@ fn edge_noise(x: i64, z: i64, period: i64) -> f32 {
 #[derive(Clone, Copy)]
 struct Nearest {
     d2: f64,
-    part: u32,
     piece: u32,
     t: f32,
     side: f32,
@@ -392,50 +424,10 @@ impl Layer for PathLayer {
     }
 
     fn apply(&self, key: TileKey, tile: &mut Tile) {
-        let Some(list) = self.index.get(&key) else {
+        let Some(near) = self.nearest(key) else {
             return;
         };
         let tr = tile_rect(key);
-        let mut near = vec![
-            Nearest {
-                d2: f64::INFINITY,
-                part: 0,
-                piece: 0,
-                t: 0.0,
-                side: 0.0,
-            };
-            TILE_SAMPLES
-        ];
-        for &(pi, qi) in list {
-            let p = &self.parts[pi as usize].pieces[qi as usize];
-            let r = self.piece_rect(p).intersect(tr);
-            let ab = [p.b[0] - p.a[0], p.b[1] - p.a[1]];
-            let len2 = ab[0] * ab[0] + ab[1] * ab[1];
-            for z in r.z..r.z + r.d as i64 {
-                for x in r.x..r.x + r.w as i64 {
-                    let ap = [x as f64 - p.a[0], z as f64 - p.a[1]];
-                    let t = if len2 > 0.0 {
-                        ((ap[0] * ab[0] + ap[1] * ab[1]) / len2).clamp(0.0, 1.0)
-                    } else {
-                        0.0
-                    };
-                    let q = [ap[0] - ab[0] * t, ap[1] - ab[1] * t];
-                    let d2 = q[0] * q[0] + q[1] * q[1];
-                    let n = &mut near[((z - tr.z) * TILE + (x - tr.x)) as usize];
-                    if d2 < n.d2 {
-                        let cross = ab[0] * ap[1] - ab[1] * ap[0];
-                        let side = if len2 > 0.0 { cross / len2.sqrt() } else { 0.0 };
-                        *n = Nearest {
-                            d2,
-                            part: pi,
-                            piece: qi,
-                            t: t as f32,
-                            side: side as f32,
-                        };
-                    }
-                }
-            }
-        }
         let sp = self.spacing as f32;
         let full_half = self.shape.width * 0.5;
         let period = ((3.0 / self.spacing).round() as i64).max(1);
@@ -443,7 +435,7 @@ impl Layer for PathLayer {
             if !n.d2.is_finite() {
                 continue;
             }
-            let p = &self.parts[n.part as usize].pieces[n.piece as usize];
+            let p = &self.piece(n.piece);
             let lerp = |v: [f32; 2]| v[0] + (v[1] - v[0]) * n.t;
             let d = n.d2.sqrt() as f32 * sp;
             let half = lerp(p.half);
@@ -483,6 +475,69 @@ impl Layer for PathLayer {
 }
 
 impl PathLayer {
+    /// Each sample of tile `key`: its nearest piece (None when no piece reaches the tile).
+    fn nearest(&self, key: TileKey) -> Option<Vec<Nearest>> {
+        let list = self.index.get(&key)?;
+        let tr = tile_rect(key);
+        let mut near = vec![
+            Nearest {
+                d2: f64::INFINITY,
+                piece: 0,
+                t: 0.0,
+                side: 0.0,
+            };
+            TILE_SAMPLES
+        ];
+        for &id in list {
+            let p = &self.piece(id);
+            let r = self.piece_rect(p).intersect(tr);
+            let ab = [p.b[0] - p.a[0], p.b[1] - p.a[1]];
+            let len2 = ab[0] * ab[0] + ab[1] * ab[1];
+            for z in r.z..r.z + r.d as i64 {
+                for x in r.x..r.x + r.w as i64 {
+                    let ap = [x as f64 - p.a[0], z as f64 - p.a[1]];
+                    let t = if len2 > 0.0 {
+                        ((ap[0] * ab[0] + ap[1] * ab[1]) / len2).clamp(0.0, 1.0)
+                    } else {
+                        0.0
+                    };
+                    let q = [ap[0] - ab[0] * t, ap[1] - ab[1] * t];
+                    let d2 = q[0] * q[0] + q[1] * q[1];
+                    let n = &mut near[((z - tr.z) * TILE + (x - tr.x)) as usize];
+                    if d2 < n.d2 {
+                        let cross = ab[0] * ap[1] - ab[1] * ap[0];
+                        let side = if len2 > 0.0 { cross / len2.sqrt() } else { 0.0 };
+                        *n = Nearest {
+                            d2,
+                            piece: id,
+                            t: t as f32,
+                            side: side as f32,
+                        };
+                    }
+                }
+            }
+        }
+        Some(near)
+    }
+
+    /// Samples the path writes (within its reach of the centre line): what its memory is counted against.
+    pub fn covered_samples(&self) -> usize {
+        let sp = self.spacing as f32;
+        self.tiles
+            .iter()
+            .filter_map(|&t| self.nearest(t))
+            .flatten()
+            .filter(|n| {
+                if !n.d2.is_finite() {
+                    return false;
+                }
+                let p = &self.piece(n.piece);
+                let half = p.half[0] + (p.half[1] - p.half[0]) * n.t;
+                n.d2.sqrt() as f32 * sp <= self.shape.reach(half)
+            })
+            .count()
+    }
+
     /// One sample's height: blended towards the curve's (banked by the tilt, lowered by `depth` when
     /// carving) by the falloff weight, as the mode allows.
     fn apply_height(&self, h: &mut f32, d: f32, half: f32, y: f32, tilt: f32, side: f32) {
@@ -516,7 +571,7 @@ impl PathLayer {
 /// the lowest above it (both keep the grade, so their mean does).
 pub fn lay_on_ground(
     points: &[[f64; 3]],
-    ground: impl Fn(f64, f64) -> Option<f64>,
+    mut ground: impl FnMut(f64, f64) -> Option<f64>,
     max_grade: f64,
 ) -> Vec<f64> {
     let y: Vec<f64> = points

@@ -31,7 +31,9 @@ mod views;
 mod write;
 
 pub use error::RegionError;
-pub use files::{check_new_map, map_exists, Existing};
+pub use files::{
+    check_new_map, map_exists, read_layer_base, write_layer_base, Existing, LAYER_BASE_FILE,
+};
 use files::{file, read_le};
 pub use format::{check_region_size, RegionMeta, ENDLESS_SIDE};
 pub use rows::RowWriter;

@@ -8,6 +8,7 @@ use godot::prelude::*;
 mod async_job;
 mod data;
 mod instances;
+mod layers;
 mod look;
 mod nodes;
 mod object_array;

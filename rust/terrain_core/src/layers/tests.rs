@@ -141,8 +141,9 @@ fn layers_apply_in_order_and_sculpting_under_them_keeps_them_on_top() {
     let (before, before_c) = g.read(r);
     let under = s.sculpted_height(15, 15).unwrap();
     let raised: Vec<f32> = before.iter().map(|v| v + 4.0).collect();
+    let kept = s.before(r, &g).expect("the pad's tiles are kept");
     g.write(r, &raised, &before_c);
-    s.sculpted(r, (&before, &before_c), &mut g);
+    s.sculpted(kept, &mut g);
     assert_eq!(at(&g, 15, 15), 2.0, "the pad stays flat");
     assert_eq!(
         at(&g, 5, 5),
@@ -158,6 +159,26 @@ fn layers_apply_in_order_and_sculpting_under_them_keeps_them_on_top() {
         "the sculpted ground under it rose too"
     );
     assert_eq!(s.kept_bytes(), 0);
+}
+
+#[test]
+fn clusters_hold_every_rectangle_and_join_neighbours() {
+    let t = |x: i64, z: i64| tile_rect([x, z]);
+    let rects = vec![t(0, 0), t(1, 0), t(2, 1), t(3, 1), t(40, 40), t(1, 1)];
+    let c = cluster(rects.clone());
+    assert!(c.len() <= 3 && c.len() >= 2, "{c:?}");
+    for r in &rects {
+        assert_eq!(
+            c.iter().filter(|g| g.intersect(*r) == *r).count(),
+            1,
+            "{r:?} in one group"
+        );
+    }
+    for (i, a) in c.iter().enumerate() {
+        for b in &c[i + 1..] {
+            assert!(a.intersect(*b).is_empty(), "groups do not overlap");
+        }
+    }
 }
 
 #[test]
@@ -182,7 +203,12 @@ fn kept_values_survive_a_save_and_reload() {
     s.set(1, 0, pad(40, 40, 20, 20, 9.0), None, &g);
     s.compose_now(&mut g);
     let bytes = s.to_bytes();
-    assert_eq!(bytes.len(), 12 + (16 + TILE_SAMPLES * 8), "one tile kept");
+    // 40..60 lies in tiles 2 and 3 of 16 on each axis; unpainted: heights only.
+    assert_eq!(
+        bytes.len(),
+        12 + 4 * (20 + TILE_SAMPLES * 4),
+        "four tiles kept"
+    );
     // A reopened map: the composed heights and the kept values, then the layer again.
     let mut s2 = LayerStack::default();
     s2.load_bytes(&bytes).unwrap();

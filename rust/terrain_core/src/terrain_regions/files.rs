@@ -111,6 +111,7 @@ pub(super) fn read_le(path: &Path, count: usize) -> Result<Vec<[u8; 4]>, RegionE
 fn is_map_file(name: &str) -> bool {
     let name = name.strip_suffix(".tmp").unwrap_or(name);
     name == HEADER
+        || name == LAYER_BASE_FILE
         || ((name.starts_with('h') || name.starts_with('c'))
             && name.len() > 5
             && name.ends_with(".bin")
@@ -228,5 +229,37 @@ impl Drop for Scratch {
         if !self.done {
             let _ = fs::remove_dir_all(&self.path);
         }
+    }
+}
+
+/// The file a map keeps its terrain layers' sculpted ground in (`layers::LayerStack::to_bytes`).
+pub const LAYER_BASE_FILE: &str = "layers.base";
+
+/// Writes the layers' sculpted ground beside the regions (safely: old or new after a crash); no layer
+/// removes the file.
+pub fn write_layer_base(dir: &Path, bytes: &[u8]) -> Result<(), RegionError> {
+    let path = dir.join(LAYER_BASE_FILE);
+    if bytes.is_empty() {
+        return match fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(RegionError::Write(format!(
+                "cannot remove {}: {e}",
+                path.display()
+            ))),
+            _ => Ok(()),
+        };
+    }
+    write_safely(&path, &[bytes])
+}
+
+/// The layers' sculpted ground saved with the map (empty when there is none).
+pub fn read_layer_base(dir: &Path) -> Result<Vec<u8>, RegionError> {
+    let path = dir.join(LAYER_BASE_FILE);
+    match fs::read(&path) {
+        Ok(b) => Ok(b),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(RegionError::Read(format!(
+            "cannot read {}: {e}",
+            path.display()
+        ))),
     }
 }

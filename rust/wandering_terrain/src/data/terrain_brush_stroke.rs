@@ -3,76 +3,13 @@
 //! dab; the stroke finds what to edit through the terrain contract (`surface.rs`), so it works alike on a
 //! TerrainNode over a TerrainData or a region map and on a WanderingTerrain.
 
+use crate::data::edit_target::EditTarget;
 use crate::data::terrain_brush::TerrainBrush;
-use crate::data::terrain_data::TerrainData;
-use crate::data::terrain_regions::TerrainRegions;
-use crate::sample_rect::{from_rect2i, to_rect2i};
+use crate::sample_rect::from_rect2i;
 use crate::surface::host_of;
 use godot::classes::{Node, RefCounted};
 use godot::prelude::*;
 use terrain_core::brush_stroke::StrokeChunks;
-use terrain_core::sample_rect::SampleRect;
-
-/// What a stroke edits: the node's TerrainData, or its region map.
-enum Target {
-    Data(Gd<TerrainData>),
-    Regions(Gd<TerrainRegions>),
-}
-
-impl Target {
-    fn bounds(&self) -> Rect2i {
-        match self {
-            Target::Data(d) => d.bind().get_bounds(),
-            Target::Regions(r) => r.bind().get_bounds(),
-        }
-    }
-
-    fn spacing(&self) -> f64 {
-        match self {
-            Target::Data(d) => d.bind().get_spacing(),
-            Target::Regions(r) => r.bind().get_spacing(),
-        }
-    }
-
-    fn heights(&self, r: SampleRect) -> Vec<f32> {
-        let r = to_rect2i(r);
-        match self {
-            Target::Data(d) => d.bind().get_heights_region(r).to_vec(),
-            Target::Regions(g) => g.bind().get_heights_region(r).to_vec(),
-        }
-    }
-
-    fn control(&self, r: SampleRect) -> Vec<i32> {
-        let r = to_rect2i(r);
-        match self {
-            Target::Data(d) => d.bind().get_control_region(r).to_vec(),
-            Target::Regions(g) => g.bind().get_control_region(r).to_vec(),
-        }
-    }
-
-    fn set_heights(&mut self, r: SampleRect, v: &[f32]) {
-        let (r, v) = (to_rect2i(r), PackedFloat32Array::from(v));
-        match self {
-            Target::Data(d) => d.bind_mut().set_heights_region(r, v),
-            Target::Regions(g) => g.bind_mut().set_heights_region(r, v),
-        };
-    }
-
-    fn set_control(&mut self, r: SampleRect, v: &[i32]) {
-        let (r, v) = (to_rect2i(r), PackedInt32Array::from(v));
-        match self {
-            Target::Data(d) => d.bind_mut().set_control_region(r, v),
-            Target::Regions(g) => g.bind_mut().set_control_region(r, v),
-        };
-    }
-
-    fn apply_brush(&mut self, b: &Gd<TerrainBrush>, at: Vector2, seconds: f64) -> Rect2i {
-        match self {
-            Target::Data(d) => d.bind_mut().apply_brush(Some(b.clone()), at, seconds),
-            Target::Regions(g) => g.bind_mut().apply_brush(Some(b.clone()), at, seconds),
-        }
-    }
-}
 
 /// Heights, or control values for the hole and paint tools.
 enum Chunks {
@@ -98,7 +35,7 @@ enum Chunks {
 #[derive(GodotClass)]
 #[class(no_init, base=RefCounted)]
 pub struct TerrainBrushStroke {
-    target: Target,
+    target: EditTarget,
     /// World → terrain space (the node's transform as the terrain applies it).
     to_terrain: Transform3D,
     brush: Gd<TerrainBrush>,
@@ -127,12 +64,9 @@ impl TerrainBrushStroke {
         };
         let who = host.dyn_bind().class_name();
         let surface = host.dyn_bind().terrain_surface();
-        let target = match surface.edits.map(|e| e.try_cast::<TerrainData>()) {
-            Some(Ok(d)) => Target::Data(d),
-            Some(Err(e)) if e.is_class("TerrainRegions") => {
-                Target::Regions(e.cast::<TerrainRegions>())
-            }
-            _ => {
+        let target = match EditTarget::of(surface.edits) {
+            Some(t) => t,
+            None => {
                 godot_error!("TerrainBrushStroke.begin: the {who} has no terrain_data or terrain_regions to edit (a generated world is edited through a TerrainRegions map)");
                 return None;
             }

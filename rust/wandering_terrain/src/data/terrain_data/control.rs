@@ -27,7 +27,9 @@ impl TerrainData {
         let Some(r) = self.region(region) else {
             return false;
         };
-        let result = self.core_mut().set_holes_region(r, holes.as_slice());
+        let result = self.under_layers(Some(r), |d| {
+            d.core_mut().set_holes_region(r, holes.as_slice())
+        });
         self.control_edited("set_holes_region", result)
     }
 
@@ -87,7 +89,9 @@ impl TerrainData {
             return false;
         }
         let v = values.as_slice();
-        let dirty = self.core_mut().update_control(r, |k, _| v[k] as u32);
+        let dirty = self.under_layers(Some(r), |d| {
+            d.core_mut().update_control(r, |k, _| v[k] as u32)
+        });
         self.control_edited("set_control_region", Ok(dirty))
     }
 
@@ -106,9 +110,9 @@ impl TerrainData {
         let Some(r) = self.region(region) else {
             return false;
         };
-        let result = self
-            .core_mut()
-            .set_layer_region(r, layer, weights.as_slice());
+        let result = self.under_layers(Some(r), |d| {
+            d.core_mut().set_layer_region(r, layer, weights.as_slice())
+        });
         self.control_edited("set_layer_region", result)
     }
 

@@ -19,6 +19,7 @@ mod erosion;
 mod files;
 mod generate;
 mod import;
+mod layers;
 mod texture;
 
 /// Longest an edit waits for the worker jobs reading the terrain before it copies it instead.
@@ -72,6 +73,12 @@ pub struct TerrainData {
     #[allow(dead_code)]
     // the control map lives in `core`; this field only declares the property
     control: PackedInt32Array,
+    /// The sculpted ground under terrain paths and stamps (`get_layer_base`). Declared after the heights
+    /// and control: a loaded resource takes it after them.
+    #[export(storage)]
+    #[var(get = get_layer_base, set = set_layer_base)]
+    #[allow(dead_code)] // lives in `layers`; this field only declares the property
+    layer_base: PackedByteArray,
 
     /// Shared with the worker jobs that draw it (`shared`); edits go through `core_mut`.
     core: Arc<core::TerrainData>,
@@ -85,6 +92,8 @@ pub struct TerrainData {
     import_job: Option<import::ImportJob>,
     /// An erosion running on a worker thread (`erode_async`).
     erosion_job: Option<erosion::ErosionJob>,
+    /// Terrain layers (paths, stamps) over the sculpted heights, and the sculpted ground under them.
+    layers: crate::data::layer_state::LayerState,
     base: Base<Resource>,
 }
 
@@ -97,6 +106,7 @@ impl IResource for TerrainData {
             spacing: 1.0,
             heights: PackedFloat32Array::new(),
             control: PackedInt32Array::new(),
+            layer_base: PackedByteArray::new(),
             core: Arc::new(core::TerrainData::flat(64, 64, 1.0)),
             image: None,
             texture: None,
@@ -104,6 +114,7 @@ impl IResource for TerrainData {
             job: None,
             import_job: None,
             erosion_job: None,
+            layers: Default::default(),
             base,
         }
     }
@@ -273,7 +284,12 @@ impl TerrainData {
             return Rect2i::default();
         }
         let c = [f64::from(center.x), f64::from(center.y)];
-        match terrain_core::brush::apply(self.core_mut(), &b, c, delta) {
+        let size = [self.core.width(), self.core.depth()];
+        let reach = terrain_core::brush::dab_rect(size, self.core.spacing(), c, b.size());
+        let result = self.under_layers(reach, |d| {
+            terrain_core::brush::apply(d.core_mut(), &b, c, delta)
+        });
+        match result {
             // Holes and paint leave the heights (and the data texture) alone: only the control map changed.
             Ok(Some(dirty)) if b.tool.edits_control() => {
                 self.control_edited("apply_brush", Ok(dirty));
@@ -327,11 +343,25 @@ impl TerrainData {
                 let all = self.core.all();
                 self.base_mut().emit_changed();
                 self.signals().region_changed().emit(to_rect2i(all));
+                self.layers_replaced();
             }
             Err(e) => {
                 godot_error!("TerrainData.{e} (or be empty); keeping the previous control data")
             }
         }
+    }
+
+    /// The sculpted heights and control values under terrain paths and stamps (tiles of 32² samples, only
+    /// where a layer covers the ground), saved with the resource so a reopened scene applies its layers
+    /// from them, not again on top of themselves. Not meant to be edited by hand.
+    #[func]
+    fn get_layer_base(&self) -> PackedByteArray {
+        self.layer_base()
+    }
+
+    #[func]
+    fn set_layer_base(&mut self, value: PackedByteArray) {
+        self.load_layer_base(value);
     }
 
     /// Heights of the samples in `region` (x, z, width, depth), row-major.
@@ -355,7 +385,10 @@ impl TerrainData {
         let Some(r) = self.region(region) else {
             return false;
         };
-        match self.core_mut().set_heights_region(r, values.as_slice()) {
+        let result = self.under_layers(Some(r), |d| {
+            d.core_mut().set_heights_region(r, values.as_slice())
+        });
+        match result {
             Ok(dirty) => {
                 self.update_texture_region(dirty);
                 self.base_mut().emit_changed();
@@ -480,5 +513,6 @@ impl TerrainData {
         self.base_mut().emit_changed();
         let all = Rect2i::new(Vector2i::ZERO, Vector2i::new(w, d));
         self.signals().region_changed().emit(all);
+        self.layers_replaced();
     }
 }

@@ -79,7 +79,16 @@ impl TerrainRegions {
         let m = s.meta();
         let c = [center.x, center.y];
         let c = [0, 1].map(|a| f64::from(c[a]) - m.origin[a] as f64 * m.spacing);
-        let res = s.apply_brush(&b, c, delta);
+        let reach =
+            terrain_core::brush::dab_rect([m.width, m.depth], m.spacing, c, b.size()).map(|r| {
+                terrain_core::sample_rect::SampleRect {
+                    x: m.public(0, r.x),
+                    z: m.public(1, r.z),
+                    w: r.w,
+                    d: r.d,
+                }
+            });
+        let res = self.under_layers(reach, |_| s.apply_brush(&b, c, delta));
         self.report_failures();
         match res {
             Ok(Some(r)) => {
@@ -103,7 +112,7 @@ impl TerrainRegions {
     /// Whether edits wait for `save()`.
     #[func]
     fn has_unsaved_changes(&self) -> bool {
-        self.store().is_some_and(|s| s.dirty_regions() > 0)
+        self.store().is_some_and(|s| s.dirty_regions() > 0) || self.layer_base_unsaved()
     }
 
     /// Regions (of every level) edited and not saved.
@@ -121,7 +130,7 @@ impl TerrainRegions {
             godot_error!("TerrainRegions.save: no folder is open");
             return Error::ERR_UNCONFIGURED;
         };
-        match s.save() {
+        match s.save().and_then(|_| self.save_layer_base()) {
             Ok(_) => Error::OK,
             Err(e) => {
                 godot_error!("TerrainRegions.save: {e}; the edits stay unsaved");
@@ -137,6 +146,15 @@ impl TerrainRegions {
             if let Some([x, z, w, d]) = s.discard_changes() {
                 self.announce(to_rect2i(s.meta().changed_rect(x, z, w, d)));
             }
+            // The saved sculpted ground again, and the layers on it.
+            let saved = terrain_core::terrain_regions::read_layer_base(s.dir()).unwrap_or_default();
+            self.with_layers(|layers, ground| {
+                if layers.stack.load_bytes(&saved).is_ok() {
+                    layers.stack.mark_all(&*ground);
+                    layers.finish(ground);
+                }
+            });
+            self.saved_layer_base = self.layers.stack.kept_version();
         }
     }
 
@@ -189,7 +207,14 @@ impl TerrainRegions {
             );
             return false;
         };
-        let res = f(&s, (x, z, w, d));
+        let m = s.meta();
+        let public = terrain_core::sample_rect::SampleRect {
+            x: m.public(0, x),
+            z: m.public(1, z),
+            w,
+            d,
+        };
+        let res = self.under_layers(Some(public), |_| f(&s, (x, z, w, d)));
         self.report_failures();
         match res {
             Ok(()) => {

@@ -16,6 +16,7 @@ use terrain_core::terrain_regions::{
 
 mod edit;
 mod import;
+mod layers;
 
 /// A terrain map stored as a folder of region files (`terrain.regions` plus one file per region and mip
 /// level), for maps bigger than memory: 65536² samples is 16 GB of heights, of which only the regions around
@@ -60,6 +61,10 @@ pub struct TerrainRegions {
     prefetching: Arc<AtomicBool>,
     /// An elevation file being imported on a worker thread (`import_heightmaps_async`).
     import: Option<import::RegionImport>,
+    /// Terrain layers (paths, stamps) over the sculpted heights, and the sculpted ground under them.
+    layers: crate::data::layer_state::LayerState,
+    /// `kept_version` of the layers' sculpted ground as last opened or saved.
+    saved_layer_base: u64,
     base: Base<Resource>,
 }
 
@@ -73,6 +78,8 @@ impl IResource for TerrainRegions {
             store: None,
             prefetching: Arc::new(AtomicBool::new(false)),
             import: None,
+            layers: Default::default(),
+            saved_layer_base: 0,
             base,
         }
     }
@@ -95,6 +102,7 @@ impl TerrainRegions {
         if folder.is_empty() {
             self.folder = folder;
             self.store = None;
+            self.load_layer_base();
             self.base_mut().emit_changed();
             return;
         }
@@ -103,6 +111,7 @@ impl TerrainRegions {
                 s.set_budget((self.budget_mb as u64) << 20);
                 self.folder = folder;
                 self.store = Some(Arc::new(s));
+                self.load_layer_base();
                 self.base_mut().emit_changed();
             }
             Err(e) => godot_error!("TerrainRegions.folder: {e}; keeping the previous folder"),
