@@ -198,13 +198,12 @@ impl TerrainPath {
         out
     }
 
-    /// Builds the layer now if it changed and composes the ground at once (instead of on a worker over
+    /// Builds the layer now and composes the ground at once (instead of on a worker over
     /// the next frames): what a script that reads heights right after an edit calls.
     #[func]
     fn apply_now(&mut self) {
-        if self.stale {
-            self.rebuild();
-        }
+        // Always built again: Godot tells a node of its new transform only at the end of the frame.
+        self.rebuild();
         self.link.finish();
     }
 

@@ -134,12 +134,11 @@ impl TerrainStamp {
         out
     }
 
-    /// Builds the layer now if it changed and composes the ground at once.
+    /// Builds the layer now and composes the ground at once.
     #[func]
     fn apply_now(&mut self) {
-        if self.stale {
-            self.rebuild();
-        }
+        // Always built again: Godot tells a node of its new transform only at the end of the frame.
+        self.rebuild();
         self.link.finish();
     }
 
