@@ -89,6 +89,7 @@ func _run() -> void:
 	await _test_instance_paint_undo(plugin, tn, cam)
 	await _test_detail_paint_undo(plugin, tn, cam)
 	await _test_bake_navigation_mesh_button(root, tn)
+	await _test_terrain_path_undo_and_reopen(root, tn)
 	cam.free()
 	# The undo history holds terrain resources and strokes: let them go while the extension and the
 	# servers are all still up, not in the editor's own teardown.
@@ -1087,6 +1088,94 @@ func _test_erode_one_undo_step(plugin, tn: TerrainNode) -> void:
 	check(data.heights == ref.heights, "redo brings the eroded ones back")
 	ur.undo()
 	_end()
+
+
+## A TerrainPath added, its point moved, a property changed and the path removed through the editor's undo
+## history as the scene dock, the path gizmo and the inspector do it: each one undo step, and each undo
+## gives the terrain back bit for bit. Saved and reopened, the scene's terrain is the same (the road is
+## applied from the kept ground, not twice).
+func _test_terrain_path_undo_and_reopen(root: Node, tn: TerrainNode) -> void:
+	_begin("test_terrain_path_undo_and_reopen")
+	var data := tn.terrain_data
+	var m := EditorInterface.get_editor_undo_redo()
+	var ur := _history(tn)
+	var sculpted := data.heights
+	var path := TerrainPath.new()
+	path.name = "Road"
+	var c := Curve3D.new()
+	c.add_point(Vector3(10, 4, 20))
+	c.add_point(Vector3(60, 6, 70))
+	c.add_point(Vector3(110, 5, 100))
+	path.curve = c
+	m.create_action("Add TerrainPath")
+	m.add_do_method(tn, "add_child", path, true)
+	m.add_do_property(path, "owner", root)
+	m.add_do_reference(path)
+	m.add_undo_method(tn, "remove_child", path)
+	m.commit_action()
+	await _until_applied(path)
+	var with_road := data.heights
+	check(with_road != sculpted, "adding the path shaped the terrain")
+	var old := c.get_point_position(1)
+	m.create_action("Set Curve Point Position")
+	m.add_do_method(c, "set_point_position", 1, old + Vector3(0, 3, 12))
+	m.add_undo_method(c, "set_point_position", 1, old)
+	m.commit_action()
+	await _until_applied(path)
+	var moved := data.heights
+	check(moved != with_road, "moving the point moved the road")
+	ur.undo()
+	await _until_applied(path)
+	check(data.heights == with_road, "one undo: the road as before, bit for bit")
+	ur.redo()
+	await _until_applied(path)
+	check(data.heights == moved, "redo: moved again")
+	ur.undo()
+	await _until_applied(path)
+	m.create_action("Set width")
+	m.add_do_property(path, "width", 14.0)
+	m.add_undo_property(path, "width", path.width)
+	m.commit_action()
+	await _until_applied(path)
+	check(data.heights != with_road, "a wider road")
+	ur.undo()
+	await _until_applied(path)
+	check(data.heights == with_road, "undo of the width: bit for bit")
+	check_eq_size(EditorInterface.save_scene(), OK, "scene saved")
+	EditorInterface.reload_scene_from_path(SCENE)
+	await _frames(5)
+	var root2 := EditorInterface.get_edited_scene_root()
+	var tn2: TerrainNode = root2.get_node("TerrainNode") if root2 else null
+	var path2: TerrainPath = tn2.get_node_or_null("Road") if tn2 else null
+	check(path2 != null, "the reopened scene has the road")
+	if path2 != null:
+		await _until_applied(path2)
+		check(tn2.terrain_data.heights == with_road, "reopened: the same terrain, the road not applied twice")
+		# Delete it as the scene dock does: one undo step; the terrain is the sculpted ground again.
+		var ur2 := _history(tn2)
+		m.create_action("Remove Node(s)")
+		m.add_do_method(tn2, "remove_child", path2)
+		m.add_undo_method(tn2, "add_child", path2, true)
+		m.add_undo_method(path2, "set_owner", root2)
+		m.add_undo_reference(path2)
+		m.commit_action()
+		await _frames(2)
+		check(tn2.terrain_data.heights == sculpted, "deleted: the sculpted ground, bit for bit")
+		ur2.undo()
+		await _until_applied(path2)
+		check(tn2.terrain_data.heights == with_road, "undo of the deletion: the road again")
+		ur2.redo()
+		await _frames(2)
+		EditorInterface.save_scene()
+	_end()
+
+
+func _until_applied(path: TerrainPath) -> void:
+	var n := 0
+	while n < 300 and not path.is_applied():
+		await _frames(1)
+		n += 1
+	check(path.is_applied(), "the path applied within 300 frames")
 
 
 func check_eq_size(got: int, want: int, msg: String) -> void:

@@ -342,3 +342,100 @@ func test_bad_input_leaves_the_terrain() -> void:
 	check_eq(loose.check_setup().size(), 1, "a configuration warning says why")
 	loose.queue_free()
 	tn.queue_free()
+
+
+## A ridge too steep to walk, with a road cut through it: a navigation bake's path crosses where the
+## road does.
+func test_a_navigation_path_takes_the_road_through_a_ridge() -> void:
+	var t := TerrainData.new()
+	t.size = Vector2i(128, 128)
+	var h := PackedFloat32Array()
+	h.resize(128 * 128)
+	for z in 128:
+		for x in 128:
+			# A wall 30 m high across x = 64, its sides far steeper than 50°.
+			h[z * 128 + x] = 30.0 * clampf(1.0 - absf(x - 63.5) / 6.0, 0.0, 1.0) * 2.0
+	t.heights = h
+	var tn := _node(t)
+	tn.add_to_group("walkable")
+	var m := NavigationMesh.new()
+	m.geometry_source_geometry_mode = NavigationMesh.SOURCE_GEOMETRY_GROUPS_EXPLICIT
+	m.geometry_source_group_name = "walkable"
+	m.cell_size = 0.25
+	m.cell_height = 0.25
+	m.agent_radius = 0.5
+	m.agent_max_slope = 50.0
+	var region := NavigationRegion3D.new()
+	region.navigation_mesh = m
+	tree.root.add_child(region)
+	region.bake_navigation_mesh(false)
+	var a := Vector3(20, 0, 30)
+	var b := Vector3(108, 0, 30)
+	var path := PackedVector3Array()
+	for i in 30:
+		await tree.physics_frame
+	path = NavigationServer3D.map_get_path(tn.get_world_3d().navigation_map, a, b, true)
+	check(path.size() > 0 and path[-1].distance_to(b) > 20.0, "without the road the ridge is in the way (the path ends %s)" % (path[-1] if path.size() > 0 else "nowhere"))
+	var road := _road([Vector3(20, 0, 90.5), Vector3(108, 0, 90.5)])
+	road.width = 6.0
+	road.falloff_width = 2.0
+	tn.add_child(road)
+	road.apply_now()
+	region.bake_navigation_mesh(false)
+	for i in 120:
+		path = NavigationServer3D.map_get_path(tn.get_world_3d().navigation_map, a, b, true)
+		if path.size() > 1 and path[-1].distance_to(b) < 1.0:
+			break
+		await tree.physics_frame
+	check(path.size() > 1 and path[-1].distance_to(b) < 1.0, "a path across the ridge (%d points)" % path.size())
+	var crossing := 0
+	var off_road := 0
+	for k in range(1, path.size()):
+		var p := path[k - 1]
+		var q := path[k]
+		if (p.x - 63.5) * (q.x - 63.5) <= 0.0:
+			crossing += 1
+			var z := lerpf(p.z, q.z, (63.5 - p.x) / (q.x - p.x)) if q.x != p.x else p.z
+			if absf(z - 90.5) > 3.0:
+				off_road += 1
+	check(crossing >= 1, "the path crosses the ridge")
+	check_eq(off_road, 0, "it crosses on the road")
+	region.queue_free()
+	tn.queue_free()
+
+
+## lay_on_ground puts each point on the sculpted ground (the same again once the road is applied: it reads
+## the ground under the layers), and with a grade limit keeps every segment within it.
+func test_lay_on_ground_reads_the_sculpted_ground_and_keeps_the_grade() -> void:
+	var t := _data()
+	var tn := _node(t)
+	var pts := []
+	for i in 8:
+		pts.append(Vector3(15.0 + i * 22.0, 0.0, 40.0 + 12.0 * sin(i * 0.9)))
+	var road := _road(pts)
+	tn.add_child(road)
+	check(road.lay_on_ground(), "laid")
+	var c := road.curve
+	var worst := 0.0
+	var first := PackedFloat32Array()
+	for i in c.point_count:
+		var p := c.get_point_position(i)
+		first.append(p.y)
+		worst = worst_of(worst, absf(p.y - t.get_height(Vector2(p.x, p.z))))
+	check(worst < 0.1, "each point on the ground (worst %.4f m)" % worst)
+	road.apply_now()
+	road.lay_on_ground()
+	var again := 0.0
+	for i in c.point_count:
+		again = worst_of(again, absf(c.get_point_position(i).y - first[i]))
+	check(again < 1e-4, "laid again over the applied road: the same heights (worst %.6f m)" % again)
+	road.lay_on_ground(0.05)
+	var steepest := 0.0
+	for i in range(1, c.point_count):
+		var a := c.get_point_position(i - 1)
+		var b := c.get_point_position(i)
+		steepest = worst_of(steepest, absf(b.y - a.y) / Vector2(b.x - a.x, b.z - a.z).length())
+	check(steepest <= 0.05 + 1e-5, "every segment within 5 %% (steepest %.4f)" % steepest)
+	expect_error("TerrainPath.lay_on_ground: max_grade must be ≥ 0")
+	check(not road.lay_on_ground(-1.0), "a negative grade is refused")
+	tn.queue_free()

@@ -652,29 +652,28 @@ fn demo(repo: &Path, args: &[String]) -> Result<bool, String> {
     } else {
         "res://tools/render_demo.gd"
     };
-    let run = run_godot(
-        &g,
-        &[
-            "--audio-driver",
-            "Dummy",
-            "--rendering-driver",
-            renderer.driver(),
-            "--rendering-method",
-            renderer.method(),
-            "--resolution",
-            "960x540",
-            "--path",
-            &pp,
-            "-s",
-            script,
-            "--",
-            "--out",
-            &os,
-        ],
-        &env,
-        &log,
-        Duration::from_secs(900),
-    )?;
+    let mut godot_args = vec![
+        "--audio-driver",
+        "Dummy",
+        "--rendering-driver",
+        renderer.driver(),
+        "--rendering-method",
+        renderer.method(),
+        "--resolution",
+        "960x540",
+        "--path",
+        &pp,
+        "-s",
+        script,
+        "--",
+        "--out",
+        &os,
+    ];
+    // `--only NAME`: the demo scenes whose file name contains NAME.
+    if let Some(only) = opt(args, "--only") {
+        godot_args.extend(["--only", only]);
+    }
+    let run = run_godot(&g, &godot_args, &env, &log, Duration::from_secs(900))?;
     if measure {
         for l in run
             .log

@@ -4,12 +4,16 @@
 
 use godot::prelude::*;
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 use terrain_core::layers::{Composed, Ground, LayerStack};
 
 #[derive(Default)]
 pub(crate) struct LayerState {
     pub stack: LayerStack,
-    job: Option<JoinHandle<Composed>>,
+    /// The running composition: its result and how long it took on its thread.
+    job: Option<JoinHandle<(Composed, Duration)>>,
+    /// Microseconds the last composition took on its worker, and the main thread's write of it.
+    pub last_usec: [u64; 2],
 }
 
 impl LayerState {
@@ -21,7 +25,11 @@ impl LayerState {
         self.land(ground);
         if self.stack.has_dirty() {
             let job = self.stack.job();
-            self.job = Some(std::thread::spawn(move || job.run()));
+            self.job = Some(std::thread::spawn(move || {
+                let t0 = Instant::now();
+                let done = job.run();
+                (done, t0.elapsed())
+            }));
         }
         self.job.is_some()
     }
@@ -42,8 +50,10 @@ impl LayerState {
             return;
         };
         match j.join() {
-            Ok(done) => {
+            Ok((done, took)) => {
+                let t0 = Instant::now();
                 self.stack.write(done, ground);
+                self.last_usec = [took, t0.elapsed()].map(|d| d.as_micros() as u64);
             }
             Err(_) => {
                 godot_error!("terrain layers: a composition failed; its tiles are composed again")

@@ -156,6 +156,14 @@ impl LayerLink {
             .unwrap_or(false)
     }
 
+    /// Microseconds the resource's last composition took on its worker and writing it on the main thread.
+    pub fn last_usec(&mut self) -> [u64; 2] {
+        self.attached
+            .as_mut()
+            .and_then(|a| a.target.with_layers(|l, _| l.last_usec))
+            .unwrap_or([0, 0])
+    }
+
     /// Bytes of sculpted ground kept under `tiles`.
     pub fn kept_bytes_of(&mut self, tiles: &BTreeSet<TileKey>) -> usize {
         self.attached

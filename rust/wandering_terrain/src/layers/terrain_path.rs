@@ -3,6 +3,7 @@
 
 use crate::layers::layer_link::LayerLink;
 use crate::nodes::follow::Handlers;
+use godot::classes::object::ConnectFlags;
 use godot::classes::{Curve, IPath3D, Path3D};
 use godot::prelude::*;
 use std::sync::Arc;
@@ -146,7 +147,9 @@ impl IPath3D for TerrainPath {
         let c = self
             .handlers
             .get(&self.to_gd(), "curve_changed", |t, _| t.touch());
-        self.base_mut().connect("curve_changed", &c);
+        // Deferred: the curve may change inside a call that holds this node (`lay_on_ground`).
+        self.base_mut()
+            .connect_flags("curve_changed", &c, ConnectFlags::DEFERRED);
         self.base_mut().set_notify_transform(true);
     }
 
@@ -253,6 +256,7 @@ impl TerrainPath {
             let t = Vector3::new(p[0] as f32, y as f32, p[2] as f32);
             curve.set_point_position(i as i32, to_local * (from_terrain * t));
         }
+        self.touch();
         true
     }
 
@@ -278,6 +282,13 @@ impl TerrainPath {
         self.layer
             .as_ref()
             .map_or(0, |l| l.covered_samples() as i64)
+    }
+
+    /// Microseconds the terrain's last composition of its layers took: [on its worker thread, writing it
+    /// in on the main thread]. For benchmarks.
+    #[func]
+    fn get_compose_usec(&mut self) -> PackedInt64Array {
+        self.link.last_usec().iter().map(|&u| u as i64).collect()
     }
 
     #[func]
