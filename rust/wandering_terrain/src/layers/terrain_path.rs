@@ -3,9 +3,9 @@
 
 use crate::layers::layer_link::LayerLink;
 use crate::nodes::follow::Handlers;
-use godot::classes::object::ConnectFlags;
 use godot::classes::{Curve, IPath3D, Path3D};
 use godot::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use terrain_core::control::{slot_of, MAX_LAYERS};
 use terrain_core::terrain_path::{self as core, PathLayer, PathMode, PathPaint, PathShape};
@@ -113,6 +113,8 @@ pub struct TerrainPath {
     layer: Option<Arc<PathLayer>>,
     /// The curve, placement or settings changed: the layer is built again next frame.
     stale: bool,
+    /// Set by the curve's `curve_changed` (which may come while this node is bound).
+    curve_changed: Arc<AtomicBool>,
     handlers: Handlers,
     base: Base<Path3D>,
 }
@@ -138,26 +140,32 @@ impl IPath3D for TerrainPath {
             link: LayerLink::default(),
             layer: None,
             stale: true,
+            curve_changed: Arc::default(),
             handlers: Handlers::default(),
             base,
         }
     }
 
     fn ready(&mut self) {
-        let c = self
-            .handlers
-            .get(&self.to_gd(), "curve_changed", |t, _| t.touch());
-        // Deferred: the curve may change inside a call that holds this node (`lay_on_ground`).
-        self.base_mut()
-            .connect_flags("curve_changed", &c, ConnectFlags::DEFERRED);
+        // The handler does not bind this node: the curve may change inside a call that holds it
+        // (`lay_on_ground`, a script's method). It raises a flag and wakes the process pass.
+        let (flag, id) = (self.curve_changed.clone(), self.base().instance_id());
+        let c =
+            Callable::from_linked_fn("curve_changed", &self.to_gd(), move |_: &[&Variant]| {
+                flag.store(true, Ordering::Relaxed);
+                if let Ok(mut node) = Gd::<godot::classes::Node>::try_from_instance_id(id) {
+                    node.set_process(true);
+                }
+            });
+        self.base_mut().connect("curve_changed", &c);
         self.base_mut().set_notify_transform(true);
     }
 
     fn process(&mut self, _delta: f64) {
-        if self.stale {
+        if self.is_stale() {
             self.rebuild();
         }
-        if !self.link.poll() && !self.stale {
+        if !self.link.poll() && !self.is_stale() {
             self.base_mut().set_process(false);
         }
     }
@@ -213,7 +221,7 @@ impl TerrainPath {
     /// Whether the terrain shows the path as it is now (nothing waits to be composed).
     #[func]
     fn is_applied(&mut self) -> bool {
-        !self.stale && !self.link.busy()
+        !self.is_stale() && !self.link.busy()
     }
 
     /// Lays the curve on the ground: each point takes the height of the sculpted ground under it (the
@@ -395,6 +403,10 @@ impl TerrainPath {
 }
 
 impl TerrainPath {
+    fn is_stale(&self) -> bool {
+        self.stale || self.curve_changed.load(Ordering::Relaxed)
+    }
+
     /// Something the layer is made of changed: build it again next frame.
     fn touch(&mut self) {
         self.stale = true;
@@ -443,6 +455,7 @@ impl TerrainPath {
     /// points keep the path as it was, with an error.
     fn rebuild(&mut self) {
         self.stale = false;
+        self.curve_changed.store(false, Ordering::Relaxed);
         if !self.base().is_inside_tree() {
             return;
         }
