@@ -2,11 +2,11 @@ extends "res://wt_test.gd"
 ## TerrainPath on the GPU: the layer a path paints is drawn where get_layer_weights says, its worn edge
 ## included (the material test's pixel comparison, with a road painted by a path over its terrain).
 
-const Material := preload("res://render/render_terrain_material.gd")
+const MaterialSuite := preload("res://render/render_terrain_material.gd")
 
 
 func test_a_paths_paint_is_drawn_where_the_cpu_says() -> void:
-	var mat = Material.new()
+	var mat = MaterialSuite.new()
 	mat.tree = tree
 	mat.renderer = renderer
 	var s: Array = mat._scene()
@@ -15,7 +15,7 @@ func test_a_paths_paint_is_drawn_where_the_cpu_says() -> void:
 	var t: TerrainData = mat._data()
 	var tn := TerrainNode.new()
 	var probe := ShaderMaterial.new()
-	probe.shader = load(Material.PROBE)
+	probe.shader = load(MaterialSuite.PROBE)
 	tn.material = probe
 	tn.terrain_material = mat._material()
 	tn.terrain_data = t
@@ -49,7 +49,7 @@ func test_a_paths_paint_is_drawn_where_the_cpu_says() -> void:
 		if w[4] > 0.99:
 			var px := cam.unproject_position(Vector3(p.x, 0, p.z))
 			var got := img.get_pixel(int(px.x), int(px.y))
-			var want: Color = Material.COLORS[4]
+			var want: Color = MaterialSuite.COLORS[4]
 			on_road += int(absf(got.r - want.r) < 0.035 and absf(got.g - want.g) < 0.035 and absf(got.b - want.b) < 0.035)
 	check(on_road >= 15, "the road's colour along its centre (%d of 20 points)" % on_road)
 	root.queue_free()
