@@ -19,6 +19,11 @@ func _ready() -> void:
 	var t := TerrainData.new()
 	t.size = Vector2i(SIZE, SIZE)
 	t.generate_noise(21, 1.0 / 140.0, 5, 2.0, 0.5, 28.0, -1e9, TerrainData.NOISE_PERLIN)
+	# Up into the material's grass band.
+	var h := t.heights
+	for i in h.size():
+		h[i] += 75.0
+	t.heights = h
 	terrain.terrain_data = t
 	_road()
 	_ramp()
@@ -112,7 +117,7 @@ func demo_views() -> Array:
 	return [
 		_camera("Road", Vector3(120, 70, -40), Vector2(260, 140)),
 		_camera("Ramp", Vector3(270, 30, 390), Vector2(345, 312)),
-		_camera("Riverbed", Vector3(250, 45, 450), Vector2(150, 350)),
+		_camera("Riverbed", Vector3(235, 55, 400), Vector2(150, 370)),
 		_camera("Crater", Vector3(400, 70, 320), Vector2(400, 425)),
 	]
 
