@@ -28,8 +28,9 @@ func run(quick: bool) -> void:
 	tn.terrain_data = data
 	root.add_child(tn)
 	var centre := Vector2(1024.0, 1024.0)
-	cam.position = Vector3(centre.x, data.get_height(centre) + 120.0, centre.y + 100.0)
-	cam.rotation_degrees = Vector3(-40, 0, 0)
+	# The camera (the collision's target) looks down on the point that moves: the edit is under the player.
+	cam.position = Vector3(centre.x, data.get_height(centre) + 60.0, centre.y + 50.0)
+	cam.rotation_degrees = Vector3(-50, 0, 0)
 	tn.target = tn.get_path_to(cam)
 	var road := TerrainPath.new()
 	var c := Curve3D.new()
