@@ -439,3 +439,36 @@ func test_lay_on_ground_reads_the_sculpted_ground_and_keeps_the_grade() -> void:
 	expect_error("TerrainPath.lay_on_ground: max_grade must be ≥ 0")
 	check(not road.lay_on_ground(-1.0), "a negative grade is refused")
 	tn.queue_free()
+
+
+## A road on an endless map (generator-backed regions, signed samples): applied around the origin, saved
+## with the map's edits, and the reopened world with the same road is the same.
+func test_on_an_endless_map() -> void:
+	var g := TerrainGenerator.new()
+	g.seed = 9
+	g.height = 40.0
+	var folder := "user://test_terrain_path_endless"
+	var regions := TerrainRegions.create_endless(g, 1.0, folder, 64, true)
+	var tn := TerrainNode.new()
+	tn.terrain_regions = regions
+	tree.root.add_child(tn)
+	var pts := [Vector3(-60.5, 10, -20.5), Vector3(40.5, 14, -20.5)]
+	var road := _road(pts)
+	tn.add_child(road)
+	await _applied([road])
+	check_near(tn.get_height(Vector2(-10.0, -20.5)), 12.0, 0.01, "the road's height at negative coordinates")
+	var r := Rect2i(-80, -40, 140, 40)
+	var composed := regions.get_heights_region(r)
+	check_eq(regions.save(), OK, "saved")
+	tn.queue_free()
+	await tree.process_frame
+	var reopened := TerrainRegions.open_generated(folder, g)
+	check(reopened.get_heights_region(r) == composed, "the saved world holds the road")
+	var tn2 := TerrainNode.new()
+	tn2.terrain_regions = reopened
+	tree.root.add_child(tn2)
+	var road2 := _road(pts)
+	tn2.add_child(road2)
+	await _applied([road2])
+	check(reopened.get_heights_region(r) == composed, "reopened with the road: not applied twice")
+	tn2.queue_free()
