@@ -345,3 +345,34 @@ func test_layer_rules_without_a_material_are_reported() -> void:
 	tn.terrain_material = TerrainMaterial.new()
 	check(inst.check_setup().is_empty(), "with a material: nothing to say (%s)" % inst.check_setup())
 	tn.queue_free()
+
+
+## A TerrainPath clearing its verge: no detail within it; the grass grows back when the road goes.
+func test_a_road_clears_detail_along_it() -> void:
+	var t := _data()
+	var s := _scene(t, [_layer(2.0, 300.0)], Vector3(128, 40, 128))
+	var tn: TerrainNode = s[0]
+	var inst: TerrainInstancer = s[1]
+	inst.update_now()
+	var band := Rect2(20, 120, 216, 16)
+	var before := inst.get_detail_transforms(0, band).size()
+	check(before > 50, "grass where the road goes (%d)" % before)
+	var road := TerrainPath.new()
+	var c := Curve3D.new()
+	c.add_point(Vector3(10, 0, 128))
+	c.add_point(Vector3(246, 0, 128))
+	road.curve = c
+	road.width = 8.0
+	road.clear_margin = 4.0
+	tn.add_child(road)
+	road.lay_on_ground()
+	road.apply_now()
+	inst.update_now()
+	var on_road := inst.get_detail_transforms(0, Rect2(20, 122, 216, 12)).size()
+	check_eq(on_road, 0, "no detail on the road and its 4 m verge")
+	road.queue_free()
+	await tree.process_frame
+	await tree.process_frame
+	inst.update_now()
+	check_eq(inst.get_detail_transforms(0, band).size(), before, "the road gone: the same grass back")
+	_free(s)
