@@ -34,4 +34,5 @@ pub mod terrain_stamp;
 pub(crate) mod test_terrains;
 pub mod wandering_mesh;
 pub mod wandering_terrain;
+pub mod water;
 pub mod workers;
