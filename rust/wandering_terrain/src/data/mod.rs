@@ -9,3 +9,4 @@ pub(crate) mod terrain_data;
 pub(crate) mod terrain_erosion;
 pub(crate) mod terrain_generator;
 pub(crate) mod terrain_regions;
+pub(crate) mod water_analysis;

@@ -21,6 +21,7 @@ mod generate;
 mod import;
 mod layers;
 mod texture;
+mod water;
 
 /// Longest an edit waits for the worker jobs reading the terrain before it copies it instead.
 const SHARED_WAIT: std::time::Duration = std::time::Duration::from_millis(200);

@@ -17,6 +17,7 @@ use terrain_core::terrain_regions::{
 mod edit;
 mod import;
 mod layers;
+mod water;
 
 /// A terrain map stored as a folder of region files (`terrain.regions` plus one file per region and mip
 /// level), for maps bigger than memory: 65536² samples is 16 GB of heights, of which only the regions around
