@@ -296,6 +296,67 @@ fn below(g: Grid, x: usize, z: usize, level: f32) -> f64 {
     n as f64 / 16.0
 }
 
+/// The water level of every sample: `sea_level` where the sea stands (what the edge floods at or below
+/// it), a lake's level over the lake holding each of `points` (samples of the grid), `NEG_INFINITY`
+/// elsewhere. Also, per point, the level of its lake (None: the point is dry or in the sea). What a water
+/// surface draws and its queries answer: water stands at a point when one of the four samples around it
+/// has a level and the ground there is below it.
+pub fn water_levels(
+    g: Grid,
+    sea_level: f32,
+    points: &[[usize; 2]],
+) -> Result<(Vec<f32>, Vec<Option<f32>>), WaterError> {
+    if sea_level.is_nan() {
+        return Err(WaterError(
+            "sea_level must be a number (-INF for no sea)".into(),
+        ));
+    }
+    let f = fill(g)?;
+    let mut levels: Vec<f32> = f
+        .filled
+        .iter()
+        .map(|&v| {
+            if v <= sea_level {
+                sea_level
+            } else {
+                f32::NEG_INFINITY
+            }
+        })
+        .collect();
+    let mut found = Vec::with_capacity(points.len());
+    let mut stack = Vec::new();
+    for &[x, z] in points {
+        let s = z * g.w + x;
+        let wet = |i: usize| f.filled[i] > g.heights[i] && f.filled[i] > sea_level;
+        if x >= g.w || z >= g.d || !wet(s) {
+            found.push(None);
+            continue;
+        }
+        let level = f.filled[s];
+        found.push(Some(level));
+        if levels[s] == level {
+            continue;
+        }
+        levels[s] = level;
+        stack.push(s);
+        while let Some(c) = stack.pop() {
+            let (cx, cz) = ((c % g.w) as i64, (c / g.w) as i64);
+            for (dx, dz) in NEIGHBOURS {
+                let (nx, nz) = (cx + dx, cz + dz);
+                if nx < 0 || nz < 0 || nx >= g.w as i64 || nz >= g.d as i64 {
+                    continue;
+                }
+                let k = nz as usize * g.w + nx as usize;
+                if levels[k] != level && wet(k) && f.filled[k] == level {
+                    levels[k] = level;
+                    stack.push(k);
+                }
+            }
+        }
+    }
+    Ok((levels, found))
+}
+
 /// Where each cell's water goes, and how much passes through it.
 pub struct FlowField {
     pub w: usize,

@@ -15,6 +15,7 @@ mod object_array;
 mod physics;
 mod sample_rect;
 mod surface;
+mod water;
 
 struct WanderingTerrainExtension;
 

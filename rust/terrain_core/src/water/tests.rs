@@ -230,3 +230,30 @@ fn bad_input_is_refused() {
     };
     assert!(fill(none).is_err());
 }
+
+#[test]
+fn water_levels_hold_the_sea_and_the_chosen_lakes_only() {
+    let n = 200;
+    let h = bowls(
+        n,
+        &[(50.0, 50.0, 25.0, 5.0, 3.0), (140.0, 140.0, 25.0, 5.0, 2.0)],
+    );
+    let g = Grid {
+        heights: &h,
+        w: n,
+        d: n,
+        spacing: 1.0,
+    };
+    // The sea at 10.5 floods the plain (10); the bowls' rims stand above it: their basins stay dry unless
+    // chosen. Only the first lake is chosen; a dry point and a point in the sea find none.
+    let (levels, found) = water_levels(g, 10.5, &[[50, 50], [5, 5], [100, 100]]).unwrap();
+    assert_eq!(found, vec![Some(13.0), None, None]);
+    assert_eq!(levels[50 * n + 50], 13.0);
+    assert_eq!(
+        levels[140 * n + 140],
+        f32::NEG_INFINITY,
+        "the other basin is not flooded by the sea"
+    );
+    assert_eq!(levels[5 * n + 5], 10.5, "the plain is under the sea");
+    assert!(water_levels(g, f32::NAN, &[]).is_err());
+}

@@ -1,0 +1,540 @@
+//! `TerrainWater`: the sea and chosen lakes on a terrain. Levels come from `terrain_core::water`
+//! (`water_levels`); the surface is drawn by `terrain_water.gdshader` (where: `terrain_water.gdshaderinc`)
+//! and the queries answer by the same rule.
+
+use crate::data::edit_target::EditTarget;
+use crate::sample_rect::from_rect2i;
+use crate::surface::host_of;
+use godot::classes::image::Format;
+use godot::classes::{
+    INode3D, Image, ImageTexture, Node3D, PlaneMesh, RenderingServer, Shader, ShaderMaterial,
+};
+use godot::prelude::*;
+use terrain_core::sample_rect::SampleRect;
+use terrain_core::samples;
+use terrain_core::water::{water_levels, Grid};
+
+const DEFAULT_SHADER: &str = "res://addons/wandering_terrain/shaders/terrain_water.gdshader";
+/// Most samples the water map covers (4 + 4 bytes a sample on the GPU, about 20 while computing).
+const MAX_SAMPLES: usize = 2048 * 2048;
+/// How far the sea reaches beyond the map, terrain units.
+const SEA_MARGIN: f32 = 20_000.0;
+/// A dry sample's level in the map (finite: the GPU compares it).
+const DRY: f32 = -1e30;
+
+/// What the water map holds, as last computed.
+struct WaterMap {
+    levels: Vec<f32>,
+    rect: SampleRect,
+    spacing: f64,
+    /// Terrain → world, as of the computation.
+    to_world: Transform3D,
+    /// Each water body drawn: its level and its rectangle (terrain X/Z origin and size).
+    bodies: Vec<(f32, [f32; 4])>,
+    /// Per lake point: its lake's level, NaN when it found none.
+    found: Vec<f32>,
+    sea: Option<f32>,
+}
+
+impl WaterMap {
+    /// The corner rule: the highest level of the four samples around terrain X/Z (x, z).
+    fn level_at(&self, x: f64, z: f64) -> f32 {
+        let sx = x / self.spacing - 0.5 - self.rect.x as f64;
+        let sz = z / self.spacing - 0.5 - self.rect.z as f64;
+        let (ix, iz) = (sx.floor() as i64, sz.floor() as i64);
+        let mut level = f32::NEG_INFINITY;
+        for (dx, dz) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+            let (x, z) = (ix + dx, iz + dz);
+            let inside = x >= 0 && z >= 0 && x < self.rect.w as i64 && z < self.rect.d as i64;
+            let l = if inside {
+                self.levels[z as usize * self.rect.w + x as usize]
+            } else {
+                self.sea.unwrap_or(f32::NEG_INFINITY)
+            };
+            level = level.max(l);
+        }
+        level
+    }
+}
+
+/// The sea and the lakes of a terrain, drawn and queried alike. A child (or grandchild) of a `TerrainNode`
+/// or `WanderingTerrain` over a TerrainData or a region map. The **sea** stands at `sea_level` wherever the
+/// map's edge floods up to it (a basin behind a coast whose rim is higher stays dry), and beyond the map.
+/// **Lakes** stand at their spill level in the basins holding `lake_points` (world X/Z; take them from
+/// `find_lakes`: each lake's `point`, through the terrain's transform). Water is where the ground is below
+/// its level: the terrain's own depth hides the surface under ground, and `get_water_height` answers the
+/// same, so what you see is what a query says.
+///
+/// The levels are computed when the node enters the tree and when a property changes; call
+/// `update_water()` after editing the terrain under the water.
+///
+/// ```gdscript
+/// var water := TerrainWater.new()
+/// water.sea_level = 2.0
+/// var lakes := terrain.terrain_data.find_lakes(Rect2i(), 500.0, 1.0, 2.0)
+/// for lake in lakes:
+///     water.lake_points.append(lake["point"])
+/// terrain.add_child(water)
+/// if water.is_underwater(player.global_position):
+///     swim()
+/// ```
+#[derive(GodotClass)]
+#[class(tool, base=Node3D)]
+pub struct TerrainWater {
+    /// Whether there is a sea.
+    #[export]
+    #[var(set = set_sea)]
+    sea: bool,
+    /// Height of the sea, terrain units (within ±1e9).
+    #[export(range = (-1000.0, 1000.0, 0.01, or_greater, or_less))]
+    #[var(set = set_sea_level)]
+    sea_level: f64,
+    /// World X/Z of a point in each lake to fill (the `point` of a `find_lakes` result).
+    #[export]
+    #[var(set = set_lake_points)]
+    lake_points: PackedVector2Array,
+    /// The samples the water is computed over; empty: the whole TerrainData (at most 2048²; a region map
+    /// needs an area).
+    #[export]
+    #[var(set = set_area)]
+    area: Rect2i,
+    /// The surface's material; null: the default look (`terrain_water.gdshader`). A custom shader includes
+    /// `terrain_water.gdshaderinc` and calls `tw_xz` (vertex) and `tw_here` (fragment) to draw only where the water is.
+    #[export]
+    #[var(set = set_material)]
+    material: Option<Gd<ShaderMaterial>>,
+
+    map: Option<WaterMap>,
+    texture: Option<Gd<ImageTexture>>,
+    default_material: Option<Gd<ShaderMaterial>>,
+    plane: Option<Gd<PlaneMesh>>,
+    instances: Vec<Rid>,
+    stale: bool,
+    base: Base<Node3D>,
+}
+
+#[godot_api]
+impl INode3D for TerrainWater {
+    fn init(base: Base<Node3D>) -> Self {
+        Self {
+            sea: true,
+            sea_level: 0.0,
+            lake_points: PackedVector2Array::new(),
+            area: Rect2i::default(),
+            material: None,
+            map: None,
+            texture: None,
+            default_material: None,
+            plane: None,
+            instances: Vec::new(),
+            stale: true,
+            base,
+        }
+    }
+
+    fn process(&mut self, _delta: f64) {
+        if self.stale {
+            self.update_water();
+        }
+        self.base_mut().set_process(false);
+    }
+
+    fn on_notification(&mut self, what: godot::classes::notify::Node3DNotification) {
+        use godot::classes::notify::Node3DNotification as N;
+        match what {
+            N::ENTER_TREE => self.touch(),
+            N::EXIT_TREE => self.clear_instances(),
+            N::VISIBILITY_CHANGED => {
+                let v = self.base().is_visible_in_tree();
+                let mut rs = RenderingServer::singleton();
+                for &i in &self.instances {
+                    rs.instance_set_visible(i, v);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+#[godot_api]
+impl TerrainWater {
+    /// Computes the water levels again from the terrain as it is now and redraws the surface (at once).
+    /// False, with an error naming what is missing, off a terrain.
+    #[func]
+    fn update_water(&mut self) -> bool {
+        self.stale = false;
+        match self.compute() {
+            Ok(map) => {
+                self.map = Some(map);
+                self.draw();
+                true
+            }
+            Err(e) => {
+                godot_error!("TerrainWater: {e}");
+                self.map = None;
+                self.clear_instances();
+                false
+            }
+        }
+    }
+
+    /// Height (world Y) of the water surface at world X/Z `pos`; NaN where there is no water (dry ground,
+    /// or ground above the level).
+    #[func]
+    fn get_water_height(&self, pos: Vector2) -> f32 {
+        self.water_at(pos).map_or(f32::NAN, |(surface, _)| surface)
+    }
+
+    /// Depth of the water at world X/Z `pos` (world units, surface minus ground); NaN where there is none.
+    #[func]
+    fn get_water_depth(&self, pos: Vector2) -> f32 {
+        self.water_at(pos)
+            .map_or(f32::NAN, |(surface, ground)| surface - ground)
+    }
+
+    /// Whether world point `point` lies below the water surface.
+    #[func]
+    fn is_underwater(&self, point: Vector3) -> bool {
+        self.water_at(Vector2::new(point.x, point.z))
+            .is_some_and(|(surface, _)| point.y < surface)
+    }
+
+    /// Per lake point, its lake's level (terrain units; NaN when the point is dry or in the sea).
+    #[func]
+    fn get_lake_levels(&self) -> PackedFloat32Array {
+        self.map.as_ref().map_or(PackedFloat32Array::new(), |m| {
+            m.found.iter().copied().collect()
+        })
+    }
+
+    /// Water bodies drawn (the sea and each lake level).
+    #[func]
+    fn get_body_count(&self) -> i64 {
+        self.instances.len() as i64
+    }
+
+    #[func]
+    fn set_sea(&mut self, v: bool) {
+        self.sea = v;
+        self.touch();
+    }
+    #[func]
+    fn set_sea_level(&mut self, v: f64) {
+        if !(v.is_finite() && v.abs() <= 1e9) {
+            godot_error!(
+                "TerrainWater.sea_level must be within ±1e9, got {v}; keeping {}",
+                self.sea_level
+            );
+            return;
+        }
+        self.sea_level = v;
+        self.touch();
+    }
+    #[func]
+    fn set_lake_points(&mut self, v: PackedVector2Array) {
+        if let Some((i, p)) = v
+            .as_slice()
+            .iter()
+            .enumerate()
+            .find(|(_, p)| !p.is_finite())
+        {
+            godot_error!("TerrainWater.lake_points[{i}] must be finite, got {p}; keeping the previous points");
+            return;
+        }
+        self.lake_points = v;
+        self.touch();
+    }
+    #[func]
+    fn set_area(&mut self, v: Rect2i) {
+        if v.size.x < 0 || v.size.y < 0 {
+            godot_error!(
+                "TerrainWater.area must have a size ≥ 0, got {v}; keeping {}",
+                self.area
+            );
+            return;
+        }
+        self.area = v;
+        self.touch();
+    }
+    #[func]
+    fn set_material(&mut self, v: Option<Gd<ShaderMaterial>>) {
+        self.material = v;
+        self.touch();
+    }
+}
+
+impl TerrainWater {
+    fn touch(&mut self) {
+        self.stale = true;
+        if self.base().is_inside_tree() {
+            self.base_mut().set_process(true);
+        }
+    }
+
+    /// The water level map from the terrain's samples over the area.
+    fn compute(&self) -> Result<WaterMap, String> {
+        let mut up = self.base().get_parent();
+        let host = loop {
+            match up {
+                None => {
+                    return Err("TerrainWater must be a child (or grandchild) of a TerrainNode or a WanderingTerrain".into())
+                }
+                Some(p) => match host_of(p.clone()) {
+                    Some(h) => break h,
+                    None => up = p.get_parent(),
+                },
+            }
+        };
+        let surface = host.dyn_bind().terrain_surface();
+        let target = EditTarget::of(surface.edits).ok_or(
+            "the terrain has no terrain_data or terrain_regions to put water on (a generated world gets water through a TerrainRegions map)",
+        )?;
+        let bounds = from_rect2i(target.bounds());
+        let rect = if self.area.size == Vector2i::ZERO {
+            bounds
+        } else {
+            from_rect2i(self.area).intersect(bounds)
+        };
+        if rect.w < 2 || rect.d < 2 || rect.w * rect.d > MAX_SAMPLES {
+            return Err(format!(
+                "area must cover 2 × 2 to 2048² samples of the map, got {} × {} (set TerrainWater.area)",
+                rect.w, rect.d
+            ));
+        }
+        let spacing = target.spacing();
+        let heights = target.heights(rect);
+        let to_terrain = surface.to_world.affine_inverse();
+        let points: Vec<[usize; 2]> = self
+            .lake_points
+            .as_slice()
+            .iter()
+            .map(|p| {
+                let t = to_terrain * Vector3::new(p.x, 0.0, p.y);
+                let s = |v: f32, o: i64| (f64::from(v) / spacing - 0.5).round() as i64 - o;
+                let (x, z) = (s(t.x, rect.x), s(t.z, rect.z));
+                if x < 0 || z < 0 {
+                    [usize::MAX, usize::MAX]
+                } else {
+                    [x as usize, z as usize]
+                }
+            })
+            .collect();
+        let sea = self.sea.then_some(self.sea_level as f32);
+        let grid = Grid {
+            heights: &heights,
+            w: rect.w,
+            d: rect.d,
+            spacing,
+        };
+        let (levels, found) = water_levels(grid, sea.unwrap_or(f32::NEG_INFINITY), &points)
+            .map_err(|e| e.to_string())?;
+        let mut map = WaterMap {
+            levels,
+            rect,
+            spacing,
+            to_world: surface.to_world,
+            bodies: Vec::new(),
+            found: found.iter().map(|l| l.unwrap_or(f32::NAN)).collect(),
+            sea,
+        };
+        map.bodies = bodies(&map);
+        Ok(map)
+    }
+
+    /// Sends the map to the GPU and puts one plane a water level in the world.
+    fn draw(&mut self) {
+        self.clear_instances();
+        let Some(map) = &self.map else {
+            return;
+        };
+        let (w, d) = (map.rect.w, map.rect.d);
+        let heights_of = |i: usize| map.levels[i];
+        let mut bytes = PackedByteArray::new();
+        bytes.resize(w * d * 8);
+        let ground = self.ground_heights();
+        for (i, out) in bytes.as_mut_slice().chunks_exact_mut(8).enumerate() {
+            let l = heights_of(i);
+            let l = if l.is_finite() { l } else { DRY };
+            out[0..4].copy_from_slice(&l.to_le_bytes());
+            out[4..8].copy_from_slice(&ground.get(i).copied().unwrap_or(0.0).to_le_bytes());
+        }
+        let Some(img) = Image::create_from_data(w as i32, d as i32, false, Format::RGF, &bytes)
+        else {
+            godot_error!("TerrainWater: the water map image could not be made");
+            return;
+        };
+        let texture = match self.texture.as_mut() {
+            Some(t) if t.get_width() == w as i32 && t.get_height() == d as i32 => {
+                t.update(&img);
+                t.clone()
+            }
+            _ => {
+                let t = ImageTexture::create_from_image(&img).expect("water map texture");
+                self.texture = Some(t.clone());
+                t
+            }
+        };
+        let mut material = self.material.clone().unwrap_or_else(|| {
+            self.default_material
+                .get_or_insert_with(|| {
+                    let mut m = ShaderMaterial::new_gd();
+                    m.set_shader(&load::<Shader>(DEFAULT_SHADER));
+                    m
+                })
+                .clone()
+        });
+        let sp = map.spacing as f32;
+        let origin = Vector2::new(
+            ((map.rect.x as f64 + 0.5) * map.spacing) as f32,
+            ((map.rect.z as f64 + 0.5) * map.spacing) as f32,
+        );
+        material.set_shader_parameter("water_map", &texture.to_variant());
+        material.set_shader_parameter("water_map_origin", &origin.to_variant());
+        material.set_shader_parameter("water_spacing", &sp.to_variant());
+        material.set_shader_parameter(
+            "water_map_size",
+            &Vector2i::new(w as i32, d as i32).to_variant(),
+        );
+        let outside = map.sea.unwrap_or(DRY);
+        material.set_shader_parameter("water_outside_level", &outside.to_variant());
+        let plane = self
+            .plane
+            .get_or_insert_with(|| {
+                let mut p = PlaneMesh::new_gd();
+                p.set_size(Vector2::new(1.0, 1.0));
+                p
+            })
+            .clone();
+        let Some(world) = self.base().get_world_3d() else {
+            return;
+        };
+        let mut rs = RenderingServer::singleton();
+        let visible = self.base().is_visible_in_tree();
+        let mut made = Vec::new();
+        for &(level, b) in &map.bodies {
+            let i = rs.instance_create2(plane.get_rid(), world.get_scenario());
+            let local = Transform3D::new(
+                Basis::from_scale(Vector3::new(b[2], 1.0, b[3])),
+                Vector3::new(b[0] + 0.5 * b[2], level, b[1] + 0.5 * b[3]),
+            );
+            rs.instance_set_transform(i, map.to_world * local);
+            rs.instance_geometry_set_material_override(i, material.get_rid());
+            rs.instance_geometry_set_shader_parameter(i, "water_level", &level.to_variant());
+            rs.instance_geometry_set_shader_parameter(
+                i,
+                "water_bounds",
+                &Vector4::new(b[0], b[1], b[2], b[3]).to_variant(),
+            );
+            rs.instance_set_visible(i, visible);
+            made.push(i);
+        }
+        self.instances = made;
+    }
+
+    /// The ground heights over the map (for the shader's depth tint).
+    fn ground_heights(&self) -> Vec<f32> {
+        let Some(map) = &self.map else {
+            return Vec::new();
+        };
+        let mut up = self.base().get_parent();
+        while let Some(p) = up {
+            if let Some(h) = host_of(p.clone()) {
+                let s = h.dyn_bind().terrain_surface();
+                if let Some(t) = EditTarget::of(s.edits) {
+                    return t.heights(map.rect);
+                }
+                break;
+            }
+            up = p.get_parent();
+        }
+        Vec::new()
+    }
+
+    fn clear_instances(&mut self) {
+        let mut rs = RenderingServer::singleton();
+        for i in self.instances.drain(..) {
+            rs.free_rid(i);
+        }
+    }
+
+    /// (water surface, ground), world Y, at world X/Z `pos`; None where there is no water.
+    fn water_at(&self, pos: Vector2) -> Option<(f32, f32)> {
+        let map = self.map.as_ref()?;
+        if !pos.is_finite() {
+            return None;
+        }
+        let t = map.to_world.affine_inverse() * Vector3::new(pos.x, 0.0, pos.y);
+        let (x, z) = (f64::from(t.x), f64::from(t.z));
+        let level = map.level_at(x, z);
+        if !level.is_finite() {
+            return None;
+        }
+        let mut up = self.base().get_parent();
+        let ground = loop {
+            let p = up?;
+            if let Some(h) = host_of(p.clone()) {
+                let s = h.dyn_bind().terrain_surface();
+                break s.surface?.with_samples(|s| samples::height_at(s, x, z));
+            }
+            up = p.get_parent();
+        };
+        if !(ground < level) {
+            return None;
+        }
+        let w = |y: f32| (map.to_world * Vector3::new(t.x, y, t.z)).y;
+        Some((w(level), w(ground)))
+    }
+}
+
+impl Drop for TerrainWater {
+    fn drop(&mut self) {
+        self.clear_instances();
+    }
+}
+
+/// One body per water level: its level and the rectangle (terrain X/Z) of its samples, a sample wider on
+/// each side; the sea reaches `SEA_MARGIN` beyond the map.
+fn bodies(map: &WaterMap) -> Vec<(f32, [f32; 4])> {
+    let mut out: Vec<(f32, [i64; 4])> = Vec::new();
+    for (i, &l) in map.levels.iter().enumerate() {
+        if !l.is_finite() {
+            continue;
+        }
+        let (x, z) = ((i % map.rect.w) as i64, (i / map.rect.w) as i64);
+        match out.iter_mut().find(|(level, _)| *level == l) {
+            Some((_, b)) => *b = [b[0].min(x), b[1].min(z), b[2].max(x), b[3].max(z)],
+            None => out.push((l, [x, z, x, z])),
+        }
+    }
+    let sp = map.spacing as f32;
+    let to_terrain = |i: i64, o: i64| ((o + i) as f32 + 0.5) * sp;
+    let mut bodies: Vec<(f32, [f32; 4])> = out
+        .into_iter()
+        .map(|(l, b)| {
+            let (x0, z0) = (
+                to_terrain(b[0] - 1, map.rect.x),
+                to_terrain(b[1] - 1, map.rect.z),
+            );
+            let (x1, z1) = (
+                to_terrain(b[2] + 1, map.rect.x),
+                to_terrain(b[3] + 1, map.rect.z),
+            );
+            (l, [x0, z0, x1 - x0, z1 - z0])
+        })
+        .collect();
+    if let Some(sea) = map.sea {
+        let (x0, z0) = (to_terrain(0, map.rect.x), to_terrain(0, map.rect.z));
+        let (w, d) = (map.rect.w as f32 * sp, map.rect.d as f32 * sp);
+        let b = [
+            x0 - SEA_MARGIN,
+            z0 - SEA_MARGIN,
+            w + 2.0 * SEA_MARGIN,
+            d + 2.0 * SEA_MARGIN,
+        ];
+        match bodies.iter_mut().find(|(l, _)| *l == sea) {
+            Some(body) => body.1 = b,
+            None => bodies.push((sea, b)),
+        }
+    }
+    bodies
+}

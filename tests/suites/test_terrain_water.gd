@@ -1,0 +1,94 @@
+extends "res://wt_test.gd"
+## TerrainWater from GDScript: the sea floods what the map's edge reaches below its level and not the
+## basins behind a coast; a chosen lake stands at its spill level; the queries agree with get_height
+## (water exactly where the ground is below the level); bad input is refused by name.
+
+const N := 200
+
+
+## A plain at 10 with two paraboloid bowls (rims 13 and 12, spillways east) — `test_water_analysis`'s.
+func _terrain() -> TerrainData:
+	var t := TerrainData.new()
+	t.size = Vector2i(N, N)
+	var h := PackedFloat32Array()
+	h.resize(N * N)
+	h.fill(10.0)
+	for b: Array in [[50, 50, 25.0, 5.0, 3.0], [140, 140, 25.0, 5.0, 2.0]]:
+		for z in N:
+			for x in N:
+				var d := Vector2(x - b[0], z - b[1]).length()
+				var r: float = b[2]
+				var level: float = 10.0 + b[4]
+				var bowl := func(dd: float) -> float: return level - (b[3] + b[4]) * (1.0 - (dd / r) * (dd / r))
+				if d < r + 5.0 and z == b[1] and x > b[0] + r:
+					h[z * N + x] = level
+				elif d < r + 3.0:
+					h[z * N + x] = bowl.call(d)
+				elif d < r + 5.0:
+					h[z * N + x] = bowl.call(r + 3.0)
+	t.heights = h
+	return t
+
+
+func _scene(t: TerrainData) -> Array:
+	var tn := TerrainNode.new()
+	tn.terrain_data = t
+	tree.root.add_child(tn)
+	var water := TerrainWater.new()
+	water.sea_level = 10.5
+	water.lake_points = PackedVector2Array([Vector2(50.5, 50.5)])
+	tn.add_child(water)
+	water.update_water()
+	return [tn, water]
+
+
+func test_the_sea_and_a_chosen_lake() -> void:
+	var s := _scene(_terrain())
+	var tn: TerrainNode = s[0]
+	var water: TerrainWater = s[1]
+	check_eq(water.get_lake_levels(), PackedFloat32Array([13.0]), "the lake point's lake stands at its rim")
+	check_eq(water.get_body_count(), 2, "the sea and one lake")
+	check_near(water.get_water_height(Vector2(50.5, 50.5)), 13.0, 1e-5, "the lake's surface")
+	check_near(water.get_water_depth(Vector2(50.5, 50.5)), 13.0 - tn.get_height(Vector2(50.5, 50.5)), 1e-4, "its depth")
+	check(is_nan(water.get_water_height(Vector2(140.5, 140.5))), "the other basin, behind its rim, stays dry")
+	check_near(water.get_water_height(Vector2(10.5, 180.5)), 10.5, 1e-5, "the sea over the plain")
+	check(is_nan(water.get_water_height(Vector2(50.5, 23.0))), "no water on the crest")
+	check(water.is_underwater(Vector3(50.5, 12.0, 50.5)), "under the lake's surface")
+	check(not water.is_underwater(Vector3(50.5, 13.5, 50.5)), "above it")
+	check_near(water.get_water_height(Vector2(-300, 90)), 10.5, 1e-5, "the sea beyond the map")
+	# Water exactly where the ground is below the level of the corner rule.
+	var mismatches := 0
+	for i in 2000:
+		var p := Vector2(fmod(i * 7.31, N), fmod(i * 3.77, N))
+		var wh := water.get_water_height(p)
+		var g := tn.get_height(p)
+		if not is_nan(wh) and not (g < wh):
+			mismatches += 1
+	check_eq(mismatches, 0, "water never stands on ground above it")
+	# Raise the sea over the lower rim: the other basin joins the sea (on request).
+	water.sea_level = 12.5
+	water.update_water()
+	check_near(water.get_water_height(Vector2(140.5, 140.5)), 12.5, 1e-5, "a sea above the rim floods the basin")
+	tn.queue_free()
+
+
+func test_bad_input_is_refused() -> void:
+	var s := _scene(_terrain())
+	var tn: TerrainNode = s[0]
+	var water: TerrainWater = s[1]
+	expect_error("TerrainWater.sea_level must be within ±1e9, got NaN")
+	water.sea_level = NAN
+	check_eq(water.sea_level, 10.5, "sea level kept")
+	expect_error("TerrainWater.lake_points[1] must be finite")
+	water.lake_points = PackedVector2Array([Vector2(1, 1), Vector2(INF, 0)])
+	check_eq(water.lake_points.size(), 1, "points kept")
+	var loose := TerrainWater.new()
+	tree.root.add_child(loose)
+	expect_error("TerrainWater: TerrainWater must be a child (or grandchild) of a TerrainNode or a WanderingTerrain")
+	check(not loose.update_water(), "no terrain: refused")
+	check(is_nan(loose.get_water_height(Vector2.ZERO)), "and no water")
+	loose.queue_free()
+	water.area = Rect2i(0, 0, 1, 1)
+	expect_error("TerrainWater: area must cover 2 × 2 to 2048² samples")
+	check(not water.update_water(), "too small an area")
+	tn.queue_free()
