@@ -92,3 +92,47 @@ func test_bad_input_is_refused() -> void:
 	expect_error("TerrainWater: area must cover 2 × 2 to 2048² samples")
 	check(not water.update_water(), "too small an area")
 	tn.queue_free()
+
+
+## A river from find_rivers, its bed carved by a TerrainPath: water at the line's height over the bed,
+## flowing downstream at river_speed; none beside it.
+func test_a_river_flows_in_its_bed() -> void:
+	var t := TerrainData.new()
+	t.size = Vector2i(128, 128)
+	var h := PackedFloat32Array()
+	for z in 128:
+		for x in 128:
+			h.append(20.0 + 0.05 * z + 0.2 * absf(x - 64))
+	t.heights = h
+	var tn := TerrainNode.new()
+	tn.terrain_data = t
+	tree.root.add_child(tn)
+	var rivers := t.find_rivers(Rect2i(), 300.0)
+	if not check(rivers.size() >= 1, "a river"):
+		tn.queue_free()
+		return
+	var bed := TerrainPath.new()
+	bed.curve = rivers[0]
+	bed.mode = TerrainPath.MODE_CARVE
+	bed.depth = 1.5
+	bed.width = 4.0
+	bed.falloff_width = 2.0
+	tn.add_child(bed)
+	bed.apply_now()
+	var water := TerrainWater.new()
+	water.sea = false
+	water.rivers = [rivers[0]]
+	water.river_width = 8.0
+	water.river_speed = 2.0
+	tn.add_child(water)
+	check(water.update_water(), "updated")
+	var p := Vector2(64.5, 60.5)
+	var line_y := 20.0 + 0.05 * 60.0
+	check_near(water.get_water_height(p), line_y, 0.05, "the surface at the line's height")
+	check_near(water.get_water_depth(p), 1.5, 0.06, "over the carved bed")
+	var flow := water.get_flow(p)
+	check(flow.y < -1.9 and absf(flow.x) < 0.2, "flowing downstream at river_speed: %s" % flow)
+	check(is_nan(water.get_water_height(Vector2(80.5, 60.5))), "none on the valley side")
+	check_eq(water.get_flow(Vector2(80.5, 60.5)), Vector2.ZERO, "no flow on dry ground")
+	check_eq(water.get_body_count(), 1, "one river drawn")
+	tn.queue_free()

@@ -357,6 +357,39 @@ pub fn water_levels(
     Ok((levels, found))
 }
 
+/// A river's water surface: a ribbon `half_width` to each side of its centre line (terrain units, points
+/// upstream first); its height along the line is the line's.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RiverSurface {
+    pub points: Vec<[f64; 3]>,
+    pub half_width: f64,
+}
+
+impl RiverSurface {
+    /// At terrain X/Z (x, z) within the ribbon: the surface height and the direction the water flows
+    /// (unit X/Z, downstream) at the nearest point of the line. None off the ribbon.
+    pub fn at(&self, x: f64, z: f64) -> Option<(f64, [f64; 2])> {
+        let mut best: Option<(f64, f64, [f64; 2])> = None;
+        for w in self.points.windows(2) {
+            let (a, b) = (w[0], w[1]);
+            let ab = [b[0] - a[0], b[2] - a[2]];
+            let len2 = ab[0] * ab[0] + ab[1] * ab[1];
+            if len2 <= 0.0 {
+                continue;
+            }
+            let t = (((x - a[0]) * ab[0] + (z - a[2]) * ab[1]) / len2).clamp(0.0, 1.0);
+            let q = [a[0] + ab[0] * t, a[2] + ab[1] * t];
+            let d2 = (x - q[0]).powi(2) + (z - q[1]).powi(2);
+            if best.is_none_or(|(bd, _, _)| d2 < bd) {
+                let len = len2.sqrt();
+                best = Some((d2, a[1] + (b[1] - a[1]) * t, [ab[0] / len, ab[1] / len]));
+            }
+        }
+        let (d2, y, dir) = best?;
+        (d2 <= self.half_width * self.half_width).then_some((y, dir))
+    }
+}
+
 /// Where each cell's water goes, and how much passes through it.
 pub struct FlowField {
     pub w: usize,

@@ -257,3 +257,18 @@ fn water_levels_hold_the_sea_and_the_chosen_lakes_only() {
     assert_eq!(levels[5 * n + 5], 10.5, "the plain is under the sea");
     assert!(water_levels(g, f32::NAN, &[]).is_err());
 }
+
+#[test]
+fn a_river_surface_is_its_lines_height_within_its_width() {
+    let r = RiverSurface {
+        points: vec![[0.0, 10.0, 0.0], [100.0, 5.0, 0.0], [100.0, 0.0, 50.0]],
+        half_width: 4.0,
+    };
+    let (y, dir) = r.at(50.0, 3.0).unwrap();
+    assert!((y - 7.5).abs() < 1e-9);
+    assert_eq!(dir, [1.0, 0.0]);
+    assert!(r.at(50.0, 4.5).is_none(), "beyond half the width");
+    let (y, dir) = r.at(101.0, 25.0).unwrap();
+    assert!((y - 2.5).abs() < 1e-9);
+    assert_eq!(dir, [0.0, 1.0], "downstream on the second stretch");
+}

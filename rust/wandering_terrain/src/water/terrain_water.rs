@@ -5,14 +5,16 @@
 use crate::data::edit_target::EditTarget;
 use crate::sample_rect::from_rect2i;
 use crate::surface::host_of;
+use crate::water::river_surface;
 use godot::classes::image::Format;
 use godot::classes::{
-    INode3D, Image, ImageTexture, Node3D, PlaneMesh, RenderingServer, Shader, ShaderMaterial,
+    ArrayMesh, Curve3D, INode3D, Image, ImageTexture, Node3D, PlaneMesh, RenderingServer, Shader,
+    ShaderMaterial,
 };
 use godot::prelude::*;
 use terrain_core::sample_rect::SampleRect;
 use terrain_core::samples;
-use terrain_core::water::{water_levels, Grid};
+use terrain_core::water::{water_levels, Grid, RiverSurface};
 
 const DEFAULT_SHADER: &str = "res://addons/wandering_terrain/shaders/terrain_water.gdshader";
 /// Most samples the water map covers (4 + 4 bytes a sample on the GPU, about 20 while computing).
@@ -34,9 +36,18 @@ struct WaterMap {
     /// Per lake point: its lake's level, NaN when it found none.
     found: Vec<f32>,
     sea: Option<f32>,
+    rivers: Vec<RiverSurface>,
 }
 
 impl WaterMap {
+    /// The highest river surface over terrain X/Z (x, z) and its flow direction there.
+    fn river_at(&self, x: f64, z: f64) -> Option<(f64, [f64; 2])> {
+        self.rivers
+            .iter()
+            .filter_map(|r| r.at(x, z))
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+    }
+
     /// The corner rule: the highest level of the four samples around terrain X/Z (x, z).
     fn level_at(&self, x: f64, z: f64) -> f32 {
         let sx = x / self.spacing - 0.5 - self.rect.x as f64;
@@ -93,6 +104,20 @@ pub struct TerrainWater {
     #[export]
     #[var(set = set_lake_points)]
     lake_points: PackedVector2Array,
+    /// River centre lines in terrain space (as `find_rivers` returns them): a ribbon of water
+    /// `river_width` wide at each line's height, flowing downstream (its points run upstream first). Give
+    /// each a TerrainPath in MODE_CARVE for its bed.
+    #[export]
+    #[var(set = set_rivers)]
+    rivers: Array<Option<Gd<Curve3D>>>,
+    /// Width of the rivers' water, terrain units (0, 100000]: the bed's width and its banks.
+    #[export(range = (0.1, 100.0, 0.1, or_greater))]
+    #[var(set = set_river_width)]
+    river_width: f64,
+    /// How fast the rivers flow, terrain units a second [0, 1000] (`get_flow`, the shader's ripples).
+    #[export(range = (0.0, 10.0, 0.01, or_greater))]
+    #[var(set = set_river_speed)]
+    river_speed: f64,
     /// The samples the water is computed over; empty: the whole TerrainData (at most 2048²; a region map
     /// needs an area).
     #[export]
@@ -106,6 +131,7 @@ pub struct TerrainWater {
 
     map: Option<WaterMap>,
     texture: Option<Gd<ImageTexture>>,
+    river_meshes: Vec<Gd<ArrayMesh>>,
     default_material: Option<Gd<ShaderMaterial>>,
     plane: Option<Gd<PlaneMesh>>,
     instances: Vec<Rid>,
@@ -120,10 +146,14 @@ impl INode3D for TerrainWater {
             sea: true,
             sea_level: 0.0,
             lake_points: PackedVector2Array::new(),
+            rivers: Array::new(),
+            river_width: 8.0,
+            river_speed: 1.0,
             area: Rect2i::default(),
             material: None,
             map: None,
             texture: None,
+            river_meshes: Vec::new(),
             default_material: None,
             plane: None,
             instances: Vec::new(),
@@ -245,6 +275,55 @@ impl TerrainWater {
         self.touch();
     }
     #[func]
+    fn set_rivers(&mut self, v: Array<Option<Gd<Curve3D>>>) {
+        self.rivers = v;
+        self.touch();
+    }
+    #[func]
+    fn set_river_width(&mut self, v: f64) {
+        if !(v.is_finite() && v > 0.0 && v <= 1e5) {
+            godot_error!(
+                "TerrainWater.river_width must be in (0, 100000], got {v}; keeping {}",
+                self.river_width
+            );
+            return;
+        }
+        self.river_width = v;
+        self.touch();
+    }
+    #[func]
+    fn set_river_speed(&mut self, v: f64) {
+        if !(v.is_finite() && (0.0..=1000.0).contains(&v)) {
+            godot_error!(
+                "TerrainWater.river_speed must be in [0, 1000], got {v}; keeping {}",
+                self.river_speed
+            );
+            return;
+        }
+        self.river_speed = v;
+        self.touch();
+    }
+
+    /// Where the water at world X/Z `pos` flows: world X/Z, `river_speed` long in a river, zero in the sea,
+    /// a lake, or on dry ground.
+    #[func]
+    fn get_flow(&self, pos: Vector2) -> Vector2 {
+        let Some((map, t, ground)) = self.ground_at(pos) else {
+            return Vector2::ZERO;
+        };
+        match map.river_at(f64::from(t.x), f64::from(t.z)) {
+            Some((y, dir))
+                if f64::from(ground) < y
+                    && y >= f64::from(map.level_at(f64::from(t.x), f64::from(t.z))) =>
+            {
+                let d = map.to_world.basis * Vector3::new(dir[0] as f32, 0.0, dir[1] as f32);
+                Vector2::new(d.x, d.z).normalized_or_zero() * self.river_speed as f32
+            }
+            _ => Vector2::ZERO,
+        }
+    }
+
+    #[func]
     fn set_area(&mut self, v: Rect2i) {
         if v.size.x < 0 || v.size.y < 0 {
             godot_error!(
@@ -336,7 +415,15 @@ impl TerrainWater {
             bodies: Vec::new(),
             found: found.iter().map(|l| l.unwrap_or(f32::NAN)).collect(),
             sea,
+            rivers: Vec::new(),
         };
+        for (i, c) in self.rivers.iter_shared().enumerate() {
+            let Some(c) = c else { continue };
+            match river_surface::from_curve(&c, spacing, 0.5 * self.river_width) {
+                Some(r) => map.rivers.push(r),
+                None => godot_error!("TerrainWater.rivers[{i}]: a river needs a curve of two finite points or more; skipped"),
+            }
+        }
         map.bodies = bodies(&map);
         Ok(map)
     }
@@ -428,6 +515,16 @@ impl TerrainWater {
             rs.instance_set_visible(i, visible);
             made.push(i);
         }
+        self.river_meshes = map.rivers.iter().filter_map(river_surface::mesh).collect();
+        for m in &self.river_meshes {
+            let i = rs.instance_create2(m.get_rid(), world.get_scenario());
+            rs.instance_set_transform(i, map.to_world);
+            rs.instance_geometry_set_material_override(i, material.get_rid());
+            rs.instance_geometry_set_shader_parameter(i, "water_river", &1.0f32.to_variant());
+            rs.instance_set_visible(i, visible);
+            made.push(i);
+        }
+        material.set_shader_parameter("river_speed", &(self.river_speed as f32).to_variant());
         self.instances = made;
     }
 
@@ -457,18 +554,14 @@ impl TerrainWater {
         }
     }
 
-    /// (water surface, ground), world Y, at world X/Z `pos`; None where there is no water.
-    fn water_at(&self, pos: Vector2) -> Option<(f32, f32)> {
+    /// The map, terrain X/Z of world X/Z `pos`, and the ground's height there (terrain units).
+    fn ground_at(&self, pos: Vector2) -> Option<(&WaterMap, Vector3, f32)> {
         let map = self.map.as_ref()?;
         if !pos.is_finite() {
             return None;
         }
         let t = map.to_world.affine_inverse() * Vector3::new(pos.x, 0.0, pos.y);
         let (x, z) = (f64::from(t.x), f64::from(t.z));
-        let level = map.level_at(x, z);
-        if !level.is_finite() {
-            return None;
-        }
         let mut up = self.base().get_parent();
         let ground = loop {
             let p = up?;
@@ -478,7 +571,20 @@ impl TerrainWater {
             }
             up = p.get_parent();
         };
-        if !(ground < level) {
+        Some((map, t, ground))
+    }
+
+    /// (water surface, ground), world Y, at world X/Z `pos`; None where there is no water: the highest of
+    /// the sea's or a lake's level (the corner rule) and the rivers' surfaces there, if the ground is
+    /// below it.
+    fn water_at(&self, pos: Vector2) -> Option<(f32, f32)> {
+        let (map, t, ground) = self.ground_at(pos)?;
+        let (x, z) = (f64::from(t.x), f64::from(t.z));
+        let river = map
+            .river_at(x, z)
+            .map_or(f32::NEG_INFINITY, |(y, _)| y as f32);
+        let level = map.level_at(x, z).max(river);
+        if !(level.is_finite() && ground < level) {
             return None;
         }
         let w = |y: f32| (map.to_world * Vector3::new(t.x, y, t.z)).y;
