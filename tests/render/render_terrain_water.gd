@@ -77,3 +77,51 @@ func test_water_covers_exactly_where_the_queries_say() -> void:
 	check(dry_drawn <= compared / 1000, "no water over dry ground (%d pixels)" % dry_drawn)
 	root.queue_free()
 	await frames(1)
+
+
+## The shipped looks (default and pixel art) compile and draw: water over the lake and the sea, the
+## terrain (drawn green here) on the crests.
+func test_the_default_and_pixel_art_looks_draw_water() -> void:
+	for pixel_art in [false, true]:
+		RenderingServer.set_default_clear_color(Color(0, 0, 0))
+		var root := Node3D.new()
+		tree.root.add_child(root)
+		var cam := Camera3D.new()
+		cam.projection = Camera3D.PROJECTION_ORTHOGONAL
+		cam.size = N * 1.0
+		cam.far = 500.0
+		cam.position = Vector3(N * 0.5, 200.0, N * 0.5)
+		cam.rotation_degrees = Vector3(-90, 0, 0)
+		root.add_child(cam)
+		cam.make_current()
+		var sun := DirectionalLight3D.new()
+		sun.rotation_degrees = Vector3(-60, 30, 0)
+		root.add_child(sun)
+		var suite = Suite.new()
+		var tn := TerrainNode.new()
+		var probe := ShaderMaterial.new()
+		probe.shader = load("res://render/terrain_green_probe.gdshader")
+		tn.material = probe
+		tn.terrain_data = suite._terrain()
+		root.add_child(tn)
+		tn.target = tn.get_path_to(cam)
+		var water := TerrainWater.new()
+		water.pixel_art = pixel_art
+		water.sea_level = 10.3
+		water.lake_points = PackedVector2Array([Vector2(50.5, 50.5)])
+		tn.add_child(water)
+		await frames(4)
+		var img := screenshot("terrain_water_look_%s" % ("pixel_art" if pixel_art else "default"))
+		var at := func(p: Vector2) -> Color:
+			var s := cam.unproject_position(Vector3(p.x, 0, p.y))
+			return img.get_pixel(int(s.x), int(s.y))
+		var lake: Color = at.call(Vector2(50.5, 50.5))
+		var sea: Color = at.call(Vector2(20.5, 180.5))
+		var crest: Color = at.call(Vector2(50.5, 23.0))
+		var what := "pixel art" if pixel_art else "default"
+		# Translucent water over the green-drawn ground: no longer pure green, blue in it.
+		check(not lake.is_equal_approx(Color(0, 1, 0)) and lake.b > 0.15, "%s: the lake is water-coloured (%s)" % [what, lake])
+		check(not sea.is_equal_approx(Color(0, 1, 0)) and sea.b > 0.15, "%s: the sea too (%s)" % [what, sea])
+		check(crest.is_equal_approx(Color(0, 1, 0)), "%s: the crest is dry ground (%s)" % [what, crest])
+		root.queue_free()
+		await frames(1)

@@ -17,6 +17,8 @@ use terrain_core::samples;
 use terrain_core::water::{water_levels, Grid, RiverSurface};
 
 const DEFAULT_SHADER: &str = "res://addons/wandering_terrain/shaders/terrain_water.gdshader";
+const PIXEL_ART_SHADER: &str =
+    "res://addons/wandering_terrain/shaders/terrain_water_pixel_art.gdshader";
 /// Most samples the water map covers (4 + 4 bytes a sample on the GPU, about 20 while computing).
 const MAX_SAMPLES: usize = 2048 * 2048;
 /// How far the sea reaches beyond the map, terrain units.
@@ -128,6 +130,11 @@ pub struct TerrainWater {
     #[export]
     #[var(set = set_material)]
     material: Option<Gd<ShaderMaterial>>,
+    /// The pixel-art look (`terrain_water_pixel_art.gdshader`: texels banded by distance, stepped depth
+    /// colours, dithered foam), to go with a pixel-art terrain, when `material` is null.
+    #[export]
+    #[var(set = set_pixel_art)]
+    pixel_art: bool,
 
     map: Option<WaterMap>,
     texture: Option<Gd<ImageTexture>>,
@@ -151,6 +158,7 @@ impl INode3D for TerrainWater {
             river_speed: 1.0,
             area: Rect2i::default(),
             material: None,
+            pixel_art: false,
             map: None,
             texture: None,
             river_meshes: Vec::new(),
@@ -272,6 +280,12 @@ impl TerrainWater {
             return;
         }
         self.lake_points = v;
+        self.touch();
+    }
+    #[func]
+    fn set_pixel_art(&mut self, v: bool) {
+        self.pixel_art = v;
+        self.default_material = None;
         self.touch();
     }
     #[func]
@@ -465,7 +479,12 @@ impl TerrainWater {
             self.default_material
                 .get_or_insert_with(|| {
                     let mut m = ShaderMaterial::new_gd();
-                    m.set_shader(&load::<Shader>(DEFAULT_SHADER));
+                    let path = if self.pixel_art {
+                        PIXEL_ART_SHADER
+                    } else {
+                        DEFAULT_SHADER
+                    };
+                    m.set_shader(&load::<Shader>(path));
                     m
                 })
                 .clone()
