@@ -136,3 +136,72 @@ func test_a_river_flows_in_its_bed() -> void:
 	check_eq(water.get_flow(Vector2(80.5, 60.5)), Vector2.ZERO, "no flow on dry ground")
 	check_eq(water.get_body_count(), 1, "one river drawn")
 	tn.queue_free()
+
+
+## Instances and detail stay on dry ground by default; WATER_ONLY puts them under water of the depth asked.
+func test_instances_and_detail_know_the_water() -> void:
+	var s := _scene(_terrain())
+	var tn: TerrainNode = s[0]
+	var water: TerrainWater = s[1]
+	var dry := TerrainInstanceMesh.new()
+	dry.mesh = BoxMesh.new()
+	var reeds := TerrainInstanceMesh.new()
+	reeds.mesh = BoxMesh.new()
+	reeds.water_placement = TerrainInstanceMesh.WATER_ONLY
+	reeds.water_depth_max = 1.0
+	var grass := TerrainDetailLayer.new()
+	grass.view_radius = 150.0
+	grass.density = 0.2
+	grass.slope_max = 90.0
+	var kelp := TerrainDetailLayer.new()
+	kelp.view_radius = 150.0
+	kelp.density = 0.2
+	kelp.slope_max = 90.0
+	kelp.water_placement = TerrainDetailLayer.WATER_ONLY
+	kelp.water_depth_min = 1.0
+	var inst := TerrainInstancer.new()
+	inst.meshes = [dry, reeds]
+	inst.detail_layers = [grass, kelp]
+	tn.add_child(inst)
+	var cam := Camera3D.new()
+	cam.position = Vector3(N / 2.0, 60, N / 2.0)
+	tree.root.add_child(cam)
+	cam.make_current()
+	inst.scatter(0, Rect2(0, 0, N, N), 2000, 1)
+	inst.scatter(1, Rect2(0, 0, N, N), 500, 2)
+	inst.update_now()
+	var wet_dry := 0
+	for tr: Transform3D in inst.get_instances(0, Rect2(0, 0, N, N)):
+		wet_dry += int(not is_nan(water.get_water_height(Vector2(tr.origin.x, tr.origin.z))))
+	check(inst.get_instance_count(0) > 100, "dry-ground instances placed (%d)" % inst.get_instance_count(0))
+	check_eq(wet_dry, 0, "none of them in water")
+	var bad_reeds := 0
+	for tr: Transform3D in inst.get_instances(1, Rect2(0, 0, N, N)):
+		var d := water.get_water_depth(Vector2(tr.origin.x, tr.origin.z))
+		bad_reeds += int(not (d > 0.0 and d <= 1.0 + 1e-4))
+	check(inst.get_instance_count(1) > 50, "reeds placed (%d)" % inst.get_instance_count(1))
+	check_eq(bad_reeds, 0, "every reed in water up to 1 m deep")
+	var grass_wet := 0
+	var all_grass := inst.get_detail_transforms(0, Rect2(0, 0, N, N))
+	for tr in all_grass:
+		grass_wet += int(not is_nan(water.get_water_height(Vector2(tr.origin.x, tr.origin.z))))
+	check(all_grass.size() > 100, "grass grows (%d)" % all_grass.size())
+	check_eq(grass_wet, 0, "no grass in water")
+	var kelp_bad := 0
+	var all_kelp := inst.get_detail_transforms(1, Rect2(0, 0, N, N))
+	for tr in all_kelp:
+		kelp_bad += int(not (water.get_water_depth(Vector2(tr.origin.x, tr.origin.z)) >= 1.0 - 1e-4))
+	check(all_kelp.size() > 20, "kelp grows (%d)" % all_kelp.size())
+	check_eq(kelp_bad, 0, "kelp only a metre deep or more")
+	# Without water (the sea gone, no lake): the grass grows where the water was.
+	water.sea = false
+	water.lake_points = PackedVector2Array()
+	water.update_water()
+	inst.update_now()
+	check(inst.get_detail_transforms(0, Rect2(0, 0, N, N)).size() > all_grass.size(), "the grass grows where the sea was")
+	expect_error("TerrainInstanceMesh.water_placement must be WATER_AVOID, WATER_ANY or WATER_ONLY (0..2), got 5")
+	dry.water_placement = 5
+	expect_error("TerrainDetailLayer.water_depth_min: water depth range must be 0 ≤ min ≤ max ≤ 100000")
+	kelp.water_depth_min = -1.0
+	cam.queue_free()
+	tn.queue_free()

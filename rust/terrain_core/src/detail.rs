@@ -55,6 +55,7 @@ impl Default for DetailRules {
                 slope: [0.0, 45.0],
                 align: 0.5,
                 offset: 0.0,
+                ..PlacementRules::default()
             },
         }
     }
@@ -202,6 +203,8 @@ pub struct Ground {
     pub tints: Vec<[f32; 3]>,
     /// The painted density (one byte a terrain sample), multiplied with the layers' share.
     pub density: DensityMap,
+    /// The terrain's water, for the rules' water placement; None: no water.
+    pub water: Option<std::sync::Arc<crate::water::WaterLevels>>,
 }
 
 impl Ground {
@@ -337,6 +340,14 @@ fn candidate<S: Samples + ?Sized>(
     let slope = n.y.clamp(-1.0, 1.0).acos().to_degrees();
     let p = &r.placement;
     if !p.allows_slope(slope) {
+        return None;
+    }
+    let depth = layer
+        .ground
+        .water
+        .as_ref()
+        .and_then(|w| w.depth_at(x, z, h));
+    if !p.allows_water(depth) {
         return None;
     }
     let (keep, tint) = layer.ground.at(s, x, z);

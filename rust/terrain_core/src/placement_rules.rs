@@ -1,9 +1,30 @@
 //! The placement rules instances (`instances::Rules`) and detail (`detail::DetailRules`) share: the scale
-//! range, the slopes allowed, how far an instance leans with the ground, and its height above it. One
+//! range, the slopes allowed, how far an instance leans with the ground, its height above it, and where
+//! it may stand with respect to water. One
 //! type, one validation, one way to set a range's end (the other end follows, as a Godot Range does, so a
 //! scene that loads min before max never trips over an interim state).
 
 use std::fmt;
+
+/// Where something may stand with respect to a terrain's water (`water::WaterLevels`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WaterRule {
+    /// Only on dry ground (trees, grass): the default.
+    #[default]
+    Avoid,
+    /// Anywhere.
+    Any,
+    /// Only under water, its depth within the rule's range (reeds in the shallows, kelp in the deep).
+    Only,
+}
+
+impl WaterRule {
+    pub fn from_index(i: i64) -> Option<Self> {
+        [Self::Avoid, Self::Any, Self::Only]
+            .get(usize::try_from(i).ok()?)
+            .copied()
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PlacementRules {
@@ -15,6 +36,9 @@ pub struct PlacementRules {
     pub align: f32,
     /// Height above the ground (negative sinks the base in).
     pub offset: f32,
+    pub water: WaterRule,
+    /// Water depths allowed with `WaterRule::Only`, [min, max].
+    pub water_depth: [f32; 2],
 }
 
 impl Default for PlacementRules {
@@ -24,6 +48,8 @@ impl Default for PlacementRules {
             slope: [0.0, 90.0],
             align: 0.0,
             offset: 0.0,
+            water: WaterRule::Avoid,
+            water_depth: [0.0, 1e5],
         }
     }
 }
@@ -36,6 +62,7 @@ pub enum PlacementRulesError {
     Align(f32),
     /// The offset and the largest allowed (the two users differ).
     Offset(f32, f32),
+    WaterDepth([f32; 2]),
 }
 
 impl fmt::Display for PlacementRulesError {
@@ -50,6 +77,10 @@ impl fmt::Display for PlacementRulesError {
             Self::Offset(v, most) => {
                 write!(f, "height_offset must be in [-{most}, {most}], got {v}")
             }
+            Self::WaterDepth(v) => write!(
+                f,
+                "water depth range must be 0 ≤ min ≤ max ≤ 100000, got {v:?}"
+            ),
         }
     }
 }
@@ -73,6 +104,10 @@ impl PlacementRules {
         if !(-max_offset..=max_offset).contains(&self.offset) {
             return Err(PlacementRulesError::Offset(self.offset, max_offset));
         }
+        let [w0, w1] = self.water_depth;
+        if !(0.0 <= w0 && w0 <= w1 && w1 <= 1e5) {
+            return Err(PlacementRulesError::WaterDepth(self.water_depth));
+        }
         Ok(())
     }
 
@@ -95,6 +130,24 @@ impl PlacementRules {
     /// Whether ground sloped `degrees` may carry an instance.
     pub fn allows_slope(&self, degrees: f32) -> bool {
         self.slope[0] <= degrees && degrees <= self.slope[1]
+    }
+
+    pub fn set_water_depth_min(&mut self, v: f32) {
+        self.water_depth = [v, self.water_depth[1].max(v)];
+    }
+
+    pub fn set_water_depth_max(&mut self, v: f32) {
+        self.water_depth = [self.water_depth[0].min(v), v];
+    }
+
+    /// Whether ground under `depth` of water (None: dry) may carry an instance.
+    pub fn allows_water(&self, depth: Option<f32>) -> bool {
+        match (self.water, depth) {
+            (WaterRule::Any, _) => true,
+            (WaterRule::Avoid, d) => d.is_none(),
+            (WaterRule::Only, Some(d)) => self.water_depth[0] <= d && d <= self.water_depth[1],
+            (WaterRule::Only, None) => false,
+        }
     }
 
     /// The scale for a random number `u` in [0, 1).
@@ -133,5 +186,18 @@ mod tests {
         r.slope = [0.0, 90.0];
         r.scale = [0.0, 1.0];
         assert!(matches!(r.check(1.0), Err(PlacementRulesError::Scale(_))));
+        r.scale = [1.0, 1.0];
+        assert!(
+            r.allows_water(None) && !r.allows_water(Some(0.1)),
+            "dry only by default"
+        );
+        r.water = WaterRule::Only;
+        r.set_water_depth_max(0.5);
+        assert!(r.allows_water(Some(0.3)) && !r.allows_water(Some(0.6)) && !r.allows_water(None));
+        r.water_depth = [1.0, 0.5];
+        assert!(matches!(
+            r.check(1.0),
+            Err(PlacementRulesError::WaterDepth(_))
+        ));
     }
 }

@@ -357,6 +357,59 @@ pub fn water_levels(
     Ok((levels, found))
 }
 
+/// A terrain's water as drawn and queried: the level of every sample of a rectangle (`water_levels`, the
+/// corner rule), the sea beyond it, and the rivers. Shared with the workers that place instances and grow
+/// detail (which avoid water, or seek it, by their rules).
+#[derive(Clone, Debug, Default)]
+pub struct WaterLevels {
+    pub levels: Vec<f32>,
+    /// The samples `levels` covers (query coordinates).
+    pub rect: crate::sample_rect::SampleRect,
+    pub spacing: f64,
+    /// The sea's level beyond the rectangle; None: no sea.
+    pub sea: Option<f32>,
+    pub rivers: Vec<RiverSurface>,
+}
+
+impl WaterLevels {
+    /// The water level at terrain X/Z (x, z): the highest of the four samples around it (beyond the
+    /// rectangle, the sea's) and of the rivers over it; `NEG_INFINITY` where there is none.
+    pub fn level_at(&self, x: f64, z: f64) -> f32 {
+        let sx = x / self.spacing - 0.5 - self.rect.x as f64;
+        let sz = z / self.spacing - 0.5 - self.rect.z as f64;
+        let (ix, iz) = (sx.floor() as i64, sz.floor() as i64);
+        let mut level = f32::NEG_INFINITY;
+        for (dx, dz) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+            let (x, z) = (ix + dx, iz + dz);
+            let inside = x >= 0 && z >= 0 && x < self.rect.w as i64 && z < self.rect.d as i64;
+            let l = if inside {
+                self.levels[z as usize * self.rect.w + x as usize]
+            } else {
+                self.sea.unwrap_or(f32::NEG_INFINITY)
+            };
+            level = level.max(l);
+        }
+        let river = self
+            .river_at(x, z)
+            .map_or(f32::NEG_INFINITY, |(y, _)| y as f32);
+        level.max(river)
+    }
+
+    /// The depth of water over ground at height `ground` at terrain X/Z (x, z); None where it is dry.
+    pub fn depth_at(&self, x: f64, z: f64, ground: f32) -> Option<f32> {
+        let l = self.level_at(x, z);
+        (l.is_finite() && ground < l).then_some(l - ground)
+    }
+
+    /// The highest river surface over terrain X/Z (x, z) and its flow direction there.
+    pub fn river_at(&self, x: f64, z: f64) -> Option<(f64, [f64; 2])> {
+        self.rivers
+            .iter()
+            .filter_map(|r| r.at(x, z))
+            .max_by(|a, b| a.0.total_cmp(&b.0))
+    }
+}
+
 /// A river's water surface: a ribbon `half_width` to each side of its centre line (terrain units, points
 /// upstream first); its height along the line is the line's.
 #[derive(Clone, Debug, PartialEq)]

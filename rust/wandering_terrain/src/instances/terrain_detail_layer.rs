@@ -6,7 +6,7 @@ use godot::classes::mesh::{ArrayType, PrimitiveType};
 use godot::classes::{ArrayMesh, Material, Mesh};
 use godot::prelude::*;
 use terrain_core::detail::{DetailGrid, DetailLayer, DetailRules, Ground};
-use terrain_core::placement_rules::PlacementRules;
+use terrain_core::placement_rules::{PlacementRules, WaterRule};
 
 const DEFAULT_SHADER: &str = "res://addons/wandering_terrain/shaders/detail_grass.gdshader";
 
@@ -83,6 +83,20 @@ pub struct TerrainDetailLayer {
     #[export(range = (0.0, 90.0, 0.1))]
     #[var(set = set_slope_max)]
     slope_max: f64,
+    /// Where it grows with respect to a TerrainWater on the terrain: WATER_AVOID (dry ground only, the
+    /// default), WATER_ANY, WATER_ONLY (under water between water_depth_min and water_depth_max: reeds,
+    /// kelp).
+    #[export(enum = (Avoid = 0, Any = 1, Only = 2))]
+    #[var(set = set_water_placement)]
+    water_placement: i64,
+    /// Shallowest water with WATER_ONLY, terrain units, [0, water_depth_max].
+    #[export(range = (0.0, 100.0, 0.01, or_greater))]
+    #[var(set = set_water_depth_min)]
+    water_depth_min: f64,
+    /// Deepest water with WATER_ONLY, terrain units, [water_depth_min, 100000].
+    #[export(range = (0.0, 100.0, 0.01, or_greater))]
+    #[var(set = set_water_depth_max)]
+    water_depth_max: f64,
     /// Lowest ground (world height), [-1e6, height_max].
     #[export]
     #[var(set = set_height_min)]
@@ -119,6 +133,9 @@ impl IResource for TerrainDetailLayer {
             layers: PackedInt32Array::new(),
             slope_min: 0.0,
             slope_max: 40.0,
+            water_placement: 0,
+            water_depth_min: 0.0,
+            water_depth_max: 1e5,
             height_min: -1e6,
             height_max: 1e6,
             seed: 0,
@@ -200,6 +217,33 @@ impl TerrainDetailLayer {
     fn set_slope_max(&mut self, v: f64) {
         self.set_rule("slope_max", |r| r.placement.set_slope_max(v as f32));
     }
+    #[func]
+    fn set_water_placement(&mut self, v: i64) {
+        if WaterRule::from_index(v).is_none() {
+            godot_error!("TerrainDetailLayer.water_placement must be WATER_AVOID, WATER_ANY or WATER_ONLY (0..2), got {v}; keeping {}", self.water_placement);
+            return;
+        }
+        self.water_placement = v;
+        self.base_mut().emit_changed();
+    }
+    #[func]
+    fn set_water_depth_min(&mut self, v: f64) {
+        self.set_rule("water_depth_min", |r| {
+            r.placement.set_water_depth_min(v as f32)
+        });
+    }
+    #[func]
+    fn set_water_depth_max(&mut self, v: f64) {
+        self.set_rule("water_depth_max", |r| {
+            r.placement.set_water_depth_max(v as f32)
+        });
+    }
+    #[constant]
+    const WATER_AVOID: i64 = 0;
+    #[constant]
+    const WATER_ANY: i64 = 1;
+    #[constant]
+    const WATER_ONLY: i64 = 2;
     #[func]
     fn set_height_min(&mut self, v: f64) {
         if !(-1e6..=1e6).contains(&v) {
@@ -292,6 +336,8 @@ impl TerrainDetailLayer {
                 slope: [self.slope_min as f32, self.slope_max as f32],
                 align: self.align_to_normal as f32,
                 offset: self.height_offset as f32,
+                water: WaterRule::from_index(self.water_placement).unwrap_or_default(),
+                water_depth: [self.water_depth_min as f32, self.water_depth_max as f32],
             },
         }
     }
@@ -307,6 +353,8 @@ impl TerrainDetailLayer {
         let p = r.placement;
         (self.scale_min, self.scale_max) = (f64::from(p.scale[0]), f64::from(p.scale[1]));
         (self.slope_min, self.slope_max) = (f64::from(p.slope[0]), f64::from(p.slope[1]));
+        (self.water_depth_min, self.water_depth_max) =
+            (f64::from(p.water_depth[0]), f64::from(p.water_depth[1]));
         self.align_to_normal = f64::from(p.align);
         self.height_offset = f64::from(p.offset);
         self.color_jitter = f64::from(r.color_jitter);

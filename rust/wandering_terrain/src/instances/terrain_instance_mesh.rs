@@ -4,7 +4,7 @@
 use godot::classes::{CollisionShape3D, Mesh, MeshInstance3D, Node, Node3D, PackedScene, Shape3D};
 use godot::prelude::*;
 use terrain_core::instances::Rules;
-use terrain_core::placement_rules::PlacementRules;
+use terrain_core::placement_rules::{PlacementRules, WaterRule};
 
 /// A mesh placed by a `TerrainInstancer`: its look (LOD meshes with visibility ranges, shadows), its
 /// collision shapes, and its placement rules.
@@ -93,6 +93,20 @@ pub struct TerrainInstanceMesh {
     #[export(range = (0.0, 90.0, 0.1))]
     #[var(set = set_slope_max)]
     slope_max: f64,
+    /// Where it stands with respect to a TerrainWater on the terrain: WATER_AVOID (dry ground only, the
+    /// default), WATER_ANY, WATER_ONLY (under water between water_depth_min and water_depth_max: reeds,
+    /// kelp).
+    #[export(enum = (Avoid = 0, Any = 1, Only = 2))]
+    #[var(set = set_water_placement)]
+    water_placement: i64,
+    /// Shallowest water with WATER_ONLY, terrain units, [0, water_depth_max].
+    #[export(range = (0.0, 100.0, 0.01, or_greater))]
+    #[var(set = set_water_depth_min)]
+    water_depth_min: f64,
+    /// Deepest water with WATER_ONLY, terrain units, [water_depth_min, 100000].
+    #[export(range = (0.0, 100.0, 0.01, or_greater))]
+    #[var(set = set_water_depth_max)]
+    water_depth_max: f64,
     /// Texture layers (indices into the terrain's TerrainMaterial) it may stand on; empty: any ground. A
     /// point passes with the probability of those layers' weight there (`get_layer_weights`).
     #[export]
@@ -123,6 +137,9 @@ impl IResource for TerrainInstanceMesh {
             height_offset: f64::from(r.placement.offset),
             slope_min: f64::from(r.placement.slope[0]),
             slope_max: f64::from(r.placement.slope[1]),
+            water_placement: 0,
+            water_depth_min: f64::from(r.placement.water_depth[0]),
+            water_depth_max: f64::from(r.placement.water_depth[1]),
             layers: PackedInt32Array::new(),
             base,
         }
@@ -234,6 +251,33 @@ impl TerrainInstanceMesh {
     fn set_slope_max(&mut self, v: f64) {
         self.set_rule("slope_max", |r| r.placement.set_slope_max(v as f32));
     }
+    #[func]
+    fn set_water_placement(&mut self, v: i64) {
+        if WaterRule::from_index(v).is_none() {
+            godot_error!("TerrainInstanceMesh.water_placement must be WATER_AVOID, WATER_ANY or WATER_ONLY (0..2), got {v}; keeping {}", self.water_placement);
+            return;
+        }
+        self.water_placement = v;
+        self.base_mut().emit_changed();
+    }
+    #[func]
+    fn set_water_depth_min(&mut self, v: f64) {
+        self.set_rule("water_depth_min", |r| {
+            r.placement.set_water_depth_min(v as f32)
+        });
+    }
+    #[func]
+    fn set_water_depth_max(&mut self, v: f64) {
+        self.set_rule("water_depth_max", |r| {
+            r.placement.set_water_depth_max(v as f32)
+        });
+    }
+    #[constant]
+    const WATER_AVOID: i64 = 0;
+    #[constant]
+    const WATER_ANY: i64 = 1;
+    #[constant]
+    const WATER_ONLY: i64 = 2;
 }
 
 impl TerrainInstanceMesh {
@@ -256,6 +300,8 @@ impl TerrainInstanceMesh {
                 slope: [self.slope_min as f32, self.slope_max as f32],
                 align: self.align_to_normal as f32,
                 offset: self.height_offset as f32,
+                water: WaterRule::from_index(self.water_placement).unwrap_or_default(),
+                water_depth: [self.water_depth_min as f32, self.water_depth_max as f32],
             },
         }
     }
@@ -283,6 +329,8 @@ impl TerrainInstanceMesh {
         self.align_to_normal = f64::from(p.align);
         self.height_offset = f64::from(p.offset);
         (self.slope_min, self.slope_max) = (f64::from(p.slope[0]), f64::from(p.slope[1]));
+        (self.water_depth_min, self.water_depth_max) =
+            (f64::from(p.water_depth[0]), f64::from(p.water_depth[1]));
         self.base_mut().emit_changed();
     }
 

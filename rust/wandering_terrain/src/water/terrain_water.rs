@@ -12,9 +12,9 @@ use godot::classes::{
     ShaderMaterial,
 };
 use godot::prelude::*;
-use terrain_core::sample_rect::SampleRect;
+use std::sync::Arc;
 use terrain_core::samples;
-use terrain_core::water::{water_levels, Grid, RiverSurface};
+use terrain_core::water::{water_levels, Grid, WaterLevels};
 
 const DEFAULT_SHADER: &str = "res://addons/wandering_terrain/shaders/terrain_water.gdshader";
 const PIXEL_ART_SHADER: &str =
@@ -28,46 +28,14 @@ const DRY: f32 = -1e30;
 
 /// What the water map holds, as last computed.
 struct WaterMap {
-    levels: Vec<f32>,
-    rect: SampleRect,
-    spacing: f64,
+    /// The levels, the sea and the rivers (shared with instances and detail: `water_of`).
+    water: Arc<WaterLevels>,
     /// Terrain → world, as of the computation.
     to_world: Transform3D,
     /// Each water body drawn: its level and its rectangle (terrain X/Z origin and size).
     bodies: Vec<(f32, [f32; 4])>,
     /// Per lake point: its lake's level, NaN when it found none.
     found: Vec<f32>,
-    sea: Option<f32>,
-    rivers: Vec<RiverSurface>,
-}
-
-impl WaterMap {
-    /// The highest river surface over terrain X/Z (x, z) and its flow direction there.
-    fn river_at(&self, x: f64, z: f64) -> Option<(f64, [f64; 2])> {
-        self.rivers
-            .iter()
-            .filter_map(|r| r.at(x, z))
-            .max_by(|a, b| a.0.total_cmp(&b.0))
-    }
-
-    /// The corner rule: the highest level of the four samples around terrain X/Z (x, z).
-    fn level_at(&self, x: f64, z: f64) -> f32 {
-        let sx = x / self.spacing - 0.5 - self.rect.x as f64;
-        let sz = z / self.spacing - 0.5 - self.rect.z as f64;
-        let (ix, iz) = (sx.floor() as i64, sz.floor() as i64);
-        let mut level = f32::NEG_INFINITY;
-        for (dx, dz) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
-            let (x, z) = (ix + dx, iz + dz);
-            let inside = x >= 0 && z >= 0 && x < self.rect.w as i64 && z < self.rect.d as i64;
-            let l = if inside {
-                self.levels[z as usize * self.rect.w + x as usize]
-            } else {
-                self.sea.unwrap_or(f32::NEG_INFINITY)
-            };
-            level = level.max(l);
-        }
-        level
-    }
 }
 
 /// The sea and the lakes of a terrain, drawn and queried alike. A child (or grandchild) of a `TerrainNode`
@@ -325,11 +293,10 @@ impl TerrainWater {
         let Some((map, t, ground)) = self.ground_at(pos) else {
             return Vector2::ZERO;
         };
-        match map.river_at(f64::from(t.x), f64::from(t.z)) {
-            Some((y, dir))
-                if f64::from(ground) < y
-                    && y >= f64::from(map.level_at(f64::from(t.x), f64::from(t.z))) =>
-            {
+        let (x, z) = (f64::from(t.x), f64::from(t.z));
+        match map.water.river_at(x, z) {
+            // In a river's water, and the river is the highest water there.
+            Some((y, dir)) if f64::from(ground) < y && y as f32 >= map.water.level_at(x, z) => {
                 let d = map.to_world.basis * Vector3::new(dir[0] as f32, 0.0, dir[1] as f32);
                 Vector2::new(d.x, d.z).normalized_or_zero() * self.river_speed as f32
             }
@@ -421,24 +388,27 @@ impl TerrainWater {
         };
         let (levels, found) = water_levels(grid, sea.unwrap_or(f32::NEG_INFINITY), &points)
             .map_err(|e| e.to_string())?;
-        let mut map = WaterMap {
-            levels,
-            rect,
-            spacing,
-            to_world: surface.to_world,
-            bodies: Vec::new(),
-            found: found.iter().map(|l| l.unwrap_or(f32::NAN)).collect(),
-            sea,
-            rivers: Vec::new(),
-        };
+        let mut rivers = Vec::new();
         for (i, c) in self.rivers.iter_shared().enumerate() {
             let Some(c) = c else { continue };
             match river_surface::from_curve(&c, spacing, 0.5 * self.river_width) {
-                Some(r) => map.rivers.push(r),
+                Some(r) => rivers.push(r),
                 None => godot_error!("TerrainWater.rivers[{i}]: a river needs a curve of two finite points or more; skipped"),
             }
         }
-        map.bodies = bodies(&map);
+        let mut map = WaterMap {
+            water: Arc::new(WaterLevels {
+                levels,
+                rect,
+                spacing,
+                sea,
+                rivers,
+            }),
+            to_world: surface.to_world,
+            bodies: Vec::new(),
+            found: found.iter().map(|l| l.unwrap_or(f32::NAN)).collect(),
+        };
+        map.bodies = bodies(&map.water);
         Ok(map)
     }
 
@@ -448,8 +418,8 @@ impl TerrainWater {
         let Some(map) = &self.map else {
             return;
         };
-        let (w, d) = (map.rect.w, map.rect.d);
-        let heights_of = |i: usize| map.levels[i];
+        let (w, d) = (map.water.rect.w, map.water.rect.d);
+        let heights_of = |i: usize| map.water.levels[i];
         let mut bytes = PackedByteArray::new();
         bytes.resize(w * d * 8);
         let ground = self.ground_heights();
@@ -489,10 +459,10 @@ impl TerrainWater {
                 })
                 .clone()
         });
-        let sp = map.spacing as f32;
+        let sp = map.water.spacing as f32;
         let origin = Vector2::new(
-            ((map.rect.x as f64 + 0.5) * map.spacing) as f32,
-            ((map.rect.z as f64 + 0.5) * map.spacing) as f32,
+            ((map.water.rect.x as f64 + 0.5) * map.water.spacing) as f32,
+            ((map.water.rect.z as f64 + 0.5) * map.water.spacing) as f32,
         );
         material.set_shader_parameter("water_map", &texture.to_variant());
         material.set_shader_parameter("water_map_origin", &origin.to_variant());
@@ -501,7 +471,7 @@ impl TerrainWater {
             "water_map_size",
             &Vector2i::new(w as i32, d as i32).to_variant(),
         );
-        let outside = map.sea.unwrap_or(DRY);
+        let outside = map.water.sea.unwrap_or(DRY);
         material.set_shader_parameter("water_outside_level", &outside.to_variant());
         let plane = self
             .plane
@@ -534,7 +504,12 @@ impl TerrainWater {
             rs.instance_set_visible(i, visible);
             made.push(i);
         }
-        self.river_meshes = map.rivers.iter().filter_map(river_surface::mesh).collect();
+        self.river_meshes = map
+            .water
+            .rivers
+            .iter()
+            .filter_map(river_surface::mesh)
+            .collect();
         for m in &self.river_meshes {
             let i = rs.instance_create2(m.get_rid(), world.get_scenario());
             rs.instance_set_transform(i, map.to_world);
@@ -557,7 +532,7 @@ impl TerrainWater {
             if let Some(h) = host_of(p.clone()) {
                 let s = h.dyn_bind().terrain_surface();
                 if let Some(t) = EditTarget::of(s.edits) {
-                    return t.heights(map.rect);
+                    return t.heights(map.water.rect);
                 }
                 break;
             }
@@ -599,16 +574,23 @@ impl TerrainWater {
     fn water_at(&self, pos: Vector2) -> Option<(f32, f32)> {
         let (map, t, ground) = self.ground_at(pos)?;
         let (x, z) = (f64::from(t.x), f64::from(t.z));
-        let river = map
-            .river_at(x, z)
-            .map_or(f32::NEG_INFINITY, |(y, _)| y as f32);
-        let level = map.level_at(x, z).max(river);
+        let level = map.water.level_at(x, z);
         if !(level.is_finite() && ground < level) {
             return None;
         }
         let w = |y: f32| (map.to_world * Vector3::new(t.x, y, t.z)).y;
         Some((w(level), w(ground)))
     }
+}
+
+/// The water of the first TerrainWater child of `terrain` (a terrain node), as last computed: what
+/// instances and detail on that terrain place themselves by.
+pub(crate) fn water_of(terrain: &Gd<godot::classes::Node>) -> Option<std::sync::Arc<WaterLevels>> {
+    terrain
+        .get_children()
+        .iter_shared()
+        .find_map(|c| c.try_cast::<TerrainWater>().ok())
+        .and_then(|w| w.bind().map.as_ref().map(|m| m.water.clone()))
 }
 
 impl Drop for TerrainWater {
@@ -619,7 +601,7 @@ impl Drop for TerrainWater {
 
 /// One body per water level: its level and the rectangle (terrain X/Z) of its samples, a sample wider on
 /// each side; the sea reaches `SEA_MARGIN` beyond the map.
-fn bodies(map: &WaterMap) -> Vec<(f32, [f32; 4])> {
+fn bodies(map: &WaterLevels) -> Vec<(f32, [f32; 4])> {
     let mut out: Vec<(f32, [i64; 4])> = Vec::new();
     for (i, &l) in map.levels.iter().enumerate() {
         if !l.is_finite() {

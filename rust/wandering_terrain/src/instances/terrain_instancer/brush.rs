@@ -83,8 +83,10 @@ impl TerrainInstancer {
                     existing += usize::from((x - cx).powi(2) + (z - cz).powi(2) < rr);
                 });
             }
+            let water = self.water();
             let ps = with_samples(&host, |s| {
-                let allowed = layer_rule(&host, s, &layers);
+                let allowed =
+                    super::water_rule(layer_rule(&host, s, &layers), water, rules.placement, s);
                 let shaped =
                     |x: f64, z: f64| b.weight_at((x - cx) * sc, (z - cz) * sc) * allowed(x, z);
                 dab_add(&rules, s, [cx, cz], radius, existing, amount, seed, &shaped)

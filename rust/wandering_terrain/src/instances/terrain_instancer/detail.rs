@@ -110,8 +110,21 @@ impl TerrainInstancer {
 }
 
 impl TerrainInstancer {
+    /// The terrain's water (a TerrainWater beside this instancer), as last computed.
+    pub(super) fn water(&self) -> Option<std::sync::Arc<terrain_core::water::WaterLevels>> {
+        self.base()
+            .get_parent()
+            .and_then(|p| crate::water::terrain_water::water_of(&p))
+    }
+
     /// Detail's frame: its layers resolved when stale, then its cells (`detail_cells`).
     pub(super) fn update_detail(&mut self, host: &TerrainSurface, wait: bool) -> bool {
+        // New water (computed again, or another): the layers grow again by their water rules.
+        let water = self.water().map(|w| std::sync::Arc::as_ptr(&w) as usize);
+        if water != self.detail_water {
+            self.detail_water = water;
+            self.detail_stale = true;
+        }
         let material = host.material.as_ref().map(|m| m.instance_id());
         if self.detail_stale || material != self.detail_material {
             self.detail_stale = false;
@@ -163,6 +176,7 @@ impl TerrainInstancer {
                 .as_ref()
                 .map(|r| r.bind().density(layer))
                 .unwrap_or_default(),
+            water: self.water(),
         }
     }
 

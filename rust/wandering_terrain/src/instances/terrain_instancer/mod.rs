@@ -76,6 +76,8 @@ pub struct TerrainInstancer {
     detail: Detail,
     /// The detail layers must be resolved again (changed layers, surface, terrain transform).
     detail_stale: bool,
+    /// Identity of the water the detail layers were resolved with.
+    detail_water: Option<usize>,
     /// The terrain material the detail layers were resolved with (its blending and tints).
     detail_material: Option<InstanceId>,
     stream: InstanceStream,
@@ -137,6 +139,7 @@ impl INode3D for TerrainInstancer {
             cells: Cells::default(),
             detail: Detail::default(),
             detail_stale: true,
+            detail_water: None,
             detail_material: None,
             stream: InstanceStream::default(),
             surface_key: None,
@@ -444,8 +447,9 @@ impl TerrainInstancer {
             self.touch(&cells);
         }
         let (rules, layers) = self.rules_of(mesh);
+        let water = self.water();
         let ps = with_samples(&host, |s| {
-            let allowed = layer_rule(&host, s, &layers);
+            let allowed = water_rule(layer_rule(&host, s, &layers), water, rules.placement, s);
             scatter(&rules, s, area, count as usize, seed as u64, &allowed)
         });
         self.add_placements(&host, mesh, &ps) as i64
@@ -625,7 +629,7 @@ fn with_samples<R>(host: &TerrainSurface, f: impl FnOnce(&(dyn Samples + Send)) 
 }
 
 /// The share of the ground at terrain (x, z) made of `layers` (1 without a layer rule or a material).
-fn layer_rule<'a>(
+pub(super) fn layer_rule<'a>(
     host: &'a TerrainSurface,
     s: &'a (dyn Samples + Send),
     layers: &'a [usize],
@@ -639,6 +643,26 @@ fn layer_rule<'a>(
             .map(|e| e.1)
             .sum(),
         _ => 1.0,
+    }
+}
+
+/// `allowed` where the placement rules' water rule lets an instance stand (the ground under `water`'s
+/// surface, or dry), 0 elsewhere.
+fn water_rule<'a>(
+    allowed: impl Fn(f64, f64) -> f32 + Sync + 'a,
+    water: Option<std::sync::Arc<terrain_core::water::WaterLevels>>,
+    p: terrain_core::placement_rules::PlacementRules,
+    s: &'a (dyn Samples + Send),
+) -> impl Fn(f64, f64) -> f32 + Sync + 'a {
+    move |x, z| {
+        let depth = water
+            .as_ref()
+            .and_then(|w| w.depth_at(x, z, terrain_core::samples::height_at(s, x, z)));
+        if p.allows_water(depth) {
+            allowed(x, z)
+        } else {
+            0.0
+        }
     }
 }
 
