@@ -451,6 +451,8 @@ pub struct FlowField {
     pub receiver: Vec<u32>,
     /// Cells draining through each cell, itself included (multiply by spacing² for an area).
     pub accumulation: Vec<f32>,
+    /// Whether a cell lies in a filled depression (a lake, chosen or not): rivers pause there.
+    pub ponded: Vec<bool>,
 }
 
 /// Flow over `g` (see the module): steepest descent on the filled surface, the flood's way across flats
@@ -483,11 +485,13 @@ pub fn flow(g: Grid, sea_level: f32) -> Result<FlowField, WaterError> {
             accumulation[r] += accumulation[c as usize];
         }
     }
+    let ponded = (0..n).map(|i| f.filled[i] > g.heights[i]).collect();
     Ok(FlowField {
         w: g.w,
         d: g.d,
         receiver,
         accumulation,
+        ponded,
     })
 }
 
@@ -523,7 +527,9 @@ impl FlowField {
 
     /// River centre lines: from every cell where the accumulation first reaches `threshold` cells,
     /// downstream to an outlet or to a river already traced (the confluence is the line's last point).
-    /// Each line is a list of samples (x, z), upstream first; longest first.
+    /// A river crossing a filled depression (a lake) pauses there: the line ends at the lake and a new one
+    /// starts where the water leaves it. Each line is a list of samples (x, z), upstream first; longest
+    /// first.
     pub fn rivers(&self, threshold: f32) -> Result<Vec<Vec<[usize; 2]>>, WaterError> {
         if !(threshold.is_finite() && threshold >= 2.0) {
             return Err(WaterError(format!(
@@ -546,7 +552,14 @@ impl FlowField {
             let mut line = Vec::new();
             let mut c = s;
             loop {
-                line.push([c % self.w, c / self.w]);
+                if self.ponded[c] {
+                    if line.len() >= 2 {
+                        lines.push(std::mem::take(&mut line));
+                    }
+                    line.clear();
+                } else {
+                    line.push([c % self.w, c / self.w]);
+                }
                 if traced[c] {
                     break;
                 }

@@ -272,3 +272,29 @@ fn a_river_surface_is_its_lines_height_within_its_width() {
     assert!((y - 2.5).abs() < 1e-9);
     assert_eq!(dir, [0.0, 1.0], "downstream on the second stretch");
 }
+
+#[test]
+fn a_river_pauses_in_a_lake() {
+    // The valley with a pit dug in its floor halfway down: the river ends at the pond and goes on after.
+    let n = 128;
+    let mut h = valley(n);
+    for z in 60..70 {
+        for x in 60..69 {
+            h[z * n + x] -= 4.0;
+        }
+    }
+    let g = Grid {
+        heights: &h,
+        w: n,
+        d: n,
+        spacing: 1.0,
+    };
+    let f = flow(g, f32::NEG_INFINITY).unwrap();
+    let rivers = f.rivers(300.0).unwrap();
+    assert!(rivers.len() >= 2, "split at the pond: {}", rivers.len());
+    for line in &rivers {
+        for &[x, z] in line {
+            assert!(!f.ponded[z * n + x], "no river point in the pond");
+        }
+    }
+}
