@@ -145,6 +145,11 @@ func test_bad_input_is_refused() -> void:
 	expect_error("TerrainData: region")
 	check(t.get_flow_map(Rect2i(30, 30, 10, 10)) == null, "an area off the map")
 	var regions := TerrainRegions.new()
+	expect_error("TerrainRegions.find_lakes: no folder is open")
+	check(regions.find_lakes(Rect2i(0, 0, 16, 16), 1.0, 0.0).is_empty(), "an empty region map")
+	var folder := "user://test_water_analysis_bad"
+	check_eq(t.save_regions(folder, 16, true), OK, "regions written")
+	regions = TerrainRegions.open(folder)
 	expect_error("TerrainRegions.find_lakes: area must hold 2 × 2 to 2048² samples")
 	check(regions.find_lakes(Rect2i(), 1.0, 0.0).is_empty(), "a region map needs an area")
 	check(t.find_lakes(Rect2i(), 0.0, 0.0).is_empty(), "a tilted plane has no lake")

@@ -57,6 +57,10 @@ impl TerrainRegions {
 
 impl TerrainRegions {
     fn water_area(&self, what: &str, area: Rect2i) -> Option<Area> {
+        if self.store().is_none() {
+            godot_error!("TerrainRegions.{what}: no folder is open; nothing to find water on");
+            return None;
+        }
         let (w, d) = (area.size.x.max(0) as usize, area.size.y.max(0) as usize);
         if w < 2 || d < 2 || w * d > MAX_SAMPLES {
             godot_error!(
