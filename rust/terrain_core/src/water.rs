@@ -69,6 +69,35 @@ const NEIGHBOURS: [(i64, i64); 8] = [
 ];
 const DIAGONAL: f64 = std::f64::consts::SQRT_2;
 
+/// The neighbours of cell `c` inside the grid, and the distance to each (samples).
+fn neighbours(g: Grid, c: usize) -> impl Iterator<Item = (usize, f64)> {
+    let (cx, cz) = ((c % g.w) as i64, (c / g.w) as i64);
+    NEIGHBOURS.into_iter().filter_map(move |(dx, dz)| {
+        let (x, z) = (cx + dx, cz + dz);
+        let inside = x >= 0 && z >= 0 && x < g.w as i64 && z < g.d as i64;
+        let run = if dx != 0 && dz != 0 { DIAGONAL } else { 1.0 };
+        inside.then(|| (z as usize * g.w + x as usize, run))
+    })
+}
+
+/// The pond holding wet cell `s`: the connected water of its level above `sea_level`. Each of its cells
+/// is passed to `enter` once it is reached; `enter` marks it and says whether it was new.
+fn pond(g: Grid, f: &Flood, sea_level: f32, s: usize, mut enter: impl FnMut(usize) -> bool) {
+    let level = f.filled[s];
+    let same = |i: usize| f.filled[i] == level && f.filled[i] > g.heights[i] && level > sea_level;
+    let mut stack = Vec::new();
+    if enter(s) {
+        stack.push(s);
+    }
+    while let Some(c) = stack.pop() {
+        for (k, _) in neighbours(g, c) {
+            if same(k) && enter(k) {
+                stack.push(k);
+            }
+        }
+    }
+}
+
 /// A cell in the flood's heap: lowest level first, then lowest index (a fixed order).
 #[derive(Clone, Copy, PartialEq)]
 struct Entry {
@@ -131,13 +160,7 @@ pub fn fill(g: Grid) -> Result<Flood, WaterError> {
             },
         };
         order.push(c as u32);
-        let (cx, cz) = ((c % g.w) as i64, (c / g.w) as i64);
-        for (dx, dz) in NEIGHBOURS {
-            let (x, z) = (cx + dx, cz + dz);
-            if x < 0 || z < 0 || x >= g.w as i64 || z >= g.d as i64 {
-                continue;
-            }
-            let k = z as usize * g.w + x as usize;
+        for (k, _) in neighbours(g, c) {
             if from[k] != u32::MAX {
                 continue;
             }
@@ -203,33 +226,24 @@ pub fn find_lakes(
     // Per grid square (lower corner's index): the last lake that counted it.
     let mut counted = vec![u32::MAX; n];
     let mut lakes = Vec::new();
-    let mut stack = Vec::new();
     let mut cells = Vec::new();
+    // Each pond's own id, so no square counted for one is skipped for another.
+    let mut ponds = 0u32;
     for s in 0..n {
         if seen[s] || !wet(s) {
             continue;
         }
-        let level = f.filled[s];
-        seen[s] = true;
-        stack.push(s);
         cells.clear();
-        while let Some(c) = stack.pop() {
-            cells.push(c);
-            let (cx, cz) = ((c % g.w) as i64, (c / g.w) as i64);
-            for (dx, dz) in NEIGHBOURS {
-                let (x, z) = (cx + dx, cz + dz);
-                if x < 0 || z < 0 || x >= g.w as i64 || z >= g.d as i64 {
-                    continue;
-                }
-                let k = z as usize * g.w + x as usize;
-                if !seen[k] && wet(k) && f.filled[k] == level {
-                    seen[k] = true;
-                    stack.push(k);
-                }
+        pond(g, &f, sea_level, s, |k| {
+            let new = !seen[k];
+            if new {
+                seen[k] = true;
+                cells.push(k);
             }
-        }
-        let id = lakes.len() as u32 + (s as u32 & 0x7fff_0000);
-        let lake = describe(g, level, &cells, &mut counted, id);
+            new
+        });
+        let lake = describe(g, f.filled[s], &cells, &mut counted, ponds);
+        ponds += 1;
         if lake.area >= min_area && lake.depth >= min_depth {
             lakes.push(lake);
         }
@@ -324,35 +338,24 @@ pub fn water_levels(
         })
         .collect();
     let mut found = Vec::with_capacity(points.len());
-    let mut stack = Vec::new();
+    let wet = |i: usize| f.filled[i] > g.heights[i] && f.filled[i] > sea_level;
     for &[x, z] in points {
-        let s = z * g.w + x;
-        let wet = |i: usize| f.filled[i] > g.heights[i] && f.filled[i] > sea_level;
-        if x >= g.w || z >= g.d || !wet(s) {
+        // Off the grid (a point outside the area) finds nothing.
+        if x >= g.w || z >= g.d || !wet(z * g.w + x) {
             found.push(None);
             continue;
         }
+        let s = z * g.w + x;
         let level = f.filled[s];
         found.push(Some(level));
         if levels[s] == level {
             continue;
         }
-        levels[s] = level;
-        stack.push(s);
-        while let Some(c) = stack.pop() {
-            let (cx, cz) = ((c % g.w) as i64, (c / g.w) as i64);
-            for (dx, dz) in NEIGHBOURS {
-                let (nx, nz) = (cx + dx, cz + dz);
-                if nx < 0 || nz < 0 || nx >= g.w as i64 || nz >= g.d as i64 {
-                    continue;
-                }
-                let k = nz as usize * g.w + nx as usize;
-                if levels[k] != level && wet(k) && f.filled[k] == level {
-                    levels[k] = level;
-                    stack.push(k);
-                }
-            }
-        }
+        pond(g, &f, sea_level, s, |k| {
+            let new = levels[k] != level;
+            levels[k] = level;
+            new
+        });
     }
     Ok((levels, found))
 }
@@ -497,15 +500,8 @@ pub fn flow(g: Grid, sea_level: f32) -> Result<FlowField, WaterError> {
 
 /// The neighbour the filled surface falls to most steeply from cell `c` (None on a flat or in a pit).
 fn steepest(g: Grid, filled: &[f32], c: usize) -> Option<u32> {
-    let (cx, cz) = ((c % g.w) as i64, (c / g.w) as i64);
     let mut best = (0.0f64, None);
-    for (dx, dz) in NEIGHBOURS {
-        let (x, z) = (cx + dx, cz + dz);
-        if x < 0 || z < 0 || x >= g.w as i64 || z >= g.d as i64 {
-            continue;
-        }
-        let k = z as usize * g.w + x as usize;
-        let run = if dx != 0 && dz != 0 { DIAGONAL } else { 1.0 };
+    for (k, run) in neighbours(g, c) {
         let slope = f64::from(filled[c] - filled[k]) / run;
         if slope > best.0 {
             best = (slope, Some(k as u32));

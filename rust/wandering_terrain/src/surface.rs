@@ -112,3 +112,16 @@ pub(crate) trait TerrainHost {
 pub(crate) fn host_of(node: Gd<Node>) -> Option<DynGd<Node, dyn TerrainHost>> {
     node.try_dynify::<dyn TerrainHost>().ok()
 }
+
+/// The nearest terrain above `node` (its parent, or further up: a road under a folder node under the
+/// terrain), for what stands on a terrain without being its direct child.
+pub(crate) fn host_above(node: &Gd<Node>) -> Option<DynGd<Node, dyn TerrainHost>> {
+    let mut up = node.get_parent();
+    while let Some(p) = up {
+        if let Some(h) = host_of(p.clone()) {
+            return Some(h);
+        }
+        up = p.get_parent();
+    }
+    None
+}

@@ -246,8 +246,17 @@ fn water_levels_hold_the_sea_and_the_chosen_lakes_only() {
     };
     // The sea at 10.5 floods the plain (10); the bowls' rims stand above it: their basins stay dry unless
     // chosen. Only the first lake is chosen; a dry point and a point in the sea find none.
-    let (levels, found) = water_levels(g, 10.5, &[[50, 50], [5, 5], [100, 100]]).unwrap();
-    assert_eq!(found, vec![Some(13.0), None, None]);
+    let (levels, found) = water_levels(
+        g,
+        10.5,
+        &[[50, 50], [5, 5], [100, 100], [usize::MAX, usize::MAX]],
+    )
+    .unwrap();
+    assert_eq!(
+        found,
+        vec![Some(13.0), None, None, None],
+        "a point off the grid finds none"
+    );
     assert_eq!(levels[50 * n + 50], 13.0);
     assert_eq!(
         levels[140 * n + 140],

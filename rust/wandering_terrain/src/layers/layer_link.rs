@@ -4,7 +4,7 @@
 
 use crate::data::edit_target::EditTarget;
 use crate::sample_rect::from_rect2i;
-use crate::surface::host_of;
+use crate::surface::host_above;
 use godot::classes::Node3D;
 use godot::prelude::*;
 use std::collections::BTreeSet;
@@ -35,16 +35,7 @@ impl LayerLink {
     /// another resource leaves it. Err: what is missing, in the user's words.
     pub fn attach(&mut self, node: &Gd<Node3D>, class: &str) -> Result<&Attached, String> {
         self.id = node.instance_id().to_i64() as u64;
-        let mut up = node.get_parent();
-        let host = loop {
-            match up {
-                None => break None,
-                Some(p) => match host_of(p.clone()) {
-                    Some(h) => break Some(h),
-                    None => up = p.get_parent(),
-                },
-            }
-        };
+        let host = host_above(&node.clone().upcast());
         let Some(host) = host else {
             self.detach();
             return Err(format!(
@@ -75,6 +66,27 @@ impl LayerLink {
             spacing,
             bounds,
         }))
+    }
+
+    /// Records what keeps the layer from applying (None: nothing); a new problem is reported once, as
+    /// an error. True when it changed (the node's configuration warnings need updating).
+    pub fn report(&mut self, class: &str, problem: Option<String>) -> bool {
+        if problem == self.problem {
+            return false;
+        }
+        if let Some(p) = &problem {
+            godot_error!("{class}: {p}");
+        }
+        self.problem = problem;
+        true
+    }
+
+    /// The configuration warnings: the problem, if any.
+    pub fn warnings(&self) -> PackedStringArray {
+        self.problem
+            .iter()
+            .map(|p| GString::from(p.as_str()))
+            .collect()
     }
 
     /// Puts the layer in its resource (above those of a lower `order`); `changed` names the tiles whose

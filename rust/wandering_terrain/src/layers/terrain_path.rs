@@ -202,11 +202,7 @@ impl TerrainPath {
     /// when nothing does.
     #[func]
     fn check_setup(&self) -> PackedStringArray {
-        let mut out = PackedStringArray::new();
-        if let Some(p) = &self.link.problem {
-            out.push(p.as_str());
-        }
-        out
+        self.link.warnings()
     }
 
     /// Builds the layer now and composes the ground at once (instead of on a worker over
@@ -504,11 +500,7 @@ impl TerrainPath {
 
     /// Reports a new problem once (an error and a configuration warning), or clears it.
     fn report(&mut self, problem: Option<String>) {
-        if problem != self.link.problem {
-            if let Some(p) = &problem {
-                godot_error!("TerrainPath: {p}");
-            }
-            self.link.problem = problem;
+        if self.link.report("TerrainPath", problem) {
             self.base_mut().update_configuration_warnings();
         }
     }

@@ -127,11 +127,7 @@ impl TerrainStamp {
     /// when nothing does.
     #[func]
     fn check_setup(&self) -> PackedStringArray {
-        let mut out = PackedStringArray::new();
-        if let Some(p) = &self.link.problem {
-            out.push(p.as_str());
-        }
-        out
+        self.link.warnings()
     }
 
     /// Builds the layer now and composes the ground at once.
@@ -310,11 +306,7 @@ impl TerrainStamp {
     }
 
     fn report(&mut self, problem: Option<String>) {
-        if problem != self.link.problem {
-            if let Some(p) = &problem {
-                godot_error!("TerrainStamp: {p}");
-            }
-            self.link.problem = problem;
+        if self.link.report("TerrainStamp", problem) {
             self.base_mut().update_configuration_warnings();
         }
     }

@@ -4,7 +4,7 @@
 
 use crate::data::edit_target::EditTarget;
 use crate::sample_rect::from_rect2i;
-use crate::surface::host_of;
+use crate::surface::host_above;
 use crate::water::river_surface;
 use godot::classes::image::Format;
 use godot::classes::{
@@ -170,9 +170,9 @@ impl TerrainWater {
     fn update_water(&mut self) -> bool {
         self.stale = false;
         match self.compute() {
-            Ok(map) => {
+            Ok((map, ground)) => {
                 self.map = Some(map);
-                self.draw();
+                self.draw(&ground);
                 true
             }
             Err(e) => {
@@ -332,19 +332,10 @@ impl TerrainWater {
     }
 
     /// The water level map from the terrain's samples over the area.
-    fn compute(&self) -> Result<WaterMap, String> {
-        let mut up = self.base().get_parent();
-        let host = loop {
-            match up {
-                None => {
-                    return Err("TerrainWater must be a child (or grandchild) of a TerrainNode or a WanderingTerrain".into())
-                }
-                Some(p) => match host_of(p.clone()) {
-                    Some(h) => break h,
-                    None => up = p.get_parent(),
-                },
-            }
-        };
+    fn compute(&self) -> Result<(WaterMap, Vec<f32>), String> {
+        let host = host_above(&self.to_gd().upcast()).ok_or(
+            "TerrainWater must be a child (or grandchild) of a TerrainNode or a WanderingTerrain",
+        )?;
         let surface = host.dyn_bind().terrain_surface();
         let target = EditTarget::of(surface.edits).ok_or(
             "the terrain has no terrain_data or terrain_regions to put water on (a generated world gets water through a TerrainRegions map)",
@@ -409,11 +400,12 @@ impl TerrainWater {
             found: found.iter().map(|l| l.unwrap_or(f32::NAN)).collect(),
         };
         map.bodies = bodies(&map.water);
-        Ok(map)
+        Ok((map, heights))
     }
 
     /// Sends the map to the GPU and puts one plane a water level in the world.
-    fn draw(&mut self) {
+    /// `ground`: the heights under the map (the shader's depth tint).
+    fn draw(&mut self, ground: &[f32]) {
         self.clear_instances();
         let Some(map) = &self.map else {
             return;
@@ -422,7 +414,6 @@ impl TerrainWater {
         let heights_of = |i: usize| map.water.levels[i];
         let mut bytes = PackedByteArray::new();
         bytes.resize(w * d * 8);
-        let ground = self.ground_heights();
         for (i, out) in bytes.as_mut_slice().chunks_exact_mut(8).enumerate() {
             let l = heights_of(i);
             let l = if l.is_finite() { l } else { DRY };
@@ -522,25 +513,6 @@ impl TerrainWater {
         self.instances = made;
     }
 
-    /// The ground heights over the map (for the shader's depth tint).
-    fn ground_heights(&self) -> Vec<f32> {
-        let Some(map) = &self.map else {
-            return Vec::new();
-        };
-        let mut up = self.base().get_parent();
-        while let Some(p) = up {
-            if let Some(h) = host_of(p.clone()) {
-                let s = h.dyn_bind().terrain_surface();
-                if let Some(t) = EditTarget::of(s.edits) {
-                    return t.heights(map.water.rect);
-                }
-                break;
-            }
-            up = p.get_parent();
-        }
-        Vec::new()
-    }
-
     fn clear_instances(&mut self) {
         let mut rs = RenderingServer::singleton();
         for i in self.instances.drain(..) {
@@ -556,15 +528,12 @@ impl TerrainWater {
         }
         let t = map.to_world.affine_inverse() * Vector3::new(pos.x, 0.0, pos.y);
         let (x, z) = (f64::from(t.x), f64::from(t.z));
-        let mut up = self.base().get_parent();
-        let ground = loop {
-            let p = up?;
-            if let Some(h) = host_of(p.clone()) {
-                let s = h.dyn_bind().terrain_surface();
-                break s.surface?.with_samples(|s| samples::height_at(s, x, z));
-            }
-            up = p.get_parent();
-        };
+        let surface = host_above(&self.to_gd().upcast())?
+            .dyn_bind()
+            .terrain_surface();
+        let ground = surface
+            .surface?
+            .with_samples(|s| samples::height_at(s, x, z));
         Some((map, t, ground))
     }
 
