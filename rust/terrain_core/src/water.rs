@@ -419,12 +419,47 @@ impl WaterLevels {
 pub struct RiverSurface {
     pub points: Vec<[f64; 3]>,
     pub half_width: f64,
+    /// X/Z box of the ribbon (min x, min z, max x, max z): most points placing instances and detail are
+    /// nowhere near a river, and are answered without walking its line.
+    bounds: [f64; 4],
 }
 
 impl RiverSurface {
+    pub fn new(points: Vec<[f64; 3]>, half_width: f64) -> Self {
+        let mut b = [
+            f64::INFINITY,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NEG_INFINITY,
+        ];
+        for p in &points {
+            b = [
+                b[0].min(p[0]),
+                b[1].min(p[2]),
+                b[2].max(p[0]),
+                b[3].max(p[2]),
+            ];
+        }
+        let bounds = [
+            b[0] - half_width,
+            b[1] - half_width,
+            b[2] + half_width,
+            b[3] + half_width,
+        ];
+        Self {
+            points,
+            half_width,
+            bounds,
+        }
+    }
+
     /// At terrain X/Z (x, z) within the ribbon: the surface height and the direction the water flows
     /// (unit X/Z, downstream) at the nearest point of the line. None off the ribbon.
     pub fn at(&self, x: f64, z: f64) -> Option<(f64, [f64; 2])> {
+        let b = &self.bounds;
+        if !(b[0] <= x && x <= b[2] && b[1] <= z && z <= b[3]) {
+            return None;
+        }
         let mut best: Option<(f64, f64, [f64; 2])> = None;
         for w in self.points.windows(2) {
             let (a, b) = (w[0], w[1]);

@@ -269,10 +269,14 @@ fn water_levels_hold_the_sea_and_the_chosen_lakes_only() {
 
 #[test]
 fn a_river_surface_is_its_lines_height_within_its_width() {
-    let r = RiverSurface {
-        points: vec![[0.0, 10.0, 0.0], [100.0, 5.0, 0.0], [100.0, 0.0, 50.0]],
-        half_width: 4.0,
-    };
+    let r = RiverSurface::new(
+        vec![[0.0, 10.0, 0.0], [100.0, 5.0, 0.0], [100.0, 0.0, 50.0]],
+        4.0,
+    );
+    assert!(
+        r.at(-5.0, 0.0).is_none() && r.at(50.0, -4.5).is_none(),
+        "outside its box"
+    );
     let (y, dir) = r.at(50.0, 3.0).unwrap();
     assert!((y - 7.5).abs() < 1e-9);
     assert_eq!(dir, [1.0, 0.0]);

@@ -29,7 +29,7 @@ pub(crate) fn from_curve(curve: &Gd<Curve3D>, step: f64, half_width: f64) -> Opt
             points.push(end);
         }
     }
-    (points.len() >= 2).then_some(RiverSurface { points, half_width })
+    (points.len() >= 2).then(|| RiverSurface::new(points, half_width))
 }
 
 /// A ribbon mesh over the river: two vertices a point, `half_width` to each side, at the line's height.
