@@ -52,6 +52,26 @@ impl Default for Frame {
     }
 }
 
+impl Frame {
+    /// Terrain position → world, in f64 (exact far out; the caller narrows the small result).
+    pub fn to_world(&self, t: [f64; 3]) -> [f64; 3] {
+        [0, 1, 2].map(|a| t[a] * self.scale[a] + self.origin[a])
+    }
+
+    /// World position → terrain, in f64.
+    pub fn to_terrain(&self, w: [f64; 3]) -> [f64; 3] {
+        [0, 1, 2].map(|a| (w[a] - self.origin[a]) / self.scale[a])
+    }
+
+    /// This frame seen from a world whose origin moved by `by` (`origin_shift`): what was at `p + by` is at `p`.
+    pub fn shifted(&self, by: [f64; 3]) -> Frame {
+        Frame {
+            origin: [0, 1, 2].map(|a| self.origin[a] - by[a]),
+            scale: self.scale,
+        }
+    }
+}
+
 /// Texels per side of every layer: a level spans lattice indices `[m - 2N - 1, m + 2N + 2]` around the
 /// target's cell `m` (see `clipmap::layout`); one more index for the patch's upper corner and one of margin.
 pub fn window_size(cfg: &ClipmapConfig) -> usize {

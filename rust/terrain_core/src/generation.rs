@@ -62,6 +62,9 @@ pub struct NoiseParams {
     pub erosion_detail: usize,
     /// -1: deep gullies … 1: sharp ridges.
     pub erosion_balance: f64,
+    /// Where this world starts in the endless noise: sample (x, z) is the noise's sample
+    /// (x + offset[0], z + offset[1]). Whole samples, so a world and its offset copy agree bit for bit.
+    pub offset: [i64; 2],
 }
 
 impl Default for NoiseParams {
@@ -81,6 +84,7 @@ impl Default for NoiseParams {
             erosion_scale: 24.0,
             erosion_detail: 3,
             erosion_balance: 0.0,
+            offset: [0, 0],
         }
     }
 }
@@ -244,12 +248,13 @@ fn fill<N: NoiseFn<f64, 2> + Sync>(
     let warp = Warp::new(p);
     use rayon::prelude::*;
     let filter = p.filter();
+    let [ox, oz] = p.offset;
     if filter.is_on() {
         let base = |x: i64, z: i64| {
             let (wx, wz) = warp.apply(x as f64, z as f64);
             noise.get([wx * p.frequency, wz * p.frequency]) * p.height
         };
-        fill_filtered(&base, &filter, p.sea_level, width, out, progress);
+        fill_filtered(&base, &filter, p.sea_level, p.offset, width, out, progress);
         return;
     }
     out.par_chunks_mut(width).enumerate().for_each(|(z, row)| {
@@ -258,6 +263,7 @@ fn fill<N: NoiseFn<f64, 2> + Sync>(
             return;
         }
         for (x, h) in row.iter_mut().enumerate() {
+            let (x, z) = ((x as i64).saturating_add(ox), (z as i64).saturating_add(oz));
             let (wx, wz) = warp.apply(x as f64, z as f64);
             let v = noise.get([wx * p.frequency, wz * p.frequency]) * p.height;
             *h = v.max(p.sea_level) as f32;
@@ -305,6 +311,7 @@ fn fill_filtered(
     base: &(dyn Fn(i64, i64) -> f64 + Sync),
     filter: &crate::erosion::Filter,
     sea_level: f64,
+    offset: [i64; 2],
     width: usize,
     out: &mut [f32],
     progress: &Progress,
@@ -317,10 +324,10 @@ fn fill_filtered(
             if progress.is_cancelled() {
                 return;
             }
-            let z0 = (band * BAND) as i64;
+            let z0 = ((band * BAND) as i64).saturating_add(offset[1]);
             let d = rows.len() / width;
             let mut b = Vec::new();
-            filtered_block(base, filter, sea_level, 0, z0, width, d, &mut b, rows);
+            filtered_block(base, filter, sea_level, offset[0], z0, width, d, &mut b, rows);
             progress.add(d as u64);
         });
 }
@@ -410,7 +417,8 @@ impl Generated {
         &self.params
     }
 
-    /// Height of sample (x, z) before the erosion filter and the sea level.
+    /// Height of the noise's sample (x, z) (this world's offset already added) before the erosion filter
+    /// and the sea level.
     #[inline(always)]
     fn base(&self, x: i64, z: i64) -> f64 {
         let f = self.params.frequency;
@@ -421,6 +429,8 @@ impl Generated {
     /// Height of sample (x, z): `fill`'s formula (with the erosion filter, `filtered_block`'s).
     #[inline(always)]
     pub fn height(&self, x: i64, z: i64) -> f32 {
+        let [ox, oz] = self.params.offset;
+        let (x, z) = (x.saturating_add(ox), z.saturating_add(oz));
         let b = self.base(x, z);
         let filter = self.params.filter();
         let v = if filter.is_on() {
@@ -521,8 +531,8 @@ impl Samples for Generated {
                 &base,
                 &filter,
                 self.params.sea_level,
-                x0,
-                z0,
+                x0.saturating_add(self.params.offset[0]),
+                z0.saturating_add(self.params.offset[1]),
                 w,
                 d,
                 &mut b,
@@ -545,6 +555,36 @@ pub fn sample_once(p: &NoiseParams, x: f64, z: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_offset_world_is_the_same_noise_further_on() {
+        for erosion in [0.0, 5.0] {
+            let p = NoiseParams {
+                seed: 3,
+                height: 50.0,
+                warp: 12.0,
+                erosion,
+                ..Default::default()
+            };
+            let off = [5_000_000, -3_000_017];
+            let q = NoiseParams { offset: off, ..p };
+            let (g, h) = (Generated::new(&p, 1.0).unwrap(), Generated::new(&q, 1.0).unwrap());
+            let n = 40;
+            let mut map = vec![0.0; n * n];
+            generate(&q, n, &mut map).unwrap();
+            let (mut blk, mut c) = (Vec::new(), Vec::new());
+            h.read_block(0, 0, n, n, &mut blk, &mut c);
+            for z in 0..n as i64 {
+                for x in 0..n as i64 {
+                    let want = g.height(x + off[0], z + off[1]);
+                    let i = (z as usize) * n + x as usize;
+                    assert_eq!(h.height(x, z), want, "({x}, {z}) erosion {erosion}");
+                    assert_eq!(map[i], want, "map ({x}, {z}) erosion {erosion}");
+                    assert_eq!(blk[i], want, "block ({x}, {z}) erosion {erosion}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn eroded_windows_equal_the_whole_map_bit_for_bit() {

@@ -21,6 +21,7 @@ pub mod instances;
 pub mod layers;
 pub mod material;
 pub mod navigation;
+pub mod origin_shift;
 pub mod placement_rules;
 pub mod progress;
 pub mod raycast;

@@ -8,6 +8,7 @@ use crate::data::terrain_data::TerrainData;
 use crate::look::terrain_material::TerrainMaterial;
 use godot::prelude::*;
 use std::sync::Arc;
+use terrain_core::clipmap_data::Frame;
 use terrain_core::clipmap_stream::SharedSamples;
 use terrain_core::instances::{block_over, Area};
 use terrain_core::samples::Samples;
@@ -85,6 +86,10 @@ pub(crate) struct TerrainSurface {
     /// The resource whose edits (`changed`, `region_changed`) move the surface: the TerrainData, or the
     /// TerrainRegions a streamed surface is read from; None for a generated world.
     pub edits: Option<Gd<Resource>>,
+    /// Terrain space → Godot world, exact (f64): the node's placement less its origin shift. Positions go
+    /// through this (`world_of`, `terrain_of`): far out, an f32 terrain position is off by metres.
+    pub frame: Frame,
+    /// `frame` narrowed to f32: for scales and directions, never for far positions.
     pub to_world: Transform3D,
     pub target: Option<Vector3>,
     pub material: Option<Gd<TerrainMaterial>>,
@@ -96,6 +101,49 @@ impl TerrainSurface {
     pub fn key(&self) -> Option<usize> {
         self.surface.as_ref().map(Surface::key)
     }
+
+    /// Terrain position → Godot world (computed in f64, narrowed once the result is small).
+    pub fn world_of(&self, t: [f64; 3]) -> Vector3 {
+        world_of(&self.frame, t)
+    }
+
+    /// Godot world position → terrain, in f64.
+    pub fn terrain_of(&self, w: Vector3) -> [f64; 3] {
+        self.frame.to_terrain([w.x, w.y, w.z].map(f64::from))
+    }
+
+    /// A world transform in terrain space: its basis through the scale, its origin in f64.
+    pub fn terrain_transform(&self, t: Transform3D) -> (Basis, [f64; 3]) {
+        let inv = self.to_world.basis.inverse();
+        (inv * t.basis, self.terrain_of(t.origin))
+    }
+
+    /// A terrain-space basis and origin as a world transform (the origin placed in f64).
+    pub fn world_transform(&self, basis: Basis, origin: [f64; 3]) -> Transform3D {
+        Transform3D::new(self.to_world.basis * basis, self.world_of(origin))
+    }
+}
+
+/// Terrain position → Godot world through `frame`, in f64 until the (small) result.
+pub(crate) fn world_of(frame: &Frame, t: [f64; 3]) -> Vector3 {
+    let w = frame.to_world(t);
+    Vector3::new(w[0] as f32, w[1] as f32, w[2] as f32)
+}
+
+/// The transform of something whose contents are relative to terrain point (x, z) (`origin`) at the
+/// terrain's base height: a cell of instances or detail. Its contents stay exact in f32 however far out
+/// it is; moving the terrain (or shifting the origin) moves only this.
+pub(crate) fn cell_transform(frame: &Frame, origin: [f64; 2]) -> Transform3D {
+    let s = frame.scale.map(|v| v as f32);
+    Transform3D::new(
+        Basis::from_diagonal(s[0], s[1], s[2]),
+        world_of(frame, [origin[0], 0.0, origin[1]]),
+    )
+}
+
+/// A frame narrowed to a transform (scales and directions; positions near the origin).
+pub(crate) fn transform_of(frame: &Frame) -> Transform3D {
+    cell_transform(frame, [0.0, 0.0])
 }
 
 /// The contract both terrain nodes implement.

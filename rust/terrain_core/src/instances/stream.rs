@@ -16,10 +16,13 @@ use crate::samples::{SampleBlock, Samples};
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct MeshDraw {
     pub mesh: usize,
-    /// 12 floats per instance in terrain space, as Godot's MultiMesh takes them: each basis row, then the
-    /// origin's coordinate of that row.
+    /// The cell's lower corner in terrain space: the buffer's origins are relative to it, so they stay
+    /// exact in f32 however far out the cell is (the node adds it in f64 when placing the cell).
+    pub origin: [f64; 2],
+    /// 12 floats per instance relative to `origin`, as Godot's MultiMesh takes them: each basis row, then
+    /// the origin's coordinate of that row.
     pub buffer: Vec<f32>,
-    /// Lowest and highest instance origin.
+    /// Lowest and highest instance origin (relative to `origin`).
     pub lo: [f32; 3],
     pub hi: [f32; 3],
     /// The largest scale factor of an instance (bounds grow by the mesh's extent times this).
@@ -55,6 +58,7 @@ pub fn draw_cell<S: Samples + ?Sized>(s: &S, origin: [f64; 2], cell: &Cell) -> V
     for (mesh, list) in cell.iter().enumerate() {
         let mut d = MeshDraw {
             mesh,
+            origin,
             buffer: Vec::with_capacity(list.len() * 12),
             lo: [f32::INFINITY; 3],
             hi: [f32::NEG_INFINITY; 3],
@@ -65,7 +69,9 @@ pub fn draw_cell<S: Samples + ?Sized>(s: &S, origin: [f64; 2], cell: &Cell) -> V
             let Some((b, o)) = placed(s, x, z, i) else {
                 continue;
             };
-            for (r, o) in o.to_array().into_iter().enumerate() {
+            // Relative to the cell: the stored in-cell position itself (exact), not `x` narrowed.
+            let o = [i.x, o.y, i.z];
+            for (r, o) in o.into_iter().enumerate() {
                 d.buffer
                     .extend_from_slice(&[b.x_axis[r], b.y_axis[r], b.z_axis[r], o]);
                 d.lo[r] = d.lo[r].min(o);

@@ -32,7 +32,8 @@ fn drawn<S: Samples>(t: &S, store: &InstanceStore, mesh: usize) -> Vec<[f32; 3]>
     for (&k, cell) in store.cells() {
         for d in draw_cell(t, store.cell_area(k).min, cell) {
             if d.mesh == mesh {
-                out.extend(d.buffer.chunks(12).map(|c| [c[3], c[7], c[11]]));
+                let o = d.origin.map(|v| v as f32);
+                out.extend(d.buffer.chunks(12).map(|c| [c[3] + o[0], c[7], c[11] + o[1]]));
             }
         }
     }

@@ -5,12 +5,13 @@
 
 use crate::instances::instance_cells::transform_of;
 use crate::instances::terrain_detail_layer::ResolvedDetail;
-use crate::surface::Surface;
+use crate::surface::{cell_transform, Surface};
 use godot::classes::rendering_server::{MultimeshTransformFormat, ShadowCastingSetting};
 use godot::classes::{Material, Mesh, RenderingServer};
 use godot::prelude::*;
 use std::sync::Arc;
 use terrain_core::cells::Schedule;
+use terrain_core::clipmap_data::Frame as TerrainFrame;
 use terrain_core::detail::{
     Area, DetailDraw, DetailKey, DetailLayer, DetailResult, DetailStream, FLOATS,
 };
@@ -65,7 +66,8 @@ pub struct Frame<'a> {
     pub viewer: Option<Vector3>,
     pub surface: &'a Surface,
     pub scenario: Rid,
-    pub world: Transform3D,
+    /// Terrain space → Godot world, exact (each cell is placed at its corner through it).
+    pub placement: TerrainFrame,
     pub visible: bool,
 }
 
@@ -77,7 +79,8 @@ pub struct Detail {
     /// The last stamp of the layers replaced: new layers take no result of theirs.
     epoch: u64,
     dirty: bool,
-    world: Transform3D,
+    /// Where the cells are placed (terrain space → Godot world).
+    placement: TerrainFrame,
     /// Frame updates so far.
     frame: u64,
     /// Frames from coming into view to first shown, per cell since the last `take_latencies` (at most
@@ -232,7 +235,7 @@ impl Detail {
             let Some((mm, _)) = f.cells.get(k).and_then(|c| c.data.gpu) else {
                 continue;
             };
-            let at = self.world * cell_offset(&f.core, *k);
+            let at = cell_transform(&self.placement, cell_origin(&f.core, *k));
             let buffer = rs.multimesh_get_buffer(mm);
             for v in buffer.as_slice().chunks_exact(FLOATS) {
                 out.push(at * transform_of(v));
@@ -246,13 +249,15 @@ impl Detail {
         std::mem::take(&mut self.latencies)
     }
 
-    pub fn set_world(&mut self, world: Transform3D) {
-        self.world = world;
+    /// Places every cell anew (the terrain moved or its origin shifted): a transform each, buffers kept.
+    pub fn set_world(&mut self, placement: &TerrainFrame) {
+        self.placement = *placement;
         let mut rs = RenderingServer::singleton();
         for f in &self.fields {
             for (k, c) in f.cells.iter() {
                 if let Some((_, inst)) = c.data.gpu {
-                    rs.instance_set_transform(inst, world * cell_offset(&f.core, *k));
+                    let xf = cell_transform(placement, cell_origin(&f.core, *k));
+                    rs.instance_set_transform(inst, xf);
                 }
             }
         }
@@ -276,8 +281,8 @@ impl Detail {
         if self.fields.is_empty() {
             return false;
         }
-        if frame.world != self.world {
-            self.set_world(frame.world);
+        if frame.placement != self.placement {
+            self.set_world(&frame.placement);
         }
         self.frame += 1;
         let mut shown = false;
@@ -440,7 +445,7 @@ fn show(
     draw: &DetailDraw,
     frame: &Frame,
 ) {
-    let offset = cell_offset(&f.core, key);
+    let origin = cell_origin(&f.core, key);
     let Some(c) = f.cells.accept(&key, stamp) else {
         return;
     };
@@ -488,7 +493,7 @@ fn show(
     let hi = Vector3::from_array(draw.hi) + Vector3::splat(reach);
     rs.multimesh_set_custom_aabb(mm, Aabb::new(lo, hi - lo));
     rs.multimesh_set_buffer(mm, &PackedFloat32Array::from(draw.buffer.as_slice()));
-    rs.instance_set_transform(inst, frame.world * offset);
+    rs.instance_set_transform(inst, cell_transform(&frame.placement, origin));
     c.data.count = draw.count();
 }
 
@@ -510,7 +515,7 @@ fn new_gpu(
         ShadowCastingSetting::from_ord(look.shadow as i32),
     );
     // The include's per-instance fade, in world units.
-    let scale = frame.world.basis.get_scale().x.abs();
+    let scale = frame.placement.scale[0].abs() as f32;
     rs.instance_geometry_set_shader_parameter(
         inst,
         "detail_fade",
@@ -537,10 +542,9 @@ fn drop_cell(f: &mut Field, k: DetailKey) {
     }
 }
 
-/// Terrain space → the cell's frame (its buffer's origins are relative to its lower corner).
-fn cell_offset(core: &DetailLayer, k: DetailKey) -> Transform3D {
-    let o = core.grid.cell_area(k).min;
-    Transform3D::new(Basis::IDENTITY, Vector3::new(o[0] as f32, 0.0, o[1] as f32))
+/// The cell's lower corner in terrain space (its buffer's origins are relative to it).
+fn cell_origin(core: &DetailLayer, k: DetailKey) -> [f64; 2] {
+    core.grid.cell_area(k).min
 }
 
 /// Distance on X/Z from terrain point `p` to cell `k`.
@@ -554,7 +558,7 @@ pub fn transforms_in<S: terrain_core::samples::Samples + ?Sized>(
     core: &DetailLayer,
     s: &S,
     area: Area,
-    world: Transform3D,
+    placement: &TerrainFrame,
     limit: usize,
 ) -> Vec<Transform3D> {
     terrain_core::detail::instances_in(core, s, area, limit)
@@ -571,7 +575,7 @@ pub fn transforms_in<S: terrain_core::samples::Samples + ?Sized>(
                 ),
                 Vector3::new((p[0] - o[0]) as f32, p[1] as f32, (p[2] - o[1]) as f32),
             );
-            world * cell_offset(core, key) * local
+            cell_transform(placement, o) * local
         })
         .collect()
 }

@@ -9,8 +9,10 @@ use godot::classes::rendering_server::{
     MultimeshTransformFormat, ShadowCastingSetting, VisibilityRangeFadeMode,
 };
 use godot::classes::{PhysicsServer3D, RenderingServer};
+use crate::surface::cell_transform;
 use godot::prelude::*;
 use terrain_core::cells::{Cell, Schedule};
+use terrain_core::clipmap_data::Frame;
 use terrain_core::instances::{CellKey, MeshDraw};
 
 /// One mesh of a cell on the GPU: a MultiMesh and an instance per LOD.
@@ -43,16 +45,26 @@ impl CellGpu {
             .map(|g| g.count)
             .sum()
     }
-    /// Terrain-space origins of the shown instances of `mesh`.
-    pub fn drawn_origins(&self, mesh: usize) -> impl Iterator<Item = Vector3> + '_ {
+    /// Terrain-space origins of the shown instances of `mesh` (f64: exact far out).
+    pub fn drawn_origins(&self, mesh: usize) -> impl Iterator<Item = [f64; 3]> + '_ {
         self.draw
             .iter()
             .filter(move |d| d.mesh == mesh)
             .flat_map(|d| {
-                d.buffer
-                    .chunks_exact(12)
-                    .map(|c| Vector3::new(c[3], c[7], c[11]))
+                let o = d.origin;
+                d.buffer.chunks_exact(12).map(move |c| {
+                    [
+                        o[0] + f64::from(c[3]),
+                        f64::from(c[7]),
+                        o[1] + f64::from(c[11]),
+                    ]
+                })
             })
+    }
+
+    /// The cell's lower corner in terrain space (its buffers are relative to it).
+    fn origin(&self) -> [f64; 2] {
+        self.draw.first().map_or([0.0, 0.0], |d| d.origin)
     }
     pub fn has_body(&self) -> bool {
         self.body.is_some()
@@ -68,7 +80,8 @@ pub fn body_current(c: &InstanceCell) -> bool {
 pub struct View<'a> {
     pub meshes: &'a [Resolved],
     pub scenario: Rid,
-    pub world: Transform3D,
+    /// Terrain space → Godot world (exact: each cell is placed at its corner through it).
+    pub frame: Frame,
     pub visible: bool,
 }
 
@@ -105,7 +118,7 @@ impl Cells {
                     lods: res
                         .lods
                         .iter()
-                        .map(|l| new_lod(&mut rs, l, res, view))
+                        .map(|l| new_lod(&mut rs, l, res, view, d.origin))
                         .collect(),
                 },
             };
@@ -158,18 +171,20 @@ impl Cells {
         }
     }
 
-    /// Moves every shown instance and body with the terrain.
-    pub fn set_world(&mut self, world: Transform3D) {
+    /// Moves every shown instance and body with the terrain (a move, or a shift of the origin): one
+    /// transform per cell, the buffers untouched.
+    pub fn set_world(&mut self, frame: &Frame) {
         let mut rs = RenderingServer::singleton();
         let mut ps = PhysicsServer3D::singleton();
         for c in self.map.values() {
+            let xf = cell_transform(frame, c.data.origin());
             for g in &c.data.gpu {
                 for &(_, inst) in &g.lods {
-                    rs.instance_set_transform(inst, world);
+                    rs.instance_set_transform(inst, xf);
                 }
             }
             if let Some(b) = c.data.body {
-                ps.body_set_state(b, BodyState::TRANSFORM, &world.to_variant());
+                ps.body_set_state(b, BodyState::TRANSFORM, &xf.to_variant());
             }
         }
     }
@@ -215,12 +230,13 @@ impl Cells {
                 ps.body_attach_object_instance_id(b, owner.to_i64() as u64);
                 ps.body_set_collision_layer(b, layers[0]);
                 ps.body_set_collision_mask(b, layers[1]);
-                ps.body_set_state(b, BodyState::TRANSFORM, &view.world.to_variant());
                 ps.body_set_space(b, space);
                 cell.body = Some(b);
                 b
             }
         };
+        let xf = cell_transform(&view.frame, cell.origin());
+        ps.body_set_state(body, BodyState::TRANSFORM, &xf.to_variant());
         for d in &cell.draw {
             let Some(res) = view.meshes.get(d.mesh) else {
                 continue;
@@ -280,11 +296,12 @@ fn new_lod(
     l: &crate::instances::terrain_instance_mesh::Lod,
     res: &Resolved,
     view: &View,
+    origin: [f64; 2],
 ) -> (Rid, Rid) {
     let mm = rs.multimesh_create();
     rs.multimesh_set_mesh(mm, l.mesh.get_rid());
     let inst = rs.instance_create2(mm, view.scenario);
-    rs.instance_set_transform(inst, view.world);
+    rs.instance_set_transform(inst, cell_transform(&view.frame, origin));
     rs.instance_set_visible(inst, view.visible);
     let (mode, margin) = if res.fade > 0.0 {
         (VisibilityRangeFadeMode::SELF, res.fade)

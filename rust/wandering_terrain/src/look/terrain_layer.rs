@@ -147,6 +147,11 @@ impl TerrainLayer {
         Vector4::new(c.r, c.g, c.b, self.roughness as f32)
     }
     /// x repeats per unit, y triplanar, z band centre, w band width.
+    /// Texture repeats per terrain unit.
+    pub fn uv_scale(&self) -> f64 {
+        self.uv_scale
+    }
+
     pub fn params(&self) -> Vector4 {
         Vector4::new(
             self.uv_scale as f32,

@@ -472,6 +472,30 @@ pub fn bind(look: Option<&mut Gd<TerrainMaterial>>, material: Option<&Gd<ShaderM
     }
 }
 
+/// Sends each layer's texture phase at an origin shift of `shift` terrain units (X, Z) to `material`'s
+/// `layer_uv_shift`: fract(shift × repeats per unit) in f64, so that textures far out are where they
+/// would be without the shift (the shader adds this to its near-zero coordinates; f32 could not).
+pub fn bind_uv_shift(
+    look: Option<&Gd<TerrainMaterial>>,
+    material: &mut Gd<ShaderMaterial>,
+    shift: [f64; 2],
+) {
+    let Some(look) = look else {
+        material.set_shader_parameter("layer_uv_shift", &Variant::nil());
+        return;
+    };
+    let phases: PackedVector2Array = look
+        .bind()
+        .layer_slots()
+        .map(|l| {
+            let k = l.bind().uv_scale();
+            let p = shift.map(|s| (s * k).rem_euclid(1.0) as f32);
+            Vector2::new(p[0], p[1])
+        })
+        .collect();
+    material.set_shader_parameter("layer_uv_shift", &phases.to_variant());
+}
+
 /// What the shader blends at terrain X/Z (x, z) of `data` with `look`: one weight per layer of the
 /// material (empty without one). `grad_scale` turns terrain slopes into world slopes (the node's
 /// vertical over horizontal scale per axis).

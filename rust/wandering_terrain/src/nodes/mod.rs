@@ -5,6 +5,7 @@ pub(crate) mod collision_api;
 pub(crate) mod debug_view;
 pub(crate) mod debug_view_api;
 pub(crate) mod follow;
+pub(crate) mod origin_shift;
 pub(crate) mod terrain_host_api;
 pub(crate) mod terrain_node;
 pub(crate) mod wandering_mesh;

@@ -59,7 +59,7 @@ impl TerrainInstancer {
             return out;
         }
         let ts = with_samples(&host, |s| {
-            detail_cells::transforms_in(&core, s, area, host.to_world, LIMIT + 1)
+            detail_cells::transforms_in(&core, s, area, &host.frame, LIMIT + 1)
         });
         if ts.len() > LIMIT {
             godot_error!("TerrainInstancer.get_detail_transforms: more than {LIMIT} instances in the area; returning the first {LIMIT}");
@@ -153,7 +153,7 @@ impl TerrainInstancer {
                 .get_world_3d()
                 .map(|w| w.get_scenario())
                 .unwrap_or(Rid::Invalid),
-            world: self.world,
+            placement: self.frame,
             visible: self.base().is_visible_in_tree(),
         };
         self.detail.update(&frame, wait)

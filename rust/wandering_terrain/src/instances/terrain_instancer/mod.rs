@@ -17,6 +17,7 @@ use godot::prelude::*;
 use terrain_core::instances::{
     self, draw_cell, scatter, Area, CellDraw, CellKey, InstanceStore, InstanceStream, Placement,
 };
+use terrain_core::clipmap_data::Frame;
 use terrain_core::material::layer_weights;
 use terrain_core::samples::Samples;
 
@@ -82,7 +83,8 @@ pub struct TerrainInstancer {
     detail_material: Option<InstanceId>,
     stream: InstanceStream,
     surface_key: Option<usize>,
-    world: Transform3D,
+    /// Terrain space → Godot world the cells are placed with (exact: f64).
+    frame: Frame,
     /// The TerrainData whose edits this instancer follows.
     followed: Option<Gd<Resource>>,
     /// Cells whose stamp must move on (edited) before the next request.
@@ -143,7 +145,7 @@ impl INode3D for TerrainInstancer {
             detail_material: None,
             stream: InstanceStream::default(),
             surface_key: None,
-            world: Transform3D::IDENTITY,
+            frame: Frame::default(),
             followed: None,
             ready: Vec::new(),
             dab_count: 0,
@@ -331,15 +333,14 @@ impl TerrainInstancer {
         let Some(host) = self.host_or_error("add_instances") else {
             return 0;
         };
-        let inv = host.to_world.affine_inverse();
         let ps: Vec<Placement> = transforms
             .iter_shared()
             .map(|t| {
-                let l = inv * t;
-                let q = l.basis.orthonormalized().get_quaternion();
-                let s = l.basis.get_scale();
+                let (basis, pos) = host.terrain_transform(t);
+                let q = basis.orthonormalized().get_quaternion();
+                let s = basis.get_scale();
                 Placement {
-                    pos: [l.origin.x, l.origin.y, l.origin.z].map(f64::from),
+                    pos,
                     rot: glam::Quat::from_xyzw(q.x, q.y, q.z, q.w),
                     scale: [s.x, s.y, s.z],
                 }
@@ -392,8 +393,8 @@ impl TerrainInstancer {
                     Vector3::from_array(b.y_axis.to_array()),
                     Vector3::from_array(b.z_axis.to_array()),
                 );
-                let local = Transform3D::new(basis, Vector3::new(x as f32, g + i.offset, z as f32));
-                out.push(host.to_world * local);
+                let y = f64::from(g + i.offset);
+                out.push(host.world_transform(basis, [x, y, z]));
             });
         });
         out
@@ -557,7 +558,7 @@ impl TerrainInstancer {
                     .into_iter()
                     .flat_map(|c| c.data.drawn_origins(m))
             })
-            .map(|p| self.world * p)
+            .map(|p| crate::surface::world_of(&self.frame, p))
             .collect()
     }
 
@@ -867,17 +868,8 @@ impl TerrainInstancer {
             self.surface_key = host.key();
             self.follow(host.edits.clone());
         }
-        if host.to_world != self.world {
-            // Detail's rules are in terrain units (heights from the terrain's base): a new scale or
-            // height regrows it; a move on X/Z only moves the cells.
-            if host.to_world.basis != self.world.basis
-                || host.to_world.origin.y != self.world.origin.y
-            {
-                self.detail.clear();
-                self.detail_stale = true;
-            }
-            self.world = host.to_world;
-            self.cells.set_world(self.world);
+        if host.frame != self.frame {
+            self.follow_frame(&host);
         }
         let mut changed = false;
         loop {
@@ -920,6 +912,20 @@ impl TerrainInstancer {
         changed
     }
 
+    /// The terrain moved, was scaled, or shifted its origin: the cells are placed anew (their contents
+    /// untouched). Detail's rules are in terrain units (heights from the terrain's base): a new scale or
+    /// height regrows it; a move on X/Z only moves the cells.
+    fn follow_frame(&mut self, host: &TerrainSurface) {
+        let f = host.frame;
+        if f.scale != self.frame.scale || f.origin[1] != self.frame.origin[1] {
+            self.detail.clear();
+            self.detail_stale = true;
+        }
+        self.frame = f;
+        self.cells.set_world(&self.frame);
+        self.detail.set_world(&self.frame);
+    }
+
     /// The cells the viewer and the target are in.
     fn view_key(&self, host: &TerrainSurface) -> Option<(CellKey, CellKey)> {
         let res = self.instances.as_ref()?.bind();
@@ -943,7 +949,7 @@ impl TerrainInstancer {
         let view = View {
             meshes: &self.resolved,
             scenario,
-            world: self.world,
+            frame: self.frame,
             visible: self.base().is_visible_in_tree(),
         };
         let mut any = false;
@@ -1095,7 +1101,7 @@ impl TerrainInstancer {
         let view = View {
             meshes: &self.resolved,
             scenario: Rid::Invalid,
-            world: self.world,
+            frame: self.frame,
             visible: true,
         };
         let owner = self.base().instance_id();

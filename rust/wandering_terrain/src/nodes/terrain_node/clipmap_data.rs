@@ -18,8 +18,8 @@ pub struct ClipmapTexture {
     windows: ClipmapStream,
     window: usize,
     layer_count: usize,
-    /// The fine window's corner as last sent.
-    fine_origin: Vector2,
+    /// The fine window's corner (sample index in the node's placement, before any origin shift).
+    fine_origin: [i64; 2],
     /// Target of the running or last streamed job.
     requested: Option<[f64; 2]>,
     texture: Option<Gd<Texture2DArray>>,
@@ -67,7 +67,7 @@ impl ClipmapTexture {
             texture: None,
             bytes: PackedByteArray::new(),
             uploaded: 0,
-            fine_origin: Vector2::ZERO,
+            fine_origin: [0, 0],
             requested: None,
         }
     }
@@ -82,8 +82,12 @@ impl ClipmapTexture {
         self.layer_count - 1
     }
     /// Sample index of the fine window's corner (for the shader's coverage test).
-    pub fn fine_origin(&self) -> Vector2 {
+    pub fn fine_origin(&self) -> [i64; 2] {
         self.fine_origin
+    }
+    /// The target the shown windows were computed for.
+    pub fn shown_target(&self) -> Option<[f64; 2]> {
+        self.windows.shown_target()
     }
     /// Bytes uploaded since the last call.
     pub fn take_uploaded(&mut self) -> u64 {
@@ -178,7 +182,7 @@ impl ClipmapTexture {
     /// texture was created.
     fn apply(&mut self, changed: u64) -> bool {
         if let Some(o) = self.data().and_then(|d| d.origin(d.fine_layer())) {
-            self.fine_origin = Vector2::new(o[0] as f32, o[1] as f32);
+            self.fine_origin = o;
         }
         if self.texture.is_none() {
             self.create_texture();

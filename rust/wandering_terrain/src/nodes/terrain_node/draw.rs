@@ -4,13 +4,14 @@
 use super::*;
 
 impl TerrainNode {
-    /// Moves the pieces whose level snapped and sets the target uniform.
-    pub(crate) fn layout_pieces(&mut self, pos: Vector3) {
-        let target = [f64::from(pos.x), f64::from(pos.z)];
+    /// Moves the pieces whose level snapped and sets the target uniform. `target`: the windows' target, in
+    /// the node's placement before the origin shift (the pieces are laid out there, then drawn shifted).
+    pub(crate) fn layout_pieces(&mut self, target: [f64; 2]) {
         layout(&self.config, target, &mut self.placed);
         let mut rs = RenderingServer::singleton();
+        let off = self.origin.offset;
         for (i, p) in self.placed.iter().enumerate() {
-            if self.shown[i] == Some(*p) {
+            if self.shown[i] == Some(*p) && !self.origin.moved {
                 continue;
             }
             if self.shown[i].map(|s| s.kind) != Some(p.kind) {
@@ -18,15 +19,17 @@ impl TerrainNode {
                 rs.instance_set_custom_aabb(self.instances[i], self.piece_aabb(p.kind));
             }
             let s = p.scale as f32;
+            // Whole lattice steps of the coarsest level are subtracted (`origin_shift`): exact, small.
             let xf = Transform3D::new(
                 Basis::from_diagonal(s, 1.0, s),
-                Vector3::new(p.origin[0] as f32, 0.0, p.origin[1] as f32),
+                Vector3::new((p.origin[0] - off[0]) as f32, 0.0, (p.origin[1] - off[1]) as f32),
             );
             rs.instance_set_transform(self.instances[i], xf);
             self.shown[i] = Some(*p);
         }
+        self.origin.moved = false;
         // The shader's morphing needs a finite target (the layout falls back to 0 likewise).
-        let t = Vector2::new(pos.x, pos.z);
+        let t = Vector2::new((target[0] - off[0]) as f32, (target[1] - off[1]) as f32);
         let t = if t.is_finite() { t } else { Vector2::ZERO };
         if t != self.last_target {
             self.last_target = t;
@@ -151,8 +154,9 @@ impl TerrainNode {
         let (window, fine, fine_origin) = (
             self.gpu.window() as i32,
             self.gpu.fine_layer() as i32,
-            self.gpu.fine_origin(),
+            self.fine_origin_sent(),
         );
+        let (slots, shift) = (self.slot_shifts(), self.terrain_shift());
         self.sent_fine_origin = Some(fine_origin);
         let (param_target, param_fine_origin) =
             (self.param_target.clone(), self.param_fine_origin.clone());
@@ -182,6 +186,9 @@ impl TerrainNode {
             mat.set_shader_parameter("tile_resolution", &(tile_resolution as f32).to_variant());
             mat.set_shader_parameter("morph_width", &(morph_width as f32).to_variant());
             mat.set_shader_parameter(&param_target, &last_target.to_variant());
+            mat.set_shader_parameter("clipmap_slot_shift", &slots.to_variant());
+            mat.set_shader_parameter("terrain_shift", &shift.to_variant());
         }
+        self.send_uv_shift();
     }
 }

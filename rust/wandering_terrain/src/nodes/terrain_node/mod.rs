@@ -27,6 +27,7 @@ pub(crate) mod clipmap_data;
 mod collision;
 mod debug;
 mod draw;
+mod origin;
 mod queries;
 mod source;
 
@@ -48,6 +49,9 @@ const RUNTIME_PARAMS: &[&str] = &[
     "tile_resolution",
     "morph_width",
     "clipmap_target",
+    "clipmap_slot_shift",
+    "terrain_shift",
+    "layer_uv_shift",
 ];
 
 /// Heightmap terrain drawn as a geometry clipmap (Losasso & Hoppe 2004; Asirvatham & Hoppe, GPU Gems 2): rings of tiles centred on `target`, each
@@ -174,6 +178,13 @@ pub struct TerrainNode {
     #[var(get = get_collision_subdivision, set = set_collision_subdivision)]
     collision_subdivision: PhantomVar<i64>,
 
+    /// How far the world has been shifted on X and Z (world units, whole grid steps): what was at world
+    /// position p + origin_offset is drawn, collided and answered at p. Setting it shifts by the
+    /// difference (`shift_origin`). Not saved with the scene: a game that saves where its player is saves
+    /// this with it.
+    #[var(get = get_origin_offset, set = set_origin_offset)]
+    origin_offset: PhantomVar<Vector3>,
+
     config: ClipmapConfig,
     /// The regions' or generator's sample grid, while one of them is the source (windows computed on
     /// worker threads).
@@ -202,6 +213,8 @@ pub struct TerrainNode {
     /// The terrain frame collision was last placed with; None after a transform change. Physics frames
     /// follow a still target at the cost of reading its position only.
     collision_frame: Option<Frame>,
+    /// The floating origin: how far the world has been shifted (`shift_origin`).
+    origin: crate::nodes::origin_shift::OriginShift,
     /// Signal handlers (`follow::Handlers`).
     handlers: crate::nodes::follow::Handlers,
     base: Base<Node3D>,
@@ -265,6 +278,7 @@ impl INode3D for TerrainNode {
             collision_mask: PhantomVar::default(),
             physics_material: PhantomVar::default(),
             collision_subdivision: PhantomVar::default(),
+            origin_offset: PhantomVar::default(),
             config,
             collision: TerrainCollision::default(),
             meshes: Vec::new(),
@@ -282,6 +296,7 @@ impl INode3D for TerrainNode {
             param_fine_origin: StringName::from("clipmap_fine_origin"),
             target_node: std::cell::RefCell::new(None),
             collision_frame: None,
+            origin: Default::default(),
             handlers: Default::default(),
             base,
         }
@@ -369,6 +384,41 @@ impl INode3D for TerrainNode {
 
 #[godot_api]
 impl TerrainNode {
+    /// Emitted by `shift_origin` after the world moved by `shift` (the shift applied): move the camera,
+    /// the player and everything else placed in world coordinates by `-shift` in the same frame.
+    #[signal]
+    fn origin_shifted(shift: Vector3);
+
+    /// Shifts the world's origin by `by` (X and Z; snapped to `get_origin_step()`, Y ignored) so that
+    /// positions near `by` come near zero, where 32-bit floats are exact: after it, what was at world
+    /// position p + shift is drawn, collided and answered at p. The terrain, its collision and everything
+    /// standing on it follow in this frame; returns the shift applied and emits `origin_shifted`, so the
+    /// game moves its own nodes by `-shift`. Needs no rebuilding: the data windows, collision tiles and
+    /// cells keep their contents. A `FloatingOrigin` node does this by itself when the camera goes far.
+    #[func]
+    fn shift_origin(&mut self, by: Vector3) -> Vector3 {
+        self.apply_origin_shift(by)
+    }
+
+    #[func]
+    fn get_origin_offset(&self) -> Vector3 {
+        self.origin.as_vector()
+    }
+
+    #[func]
+    fn set_origin_offset(&mut self, offset: Vector3) {
+        let now = self.origin.as_vector();
+        self.apply_origin_shift(Vector3::new(offset.x - now.x, 0.0, offset.z - now.z));
+    }
+
+    /// The grid `shift_origin` snaps to on X and Z (world units): the coarsest clipmap level's vertex step,
+    /// made a whole number of samples. Shifts by whole steps keep every drawn vertex where it was.
+    #[func]
+    fn get_origin_step(&self) -> Vector2 {
+        self.origin_steps()
+            .map_or(Vector2::ZERO, |s| Vector2::new(s[0] as f32, s[1] as f32))
+    }
+
     #[func]
     fn set_target(&mut self, target: NodePath) {
         self.target = target;
@@ -497,6 +547,7 @@ impl TerrainNode {
     fn apply_look(&mut self) {
         terrain_material::bind(self.terrain_material.as_mut(), self.material.as_ref());
         terrain_material::bind(self.terrain_material.as_mut(), self.debug_material.as_ref());
+        self.send_uv_shift();
     }
 
     #[func]
@@ -624,20 +675,36 @@ impl TerrainNode {
         [s.y / s.x, s.y / s.z]
     }
 
-    /// World X/Z → terrain X/Z (this node's position and scale taken off).
+    /// World X/Z → terrain X/Z (this node's position and scale taken off, its origin shift added), in f64.
     fn to_terrain_xz(&self, pos: Vector2) -> (f64, f64) {
-        let (o, s) = self.frame();
-        (
-            f64::from((pos.x - o.x) / s.x),
-            f64::from((pos.y - o.z) / s.z),
-        )
+        let t = self
+            .terrain_frame()
+            .to_terrain([f64::from(pos.x), 0.0, f64::from(pos.y)]);
+        (t[0], t[2])
     }
 
-    fn terrain_frame(&self) -> Frame {
+    /// Terrain space → the node's own placement, before any origin shift: what the data windows are
+    /// keyed in (a shift moves no texel, only how the shader addresses them).
+    fn placement_frame(&self) -> Frame {
         let (o, s) = self.frame();
         Frame {
             origin: [o.x, o.y, o.z].map(f64::from),
             scale: [s.x, s.y, s.z].map(f64::from),
+        }
+    }
+
+    /// Terrain space → Godot world: the placement less the origin shift (exact, f64). What queries,
+    /// collision and everything standing on the terrain go through.
+    fn terrain_frame(&self) -> Frame {
+        self.placement_frame().shifted(self.origin.world())
+    }
+
+    /// The samples drawn (terrain data, else the streamed source), for one call.
+    fn with_samples<R>(&self, f: impl FnOnce(&(dyn Samples + Send)) -> R) -> Option<R> {
+        match (&self.terrain_data, &self.streamed) {
+            (Some(d), _) => Some(f(d.bind().core())),
+            (None, Some(g)) => Some(f(&**g)),
+            _ => None,
         }
     }
 
@@ -682,7 +749,6 @@ crate::nodes::terrain_host_api::terrain_host_api!(TerrainNode);
 impl TerrainHost for TerrainNode {
     /// What a child `TerrainInstancer` (and navigation, debug views) stands on.
     fn terrain_surface(&self) -> TerrainSurface {
-        let (o, s) = self.frame();
         let surface = match (&self.terrain_data, &self.streamed) {
             (Some(d), _) => Some(Surface::Data(d.clone())),
             (None, Some(g)) => Some(Surface::Streamed(g.clone())),
@@ -693,10 +759,12 @@ impl TerrainHost for TerrainNode {
             (None, Some(r)) => Some(r.clone().upcast::<Resource>()),
             _ => None,
         };
+        let frame = self.terrain_frame();
         TerrainSurface {
             surface,
             edits,
-            to_world: Transform3D::new(Basis::from_scale(s), o),
+            frame,
+            to_world: crate::surface::transform_of(&frame),
             target: self.target_position(),
             material: self.terrain_material.clone(),
             grad_scale: self.grad_scale(),

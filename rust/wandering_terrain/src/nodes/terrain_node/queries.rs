@@ -38,26 +38,14 @@ impl TerrainNode {
         )
     }
 
-    /// Height of the drawn terrain at world X/Z `pos` (this node's position and scale applied); NaN without
-    /// terrain data.
+    /// Height of the drawn terrain at world X/Z `pos` (this node's position and scale applied, and its
+    /// origin shift: exact however far out the world is); NaN without terrain data.
     #[func]
     pub(crate) fn get_height(&self, pos: Vector2) -> f32 {
-        let (o, s) = self.frame();
-        match &self.terrain_data {
-            Some(d) => {
-                d.bind()
-                    .get_height(Vector2::new((pos.x - o.x) / s.x, (pos.y - o.z) / s.z))
-                    * s.y
-                    + o.y
-            }
-            None => match &self.streamed {
-                Some(g) => {
-                    let (x, z) = self.to_terrain_xz(pos);
-                    samples::height_at(&**g, x, z) * s.y + o.y
-                }
-                None => f32::NAN,
-            },
-        }
+        let (x, z) = self.to_terrain_xz(pos);
+        let f = self.terrain_frame();
+        self.with_samples(|t| (samples::height_at(t, x, z) as f64 * f.scale[1] + f.origin[1]) as f32)
+            .unwrap_or(f32::NAN)
     }
 
     /// Whether world X/Z `pos` is over the terrain (this node's position and scale applied): on a finite
@@ -65,81 +53,57 @@ impl TerrainNode {
     /// `get_height` answers the nearest edge's height, and nothing is drawn or collides there.
     #[func]
     pub(crate) fn is_inside(&self, pos: Vector2) -> bool {
-        let (o, s) = self.frame();
-        match &self.terrain_data {
-            Some(d) => d
-                .bind()
-                .is_inside(Vector2::new((pos.x - o.x) / s.x, (pos.y - o.z) / s.z)),
-            None => match &self.streamed {
-                Some(g) => {
-                    let (x, z) = self.to_terrain_xz(pos);
-                    samples::is_inside(&**g, x, z)
-                }
-                None => false,
-            },
-        }
+        let (x, z) = self.to_terrain_xz(pos);
+        self.with_samples(|t| samples::is_inside(t, x, z))
+            .unwrap_or(false)
     }
 
     /// Unit normal of the drawn terrain at world X/Z `pos`, in world space.
     #[func]
     pub(crate) fn get_normal(&self, pos: Vector2) -> Vector3 {
-        let (o, s) = self.frame();
-        match &self.terrain_data {
-            Some(d) => {
-                let n = d
-                    .bind()
-                    .get_normal(Vector2::new((pos.x - o.x) / s.x, (pos.y - o.z) / s.z));
-                Vector3::new(n.x / s.x, n.y / s.y, n.z / s.z).normalized()
-            }
-            None => {
-                let Some(g) = &self.streamed else {
-                    return Vector3::UP;
-                };
-                let (x, z) = self.to_terrain_xz(pos);
-                let n = samples::normal_at(&**g, x, z);
-                Vector3::new(n[0] / s.x, n[1] / s.y, n[2] / s.z).normalized()
-            }
-        }
+        let (x, z) = self.to_terrain_xz(pos);
+        let (_, s) = self.frame();
+        self.with_samples(|t| {
+            let n = samples::normal_at(t, x, z);
+            Vector3::new(n[0] / s.x, n[1] / s.y, n[2] / s.z).normalized()
+        })
+        .unwrap_or(Vector3::UP)
     }
 
     /// The first point where the ray from world `origin` along `direction` meets the drawn terrain (this
-    /// node's position and scale applied), exact to float precision; a vector of NaN when it misses or
-    /// without terrain data. See `TerrainData.raycast`; over terrain_regions or terrain_generator a ray is
-    /// followed as far as the rings reach (`get_reach`).
+    /// node's position and scale applied, and its origin shift), exact to float precision; a vector of NaN
+    /// when it misses or without terrain data. See `TerrainData.raycast`; over terrain_regions or
+    /// terrain_generator a ray is followed as far as the rings reach (`get_reach`).
     #[func]
     pub(crate) fn raycast(&self, origin: Vector3, direction: Vector3) -> Vector3 {
-        let (o, s) = self.frame();
+        let f = self.terrain_frame();
         let nan = Vector3::new(f32::NAN, f32::NAN, f32::NAN);
-        if s.x == 0.0 || s.y == 0.0 || s.z == 0.0 {
+        if f.scale.contains(&0.0) {
             return nan;
         }
-        let (lo, ld) = ((origin - o) / s, direction / s);
-        let hit = match (&self.terrain_data, &self.streamed) {
-            (Some(d), _) => d.bind().raycast(lo, ld),
-            (None, Some(g)) => {
-                let v = |v: Vector3| [v.x, v.y, v.z].map(f64::from);
-                // An endless world is followed as far as the rings reach across the ground (what can be
-                // seen: a camera high above still sees the ground under it, so the reach is horizontal),
-                // capped so a node scaled very small does not walk millions of patches; a region map, like
-                // terrain data, as far as the map goes (reading the regions along the ray).
-                let reach = if g.size().is_some() {
-                    f64::INFINITY
-                } else {
-                    let across = f64::from(ld.x.hypot(ld.z) / ld.length());
-                    (self.config.reach() / f64::from(s.x.abs().min(s.z.abs())) / across)
-                        .min(terrain_core::raycast::ENDLESS_REACH * g.spacing())
-                };
-                match terrain_core::raycast::raycast_within(&**g, v(lo), v(ld), reach) {
-                    Some(h) => Vector3::new(h[0] as f32, h[1] as f32, h[2] as f32),
-                    None => nan,
-                }
+        let lo = f.to_terrain([origin.x, origin.y, origin.z].map(f64::from));
+        let ld = [direction.x, direction.y, direction.z]
+            .map(f64::from)
+            .iter()
+            .zip(f.scale)
+            .map(|(d, s)| d / s)
+            .collect::<Vec<_>>();
+        let ld = [ld[0], ld[1], ld[2]];
+        let reach = match &self.streamed {
+            // An endless world is followed as far as the rings reach across the ground (what can be seen:
+            // a camera high above still sees the ground under it, so the reach is horizontal), capped so a
+            // node scaled very small does not walk millions of patches; a region map, like terrain data,
+            // as far as the map goes (reading the regions along the ray).
+            Some(g) if self.terrain_data.is_none() && g.size().is_none() => {
+                let across = ld[0].hypot(ld[2]) / (ld[0] * ld[0] + ld[1] * ld[1] + ld[2] * ld[2]).sqrt();
+                (self.config.reach() / f.scale[0].abs().min(f.scale[2].abs()) / across)
+                    .min(terrain_core::raycast::ENDLESS_REACH * g.spacing())
             }
-            _ => return nan,
+            _ => f64::INFINITY,
         };
-        if hit.x.is_nan() {
-            return nan;
-        }
-        hit * s + o
+        self.with_samples(|t| terrain_core::raycast::raycast_within(t, lo, ld, reach))
+            .flatten()
+            .map_or(nan, |h| crate::surface::world_of(&f, h))
     }
 
     /// Vertices and triangles drawn per level (Array of Vector2i(vertices, triangles)), seams included.

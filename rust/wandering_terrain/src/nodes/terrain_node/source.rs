@@ -42,8 +42,7 @@ impl TerrainNode {
         let Some(p) = self.target_position() else {
             return true;
         };
-        let t = [f64::from(p.x), f64::from(p.z)].map(|t| if t.is_finite() { t } else { 0.0 });
-        self.drawable && self.gpu.is_current(t)
+        self.drawable && self.gpu.is_current(self.window_target(p))
     }
 
     /// `changed` of the terrain data: an edit (heights arrive by `region_changed`) or new spacing or size.
@@ -134,8 +133,7 @@ impl TerrainNode {
         if self.instances.is_empty() {
             return false;
         }
-        let target =
-            [f64::from(pos.x), f64::from(pos.z)].map(|t| if t.is_finite() { t } else { 0.0 });
+        let target = self.window_target(pos);
         // A still target, no edit, no running job: nothing to do (not even reading the node's frame).
         if Some(pos) == self.last_pos && self.data_key.is_some() && self.gpu.is_current(target) {
             return false;
@@ -171,9 +169,9 @@ impl TerrainNode {
         let Some(t) = step.shown else {
             return false;
         };
-        self.layout_pieces(Vector3::new(t[0] as f32, 0.0, t[1] as f32));
+        self.layout_pieces(t);
         self.last_pos = Some(pos);
-        let fo = self.gpu.fine_origin();
+        let fo = self.fine_origin_sent();
         if Some(fo) != self.sent_fine_origin {
             let name = self.param_fine_origin.clone();
             self.set_param(&name, &fo.to_variant());
@@ -200,7 +198,7 @@ impl TerrainNode {
     /// node scaled to (almost) nothing on X/Z, which has no terrain to draw: nothing non-finite reaches the
     /// texels or the shader.
     pub(crate) fn flat_frame(&self) -> Option<Frame> {
-        let frame = self.terrain_frame();
+        let frame = self.placement_frame();
         let usable = frame.scale[0].abs() >= 1e-6
             && frame.scale[2].abs() >= 1e-6
             && frame

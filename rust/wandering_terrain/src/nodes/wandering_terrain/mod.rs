@@ -454,10 +454,15 @@ impl TerrainHost for WanderingTerrain {
     /// What stands on the terrain (the node only moves the terrain on X/Z).
     fn terrain_surface(&self) -> TerrainSurface {
         let o = self.origin();
+        let frame = Frame {
+            origin: [f64::from(o.x), 0.0, f64::from(o.y)],
+            scale: [1.0; 3],
+        };
         TerrainSurface {
             surface: self.terrain_data.clone().map(Surface::Data),
             edits: self.terrain_data.clone().map(|d| d.upcast::<Resource>()),
-            to_world: Transform3D::new(Basis::IDENTITY, Vector3::new(o.x, 0.0, o.y)),
+            frame,
+            to_world: crate::surface::transform_of(&frame),
             target: self.followed_camera().map(|c| c.get_global_position()),
             material: self.terrain_material.clone(),
             grad_scale: [1.0, 1.0],
