@@ -82,6 +82,14 @@ pub struct TerrainGenerator {
     #[var(get = get_erosion_balance, set = set_erosion_balance)]
     #[allow(dead_code)]
     erosion_balance: f64,
+    /// Where the world starts in the endless noise, in whole samples: sample (x, z) is the noise's sample
+    /// (x + offset.x, z + offset.y). The same world starts elsewhere (a new starting place without a new
+    /// seed); whole samples keep it exact, so a shifted copy matches the original bit for bit.
+    #[export]
+    #[export_group(name = "")]
+    #[var(get = get_offset, set = set_offset)]
+    #[allow(dead_code)]
+    offset: PhantomVar<Vector2i>,
     params: NoiseParams,
     base: Base<Resource>,
 }
@@ -105,6 +113,7 @@ impl IResource for TerrainGenerator {
             erosion_scale: params.erosion_scale,
             erosion_detail: params.erosion_detail as i64,
             erosion_balance: params.erosion_balance,
+            offset: PhantomVar::default(),
             params,
             base,
         }
@@ -126,6 +135,18 @@ impl TerrainGenerator {
                 self.params.kind as i64
             ),
         }
+    }
+    #[func]
+    fn get_offset(&self) -> Vector2i {
+        let [x, z] = self.params.offset;
+        Vector2i::new(x as i32, z as i32)
+    }
+    #[func]
+    fn set_offset(&mut self, v: Vector2i) {
+        self.apply(NoiseParams {
+            offset: [i64::from(v.x), i64::from(v.y)],
+            ..self.params
+        });
     }
     #[func]
     fn get_seed(&self) -> i64 {

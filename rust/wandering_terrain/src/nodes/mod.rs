@@ -4,6 +4,7 @@
 pub(crate) mod collision_api;
 pub(crate) mod debug_view;
 pub(crate) mod debug_view_api;
+pub(crate) mod floating_origin;
 pub(crate) mod follow;
 pub(crate) mod origin_shift;
 pub(crate) mod terrain_host_api;

@@ -42,9 +42,9 @@ impl TerrainInstancer {
         let Some(host) = self.host_or_error("apply_brush") else {
             return none;
         };
-        let c = host.to_world.affine_inverse() * Vector3::new(center.x, 0.0, center.y);
+        let c = host.terrain_of(Vector3::new(center.x, 0.0, center.y));
         let scale = host.to_world.basis.get_scale();
-        let (cx, cz) = (f64::from(c.x), f64::from(c.z));
+        let (cx, cz) = (c[0], c[2]);
         // The brush is sized in world units; the dab works in terrain units.
         let sc = f64::from(scale.x.abs().max(1e-6));
         let radius = 0.5 * b.size() / sc;
@@ -96,8 +96,8 @@ impl TerrainInstancer {
         if changed == 0 {
             return none;
         }
-        let lo = host.to_world * Vector3::new(area.min[0] as f32, 0.0, area.min[1] as f32);
-        let hi = host.to_world * Vector3::new(area.max[0] as f32, 0.0, area.max[1] as f32);
+        let lo = host.world_of([area.min[0], 0.0, area.min[1]]);
+        let hi = host.world_of([area.max[0], 0.0, area.max[1]]);
         Rect2::new(
             Vector2::new(lo.x.min(hi.x), lo.z.min(hi.z)),
             Vector2::new((hi.x - lo.x).abs(), (hi.z - lo.z).abs()),

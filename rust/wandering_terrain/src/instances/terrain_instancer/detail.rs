@@ -200,7 +200,7 @@ impl TerrainInstancer {
             return Rect2::default();
         };
         let sp = with_samples(&host, |s| s.spacing());
-        let c = host.to_world.affine_inverse() * Vector3::new(center.x, 0.0, center.y);
+        let c = host.terrain_of(Vector3::new(center.x, 0.0, center.y));
         let sc = f64::from(host.to_world.basis.get_scale().x.abs().max(1e-6));
         // The brush is sized in world units; the map is in samples.
         let radius = 0.5 * b.size() / sc / sp;
@@ -208,7 +208,7 @@ impl TerrainInstancer {
             godot_error!("TerrainInstancer.apply_brush: a detail-density brush may be at most {} terrain samples wide, got {:.0}", 2.0 * terrain_core::detail::density::MAX_DAB_RADIUS, 2.0 * radius);
             return Rect2::default();
         }
-        let at = [f64::from(c.x) / sp, f64::from(c.z) / sp];
+        let at = [c[0] / sp, c[2] / sp];
         let weight = |dx: f64, dz: f64| b.weight_at(dx * sp * sc, dz * sp * sc);
         let touched = self.with_store_resource(|r| {
             let map = r.density_mut(layer);
@@ -234,8 +234,8 @@ impl TerrainInstancer {
             .map(|r| r.bind().density(layer))
             .unwrap_or_default();
         self.detail.set_density(layer, density, area);
-        let lo = host.to_world * Vector3::new(area.min[0] as f32, 0.0, area.min[1] as f32);
-        let hi = host.to_world * Vector3::new(area.max[0] as f32, 0.0, area.max[1] as f32);
+        let lo = host.world_of([area.min[0], 0.0, area.min[1]]);
+        let hi = host.world_of([area.max[0], 0.0, area.max[1]]);
         Rect2::new(
             Vector2::new(lo.x.min(hi.x), lo.z.min(hi.z)),
             Vector2::new((hi.x - lo.x).abs(), (hi.z - lo.z).abs()),

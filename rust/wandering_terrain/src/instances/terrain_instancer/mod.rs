@@ -194,6 +194,14 @@ impl INode3D for TerrainInstancer {
                 self.cells.set_visible(v);
                 self.detail.set_visible(v);
             }
+            // The terrain shifted its origin: the cells move in this frame (not the next).
+            N::Unknown(crate::nodes::origin_shift::NOTIFICATION_ORIGIN_SHIFTED) => {
+                if let Some(host) = self.host() {
+                    if host.frame != self.frame && host.key() == self.surface_key {
+                        self.follow_frame(&host);
+                    }
+                }
+            }
             _ => {}
         }
     }
@@ -1123,12 +1131,11 @@ impl TerrainInstancer {
 
 /// A world X/Z rectangle in terrain space (an error naming `what` when it is not finite).
 fn area_arg(what: &str, area: Rect2, host: &TerrainSurface) -> Option<Area> {
-    let inv = host.to_world.affine_inverse();
-    let a = inv * Vector3::new(area.position.x, 0.0, area.position.y);
-    let b = inv * Vector3::new(area.end().x, 0.0, area.end().y);
+    let a = host.terrain_of(Vector3::new(area.position.x, 0.0, area.position.y));
+    let b = host.terrain_of(Vector3::new(area.end().x, 0.0, area.end().y));
     let out = Area {
-        min: [a.x.min(b.x), a.z.min(b.z)].map(f64::from),
-        max: [a.x.max(b.x), a.z.max(b.z)].map(f64::from),
+        min: [a[0].min(b[0]), a[2].min(b[2])],
+        max: [a[0].max(b[0]), a[2].max(b[2])],
     };
     if !(out.is_valid() && area.size.x >= 0.0 && area.size.y >= 0.0) {
         godot_error!("TerrainInstancer.{what}: area must be finite with a size ≥ 0, got {area}");

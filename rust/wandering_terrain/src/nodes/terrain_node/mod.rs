@@ -396,7 +396,7 @@ impl TerrainNode {
     /// game moves its own nodes by `-shift`. Needs no rebuilding: the data windows, collision tiles and
     /// cells keep their contents. A `FloatingOrigin` node does this by itself when the camera goes far.
     #[func]
-    fn shift_origin(&mut self, by: Vector3) -> Vector3 {
+    pub(crate) fn shift_origin(&mut self, by: Vector3) -> Vector3 {
         self.apply_origin_shift(by)
     }
 

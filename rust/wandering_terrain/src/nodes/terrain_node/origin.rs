@@ -105,9 +105,12 @@ impl TerrainNode {
         self.last_pos = None;
         self.collision_frame = None;
         self.step_collision(false);
+        // Through `base_mut`: what reacts (children placing themselves, the game's handlers) may call back
+        // into this node.
         self.base_mut()
             .propagate_notification(NOTIFICATION_ORIGIN_SHIFTED);
-        self.signals().origin_shifted().emit(applied);
+        self.base_mut()
+            .emit_signal("origin_shifted", &[applied.to_variant()]);
         applied
     }
 }
