@@ -21,6 +21,10 @@ pub const MAX_SAMPLES: u64 = 1 << 28;
 /// own order, for `append_arrays`, swaps the last two).
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct Faces {
+    /// Terrain X/Z the vertices are relative to (the first sample's centre), so they stay exact in f32
+    /// however far out the area is.
+    pub origin: [f64; 2],
+    /// Relative to `origin` on X/Z; heights as they are.
     pub vertices: Vec<[f32; 3]>,
     pub indices: Vec<u32>,
     /// Triangles before simplification (the area's open sample triangles).
@@ -32,9 +36,19 @@ impl Faces {
         self.indices.len() / 3
     }
 
-    /// Every triangle's three vertices in turn.
-    pub fn corners(&self) -> impl Iterator<Item = [f32; 3]> + '_ {
-        self.indices.iter().map(|&i| self.vertices[i as usize])
+    /// A vertex in terrain space, exactly (f64).
+    pub fn vertex(&self, i: usize) -> [f64; 3] {
+        let v = self.vertices[i];
+        [
+            self.origin[0] + f64::from(v[0]),
+            f64::from(v[1]),
+            self.origin[1] + f64::from(v[2]),
+        ]
+    }
+
+    /// Every triangle's three vertices in turn, in terrain space.
+    pub fn corners(&self) -> impl Iterator<Item = [f64; 3]> + '_ {
+        self.indices.iter().map(|&i| self.vertex(i as usize))
     }
 }
 
@@ -116,17 +130,14 @@ pub fn faces<S: Samples + ?Sized>(
             if *slot == u32::MAX {
                 *slot = vertices.len() as u32;
                 let (x, z) = (g as usize % w, g as usize / w);
-                // Sample (i, j) sits at ((i + 0.5), (j + 0.5)) × spacing.
-                vertices.push([
-                    (((x as i64 + i0) as f64 + 0.5) * sp) as f32,
-                    grid.h(x, z),
-                    (((z as i64 + j0) as f64 + 0.5) * sp) as f32,
-                ]);
+                // Sample (i, j) sits at ((i + 0.5), (j + 0.5)) × spacing: relative to the first one.
+                vertices.push([(x as f64 * sp) as f32, grid.h(x, z), (z as f64 * sp) as f32]);
             }
             indices.push(*slot);
         }
     }
     Ok(Faces {
+        origin: [(i0 as f64 + 0.5) * sp, (j0 as f64 + 0.5) * sp],
         vertices,
         indices,
         full: grid.open_triangles(),
@@ -297,7 +308,7 @@ mod tests {
         // No simplification at tolerance 0 on curved ground: every triangle between the 128² sample centres.
         assert_eq!(f.triangles(), f.full);
         assert_eq!(f.full, 127 * 127 * 2);
-        let corners: Vec<[f32; 3]> = f.corners().collect();
+        let corners: Vec<[f32; 3]> = f.corners().map(|v| v.map(|c| c as f32)).collect();
         for tri in corners.chunks(3) {
             for v in tri {
                 let h = height_at(&t, f64::from(v[0]), f64::from(v[2]));
@@ -333,7 +344,7 @@ mod tests {
         // Every sample lies within the tolerance of the triangle over it, and the triangles cover the
         // area: each of its 257² samples is compared at least once (shared edges more often).
         let (mut worst, mut compared) = (0.0f32, 0usize);
-        let corners: Vec<[f32; 3]> = f.corners().collect();
+        let corners: Vec<[f32; 3]> = f.corners().map(|v| v.map(|c| c as f32)).collect();
         for tri in corners.chunks(3) {
             let (a, b, c) = (tri[0], tri[1], tri[2]);
             let (x0, x1) = (a[0].min(b[0]).min(c[0]), a[0].max(b[0]).max(c[0]));
@@ -383,7 +394,7 @@ mod tests {
         }
         t.set_control_map(control).unwrap();
         let f = faces(&t, [0.0, 0.0], [64.0, 64.0], 0.1).unwrap();
-        let corners: Vec<[f32; 3]> = f.corners().collect();
+        let corners: Vec<[f32; 3]> = f.corners().map(|v| v.map(|c| c as f32)).collect();
         for tri in corners.chunks(3) {
             let cx = (tri[0][0] + tri[1][0] + tri[2][0]) / 3.0;
             let cz = (tri[0][2] + tri[1][2] + tri[2][2]) / 3.0;
@@ -396,9 +407,8 @@ mod tests {
         assert!(f.full < 64 * 64 * 2);
         // An area: only samples whose centres are inside it.
         let part = faces(&t, [10.0, 10.0], [20.0, 15.0], 0.0).unwrap();
-        assert!(part
-            .vertices
-            .iter()
+        assert!((0..part.vertices.len())
+            .map(|i| part.vertex(i))
             .all(|v| (10.0..=20.0).contains(&v[0]) && (10.0..=15.0).contains(&v[2])));
         assert_eq!(part.full, 9 * 4 * 2);
         // Outside the terrain: nothing.

@@ -36,8 +36,8 @@ enum Chunks {
 #[class(no_init, base=RefCounted)]
 pub struct TerrainBrushStroke {
     target: EditTarget,
-    /// World → terrain space (the node's transform as the terrain applies it).
-    to_terrain: Transform3D,
+    /// Terrain space → world (the node's transform and origin shift as the terrain applies them).
+    frame: terrain_core::clipmap_data::Frame,
     brush: Gd<TerrainBrush>,
     tool: i64,
     chunks: Chunks,
@@ -83,7 +83,7 @@ impl TerrainBrushStroke {
         };
         Some(Gd::from_init_fn(|base| Self {
             target,
-            to_terrain: surface.to_world.affine_inverse(),
+            frame: surface.frame,
             brush,
             tool,
             chunks,
@@ -101,8 +101,12 @@ impl TerrainBrushStroke {
             godot_error!("TerrainBrushStroke.dab: the stroke is finished; begin a new one");
             return Rect2i::default();
         }
-        let p = self.to_terrain * position;
-        let at = Vector2::new(p.x, p.z);
+        // In f64 through the frame; the brush takes terrain X/Z as a Vector2 (f32: to a few cm on a
+        // region map thousands of km across).
+        let p = self
+            .frame
+            .to_terrain([position.x, position.y, position.z].map(f64::from));
+        let at = Vector2::new(p[0] as f32, p[2] as f32);
         let (bounds, spacing) = (self.target.bounds(), self.target.spacing());
         let rect = from_rect2i(self.brush.bind().get_dab_rect(at, spacing, bounds));
         let bounds = from_rect2i(bounds);

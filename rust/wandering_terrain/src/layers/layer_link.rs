@@ -15,8 +15,10 @@ use terrain_core::sample_rect::SampleRect;
 /// The terrain a layer node lies on, as of its last `attach`.
 pub(crate) struct Attached {
     pub target: EditTarget,
-    /// Terrain space ← world.
+    /// Terrain space ← world (scales and directions; positions go through `frame`).
     pub to_terrain: Transform3D,
+    /// Terrain space → Godot world, exact (the terrain's origin shift included).
+    pub frame: terrain_core::clipmap_data::Frame,
     pub spacing: f64,
     pub bounds: SampleRect,
 }
@@ -63,6 +65,7 @@ impl LayerLink {
         Ok(self.attached.insert(Attached {
             target,
             to_terrain: surface.to_world.affine_inverse(),
+            frame: surface.frame,
             spacing,
             bounds,
         }))

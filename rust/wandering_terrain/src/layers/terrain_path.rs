@@ -231,8 +231,8 @@ impl TerrainPath {
             return false;
         };
         let node = self.to_gd().upcast::<godot::classes::Node3D>();
-        let to_terrain = match self.link.attach(&node, "TerrainPath") {
-            Ok(a) => a.to_terrain,
+        let frame = match self.link.attach(&node, "TerrainPath") {
+            Ok(a) => a.frame,
             Err(e) => {
                 godot_error!("TerrainPath.lay_on_ground: {e}");
                 return false;
@@ -249,16 +249,15 @@ impl TerrainPath {
         let n = curve.get_point_count();
         let pts: Vec<[f64; 3]> = (0..n)
             .map(|i| {
-                let p = to_terrain * (to_world * curve.get_point_position(i));
-                [p.x, p.y, p.z].map(f64::from)
+                let p = to_world * curve.get_point_position(i);
+                frame.to_terrain([p.x, p.y, p.z].map(f64::from))
             })
             .collect();
         let link = &mut self.link;
         let heights = core::lay_on_ground(&pts, |x, z| link.sculpted_height(x, z), max_grade);
-        let from_terrain = to_terrain.affine_inverse();
         for (i, (p, y)) in pts.iter().zip(heights).enumerate() {
-            let t = Vector3::new(p[0] as f32, y as f32, p[2] as f32);
-            curve.set_point_position(i as i32, to_local * (from_terrain * t));
+            let w = crate::surface::world_of(&frame, [p[0], y, p[2]]);
+            curve.set_point_position(i as i32, to_local * w);
         }
         self.touch();
         true
@@ -456,24 +455,25 @@ impl TerrainPath {
             return;
         }
         let node = self.to_gd().upcast::<godot::classes::Node3D>();
-        let (to_terrain, spacing, bounds) = match self.link.attach(&node, "TerrainPath") {
-            Ok(a) => (a.to_terrain, a.spacing, a.bounds),
+        let (to_terrain, frame, spacing, bounds) = match self.link.attach(&node, "TerrainPath") {
+            Ok(a) => (a.to_terrain, a.frame, a.spacing, a.bounds),
             Err(e) => {
                 self.report(Some(e));
                 self.layer = None;
                 return;
             }
         };
-        let to_terrain = to_terrain * self.base().get_global_transform();
+        let global = self.base().get_global_transform();
         // World units → terrain units across the path (a scaled terrain node scales widths too).
-        let scale = to_terrain.basis.col_a().length();
+        let scale = (to_terrain.basis * global.basis).col_a().length();
         let points = match self.base().get_curve() {
             Some(c) => (0..c.get_point_count())
                 .map(|i| {
                     let p = c.get_point_position(i);
+                    // Through the world (near zero) into terrain space in f64: exact far out.
                     let at = |v: Vector3| {
-                        let t = to_terrain * v;
-                        [t.x, t.y, t.z].map(f64::from)
+                        let w = global * v;
+                        frame.to_terrain([w.x, w.y, w.z].map(f64::from))
                     };
                     core::PathPoint {
                         position: at(p),

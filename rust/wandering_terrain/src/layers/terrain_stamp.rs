@@ -261,8 +261,8 @@ impl TerrainStamp {
             return;
         }
         let node = self.to_gd().upcast::<Node3D>();
-        let (to_terrain, spacing, bounds) = match self.link.attach(&node, "TerrainStamp") {
-            Ok(a) => (a.to_terrain, a.spacing, a.bounds),
+        let (to_terrain, frame, spacing, bounds) = match self.link.attach(&node, "TerrainStamp") {
+            Ok(a) => (a.to_terrain, a.frame, a.spacing, a.bounds),
             Err(e) => return self.report(Some(e)),
         };
         let Some(image) = self.pixels() else {
@@ -273,18 +273,24 @@ impl TerrainStamp {
             }
             return self.report(None);
         };
-        // Terrain space → the stamp's own (its X/Z square of `size`, centred on it).
-        let t = to_terrain * self.base().get_global_transform();
-        let inv = t.affine_inverse();
-        let base = t.origin.y;
-        let y_scale = t.basis.col_b().length();
+        // Terrain space → the stamp's own (its X/Z square of `size`, centred on it). The stamp's origin
+        // in terrain space is taken in f64 (exact far out); its axes through the scale.
+        let global = self.base().get_global_transform();
+        let basis = to_terrain.basis * global.basis;
+        let o = frame.to_terrain([global.origin.x, global.origin.y, global.origin.z].map(f64::from));
+        let inv = basis.inverse();
+        let base = o[1] as f32;
+        let y_scale = basis.col_b().length();
         let row = |r: usize, size: f32| {
-            let b = inv.basis.rows[r];
-            let o = [inv.origin.x, inv.origin.y, inv.origin.z][r];
+            let b = inv.rows[r];
+            let b64 = [b.x, b.y, b.z].map(f64::from);
+            // local[r] = b · (p - o): the origin's part in f64.
+            let shift = b64[0] * o[0] + b64[1] * o[1] + b64[2] * o[2];
+            let size = f64::from(size);
             [
-                f64::from(b.x / size),
-                f64::from(b.z / size),
-                f64::from((b.y * base + o) / size) + 0.5,
+                b64[0] / size,
+                b64[2] / size,
+                (b64[1] * o[1] - shift) / size + 0.5,
             ]
         };
         let place = StampPlacement {

@@ -7,11 +7,13 @@ macro_rules! terrain_host_api {
         impl $class {
             /// World position → this terrain's own space (samples × spacing from its first sample; the
             /// node's placement undone: a TerrainNode's position and scale, a WanderingTerrain's X/Z
-            /// offset). What `TerrainData` and `TerrainRegions` calls take.
+            /// offset), and the origin shift added back (`TerrainNode.shift_origin`). What `TerrainData`
+            /// and `TerrainRegions` calls take.
             #[func]
             pub(crate) fn to_terrain_position(&self, world: Vector3) -> Vector3 {
                 use $crate::surface::TerrainHost;
-                self.terrain_surface().to_world.affine_inverse() * world
+                let t = self.terrain_surface().terrain_of(world);
+                Vector3::new(t[0] as f32, t[1] as f32, t[2] as f32)
             }
         }
     };

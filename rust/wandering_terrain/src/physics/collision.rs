@@ -89,8 +89,13 @@ pub struct TerrainCollision {
     /// Kept buffers: tiles to write and their grids.
     todo: Vec<TileId>,
     grids: Vec<TileGrid>,
-    heights: PackedFloat32Array,
+    heights: Heights,
 }
+
+/// A heightmap shape's heights in the engine's own float type: f32, or f64 in a double-precision Godot
+/// build, whose heightmap shapes take only a PackedFloat64Array (gdext's `double-precision` feature makes
+/// `real` f64; see docs/big-worlds.md).
+type Heights = PackedArray<real>;
 
 /// A tile in place whose ground an edit changed since.
 fn is_edited(c: &Cell<()>) -> bool {
@@ -731,7 +736,9 @@ impl TerrainCollision {
     /// Writes a tile's grid into its slot (taking a free slot or a new shape for a new tile).
     fn write(&mut self, g: &TileGrid, frame: &Frame, id: TileId) {
         self.heights.resize(g.heights.len());
-        self.heights.as_mut_slice().copy_from_slice(&g.heights);
+        for (d, s) in self.heights.as_mut_slice().iter_mut().zip(&g.heights) {
+            *d = *s as real;
+        }
         // A new dictionary each time: one kept would keep a reference to `heights`, and the next write's
         // resize would copy it.
         let mut data = Dictionary::<GString, Variant>::new();
@@ -817,7 +824,7 @@ impl TerrainCollision {
             empty.set("depth", 2i64);
             empty.set(
                 "heights",
-                &PackedFloat32Array::from(&[0.0f32; 4][..]).to_variant(),
+                &Heights::from(&[0.0 as real; 4][..]).to_variant(),
             );
             empty.set("min_height", 0.0f32);
             empty.set("max_height", 0.0f32);

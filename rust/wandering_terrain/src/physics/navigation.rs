@@ -135,7 +135,8 @@ fn parse(args: &[&Variant]) {
     let has_aabb = aabb.size.x > 0.0 && aabb.size.y > 0.0 && aabb.size.z > 0.0;
     let size = surface.extent();
     // What the source data applies to added geometry (the bake root's inverse), times ours.
-    let to_root = root_transform(&mut data) * to_world;
+    let root = root_transform(&mut data);
+    let to_root = root * to_world;
     let (min, max) = if has_aabb {
         // The bake clips to the box in the root node's space.
         terrain_rect(
@@ -162,9 +163,10 @@ fn parse(args: &[&Variant]) {
         return;
     }
     // Shared vertices, placed here (append_arrays applies no transform), and Recast's winding.
+    // Each vertex placed in f64 (`world_of`), then into the bake root's space: exact far out.
     let mut verts = Vec::with_capacity(f.vertices.len() * 3);
-    for v in &f.vertices {
-        let p = to_root * Vector3::new(v[0], v[1], v[2]);
+    for i in 0..f.vertices.len() {
+        let p = root * crate::surface::world_of(&src.host.frame, f.vertex(i));
         verts.extend_from_slice(&[p.x, p.y, p.z]);
     }
     let indices: PackedInt32Array = f
@@ -219,7 +221,7 @@ pub fn faces_in(
     match terrain_faces(host, min, max, tolerance as f32) {
         Ok(f) => f
             .corners()
-            .map(|v| host.to_world * Vector3::new(v[0], v[1], v[2]))
+            .map(|v| host.world_of(v))
             .collect(),
         Err(e) => {
             godot_error!("{who}.get_navigation_faces: {e}");

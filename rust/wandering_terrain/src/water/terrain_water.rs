@@ -4,7 +4,7 @@
 
 use crate::data::edit_target::EditTarget;
 use crate::sample_rect::from_rect2i;
-use crate::surface::host_above;
+use crate::surface::{host_above, world_of};
 use crate::water::river_surface;
 use godot::classes::image::Format;
 use godot::classes::{
@@ -13,6 +13,7 @@ use godot::classes::{
 };
 use godot::prelude::*;
 use std::sync::Arc;
+use terrain_core::clipmap_data::Frame;
 use terrain_core::samples;
 use terrain_core::water::{water_levels, Grid, WaterLevels};
 
@@ -30,8 +31,10 @@ const DRY: f32 = -1e30;
 struct WaterMap {
     /// The levels, the sea and the rivers (shared with instances and detail: `water_of`).
     water: Arc<WaterLevels>,
-    /// Terrain → world, as of the computation.
+    /// Terrain → world, as of the computation (scales and directions).
     to_world: Transform3D,
+    /// Terrain → Godot world, exact (positions; follows an origin shift).
+    frame: Frame,
     /// Each water body drawn: its level and its rectangle (terrain X/Z origin and size).
     bodies: Vec<(f32, [f32; 4])>,
     /// Per lake point: its lake's level, NaN when it found none.
@@ -110,6 +113,8 @@ pub struct TerrainWater {
     default_material: Option<Gd<ShaderMaterial>>,
     plane: Option<Gd<PlaneMesh>>,
     instances: Vec<Rid>,
+    /// Each instance's placement in terrain space (basis, origin), to place it anew after a shift.
+    locals: Vec<(Basis, [f64; 3])>,
     stale: bool,
     base: Base<Node3D>,
 }
@@ -133,6 +138,7 @@ impl INode3D for TerrainWater {
             default_material: None,
             plane: None,
             instances: Vec::new(),
+            locals: Vec::new(),
             stale: true,
             base,
         }
@@ -156,6 +162,9 @@ impl INode3D for TerrainWater {
                 for &i in &self.instances {
                     rs.instance_set_visible(i, v);
                 }
+            }
+            N::Unknown(crate::nodes::origin_shift::NOTIFICATION_ORIGIN_SHIFTED) => {
+                self.follow_frame()
             }
             _ => {}
         }
@@ -293,7 +302,7 @@ impl TerrainWater {
         let Some((map, t, ground)) = self.ground_at(pos) else {
             return Vector2::ZERO;
         };
-        let (x, z) = (f64::from(t.x), f64::from(t.z));
+        let (x, z) = (t[0], t[2]);
         match map.water.river_at(x, z) {
             // In a river's water, and the river is the highest water there.
             Some((y, dir)) if f64::from(ground) < y && y as f32 >= map.water.level_at(x, z) => {
@@ -337,7 +346,7 @@ impl TerrainWater {
             "TerrainWater must be a child (or grandchild) of a TerrainNode or a WanderingTerrain",
         )?;
         let surface = host.dyn_bind().terrain_surface();
-        let target = EditTarget::of(surface.edits).ok_or(
+        let target = EditTarget::of(surface.edits.clone()).ok_or(
             "the terrain has no terrain_data or terrain_regions to put water on (a generated world gets water through a TerrainRegions map)",
         )?;
         let bounds = from_rect2i(target.bounds());
@@ -354,15 +363,14 @@ impl TerrainWater {
         }
         let spacing = target.spacing();
         let heights = target.heights(rect);
-        let to_terrain = surface.to_world.affine_inverse();
         let points: Vec<[usize; 2]> = self
             .lake_points
             .as_slice()
             .iter()
             .map(|p| {
-                let t = to_terrain * Vector3::new(p.x, 0.0, p.y);
-                let s = |v: f32, o: i64| (f64::from(v) / spacing - 0.5).round() as i64 - o;
-                let (x, z) = (s(t.x, rect.x), s(t.z, rect.z));
+                let t = surface.terrain_of(Vector3::new(p.x, 0.0, p.y));
+                let s = |v: f64, o: i64| (v / spacing - 0.5).round() as i64 - o;
+                let (x, z) = (s(t[0], rect.x), s(t[2], rect.z));
                 if x < 0 || z < 0 {
                     [usize::MAX, usize::MAX]
                 } else {
@@ -396,6 +404,7 @@ impl TerrainWater {
                 rivers,
             }),
             to_world: surface.to_world,
+            frame: surface.frame,
             bodies: Vec::new(),
             found: found.iter().map(|l| l.unwrap_or(f32::NAN)).collect(),
         };
@@ -480,11 +489,12 @@ impl TerrainWater {
         let mut made = Vec::new();
         for &(level, b) in &map.bodies {
             let i = rs.instance_create2(plane.get_rid(), world.get_scenario());
-            let local = Transform3D::new(
+            let local = (
                 Basis::from_scale(Vector3::new(b[2], 1.0, b[3])),
-                Vector3::new(b[0] + 0.5 * b[2], level, b[1] + 0.5 * b[3]),
+                [b[0] + 0.5 * b[2], level, b[1] + 0.5 * b[3]].map(f64::from),
             );
-            rs.instance_set_transform(i, map.to_world * local);
+            rs.instance_set_transform(i, placed(map, local));
+            self.locals.push(local);
             rs.instance_geometry_set_material_override(i, material.get_rid());
             rs.instance_geometry_set_shader_parameter(i, "water_level", &level.to_variant());
             rs.instance_geometry_set_shader_parameter(
@@ -503,7 +513,9 @@ impl TerrainWater {
             .collect();
         for m in &self.river_meshes {
             let i = rs.instance_create2(m.get_rid(), world.get_scenario());
-            rs.instance_set_transform(i, map.to_world);
+            let local = (Basis::IDENTITY, [0.0; 3]);
+            rs.instance_set_transform(i, placed(map, local));
+            self.locals.push(local);
             rs.instance_geometry_set_material_override(i, material.get_rid());
             rs.instance_geometry_set_shader_parameter(i, "water_river", &1.0f32.to_variant());
             rs.instance_set_visible(i, visible);
@@ -518,16 +530,38 @@ impl TerrainWater {
         for i in self.instances.drain(..) {
             rs.free_rid(i);
         }
+        self.locals.clear();
+    }
+
+    /// The terrain shifted its origin (or moved): the surfaces are placed anew, nothing recomputed.
+    fn follow_frame(&mut self) {
+        let Some(host) = host_above(&self.to_gd().upcast()) else {
+            return;
+        };
+        let frame = host.dyn_bind().terrain_surface().frame;
+        let Some(map) = self.map.as_mut() else {
+            return;
+        };
+        if map.frame == frame {
+            return;
+        }
+        map.frame = frame;
+        let mut rs = RenderingServer::singleton();
+        for (&i, &local) in self.instances.iter().zip(&self.locals) {
+            rs.instance_set_transform(i, placed(map, local));
+        }
     }
 
     /// The map, terrain X/Z of world X/Z `pos`, and the ground's height there (terrain units).
-    fn ground_at(&self, pos: Vector2) -> Option<(&WaterMap, Vector3, f32)> {
+    fn ground_at(&self, pos: Vector2) -> Option<(&WaterMap, [f64; 3], f32)> {
         let map = self.map.as_ref()?;
         if !pos.is_finite() {
             return None;
         }
-        let t = map.to_world.affine_inverse() * Vector3::new(pos.x, 0.0, pos.y);
-        let (x, z) = (f64::from(t.x), f64::from(t.z));
+        let t = map
+            .frame
+            .to_terrain([f64::from(pos.x), 0.0, f64::from(pos.y)]);
+        let (x, z) = (t[0], t[2]);
         let surface = host_above(&self.to_gd().upcast())?
             .dyn_bind()
             .terrain_surface();
@@ -542,14 +576,19 @@ impl TerrainWater {
     /// below it.
     fn water_at(&self, pos: Vector2) -> Option<(f32, f32)> {
         let (map, t, ground) = self.ground_at(pos)?;
-        let (x, z) = (f64::from(t.x), f64::from(t.z));
+        let (x, z) = (t[0], t[2]);
         let level = map.water.level_at(x, z);
         if !(level.is_finite() && ground < level) {
             return None;
         }
-        let w = |y: f32| (map.to_world * Vector3::new(t.x, y, t.z)).y;
+        let w = |y: f32| map.frame.to_world([x, f64::from(y), z])[1] as f32;
         Some((w(level), w(ground)))
     }
+}
+
+/// A surface placed in terrain space (basis, origin) as the map's frame puts it in the world.
+fn placed(map: &WaterMap, (basis, origin): (Basis, [f64; 3])) -> Transform3D {
+    Transform3D::new(map.to_world.basis * basis, world_of(&map.frame, origin))
 }
 
 /// The water of the first TerrainWater child of `terrain` (a terrain node), as last computed: what
