@@ -61,6 +61,25 @@ func test_a_shift_snaps_to_the_grid_and_is_announced() -> void:
 		n.queue_free()
 
 
+func test_texture_phases_follow_the_shift_exactly() -> void:
+	var s := following_node(_generator())
+	var tn: TerrainNode = s[0]
+	tn.shift_origin(FAR)
+	# Texture phases far out, computed in f64: fract(offset * repeats per unit) per layer.
+	var l := TerrainLayer.new()
+	l.uv_scale = 0.37
+	var look := TerrainMaterial.new()
+	look.layers = [l] as Array[TerrainLayer]
+	tn.terrain_material = look
+	var ph: PackedVector2Array = tn.material.get_shader_parameter("layer_uv_shift")
+	check(ph.size() == 1 and absf(ph[0].x - fposmod(5.0e6 * 0.37, 1.0)) < 1e-6 and absf(ph[0].y - fposmod(-3.0e6 * 0.37, 1.0)) < 1e-6, "the layer's texture phase at the offset: %s" % ph)
+	check_eq(tn.shift_origin(Vector3(48, 0, 0)), Vector3(48, 0, 0), "another shift")
+	ph = tn.material.get_shader_parameter("layer_uv_shift")
+	check_near(ph[0].x, fposmod(5.000048e6 * 0.37, 1.0), 1e-6, "after another shift")
+	for n in s:
+		n.queue_free()
+
+
 func test_heights_normals_and_rays_are_exact_5000_km_out() -> void:
 	var tn := TerrainNode.new()
 	tn.terrain_generator = _generator()
@@ -198,3 +217,80 @@ func test_bad_shifts_are_refused() -> void:
 	check_eq(tn.origin_offset, Vector3.ZERO, "nothing moved")
 	check_eq(tn.shift_origin(FAR), FAR, "the node stays usable: a valid shift still works")
 	tn.free()
+
+
+func test_floating_origin_shifts_when_the_camera_goes_far() -> void:
+	var world := Node3D.new()
+	tree.root.add_child(world)
+	var tn := TerrainNode.new()
+	tn.tile_resolution = 8
+	tn.levels = 3
+	tn.terrain_generator = _generator()
+	world.add_child(tn)
+	var cam := Camera3D.new()
+	world.add_child(cam)
+	cam.make_current()
+	var player := Node3D.new()
+	world.add_child(player)
+	var fo := FloatingOrigin.new()
+	world.add_child(fo)
+	fo.terrain = fo.get_path_to(tn)
+	var shifts: Array[Vector3] = []
+	fo.origin_shifted.connect(func(d: Vector3) -> void: shifts.append(d))
+	cam.position = Vector3(900, 50, -300)
+	player.position = Vector3(890, 20, -290)
+	await _frames(2)
+	check_eq(shifts.size(), 0, "within 1 km: no shift")
+	# Levels 3 of vertex spacing 1: shifts snap to 4 units.
+	cam.position = Vector3(1501, 50, -299)
+	player.position = Vector3(1490, 20, -290)
+	var ground := tn.get_height(Vector2(1490, -290))
+	await _frames(2)
+	check_eq(shifts, [Vector3(1500, 0, -300)] as Array[Vector3], "one shift, to the camera snapped to the grid")
+	check_eq(tn.origin_offset, Vector3(1500, 0, -300), "the terrain's offset")
+	check_eq(cam.position, Vector3(1, 50, 1), "the camera moved back by the shift")
+	check_eq(player.position, Vector3(-10, 20, 10), "and the rest of the world with it")
+	check_eq(tn.position, Vector3.ZERO, "the terrain itself does not move")
+	check_eq(fo.get_shift_count(), 1, "shift count")
+	check_eq(tn.get_height(Vector2(player.position.x, player.position.z)), ground, "the same ground under the player after the shift")
+	check_eq(ground, _reference_at(Vector2(1490, -290)), "which is the unshifted world's there")
+	expect_error("FloatingOrigin.distance must be in [1, 1000000] world units, got 0")
+	fo.distance = 0.0
+	check_eq(fo.distance, 1000.0, "kept")
+	world.queue_free()
+
+
+## The unshifted world's height at world X/Z `p` (a fresh node, no shift).
+func _reference_at(p: Vector2) -> float:
+	var tn := TerrainNode.new()
+	tn.terrain_generator = _generator()
+	var h := tn.get_height(p)
+	tn.free()
+	return h
+
+
+func test_water_answers_through_the_shift() -> void:
+	var t := TerrainData.new()
+	t.size = Vector2i(64, 64)
+	var h := PackedFloat32Array()
+	h.resize(64 * 64)
+	for z in 64:
+		for x in 64:
+			h[z * 64 + x] = 0.0 if x < 32 else 20.0
+	t.heights = h
+	var tn := TerrainNode.new()
+	tn.tile_resolution = 8
+	tn.levels = 3
+	tn.terrain_data = t
+	tree.root.add_child(tn)
+	var water := TerrainWater.new()
+	water.sea_level = 5.0
+	tn.add_child(water)
+	water.update_water()
+	check_near(water.get_water_height(Vector2(10.5, 20.5)), 5.0, 1e-5, "sea before the shift")
+	var d := tn.shift_origin(Vector3(16, 0, 8))
+	check_eq(d, Vector3(16, 0, 8), "shifted")
+	check_near(water.get_water_height(Vector2(10.5 - 16, 20.5 - 8)), 5.0, 1e-5, "the same sea, where it now is")
+	check(is_nan(water.get_water_height(Vector2(50.5 - 16, 20.5 - 8))), "the same dry ground")
+	check(water.is_underwater(Vector3(10.5 - 16, 2.0, 20.5 - 8)), "under it")
+	tn.queue_free()

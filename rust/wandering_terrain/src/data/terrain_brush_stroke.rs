@@ -101,8 +101,8 @@ impl TerrainBrushStroke {
             godot_error!("TerrainBrushStroke.dab: the stroke is finished; begin a new one");
             return Rect2i::default();
         }
-        // In f64 through the frame; the brush takes terrain X/Z as a Vector2 (f32: to a few cm on a
-        // region map thousands of km across).
+        // In f64 through the frame; the brush takes terrain X/Z as a Vector2 (f32: to half a metre
+        // 5,000 km out on a region map that large).
         let p = self
             .frame
             .to_terrain([position.x, position.y, position.z].map(f64::from));

@@ -81,8 +81,14 @@ impl TerrainNode {
                 }
             }
         };
+        // The shader's terrain positions are relative to the origin shift: so is the window's corner.
+        let f = self.placement_frame();
+        let sh = [0, 1].map(|a| self.origin.offset[a] / f.scale[a * 2]);
         match (placed, self.debug_material.as_mut()) {
-            (Some((origin, size)), Some(m)) => self.cells.show(m, origin, size),
+            (Some((origin, size)), Some(m)) => {
+                self.cells
+                    .show(m, [origin[0] - sh[0], origin[1] - sh[1]], size)
+            }
             (None, Some(m)) => self.cells.show_none(m),
             _ => {}
         }
