@@ -36,7 +36,7 @@ func _process(_delta: float) -> void:
 
 ## Viewpoints for the demo renderer: near the origin, 40 km out, 270 km out and 5,000 km out — the same
 ## generator everywhere; the origin is shifted to each view (what FloatingOrigin does as you fly there).
-var _views := [[Vector2(0, 0), 40.0, -12.0, 20.0, "Start"], [Vector2(40030, -15010), 1.7, -6.0, 200.0, "MeadowFortyKm"], [Vector2(40000, -15000), 180.0, -16.0, 200.0, "FortyKm"], [Vector2(-2.5e5, 1.0e5), 600.0, -30.0, 60.0, "Far"], [Vector2(5.0e6, 1.0e6), 2.0, -8.0, 140.0, "FiveThousandKm"]]
+var _views := [[Vector2(0, 0), 40.0, -12.0, 20.0, "Start"], [Vector2(40030, -15010), 1.7, -6.0, 200.0, "MeadowFortyKm"], [Vector2(40000, -15000), 180.0, -16.0, 200.0, "FortyKm"], [Vector2(-2.5e5, 1.0e5), 600.0, -30.0, 60.0, "Far"], [Vector2(5.0e6, 1.0e6), 30.0, -14.0, 140.0, "FiveThousandKm"]]
 
 
 func demo_views() -> Array:

@@ -4,7 +4,7 @@
 //! body per tile, not one body of many shapes: a body's shape change costs the engine time in its number
 //! of shapes).
 
-use godot::classes::physics_server_3d::{BodyMode, BodyParameter};
+use godot::classes::physics_server_3d::{BodyMode, BodyParameter, BodyState};
 use godot::classes::{PhysicsMaterial, PhysicsServer3D};
 use godot::prelude::*;
 use std::collections::HashMap;
@@ -175,6 +175,18 @@ fn shape_transform(centre: [f64; 2], step: f64, frame: &Frame) -> Transform3D {
             (centre[1] * s[2] + o[2]) as f32,
         ),
     )
+}
+
+/// Puts a tile's body where `xf` (the tile's whole placement) says: the scale on its shape (with
+/// `rescale`: a new tile or a new scale), the translation on the body. A static body's transform reaches
+/// the broadphase at once, so a query right after an origin shift finds the ground; a shape's transform
+/// would wait for the next physics step.
+fn place_slot(ps: &mut Gd<PhysicsServer3D>, (body, _): (Rid, Rid), xf: Transform3D, rescale: bool) {
+    if rescale {
+        ps.body_set_shape_transform(body, 0, Transform3D::new(xf.basis, Vector3::ZERO));
+    }
+    let at = Transform3D::new(Basis::IDENTITY, xf.origin);
+    ps.body_set_state(body, BodyState::TRANSFORM, &at.to_variant());
 }
 
 /// Tiles whose grids are computed together (in parallel) before being handed to the engine; bounds the
@@ -420,19 +432,7 @@ impl TerrainCollision {
             Tiling::with_points(t, self.settings.subdivision, DYNAMIC_TILE_POINTS)
         };
         self.view = Some((tiling, t.spacing()));
-        if self.frame != Some(*frame) {
-            // The node moved or was scaled: the same grids, placed anew.
-            self.frame = Some(*frame);
-            let mut ps = PhysicsServer3D::singleton();
-            for (&id, &slot) in &self.used {
-                let (centre, step) = tiling.placement(t.spacing(), id);
-                let xf = shape_transform(centre, step, frame);
-                ps.body_set_shape_transform(self.slots[slot].0, 0, xf);
-                if let Some(d) = self.debug.as_mut() {
-                    d.place(slot, xf);
-                }
-            }
-        }
+        self.follow_frame(frame);
         self.follow_target(target, t.spacing() * tiling.tile_cells() as f64);
         if let Some(r) = self.pending.take() {
             if tiling.count_touching(r) <= self.tiles.len() {
@@ -449,6 +449,29 @@ impl TerrainCollision {
         written += self.compute_late(&tiling, t, frame, &ranges, now);
         self.ask_workers(&tiling, t, shared, &ranges);
         written
+    }
+
+    /// The node moved, was scaled or shifted its origin: the same grids, placed anew (a transform per tile,
+    /// nothing rebuilt). Cheap enough for the frame of an origin shift.
+    pub fn follow_frame(&mut self, frame: &Frame) {
+        let (Some(old), Some((tiling, spacing))) = (self.frame, self.view.as_ref()) else {
+            self.frame = Some(*frame);
+            return;
+        };
+        if old == *frame {
+            return;
+        }
+        self.frame = Some(*frame);
+        let rescale = old.scale != frame.scale;
+        let mut ps = PhysicsServer3D::singleton();
+        for (&id, &slot) in &self.used {
+            let (centre, step) = tiling.placement(*spacing, id);
+            let xf = shape_transform(centre, step, frame);
+            place_slot(&mut ps, self.slots[slot], xf, rescale);
+            if let Some(d) = self.debug.as_mut() {
+                d.place(slot, xf);
+            }
+        }
     }
 
     /// Whether an update for `target` and `frame` would do nothing: a still target, no edit, nothing on
@@ -748,15 +771,7 @@ impl TerrainCollision {
         data.set("min_height", g.min_height);
         data.set("max_height", g.max_height);
         let data = data.to_variant();
-        let (o, s) = (frame.origin, frame.scale);
-        let xf = Transform3D::new(
-            Basis::from_diagonal((g.step * s[0]) as f32, s[1] as f32, (g.step * s[2]) as f32),
-            Vector3::new(
-                (g.centre[0] * s[0] + o[0]) as f32,
-                o[1] as f32,
-                (g.centre[1] * s[2] + o[2]) as f32,
-            ),
-        );
+        let xf = shape_transform(g.centre, g.step, frame);
         let mut ps = PhysicsServer3D::singleton();
         // A tile in place (an edit) keeps its placement: only its heights change.
         if let Some(&slot) = self.used.get(&id) {
@@ -770,7 +785,7 @@ impl TerrainCollision {
         self.used.insert(id, slot);
         let (body, shape) = self.slots[slot];
         ps.shape_set_data(shape, &data);
-        ps.body_set_shape_transform(body, 0, xf);
+        place_slot(&mut ps, (body, shape), xf, true);
         ps.body_set_shape_disabled(body, 0, false);
         if let Some(d) = self.debug.as_mut() {
             d.show(slot, g, xf);

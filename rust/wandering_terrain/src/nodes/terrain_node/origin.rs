@@ -103,8 +103,11 @@ impl TerrainNode {
         }
         self.update_material();
         self.last_pos = None;
-        self.collision_frame = None;
-        self.step_collision(false);
+        // The tiles placed anew, not followed: the target has not moved back yet (the game does that
+        // after this call), and the next physics tick finds it where it was.
+        let f = self.terrain_frame();
+        self.collision.follow_frame(&f);
+        self.collision_frame = Some(f);
         // Through `base_mut`: what reacts (children placing themselves, the game's handlers) may call back
         // into this node.
         self.base_mut()
