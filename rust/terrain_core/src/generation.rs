@@ -327,7 +327,9 @@ fn fill_filtered(
             let z0 = ((band * BAND) as i64).saturating_add(offset[1]);
             let d = rows.len() / width;
             let mut b = Vec::new();
-            filtered_block(base, filter, sea_level, offset[0], z0, width, d, &mut b, rows);
+            filtered_block(
+                base, filter, sea_level, offset[0], z0, width, d, &mut b, rows,
+            );
             progress.add(d as u64);
         });
 }
@@ -568,7 +570,10 @@ mod tests {
             };
             let off = [5_000_000, -3_000_017];
             let q = NoiseParams { offset: off, ..p };
-            let (g, h) = (Generated::new(&p, 1.0).unwrap(), Generated::new(&q, 1.0).unwrap());
+            let (g, h) = (
+                Generated::new(&p, 1.0).unwrap(),
+                Generated::new(&q, 1.0).unwrap(),
+            );
             let n = 40;
             let mut map = vec![0.0; n * n];
             generate(&q, n, &mut map).unwrap();

@@ -33,7 +33,11 @@ fn drawn<S: Samples>(t: &S, store: &InstanceStore, mesh: usize) -> Vec<[f32; 3]>
         for d in draw_cell(t, store.cell_area(k).min, cell) {
             if d.mesh == mesh {
                 let o = d.origin.map(|v| v as f32);
-                out.extend(d.buffer.chunks(12).map(|c| [c[3] + o[0], c[7], c[11] + o[1]]));
+                out.extend(
+                    d.buffer
+                        .chunks(12)
+                        .map(|c| [c[3] + o[0], c[7], c[11] + o[1]]),
+                );
             }
         }
     }

@@ -4,12 +4,12 @@
 //! the collision radius hands its body to the next one entering it.
 
 use crate::instances::terrain_instance_mesh::Resolved;
+use crate::surface::cell_transform;
 use godot::classes::physics_server_3d::{BodyMode, BodyState};
 use godot::classes::rendering_server::{
     MultimeshTransformFormat, ShadowCastingSetting, VisibilityRangeFadeMode,
 };
 use godot::classes::{PhysicsServer3D, RenderingServer};
-use crate::surface::cell_transform;
 use godot::prelude::*;
 use terrain_core::cells::{Cell, Schedule};
 use terrain_core::clipmap_data::Frame;

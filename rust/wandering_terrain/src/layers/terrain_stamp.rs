@@ -277,7 +277,8 @@ impl TerrainStamp {
         // in terrain space is taken in f64 (exact far out); its axes through the scale.
         let global = self.base().get_global_transform();
         let basis = to_terrain.basis * global.basis;
-        let o = frame.to_terrain([global.origin.x, global.origin.y, global.origin.z].map(f64::from));
+        let o =
+            frame.to_terrain([global.origin.x, global.origin.y, global.origin.z].map(f64::from));
         let inv = basis.inverse();
         let base = o[1] as f32;
         let y_scale = basis.col_b().length();

@@ -84,7 +84,9 @@ impl FloatingOrigin {
         if !at.is_finite() || Vector2::new(at.x, at.z).length() as f64 <= self.distance {
             return Vector3::ZERO;
         }
-        let shift = terrain.bind_mut().shift_origin(Vector3::new(at.x, 0.0, at.z));
+        let shift = terrain
+            .bind_mut()
+            .shift_origin(Vector3::new(at.x, 0.0, at.z));
         if shift == Vector3::ZERO {
             return shift;
         }

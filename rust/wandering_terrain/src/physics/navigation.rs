@@ -219,10 +219,7 @@ pub fn faces_in(
     }
     let (min, max) = terrain_rect(host.to_world.affine_inverse(), area.abs());
     match terrain_faces(host, min, max, tolerance as f32) {
-        Ok(f) => f
-            .corners()
-            .map(|v| host.world_of(v))
-            .collect(),
+        Ok(f) => f.corners().map(|v| host.world_of(v)).collect(),
         Err(e) => {
             godot_error!("{who}.get_navigation_faces: {e}");
             PackedVector3Array::new()

@@ -14,10 +14,10 @@ use crate::object_array::objects_of;
 use crate::surface::{host_of, TerrainSurface};
 use godot::classes::{INode3D, Node, Node3D};
 use godot::prelude::*;
+use terrain_core::clipmap_data::Frame;
 use terrain_core::instances::{
     self, draw_cell, scatter, Area, CellDraw, CellKey, InstanceStore, InstanceStream, Placement,
 };
-use terrain_core::clipmap_data::Frame;
 use terrain_core::material::layer_weights;
 use terrain_core::samples::Samples;
 

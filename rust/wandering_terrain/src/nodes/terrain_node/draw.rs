@@ -22,7 +22,11 @@ impl TerrainNode {
             // Whole lattice steps of the coarsest level are subtracted (`origin_shift`): exact, small.
             let xf = Transform3D::new(
                 Basis::from_diagonal(s, 1.0, s),
-                Vector3::new((p.origin[0] - off[0]) as f32, 0.0, (p.origin[1] - off[1]) as f32),
+                Vector3::new(
+                    (p.origin[0] - off[0]) as f32,
+                    0.0,
+                    (p.origin[1] - off[1]) as f32,
+                ),
             );
             rs.instance_set_transform(self.instances[i], xf);
             self.shown[i] = Some(*p);

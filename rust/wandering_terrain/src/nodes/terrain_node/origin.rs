@@ -12,7 +12,8 @@ impl TerrainNode {
     /// before the shift. Non-finite axes lay out at 0, like the layout itself.
     pub(crate) fn window_target(&self, pos: Vector3) -> [f64; 2] {
         let o = self.origin.offset;
-        [f64::from(pos.x) + o[0], f64::from(pos.z) + o[1]].map(|t| if t.is_finite() { t } else { 0.0 })
+        [f64::from(pos.x) + o[0], f64::from(pos.z) + o[1]]
+            .map(|t| if t.is_finite() { t } else { 0.0 })
     }
 
     /// One sample step in world units on X and Z (signed, as the node's scale).
@@ -78,7 +79,11 @@ impl TerrainNode {
         let o = self.origin.offset;
         let shift = [o[0] / f.scale[0], o[1] / f.scale[2]];
         let look = self.terrain_material.clone();
-        for m in self.material.iter_mut().chain(self.debug_material.iter_mut()) {
+        for m in self
+            .material
+            .iter_mut()
+            .chain(self.debug_material.iter_mut())
+        {
             terrain_material::bind_uv_shift(look.as_ref(), m, shift);
         }
     }

@@ -44,8 +44,10 @@ impl TerrainNode {
     pub(crate) fn get_height(&self, pos: Vector2) -> f32 {
         let (x, z) = self.to_terrain_xz(pos);
         let f = self.terrain_frame();
-        self.with_samples(|t| (samples::height_at(t, x, z) as f64 * f.scale[1] + f.origin[1]) as f32)
-            .unwrap_or(f32::NAN)
+        self.with_samples(|t| {
+            (samples::height_at(t, x, z) as f64 * f.scale[1] + f.origin[1]) as f32
+        })
+        .unwrap_or(f32::NAN)
     }
 
     /// Whether world X/Z `pos` is over the terrain (this node's position and scale applied): on a finite
@@ -95,7 +97,8 @@ impl TerrainNode {
             // node scaled very small does not walk millions of patches; a region map, like terrain data,
             // as far as the map goes (reading the regions along the ray).
             Some(g) if self.terrain_data.is_none() && g.size().is_none() => {
-                let across = ld[0].hypot(ld[2]) / (ld[0] * ld[0] + ld[1] * ld[1] + ld[2] * ld[2]).sqrt();
+                let across =
+                    ld[0].hypot(ld[2]) / (ld[0] * ld[0] + ld[1] * ld[1] + ld[2] * ld[2]).sqrt();
                 (self.config.reach() / f.scale[0].abs().min(f.scale[2].abs()) / across)
                     .min(terrain_core::raycast::ENDLESS_REACH * g.spacing())
             }
