@@ -103,7 +103,8 @@ impl TerrainNode {
             return applied;
         }
         // The pieces around the same target, drawn shifted; the shader's addressing; collision now.
-        if let Some(t) = self.gpu.shown_target() {
+        // Out of the tree there are no pieces: they are laid out shifted when the node comes back.
+        if let (Some(t), false) = (self.gpu.shown_target(), self.instances.is_empty()) {
             self.layout_pieces(t);
         }
         self.update_material();
