@@ -65,16 +65,12 @@ impl OriginShift {
         Ok(d)
     }
 
-    /// The steps a shift snaps to on X and Z: a multiple of `lattice` (0: none, as for a node without
-    /// rings) that is a whole number of samples `sample[axis]` apart.
+    /// The steps a shift snaps to on X and Z: a multiple of `lattice` that is a whole number of samples
+    /// `sample[axis]` apart.
     pub fn steps(lattice: f64, sample: [f64; 2]) -> Option<[f64; 2]> {
-        let step = |s: f64| {
-            if lattice > 0.0 {
-                shift_step(lattice, s)
-            } else {
-                (s.is_finite() && s > 0.0).then_some(s)
-            }
-        };
-        Some([step(sample[0])?, step(sample[1])?])
+        Some([
+            shift_step(lattice, sample[0])?,
+            shift_step(lattice, sample[1])?,
+        ])
     }
 }

@@ -82,8 +82,7 @@ impl TerrainNode {
             }
         };
         // The shader's terrain positions are relative to the origin shift: so is the window's corner.
-        let f = self.placement_frame();
-        let sh = [0, 1].map(|a| self.origin.offset[a] / f.scale[a * 2]);
+        let sh = self.shift_in_terrain();
         match (placed, self.debug_material.as_mut()) {
             (Some((origin, size)), Some(m)) => {
                 self.cells

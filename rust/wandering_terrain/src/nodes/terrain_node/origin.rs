@@ -66,18 +66,22 @@ impl TerrainNode {
             .collect()
     }
 
-    /// The shift in terrain units (for the shader's edge test and texture phases).
-    pub(crate) fn terrain_shift(&self) -> Vector2 {
+    /// The shift in terrain units on X and Z (f64): what the shader's terrain positions are relative to.
+    pub(crate) fn shift_in_terrain(&self) -> [f64; 2] {
         let f = self.placement_frame();
         let o = self.origin.offset;
-        Vector2::new((o[0] / f.scale[0]) as f32, (o[1] / f.scale[2]) as f32)
+        [o[0] / f.scale[0], o[1] / f.scale[2]]
+    }
+
+    /// The shift in terrain units, for the shader's edge test of a finite map.
+    pub(crate) fn terrain_shift(&self) -> Vector2 {
+        let s = self.shift_in_terrain();
+        Vector2::new(s[0] as f32, s[1] as f32)
     }
 
     /// Sends the texture phases of the material's layers at the shift (exact: computed in f64 here).
     pub(crate) fn send_uv_shift(&mut self) {
-        let f = self.placement_frame();
-        let o = self.origin.offset;
-        let shift = [o[0] / f.scale[0], o[1] / f.scale[2]];
+        let shift = self.shift_in_terrain();
         let look = self.terrain_material.clone();
         for m in self
             .material
