@@ -27,7 +27,7 @@ pub(crate) mod clipmap_data;
 mod collision;
 mod debug;
 mod draw;
-mod origin;
+mod origin_shift;
 mod queries;
 mod source;
 
