@@ -42,11 +42,25 @@ func failures() -> PackedStringArray:
 	return _failures
 
 
-## Waits for `n` drawn frames; then the root viewport's texture holds the last one.
+## Waits for `n` drawn frames; then the root viewport's texture holds the last one. First waits (at
+## most 600 process frames) for every visible TerrainNode in the tree to draw what its target and data
+## ask for: their data windows are computed on worker threads, and under load a few frames may not be
+## enough, which made pictures depend on the machine's load.
 func frames(n: int) -> void:
+	var waited := 0
+	while waited < 600 and not _terrain_nodes_current():
+		await tree.process_frame
+		waited += 1
 	for i in n:
 		await tree.process_frame
 	await RenderingServer.frame_post_draw
+
+
+func _terrain_nodes_current() -> bool:
+	for n in tree.root.find_children("*", "TerrainNode", true, false):
+		if n.is_visible_in_tree() and not n.is_up_to_date():
+			return false
+	return true
 
 
 ## Waits (process frames) until every node or resource in `things` says `is_up_to_date()`, at most
