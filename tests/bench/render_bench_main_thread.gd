@@ -33,6 +33,11 @@ class Stamp extends Node:
 	## (checks the collision the last physics step had, where the target was during it). Not timed.
 	var mover := Callable()
 	var checker := Callable()
+	## A TerrainNode whose work counters (`get_work_stats`) are recorded per frame (the last stamp only).
+	var watched: TerrainNode
+	var _stats_before := {}
+	## Per recorded frame: the counters' growth during it (its physics ticks and process pass).
+	var work: Array[Dictionary] = []
 
 	func _init(is_first: bool) -> void:
 		first = is_first
@@ -48,6 +53,16 @@ class Stamp extends Node:
 			frames.append((span + physics_usec) / 1000.0)
 			process_spans.append(span / 1000.0)
 			tick_counts.append(ticks)
+		if is_instance_valid(watched):
+			var now: Dictionary = watched.get_work_stats()
+			if recording and not _stats_before.is_empty():
+				var d := {}
+				for k in now:
+					d[k] = now[k] - _stats_before[k]
+				work.append(d)
+			elif recording:
+				work.append({})
+			_stats_before = now
 		physics_usec = 0
 		ticks = 0
 
@@ -160,6 +175,8 @@ func _flight(label: String, g: TerrainGenerator, data: TerrainData, speed: float
 	var late0 := _late_tiles(tn)
 	last.frames.clear()
 	last.tick_counts.clear()
+	last.work.clear()
+	last.watched = tn
 	last.recording = true
 	while Time.get_ticks_msec() - t_start < seconds * 1000.0:
 		await tree.process_frame
@@ -172,8 +189,44 @@ func _flight(label: String, g: TerrainGenerator, data: TerrainData, speed: float
 		ticks += t
 	print("bench main thread (%s) %s: %d frames (%d physics ticks) in %.0f s, terrain work per frame median %.3f ms, p99 %.3f ms, worst %.2f ms (goal <= 0.5 / 2 ms); rays down at the target after 1 s: %d, %d missed, worst |hit - get_height| %.4f m (goal < 0.05); late collision tiles computed on the main thread: %d" % [
 		renderer, label, f.size(), ticks, seconds, Util.median(f), Util.quantile(f, 0.99), f.max(), checked[0], checked[1], checked[2], _late_tiles(tn) - late0])
+	_attribute(label, f, last.work)
+	last.watched = null
 	root.queue_free()
 	await tree.process_frame
+
+
+## Attributes every frame over 2 ms of terrain work to what the node did in it (`get_work_stats`):
+## sending texture layers, the rest of the windows step (starting and showing jobs, laying pieces out),
+## collision hand-overs, and the remainder (the node's per-frame calls and whatever else ran between the
+## stamps). Prints the counts by largest part and the three worst frames.
+func _attribute(label: String, f: Array[float], work: Array[Dictionary]) -> void:
+	var slow: Array[int] = []
+	for i in mini(f.size(), work.size()):
+		if f[i] > 2.0 and not work[i].is_empty():
+			slow.append(i)
+	var by := {"uploads": 0, "windows": 0, "collision": 0, "other": 0}
+	var parts := func(i: int) -> Dictionary:
+		var w: Dictionary = work[i]
+		var up: float = w["upload_usec"] / 1000.0
+		var win: float = (w["windows_usec"] - w["upload_usec"]) / 1000.0
+		var col: float = w["collision_usec"] / 1000.0
+		return {"uploads": up, "windows": win, "collision": col, "other": maxf(f[i] - up - win - col, 0.0)}
+	for i in slow:
+		var p: Dictionary = parts.call(i)
+		var top := "other"
+		for k in p:
+			if p[k] > p[top]:
+				top = k
+		by[top] += 1
+	slow.sort_custom(func(a: int, b: int) -> bool: return f[a] > f[b])
+	var worst := PackedStringArray()
+	for i in slow.slice(0, 3):
+		var p: Dictionary = parts.call(i)
+		var w: Dictionary = work[i]
+		worst.append("%.2f ms = uploads %.2f (%d layers) + windows %.2f (%d shown) + collision %.2f (%d tiles, %d ticks) + other %.2f" % [
+			f[i], p["uploads"], w["layers_uploaded"], p["windows"], w["windows_shown"], p["collision"], w["collision_tiles"], w["collision_steps"], p["other"]])
+	print("bench main thread (%s) %s: %d frames over 2 ms, by largest part: uploads %d, windows %d, collision %d, other %d; worst: %s" % [
+		renderer, label, slow.size(), by["uploads"], by["windows"], by["collision"], by["other"], "; ".join(worst) if worst.size() > 0 else "none"])
 
 
 ## A still camera over `data`, then 256² edits under it: the call, then every frame's terrain work until

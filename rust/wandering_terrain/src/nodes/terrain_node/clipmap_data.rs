@@ -27,6 +27,9 @@ pub struct ClipmapTexture {
     bytes: PackedByteArray,
     /// Bytes sent to the GPU since the last `take_uploaded`.
     uploaded: u64,
+    /// Layers sent and the time spent sending them, ever (`work_stats`).
+    layers_sent: u64,
+    send_usec: u64,
 }
 
 /// Bytes per texel (RGBA, 32-bit float).
@@ -67,6 +70,8 @@ impl ClipmapTexture {
             texture: None,
             bytes: PackedByteArray::new(),
             uploaded: 0,
+            layers_sent: 0,
+            send_usec: 0,
             fine_origin: [0, 0],
             requested: None,
         }
@@ -92,6 +97,11 @@ impl ClipmapTexture {
     /// Bytes uploaded since the last call.
     pub fn take_uploaded(&mut self) -> u64 {
         std::mem::take(&mut self.uploaded)
+    }
+
+    /// Layers sent to the GPU and the microseconds spent sending them, since the node was made.
+    pub fn sent(&self) -> (u64, u64) {
+        (self.layers_sent, self.send_usec)
     }
 
     /// Everything is recomputed on the next update (new terrain, spacing or frame).
@@ -184,16 +194,21 @@ impl ClipmapTexture {
         if let Some(o) = self.data().and_then(|d| d.origin(d.fine_layer())) {
             self.fine_origin = o;
         }
-        if self.texture.is_none() {
+        let t0 = std::time::Instant::now();
+        let created = self.texture.is_none();
+        if created {
             self.create_texture();
-            return true;
-        }
-        for layer in 0..self.layer_count {
-            if changed & (1 << layer) != 0 {
-                self.upload(layer);
+            self.layers_sent += self.layer_count as u64;
+        } else {
+            for layer in 0..self.layer_count {
+                if changed & (1 << layer) != 0 {
+                    self.upload(layer);
+                    self.layers_sent += 1;
+                }
             }
         }
-        false
+        self.send_usec += t0.elapsed().as_micros() as u64;
+        created
     }
 
     fn layer_image(&mut self, layer: usize) -> Gd<Image> {

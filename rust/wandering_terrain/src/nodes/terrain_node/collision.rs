@@ -23,15 +23,20 @@ impl TerrainNode {
         if !now && self.collision.idle(&frame, target) {
             return 0;
         }
+        let t0 = std::time::Instant::now();
         let data = self.terrain_data.clone();
-        if data.is_none() {
+        let written = if data.is_none() {
             let g = self.streamed.clone();
-            return self
-                .collision
-                .update(g.as_deref(), g.as_ref(), &frame, target, now) as i64;
-        }
-        let d = data.as_ref().map(|d| d.bind());
-        self.collision
-            .update(d.as_ref().map(|d| d.core()), None, &frame, target, now) as i64
+            self.collision
+                .update(g.as_deref(), g.as_ref(), &frame, target, now)
+        } else {
+            let d = data.as_ref().map(|d| d.bind());
+            self.collision
+                .update(d.as_ref().map(|d| d.core()), None, &frame, target, now)
+        };
+        self.work.collision_steps += 1;
+        self.work.collision_tiles += written as u64;
+        self.work.collision_usec += super::work_stats::usec_since(t0);
+        written as i64
     }
 }

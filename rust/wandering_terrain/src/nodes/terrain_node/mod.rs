@@ -30,6 +30,8 @@ mod draw;
 mod origin_shift;
 mod queries;
 mod source;
+mod work_stats;
+use work_stats::WorkStats;
 
 const DEFAULT_SHADER: &str = "res://addons/wandering_terrain/shaders/terrain_node.gdshader";
 /// The debug views' shader (`debug_view`): the shipped includes, drawing what they compute as colours.
@@ -217,6 +219,8 @@ pub struct TerrainNode {
     origin: crate::nodes::origin_shift::OriginShift,
     /// Signal handlers (`follow::Handlers`).
     handlers: crate::nodes::follow::Handlers,
+    /// What the main thread did, counted (`get_work_stats`).
+    work: WorkStats,
     base: Base<Node3D>,
 }
 
@@ -298,6 +302,7 @@ impl INode3D for TerrainNode {
             collision_frame: None,
             origin: Default::default(),
             handlers: Default::default(),
+            work: WorkStats::default(),
             base,
         }
     }
@@ -609,6 +614,19 @@ impl TerrainNode {
     #[func]
     fn place_at(&mut self, pos: Vector3) {
         self.update_windows(pos, true);
+    }
+
+    /// What the node did on the main thread since it was made, to find what a slow frame spent its time
+    /// on (take the difference between two frames' dictionaries). Counters: `windows_steps` (frames whose
+    /// data windows started or showed a worker's job) and `windows_usec` (their time, uploads and layout
+    /// included), `windows_shown` (jobs shown), `layers_uploaded` and `upload_usec` (texture layers sent
+    /// to the GPU), `collision_steps` (physics ticks with collision work), `collision_tiles` (tiles
+    /// handed to the physics engine) and `collision_usec`.
+    #[func]
+    fn get_work_stats(&self) -> VarDictionary {
+        let mut w = self.work;
+        (w.layers_uploaded, w.upload_usec) = self.gpu.sent();
+        w.to_dictionary()
     }
 
     /// Bytes of terrain data sent to the GPU since the last call (for measurements).

@@ -138,6 +138,16 @@ impl TerrainNode {
         if Some(pos) == self.last_pos && self.data_key.is_some() && self.gpu.is_current(target) {
             return false;
         }
+        let t0 = std::time::Instant::now();
+        let shown = self.step_windows(pos, target, wait);
+        self.work.windows_steps += 1;
+        self.work.windows_shown += u64::from(shown);
+        self.work.windows_usec += work_stats::usec_since(t0);
+        shown
+    }
+
+    /// `update_windows` past its still-target check: starts and shows jobs, lays the pieces out.
+    fn step_windows(&mut self, pos: Vector3, target: [f64; 2], wait: bool) -> bool {
         let Some(flat) = self.flat_frame() else {
             self.set_drawable(false);
             return false;
