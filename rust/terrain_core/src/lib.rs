@@ -33,6 +33,7 @@ pub mod terrain_regions;
 pub mod terrain_stamp;
 #[cfg(test)]
 pub(crate) mod test_terrains;
+mod thread_priority;
 pub mod wandering_mesh;
 pub mod wandering_terrain;
 pub mod water;

@@ -1,6 +1,7 @@
 //! The worker threads that streamed clipmap windows and collision grids are computed on: one pool, one
 //! thread fewer than the machine has cores (at least one), so the main thread keeps a core to itself and
-//! its frames do not wait for a busy scheduler.
+//! its frames do not wait for a busy scheduler. The workers are batch work to the scheduler
+//! (`thread_priority`): a job woken up must not take the core of the frame that asked for it.
 //!
 //! Jobs run after the call that spawned them returns, so the library must not be unloaded under them:
 //! `shut_down` (called when the extension is deinitialised) lets the running and queued jobs finish and
@@ -31,9 +32,10 @@ fn build() -> Pool {
         // Our own threads, so that `shut_down` can join them.
         .spawn_handler(move |t| {
             let name = format!("terrain-stream-{}", t.index());
-            let h = std::thread::Builder::new()
-                .name(name)
-                .spawn(move || t.run())?;
+            let h = std::thread::Builder::new().name(name).spawn(move || {
+                crate::thread_priority::lower_this_thread();
+                t.run()
+            })?;
             handles.lock().unwrap_or_else(|e| e.into_inner()).push(h);
             Ok(())
         })

@@ -221,6 +221,12 @@ pub struct TerrainNode {
     handlers: crate::nodes::follow::Handlers,
     /// What the main thread did, counted (`get_work_stats`).
     work: WorkStats,
+    /// Physics processing is off: collision had nothing to do with the target where it was then
+    /// (`collision.rs`: a still camera costs no physics tick).
+    collision_asleep: bool,
+    /// The target position the last collision step saw, and the one this frame's update read.
+    collision_seen: Option<Vector3>,
+    frame_target: Option<Vector3>,
     base: Base<Node3D>,
 }
 
@@ -303,6 +309,9 @@ impl INode3D for TerrainNode {
             origin: Default::default(),
             handlers: Default::default(),
             work: WorkStats::default(),
+            collision_asleep: false,
+            collision_seen: None,
+            frame_target: None,
             base,
         }
     }
@@ -310,10 +319,12 @@ impl INode3D for TerrainNode {
     fn ready(&mut self) {
         self.base_mut().set_process(true);
         self.base_mut().set_physics_process(true);
+        self.collision_asleep = false;
     }
 
     fn process(&mut self, _delta: f64) {
         self.update_frame(false);
+        self.wake_collision_if_moved();
         self.update_cell_view();
         if self.terrain_data.is_none() {
             if let Some(r) = self.terrain_regions.as_mut() {
@@ -324,6 +335,7 @@ impl INode3D for TerrainNode {
 
     fn physics_process(&mut self, _delta: f64) {
         self.step_collision(false);
+        self.sleep_collision_if_idle();
     }
 
     fn get_configuration_warnings(&self) -> PackedStringArray {
@@ -347,6 +359,7 @@ impl INode3D for TerrainNode {
                 self.base_mut().set_notify_transform(true);
                 self.target_node.replace(None);
                 self.collision_frame = None;
+                self.wake_collision();
                 self.rebuild();
                 // Collision is ready before the first physics frame.
                 let node = self.base().clone();
@@ -378,6 +391,7 @@ impl INode3D for TerrainNode {
             // Origin and scale feed the shader, the data windows and the pieces' culling boxes.
             N::TRANSFORM_CHANGED => {
                 self.collision_frame = None;
+                self.wake_collision();
                 self.data_key = None;
                 self.height_range = Vector2::new(f32::NAN, f32::NAN);
                 self.on_data_changed();
@@ -642,6 +656,7 @@ impl TerrainNode {
     #[func]
     fn set_collision_mode(&mut self, v: i64) {
         self.collision.set_mode("TerrainNode", v);
+        self.wake_collision();
     }
     #[func]
     fn get_collision_radius(&self) -> f64 {
@@ -650,6 +665,7 @@ impl TerrainNode {
     #[func]
     fn set_collision_radius(&mut self, v: f64) {
         self.collision.set_radius("TerrainNode", v);
+        self.wake_collision();
     }
     #[func]
     fn get_collision_layer(&self) -> u32 {
@@ -682,6 +698,7 @@ impl TerrainNode {
     #[func]
     fn set_collision_subdivision(&mut self, v: i64) {
         self.collision.set_subdivision("TerrainNode", v);
+        self.wake_collision();
     }
 }
 

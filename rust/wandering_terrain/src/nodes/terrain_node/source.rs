@@ -15,6 +15,7 @@ impl TerrainNode {
         let r = from_rect2i(region);
         self.gpu.mark_edited(r);
         self.collision.mark(r);
+        self.wake_collision();
     }
 
     /// `changed` of the TerrainGenerator or TerrainRegions: the world is generated or opened anew.
@@ -87,6 +88,7 @@ impl TerrainNode {
         // The next worker job recomputes the texels the edit reached (drawn a frame or two later).
         self.gpu.mark_edited(r);
         self.collision.mark(r);
+        self.wake_collision();
         self.nav_view.edits += 1;
     }
 }
@@ -113,6 +115,7 @@ impl TerrainNode {
         };
         self.data_key = None;
         self.collision.invalidate();
+        self.wake_collision();
         self.set_drawable(false);
         self.base_mut().update_configuration_warnings();
         self.on_data_changed();
@@ -120,7 +123,9 @@ impl TerrainNode {
 
     /// This frame's update: the windows follow the target (see `update_now`; `wait`: for terrain data).
     pub(crate) fn update_frame(&mut self, wait: bool) -> bool {
-        let Some(p) = self.target_position() else {
+        let p = self.target_position();
+        self.frame_target = p;
+        let Some(p) = p else {
             return false;
         };
         self.update_windows(p, wait)
