@@ -198,6 +198,56 @@ func test_an_edit_under_the_target_collides_on_the_next_physics_frame() -> void:
 	target.queue_free()
 
 
+func test_a_still_target_costs_no_physics_tick_and_collision_wakes() -> void:
+	# With a still target and nothing on its way, the node stops its physics processing; a move, an
+	# edit or a new setting turns it back on and collision follows as before.
+	var t := _rough()
+	var target := Node3D.new()
+	tree.root.add_child(target)
+	target.position = Vector3(120.3, 0, 130.6)
+	var tn := _node(t, TerrainNode.COLLISION_DYNAMIC, 4)
+	tn.target = tn.get_path_to(target)
+	var waited := 0
+	while tn.is_physics_processing() and waited < 600:
+		await tree.physics_frame
+		waited += 1
+	check(not tn.is_physics_processing(), "asleep with a still target (waited %d ticks)" % waited)
+	var ticks0: int = tn.get_work_stats()["collision_steps"]
+	for i in 10:
+		await tree.physics_frame
+	check_eq(tn.get_work_stats()["collision_steps"], ticks0, "no collision step while asleep")
+	# An edit under the sleeping target collides on the next physics frame.
+	var block := PackedFloat32Array()
+	block.resize(64 * 64)
+	block.fill(61.0)
+	await tree.physics_frame
+	t.set_heights_region(Rect2i(100, 110, 64, 64), block)
+	check(tn.is_physics_processing(), "an edit wakes collision")
+	await tree.physics_frame
+	check_near(_ray_down(120.3, 130.6)["position"].y, 61.0, 1e-3, "the edit under the sleeping target collides")
+	while tn.is_physics_processing() and waited < 1200:
+		await tree.physics_frame
+		waited += 1
+	check(not tn.is_physics_processing(), "asleep again once the edit is in")
+	# A move: the frame that sees it wakes collision; the ground there collides within a few ticks.
+	target.position = Vector3(40.5, 0, 200.5)
+	# (process_frame is emitted before the nodes' process pass: the second one follows the node's.)
+	await tree.process_frame
+	await tree.process_frame
+	check(tn.is_physics_processing(), "a move wakes collision")
+	for i in 4:
+		await tree.physics_frame
+	check_near(_ray_down(40.5, 200.5)["position"].y, tn.get_height(Vector2(40.5, 200.5)), 1e-3, "collision follows the target after waking")
+	# A setting that needs a new step wakes it too.
+	while tn.is_physics_processing() and waited < 1800:
+		await tree.physics_frame
+		waited += 1
+	tn.collision_radius = 30.0
+	check(tn.is_physics_processing(), "a new collision_radius wakes collision")
+	tn.queue_free()
+	target.queue_free()
+
+
 func test_dynamic_collision_follows_the_target() -> void:
 	var t := _rough()
 	var target := Node3D.new()
