@@ -255,6 +255,13 @@ func _still_and_edits(data: TerrainData, quick: bool) -> void:
 	tn.process_priority = 0
 	tn.process_physics_priority = 0
 	var still := await _median_frame_usec(quick)
+	# The floor: the same node with its processing off (what a still frame would cost if nothing of the
+	# terrain ran at all).
+	tn.set_process(false)
+	tn.set_physics_process(false)
+	var off := await _median_frame_usec(quick)
+	tn.set_process(true)
+	tn.set_physics_process(true)
 	var totals: Array[float] = []
 	var calls: Array[float] = []
 	var ticks_needed: Array[float] = []
@@ -306,8 +313,8 @@ func _still_and_edits(data: TerrainData, quick: bool) -> void:
 		process_parts.append(in_process)
 		calls.append(call)
 		ticks_needed.append(collidable)
-	print("bench main thread (%s) 4096² TerrainData: still camera %.1f µs a frame (goal <= 5 µs; reference: an empty script node in its place, the same scene drawn, %.1f µs); 256² edit under the target: call %.3f ms + later frames' terrain work until drawn, collidable and settled = %.3f ms median (%.3f ms of it in process passes: the data windows), worst %.3f ms (goal <= 0.5 ms), collidable after %d physics ticks, %.0f ms median (goal <= 3 ticks); drawn after %d frames (the windows are computed on the workers)" % [
-		renderer, still, empty, Util.median(calls), Util.median(totals), Util.median(process_parts), totals.max(), int(Util.median(ticks_needed)), Util.median(latency), int(Util.median(drawn_frames))])
+	print("bench main thread (%s) 4096² TerrainData: still camera %.1f µs a frame (goal <= 5 µs; references, the same scene drawn: an empty script node in its place %.1f µs, the node with its processing off %.1f µs); 256² edit under the target: call %.3f ms + later frames' terrain work until drawn, collidable and settled = %.3f ms median (%.3f ms of it in process passes: the data windows), worst %.3f ms (goal <= 0.5 ms), collidable after %d physics ticks, %.0f ms median (goal <= 3 ticks); drawn after %d frames (the windows are computed on the workers)" % [
+		renderer, still, empty, off, Util.median(calls), Util.median(totals), Util.median(process_parts), totals.max(), int(Util.median(ticks_needed)), Util.median(latency), int(Util.median(drawn_frames))])
 	# Away from the target's collision (300 units off): a radius-128 raise dab and a 64² paint, each the call
 	# plus every later frame's terrain work until the terrain is back to a still frame's.
 	var brush := TerrainBrush.new()

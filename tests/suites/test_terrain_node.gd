@@ -35,6 +35,48 @@ func test_an_edit_is_drawn_by_the_workers_and_update_now_waits() -> void:
 	s[1].queue_free()
 
 
+func test_a_still_named_target_costs_no_processing_and_a_move_wakes_it() -> void:
+	var t := _data()
+	var s := following_node(t, Vector3(40, 0, 40))
+	var tn: TerrainNode = s[0]
+	var target: Node3D = s[1]
+	var waited := 0
+	while (tn.is_processing() or tn.is_physics_processing()) and waited < 600:
+		await tree.process_frame
+		waited += 1
+	check(not tn.is_processing() and not tn.is_physics_processing(), "asleep with a still target (waited %d frames)" % waited)
+	check_eq(target.get_child_count(true) - target.get_child_count(), 1, "the target carries the internal watch")
+	check_eq(target.get_child(0, true).get_class(), "TerrainTargetWatch", "the watch")
+	# A move: the target's transform notification wakes the node, and the windows follow.
+	target.position = Vector3(50, 0, 30)
+	await tree.process_frame
+	await tree.process_frame
+	check(tn.is_processing(), "a move wakes the node")
+	await wait_up_to_date([tn])
+	# Asleep again, then an edit wakes it and is drawn.
+	waited = 0
+	while tn.is_processing() and waited < 600:
+		await tree.process_frame
+		waited += 1
+	check(not tn.is_processing(), "asleep again")
+	var block := PackedFloat32Array()
+	block.resize(16 * 16)
+	block.fill(6.5)
+	t.set_heights_region(Rect2i(42, 22, 16, 16), block)
+	check(tn.is_processing() and tn.is_physics_processing(), "an edit wakes both passes")
+	await wait_up_to_date([tn])
+	# A new target: the old one loses its watch.
+	var other := Node3D.new()
+	tree.root.add_child(other)
+	tn.target = tn.get_path_to(other)
+	check(tn.is_processing(), "a new target wakes the node")
+	await tree.process_frame
+	check_eq(target.get_child_count(true), 0, "the old target's watch is gone")
+	tn.queue_free()
+	target.queue_free()
+	other.queue_free()
+
+
 func test_defaults_and_material() -> void:
 	var tn := TerrainNode.new()
 	check_eq(tn.levels, 7, "levels")

@@ -37,38 +37,8 @@ impl TerrainNode {
         written as i64
     }
 
-    /// Turns physics processing off while collision has nothing to do (a still target, no edit, nothing
-    /// on its way): a still camera then costs no physics tick. `wake_collision_if_moved` (each frame) and
-    /// everything that gives collision work (edits, settings, the node's transform) turn it back on.
-    pub(crate) fn sleep_collision_if_idle(&mut self) {
-        let Some(frame) = self.collision_frame else {
-            return;
-        };
-        let target = self.collision_seen.map(|p| self.terrain_xz(frame, p));
-        if self.collision.idle(&frame, target) {
-            self.collision_asleep = true;
-            self.base_mut().set_physics_process(false);
-        }
-    }
-
-    /// Wakes collision when the target this frame read is not where collision last saw it (the target
-    /// moved, or came or went).
-    pub(crate) fn wake_collision_if_moved(&mut self) {
-        if self.collision_asleep && self.frame_target != self.collision_seen {
-            self.wake_collision();
-        }
-    }
-
-    /// Physics processing back on: the next tick brings collision up to date.
-    pub(crate) fn wake_collision(&mut self) {
-        if self.collision_asleep {
-            self.collision_asleep = false;
-            self.base_mut().set_physics_process(true);
-        }
-    }
-
     /// Terrain-space X/Z of world position `p` through `frame`.
-    fn terrain_xz(&self, frame: Frame, p: Vector3) -> [f64; 2] {
+    pub(crate) fn terrain_xz(&self, frame: Frame, p: Vector3) -> [f64; 2] {
         [
             (f64::from(p.x) - frame.origin[0]) / frame.scale[0],
             (f64::from(p.z) - frame.origin[2]) / frame.scale[2],

@@ -90,6 +90,7 @@ impl TerrainNode {
 
     /// Builds the shared meshes and one rendering instance per piece.
     pub(crate) fn rebuild(&mut self) {
+        self.wake();
         self.free_instances();
         if !self.base().is_inside_tree() {
             return;

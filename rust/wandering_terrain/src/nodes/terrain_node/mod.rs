@@ -29,7 +29,9 @@ mod debug;
 mod draw;
 mod origin_shift;
 mod queries;
+mod sleep;
 mod source;
+pub use sleep::TerrainTargetWatch;
 mod work_stats;
 use work_stats::WorkStats;
 
@@ -221,9 +223,14 @@ pub struct TerrainNode {
     handlers: crate::nodes::follow::Handlers,
     /// What the main thread did, counted (`get_work_stats`).
     work: WorkStats,
-    /// Physics processing is off: collision had nothing to do with the target where it was then
-    /// (`collision.rs`: a still camera costs no physics tick).
+    /// Physics processing is off (collision had nothing to do with the target where it was then), and
+    /// the process pass too (`sleep.rs`: a still camera costs the terrain nothing).
     collision_asleep: bool,
+    process_asleep: bool,
+    /// The internal child of the target that wakes this node when the target moves (`sleep.rs`).
+    watch: Option<Gd<TerrainTargetWatch>>,
+    /// Running in the editor (no watch on the edited scene's nodes).
+    in_editor: bool,
     /// The target position the last collision step saw, and the one this frame's update read.
     collision_seen: Option<Vector3>,
     frame_target: Option<Vector3>,
@@ -310,6 +317,9 @@ impl INode3D for TerrainNode {
             handlers: Default::default(),
             work: WorkStats::default(),
             collision_asleep: false,
+            process_asleep: false,
+            watch: None,
+            in_editor: false,
             collision_seen: None,
             frame_target: None,
             base,
@@ -320,17 +330,18 @@ impl INode3D for TerrainNode {
         self.base_mut().set_process(true);
         self.base_mut().set_physics_process(true);
         self.collision_asleep = false;
+        self.process_asleep = false;
     }
 
     fn process(&mut self, _delta: f64) {
         self.update_frame(false);
-        self.wake_collision_if_moved();
         self.update_cell_view();
         if self.terrain_data.is_none() {
             if let Some(r) = self.terrain_regions.as_mut() {
                 r.bind_mut().report_failures();
             }
         }
+        self.sleep_if_still();
     }
 
     fn physics_process(&mut self, _delta: f64) {
@@ -359,7 +370,8 @@ impl INode3D for TerrainNode {
                 self.base_mut().set_notify_transform(true);
                 self.target_node.replace(None);
                 self.collision_frame = None;
-                self.wake_collision();
+                self.in_editor = Self::editor_hint();
+                self.wake();
                 self.rebuild();
                 // Collision is ready before the first physics frame.
                 let node = self.base().clone();
@@ -369,6 +381,7 @@ impl INode3D for TerrainNode {
             }
             N::EXIT_TREE => {
                 self.target_node.replace(None);
+                self.drop_watch();
                 self.free_instances();
                 self.collision.exit();
             }
@@ -391,7 +404,7 @@ impl INode3D for TerrainNode {
             // Origin and scale feed the shader, the data windows and the pieces' culling boxes.
             N::TRANSFORM_CHANGED => {
                 self.collision_frame = None;
-                self.wake_collision();
+                self.wake();
                 self.data_key = None;
                 self.height_range = Vector2::new(f32::NAN, f32::NAN);
                 self.on_data_changed();
@@ -442,6 +455,8 @@ impl TerrainNode {
     fn set_target(&mut self, target: NodePath) {
         self.target = target;
         self.target_node.replace(None);
+        self.drop_watch();
+        self.wake();
     }
 
     /// What is missing for this node to draw and collide; empty when nothing is. The editor shows these as
@@ -543,6 +558,7 @@ impl TerrainNode {
         }
         self.debug_view = value;
         self.show_debug_view();
+        self.wake();
     }
 
     #[func]
@@ -656,7 +672,7 @@ impl TerrainNode {
     #[func]
     fn set_collision_mode(&mut self, v: i64) {
         self.collision.set_mode("TerrainNode", v);
-        self.wake_collision();
+        self.wake();
     }
     #[func]
     fn get_collision_radius(&self) -> f64 {
@@ -665,7 +681,7 @@ impl TerrainNode {
     #[func]
     fn set_collision_radius(&mut self, v: f64) {
         self.collision.set_radius("TerrainNode", v);
-        self.wake_collision();
+        self.wake();
     }
     #[func]
     fn get_collision_layer(&self) -> u32 {
@@ -698,7 +714,7 @@ impl TerrainNode {
     #[func]
     fn set_collision_subdivision(&mut self, v: i64) {
         self.collision.set_subdivision("TerrainNode", v);
-        self.wake_collision();
+        self.wake();
     }
 }
 

@@ -94,6 +94,7 @@ impl TerrainNode {
 
     /// Shifts the origin by `by` (snapped); everything follows now. Returns the shift applied.
     pub(crate) fn apply_origin_shift(&mut self, by: Vector3) -> Vector3 {
+        self.wake();
         let steps = self.origin_steps();
         let d = match self.origin.shift("TerrainNode", by, steps) {
             Ok(d) => d,

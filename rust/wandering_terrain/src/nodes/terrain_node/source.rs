@@ -15,7 +15,7 @@ impl TerrainNode {
         let r = from_rect2i(region);
         self.gpu.mark_edited(r);
         self.collision.mark(r);
-        self.wake_collision();
+        self.wake();
     }
 
     /// `changed` of the TerrainGenerator or TerrainRegions: the world is generated or opened anew.
@@ -49,6 +49,7 @@ impl TerrainNode {
     /// `changed` of the terrain data: an edit (heights arrive by `region_changed`) or new spacing or size.
     /// Cheap for edits: the culling boxes follow only a new height range.
     pub(crate) fn on_data_changed(&mut self) {
+        self.wake();
         let (range, size, spacing) = match (&self.terrain_data, &self.streamed) {
             (Some(d), _) => {
                 let d = d.bind();
@@ -88,7 +89,7 @@ impl TerrainNode {
         // The next worker job recomputes the texels the edit reached (drawn a frame or two later).
         self.gpu.mark_edited(r);
         self.collision.mark(r);
-        self.wake_collision();
+        self.wake();
         self.nav_view.edits += 1;
     }
 }
@@ -115,7 +116,7 @@ impl TerrainNode {
         };
         self.data_key = None;
         self.collision.invalidate();
-        self.wake_collision();
+        self.wake();
         self.set_drawable(false);
         self.base_mut().update_configuration_warnings();
         self.on_data_changed();
