@@ -15,17 +15,22 @@ use std::sync::Arc;
 /// sample `s + origin`, so an endless map is the endless generator's world, sample for sample.
 pub fn fallback(g: Arc<Generated>, meta: RegionMeta) -> Fallback {
     Arc::new(move |m, rx, rz, [w, d]| {
+        use rayon::prelude::*;
         let r = meta.region;
         let [mw, md] = meta.mip_size(0);
         let half = if m == 0 { 0 } else { 1usize << (m - 1) };
-        let mut out = Vec::with_capacity(w * d);
-        for j in 0..d {
-            let z = meta.public(1, (((rz * r + j) << m) + half).min(md - 1));
-            for i in 0..w {
-                let x = meta.public(0, (((rx * r + i) << m) + half).min(mw - 1));
-                out.push(g.height(x, z));
-            }
-        }
+        // Rows in parallel: a 512² region of an 8-octave generator took 66 ms on one thread, and an
+        // edit's first touch of an endless map reads a region at every mip level.
+        let mut out = vec![0.0f32; w * d];
+        out.par_chunks_mut(w.max(1))
+            .enumerate()
+            .for_each(|(j, row)| {
+                let z = meta.public(1, (((rz * r + j) << m) + half).min(md - 1));
+                for (i, h) in row.iter_mut().enumerate() {
+                    let x = meta.public(0, (((rx * r + i) << m) + half).min(mw - 1));
+                    *h = g.height(x, z);
+                }
+            });
         out
     })
 }
