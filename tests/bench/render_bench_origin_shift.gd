@@ -157,13 +157,9 @@ func _flight(m, seconds: float, shifting: bool) -> void:
 	await tree.process_frame
 
 
-## Resident memory of this process (MB), from /proc (Linux), else the static allocator's.
+## Resident memory of this process (MB).
 func _rss_mb() -> float:
-	var f := FileAccess.open("/proc/self/statm", FileAccess.READ)
-	var parts := f.get_line().split(" ") if f != null else PackedStringArray()
-	if parts.size() < 2:
-		return OS.get_static_memory_usage() / 1048576.0
-	return float(parts[1]) * 4096.0 / 1048576.0
+	return Util.rss() / 1048576.0
 
 
 func _shifter_script() -> GDScript:

@@ -111,13 +111,9 @@ func run(quick: bool) -> void:
 	m._close(saved)
 
 
-## Resident memory of this process (MB), from /proc (Linux), else the static allocator's.
+## Resident memory of this process (MB).
 func _rss_mb() -> float:
-	var f := FileAccess.open("/proc/self/statm", FileAccess.READ)
-	var parts := f.get_line().split(" ") if f != null else PackedStringArray()
-	if parts.size() < 2:
-		return OS.get_static_memory_usage() / 1048576.0
-	return float(parts[1]) * 4096.0 / 1048576.0
+	return Util.rss() / 1048576.0
 
 
 ## Flies the camera east at 300 m/s in the physics pass, 120 m above the ground; casts a ray down every

@@ -35,6 +35,14 @@ func _node(t: TerrainData, mode: int, sub: int) -> TerrainNode:
 	return tn
 
 
+## A Node3D in the tree at `at`, for a node to follow.
+func _target_at(at: Vector3) -> Node3D:
+	var target := Node3D.new()
+	tree.root.add_child(target)
+	target.position = at
+	return target
+
+
 func _ray_down(x: float, z: float, top := 1000.0) -> Dictionary:
 	var space := tree.root.get_world_3d().direct_space_state
 	return space.intersect_ray(PhysicsRayQueryParameters3D.create(Vector3(x, top, z), Vector3(x, -1000.0, z)))
@@ -177,9 +185,7 @@ func test_edits_reach_collision_within_a_few_physics_frames() -> void:
 func test_an_edit_under_the_target_collides_on_the_next_physics_frame() -> void:
 	# The tile under the target is recomputed at once; the rest of the edit comes from the worker threads.
 	var t := _rough()
-	var target := Node3D.new()
-	tree.root.add_child(target)
-	target.position = Vector3(120.3, 0, 130.6)
+	var target := _target_at(Vector3(120.3, 0, 130.6))
 	var tn := _node(t, TerrainNode.COLLISION_DYNAMIC, 4)
 	tn.target = tn.get_path_to(target)
 	await tree.physics_frame
@@ -202,9 +208,7 @@ func test_a_still_target_costs_no_physics_tick_and_collision_wakes() -> void:
 	# With a still target and nothing on its way, the node stops its physics processing; a move, an
 	# edit or a new setting turns it back on and collision follows as before.
 	var t := _rough()
-	var target := Node3D.new()
-	tree.root.add_child(target)
-	target.position = Vector3(120.3, 0, 130.6)
+	var target := _target_at(Vector3(120.3, 0, 130.6))
 	var tn := _node(t, TerrainNode.COLLISION_DYNAMIC, 4)
 	tn.target = tn.get_path_to(target)
 	var waited := 0
