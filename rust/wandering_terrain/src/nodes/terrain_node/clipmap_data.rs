@@ -207,7 +207,7 @@ impl ClipmapTexture {
                 }
             }
         }
-        self.send_usec += super::work_stats::usec_since(t0);
+        self.send_usec += t0.elapsed().as_micros() as u64;
         created
     }
 

@@ -329,6 +329,8 @@ impl INode3D for TerrainNode {
     fn ready(&mut self) {
         self.base_mut().set_process(true);
         self.base_mut().set_physics_process(true);
+        self.collision_asleep = false;
+        self.process_asleep = false;
     }
 
     fn process(&mut self, _delta: f64) {
@@ -368,7 +370,8 @@ impl INode3D for TerrainNode {
                 self.base_mut().set_notify_transform(true);
                 self.target_node.replace(None);
                 self.collision_frame = None;
-                self.in_editor = godot::classes::Engine::singleton().is_editor_hint();
+                self.in_editor = Self::editor_hint();
+                self.wake();
                 self.rebuild();
                 // Collision is ready before the first physics frame.
                 let node = self.base().clone();
@@ -401,6 +404,7 @@ impl INode3D for TerrainNode {
             // Origin and scale feed the shader, the data windows and the pieces' culling boxes.
             N::TRANSFORM_CHANGED => {
                 self.collision_frame = None;
+                self.wake();
                 self.data_key = None;
                 self.height_range = Vector2::new(f32::NAN, f32::NAN);
                 self.on_data_changed();

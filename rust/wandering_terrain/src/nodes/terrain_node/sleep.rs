@@ -9,6 +9,7 @@
 use super::*;
 use godot::classes::node::InternalMode;
 use godot::classes::notify::Node3DNotification;
+use godot::classes::Engine;
 
 /// Wakes the `TerrainNode` it belongs to when its parent (the terrain's target) moves or leaves the tree.
 /// Internal to the target (not saved, not listed among its children).
@@ -76,6 +77,7 @@ impl TerrainNode {
             && self.terrain_regions.is_none()
             && !matches!(self.debug_view, COLLISION | REGIONS | INSTANCES | NAVIGATION)
             && !self.nav_view.is_shown()
+            && self.frame_target.is_some()
             && self.frame_target == self.last_pos
             && self
                 .frame_target
@@ -140,5 +142,10 @@ impl TerrainNode {
             self.process_asleep = false;
             self.base_mut().set_process(true);
         }
+    }
+
+    /// Whether this runs in the editor (the watch is never put on a node of an edited scene).
+    pub(crate) fn editor_hint() -> bool {
+        Engine::singleton().is_editor_hint()
     }
 }

@@ -49,7 +49,6 @@ impl TerrainNode {
     /// `changed` of the terrain data: an edit (heights arrive by `region_changed`) or new spacing or size.
     /// Cheap for edits: the culling boxes follow only a new height range.
     pub(crate) fn on_data_changed(&mut self) {
-        // The node has work (a new source and a transform change come this way too).
         self.wake();
         let (range, size, spacing) = match (&self.terrain_data, &self.streamed) {
             (Some(d), _) => {
@@ -117,6 +116,7 @@ impl TerrainNode {
         };
         self.data_key = None;
         self.collision.invalidate();
+        self.wake();
         self.set_drawable(false);
         self.base_mut().update_configuration_warnings();
         self.on_data_changed();
