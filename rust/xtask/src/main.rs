@@ -408,6 +408,8 @@ struct Totals {
     passed: usize,
     failed: usize,
     lines: Vec<String>,
+    /// Each failure again at the end, so that a log cut to its tail (as CI shows it) still names them.
+    failures: Vec<String>,
 }
 
 impl Totals {
@@ -416,6 +418,23 @@ impl Totals {
         self.failed += f;
         self.lines
             .push(format!("{stage:>28}: {p} passed, {f} failed"));
+    }
+
+    /// Adds a Godot run's counts and names its failures.
+    fn add_report(&mut self, stage: &str, r: &scan::Report) {
+        self.add(stage, r.passed(), r.failed());
+        for c in r.cases.iter().filter(|c| !c.passed) {
+            let why = c.reasons.first().map(String::as_str).unwrap_or("");
+            self.failures.push(format!("{stage} {}: {why}", c.name));
+        }
+        for e in &r.stray_errors {
+            self.failures
+                .push(format!("{stage} (outside any case): {e}"));
+        }
+        if !r.finished {
+            self.failures
+                .push(format!("{stage}: the run did not finish"));
+        }
     }
 }
 
@@ -485,6 +504,7 @@ fn test(repo: &Path, args: &[String]) -> Result<bool, String> {
         passed: 0,
         failed: 0,
         lines: vec![],
+        failures: vec![],
     };
 
     // `--filter TEXT` runs only the Godot cases whose name contains TEXT (and skips the Rust tests and the
@@ -508,7 +528,7 @@ fn test(repo: &Path, args: &[String]) -> Result<bool, String> {
 
     println!("== Godot suites (headless)");
     let r = run_suites(&g, repo, "res://suites", "godot", None, None, filter)?;
-    totals.add("godot suites", r.passed(), r.failed());
+    totals.add_report("godot suites", &r);
 
     // Every GDScript block of the docs, run as the docs assume (a filter that names no block skips it).
     let n = doc_snippets::write_suite(repo)?;
@@ -522,7 +542,7 @@ fn test(repo: &Path, args: &[String]) -> Result<bool, String> {
         None,
         filter,
     )?;
-    totals.add("doc snippets", r.passed(), r.failed());
+    totals.add_report("doc snippets", &r);
 
     // Collision in real physics, once per engine (selected by the project's override.cfg).
     for (label, engine) in [
@@ -536,7 +556,7 @@ fn test(repo: &Path, args: &[String]) -> Result<bool, String> {
         let r = run_suites(&g, repo, "res://physics", label, None, None, filter);
         let _ = std::fs::remove_file(&cfg);
         let r = r?;
-        totals.add(label, r.passed(), r.failed());
+        totals.add_report(label, &r);
     }
 
     if filter.is_none() {
@@ -546,7 +566,7 @@ fn test(repo: &Path, args: &[String]) -> Result<bool, String> {
         let (p, f) = editor_open::run(&g, repo)?;
         totals.add("editor", p, f);
         let r = editor_open::tools(&g, repo)?;
-        totals.add("editor tools", r.passed(), r.failed());
+        totals.add_report("editor tools", &r);
     }
 
     if filter.is_none() {
@@ -577,13 +597,16 @@ fn test(repo: &Path, args: &[String]) -> Result<bool, String> {
                 Some(&x.display),
                 filter,
             )?;
-            totals.add(&label, rep.passed(), rep.failed());
+            totals.add_report(&label, &rep);
         }
     }
 
     println!("== Summary ({:.0} s)", t0.elapsed().as_secs_f64());
     for l in &totals.lines {
         println!("{l}");
+    }
+    for f in &totals.failures {
+        println!("  FAILED {f}");
     }
     println!("{} passed, {} failed", totals.passed, totals.failed);
     Ok(totals.failed == 0)
