@@ -26,6 +26,7 @@ pub use edit::{REGION_ABSENT, REGION_EDITED, REGION_FAILED, REGION_LOADED};
 mod files;
 mod format;
 pub mod generated;
+mod mips;
 mod rows;
 mod views;
 mod write;
@@ -83,6 +84,9 @@ pub struct TerrainRegions {
     failed: Mutex<edit::Failures>,
     /// Where regions without files come from (a generator-backed map stores only edited regions).
     fallback: Option<Fallback>,
+    /// Coarser mips an edit made stale, refreshed when first read (`mips.rs`), and whether there are any.
+    stale: Mutex<mips::StaleMips>,
+    stale_any: std::sync::atomic::AtomicBool,
 }
 
 /// Makes region (mip, x, z) of the given size when it has no file.
@@ -108,6 +112,8 @@ impl TerrainRegions {
             loads: AtomicU64::new(0),
             failed: Mutex::new(edit::Failures::default()),
             fallback: None,
+            stale: Mutex::default(),
+            stale_any: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -193,8 +199,15 @@ impl TerrainRegions {
         (m, x / self.meta.region, z / self.meta.region)
     }
 
-    /// A region, from the cache or read now.
+    /// A region, from the cache or read now; a coarser mip's refreshed first where an edit made it stale.
     fn region(&self, key: Key) -> Result<Arc<Region>, RegionError> {
+        // A failure here is a region that cannot be read: reported with the failures, drawn as holes.
+        let _ = self.settle_mips(key.0);
+        self.load(key)
+    }
+
+    /// A region as it is now, from the cache or read now.
+    fn load(&self, key: Key) -> Result<Arc<Region>, RegionError> {
         {
             let mut c = self.cache.lock().expect("cache");
             c.clock += 1;
@@ -278,19 +291,22 @@ impl TerrainRegions {
         MipView {
             store: self,
             mip: m.min(self.meta.mips - 1),
+            settle: true,
         }
     }
 
     /// Heights of mip 0 in a rectangle (clamped reads), row-major: what a `TerrainData` of that region holds.
     pub fn heights_region(&self, x: usize, z: usize, w: usize, d: usize) -> Vec<f32> {
-        self.mip_block(0, x, z, w, d)
+        self.block(0, x, z, w, d, true)
     }
 
     /// Heights of mip `m` in a rectangle, row-major: row spans copied region by region where the
-    /// rectangle lies inside the mip, clamped reads otherwise.
-    pub(crate) fn mip_block(&self, m: u32, x: usize, z: usize, w: usize, d: usize) -> Vec<f32> {
+    /// rectangle lies inside the mip, clamped reads otherwise. `settle`: stale mips refreshed first (not
+    /// when the refresh itself reads).
+    fn block(&self, m: u32, x: usize, z: usize, w: usize, d: usize, settle: bool) -> Vec<f32> {
         let [mw, md] = self.meta.mip_size(m);
-        let v = self.mip(m);
+        let mut v = self.mip(m);
+        v.settle = settle;
         let mut cur = Cursor::new(&v);
         let mut out = Vec::with_capacity(w * d);
         if x + w > mw || z + d > md {

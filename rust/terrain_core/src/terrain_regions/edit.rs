@@ -13,7 +13,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 /// What an edit changes: heights, control values.
-const HEIGHTS: (bool, bool) = (true, false);
+pub(super) const HEIGHTS: (bool, bool) = (true, false);
 const CONTROL: (bool, bool) = (false, true);
 
 /// Regions that could not be read, and those not reported yet.
@@ -113,8 +113,15 @@ impl TerrainRegions {
         }
     }
 
-    /// Regions edited and not saved (all mips).
+    /// Whether any edit is not saved (cheap: no stale mip is refreshed to answer).
+    pub fn has_unsaved(&self) -> bool {
+        self.stale_any.load(Ordering::Acquire)
+            || !self.cache.lock().expect("cache").dirty.is_empty()
+    }
+
+    /// Regions edited and not saved (all mips: stale ones are refreshed first to count them).
     pub fn dirty_regions(&self) -> usize {
+        let _ = self.settle_mips(self.meta.mips - 1);
         self.cache.lock().expect("cache").dirty.len()
     }
 
@@ -172,7 +179,8 @@ impl TerrainRegions {
             let mut b = self.bounds.lock().expect("bounds");
             *b = (b.0.min(lo), b.1.max(hi));
         }
-        self.refresh_mips(x, z, w, d)
+        self.mips_changed(x, z, w, d);
+        Ok(())
     }
 
     /// Sets the control values (paint and hole bit) of a rectangle of mip 0.
@@ -200,7 +208,7 @@ impl TerrainRegions {
     /// mip `m`: each region touched is loaded first (all of them, so a region that cannot be read
     /// changes nothing), then copied on write and marked dirty in `part` (`HEIGHTS` or `CONTROL`).
     #[allow(clippy::too_many_arguments)]
-    fn edit(
+    pub(super) fn edit(
         &self,
         m: u32,
         x: usize,
@@ -216,7 +224,8 @@ impl TerrainRegions {
             .collect();
         let mut loaded = Vec::with_capacity(keys.len());
         for &k in &keys {
-            let reg = self.region(k)?;
+            // As it is now: level m is the one being written (a refresh of stale mips writes level m).
+            let reg = self.load(k)?;
             if let Some(e) = self.failure(k) {
                 return Err(e);
             }
@@ -255,40 +264,10 @@ impl TerrainRegions {
         Ok(())
     }
 
-    /// Box-filters every coarser mip again over the rectangle of mip 0 that changed (the sums of
-    /// `downsample`, in its order, from the level below as it is now).
-    fn refresh_mips(&self, x: usize, z: usize, w: usize, d: usize) -> Result<(), RegionError> {
-        let (mut x0, mut z0, mut x1, mut z1) = (x, z, x + w - 1, z + d - 1);
-        for m in 1..self.meta.mips {
-            let [mw, md] = self.meta.mip_size(m);
-            (x0, z0) = (x0 / 2, z0 / 2);
-            (x1, z1) = ((x1 / 2).min(mw - 1), (z1 / 2).min(md - 1));
-            let [fw, fd] = self.meta.mip_size(m - 1);
-            // The finer samples under the rectangle, read once (clamped at the finer level's edges).
-            let (fx0, fz0) = (2 * x0, 2 * z0);
-            let (fx1, fz1) = ((2 * x1 + 1).min(fw - 1), (2 * z1 + 1).min(fd - 1));
-            let bw = fx1 - fx0 + 1;
-            let fine = self.mip_block(m - 1, fx0, fz0, bw, fz1 - fz0 + 1);
-            let at = |a: usize, b: usize| fine[(b.min(fd - 1) - fz0) * bw + a.min(fw - 1) - fx0];
-            let (cw, cd) = (x1 - x0 + 1, z1 - z0 + 1);
-            let mut values = Vec::with_capacity(cw * cd);
-            for j in z0..=z1 {
-                for i in x0..=x1 {
-                    let (fx, fz) = (2 * i, 2 * j);
-                    let s = at(fx, fz) + at(fx + 1, fz) + at(fx, fz + 1) + at(fx + 1, fz + 1);
-                    values.push(s * 0.25);
-                }
-            }
-            self.edit(m, x0, z0, cw, cd, HEIGHTS, |r, i, k| {
-                r.heights[i] = values[k]
-            })?;
-        }
-        Ok(())
-    }
-
     /// Writes the dirty regions (heights, and control where painted) and then the header, each file
     /// safely; returns how many regions were written. Regions edited again while saving stay dirty.
     pub fn save(&self) -> Result<usize, RegionError> {
+        self.settle_mips(self.meta.mips - 1)?;
         let snapshot: Vec<(Key, (bool, bool), Arc<Region>)> = {
             let c = self.cache.lock().expect("cache");
             let mut v: Vec<_> = c
@@ -340,6 +319,7 @@ impl TerrainRegions {
     /// Forgets every unsaved edit: the regions are read from their files again when next needed. Returns
     /// the stored samples (x, z, w, d) of the mip-0 regions forgotten, None when nothing was unsaved.
     pub fn discard_changes(&self) -> Option<[usize; 4]> {
+        let _stale = self.forget_stale_mips();
         let mut c = self.cache.lock().expect("cache");
         let dirty: Vec<Key> = c.dirty.drain().map(|(k, _)| k).collect();
         let mut span: Option<[usize; 4]> = None;

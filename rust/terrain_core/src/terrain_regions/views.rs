@@ -11,6 +11,8 @@ use std::sync::Arc;
 pub struct MipView<'a> {
     pub(super) store: &'a TerrainRegions,
     pub(super) mip: u32,
+    /// Whether reads refresh stale mips first (all but the refresh's own reads).
+    pub(super) settle: bool,
 }
 
 /// Reads samples of a mip, keeping the last region it touched (most reads fall in the same region, so the
@@ -32,7 +34,12 @@ impl<'v, 'a> Cursor<'v, 'a> {
         let s = self.view.store;
         let key = s.key(self.view.mip, x, z);
         if self.last.as_ref().map(|l| l.0) != Some(key) {
-            let r = s.region(key).ok()?;
+            let r = if self.view.settle {
+                s.region(key)
+            } else {
+                s.load(key)
+            }
+            .ok()?;
             self.last = Some((key, r));
         }
         let [w, d] = s.meta.mip_size(self.view.mip);

@@ -112,7 +112,7 @@ impl TerrainRegions {
     /// Whether edits wait for `save()`.
     #[func]
     fn has_unsaved_changes(&self) -> bool {
-        self.store().is_some_and(|s| s.dirty_regions() > 0) || self.layer_base_unsaved()
+        self.store().is_some_and(|s| s.has_unsaved()) || self.layer_base_unsaved()
     }
 
     /// Regions (of every level) edited and not saved.
