@@ -119,10 +119,12 @@ impl TerrainRegions {
             || !self.cache.lock().expect("cache").dirty.is_empty()
     }
 
-    /// Regions edited and not saved (all mips: stale ones are refreshed first to count them).
+    /// Regions edited and not saved (all mips, the coarser ones still to refresh included; nothing is
+    /// refreshed to count them: the editor's toolbar asks every frame).
     pub fn dirty_regions(&self) -> usize {
-        let _ = self.settle_mips(self.meta.mips - 1);
-        self.cache.lock().expect("cache").dirty.len()
+        let mut keys = self.stale_mip_regions();
+        keys.extend(self.cache.lock().expect("cache").dirty.keys());
+        keys.len()
     }
 
     /// Checks an edit's rectangle and value count; the rectangle must lie inside the map.

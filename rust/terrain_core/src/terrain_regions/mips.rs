@@ -4,7 +4,8 @@
 //! region at every level: an endless map's first edit in a new place read a region at each of its 16
 //! levels (1 s on the main thread), most of which no ring ever draws.
 
-use super::{RegionError, TerrainRegions};
+use super::{Key, RegionError, TerrainRegions};
+use std::collections::HashSet;
 use std::sync::atomic::Ordering;
 
 /// A rectangle of mip-0 samples, `[x0, z0, x1, z1]` inclusive.
@@ -90,6 +91,23 @@ impl TerrainRegions {
         Ok(())
     }
 
+    /// The regions of coarser levels that stale rectangles cover (they become dirty when refreshed).
+    pub(super) fn stale_mip_regions(&self) -> HashSet<Key> {
+        let s = self.stale.lock().expect("stale mips");
+        let r = self.meta.region;
+        let mut keys = HashSet::new();
+        for (m, list) in s.levels.iter().enumerate().skip(1) {
+            let [mw, md] = self.meta.mip_size(m as u32);
+            for &[x0, z0, x1, z1] in list {
+                let (x1, z1) = ((x1 >> m).min(mw - 1), (z1 >> m).min(md - 1));
+                for rz in (z0 >> m) / r..=z1 / r {
+                    keys.extend(((x0 >> m) / r..=x1 / r).map(|rx| (m as u32, rx, rz)));
+                }
+            }
+        }
+        keys
+    }
+
     /// Forgets the stale rectangles (the edits behind them are being discarded); returns the held list so
     /// that no refresh runs until the caller is done.
     pub(super) fn forget_stale_mips(&self) -> std::sync::MutexGuard<'_, StaleMips> {
@@ -158,6 +176,10 @@ mod tests {
         // Level 1 is current (its two regions under the edit read to write them), level 2 still waits.
         assert_eq!(r.loads(), 6);
         assert!(r.stale.lock().unwrap().levels[2].len() == 1);
+        // The count of unsaved regions is the same before and after the refresh.
+        let counted = r.dirty_regions();
+        r.settle_mips(r.meta.mips - 1).unwrap();
+        assert_eq!(r.dirty_regions(), counted);
         let want2 = {
             let m1 = r.mip(1);
             (m1.texel(56, 20)[0] + m1.texel(57, 20)[0] + m1.texel(56, 21)[0] + m1.texel(57, 21)[0])
