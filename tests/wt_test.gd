@@ -43,9 +43,9 @@ func failures() -> PackedStringArray:
 
 
 ## Waits for `n` drawn frames; then the root viewport's texture holds the last one. First waits (at
-## most 600 process frames) for every visible TerrainNode in the tree to draw what its target and data
-## ask for: their data windows are computed on worker threads, and under load a few frames may not be
-## enough, which made pictures depend on the machine's load.
+## most 600 process frames) for every visible TerrainNode and TerrainInstancer in the tree to draw what
+## their target and data ask for: windows and cells are computed on worker threads, and under load a few
+## frames may not be enough, which made pictures depend on the machine's load.
 func frames(n: int) -> void:
 	var waited := 0
 	while waited < 600 and not _terrain_nodes_current():
@@ -57,9 +57,10 @@ func frames(n: int) -> void:
 
 
 func _terrain_nodes_current() -> bool:
-	for n in tree.root.find_children("*", "TerrainNode", true, false):
-		if n.is_visible_in_tree() and not n.is_up_to_date():
-			return false
+	for cls in ["TerrainNode", "TerrainInstancer"]:
+		for n in tree.root.find_children("*", cls, true, false):
+			if n.is_visible_in_tree() and not n.is_up_to_date():
+				return false
 	return true
 
 
