@@ -22,15 +22,20 @@ pub fn fallback(g: Arc<Generated>, meta: RegionMeta) -> Fallback {
         // Rows in parallel: a 512² region of an 8-octave generator took 66 ms on one thread, and an
         // edit's first touch of an endless map reads a region at every mip level.
         let mut out = vec![0.0f32; w * d];
-        out.par_chunks_mut(w.max(1))
-            .enumerate()
-            .for_each(|(j, row)| {
-                let z = meta.public(1, (((rz * r + j) << m) + half).min(md - 1));
-                for (i, h) in row.iter_mut().enumerate() {
-                    let x = meta.public(0, (((rx * r + i) << m) + half).min(mw - 1));
-                    *h = g.height(x, z);
-                }
-            });
+        let fill = |(j, row): (usize, &mut [f32])| {
+            let z = meta.public(1, (((rz * r + j) << m) + half).min(md - 1));
+            for (i, h) in row.iter_mut().enumerate() {
+                let x = meta.public(0, (((rx * r + i) << m) + half).min(mw - 1));
+                *h = g.height(x, z);
+            }
+        };
+        // Not on a worker thread: a rayon worker waiting for its rows runs other queued jobs, and one
+        // reading a coarser level would wait for the stale-mips lock this read may be holding.
+        if rayon::current_thread_index().is_some() {
+            out.chunks_mut(w.max(1)).enumerate().for_each(fill);
+        } else {
+            out.par_chunks_mut(w.max(1)).enumerate().for_each(fill);
+        }
         out
     })
 }

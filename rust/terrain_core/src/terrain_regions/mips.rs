@@ -7,6 +7,7 @@
 use super::{Key, RegionError, TerrainRegions};
 use std::collections::HashSet;
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 /// A rectangle of mip-0 samples, `[x0, z0, x1, z1]` inclusive.
 pub(super) type Rect = [usize; 4];
@@ -89,6 +90,44 @@ impl TerrainRegions {
             self.stale_any.store(false, Ordering::Release);
         }
         Ok(())
+    }
+
+    /// Refreshes the stale levels on the worker threads, a rectangle of a level per job (so windows and
+    /// collision jobs run between them), so that a later save or far ring finds them done; the caller's
+    /// thread pays nothing. One chain of jobs at a time; it ends when nothing is stale.
+    pub fn refresh_mips_later(self: &Arc<Self>) {
+        if !self.stale_any.load(Ordering::Acquire) || self.settling.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let map = Arc::downgrade(self);
+        crate::workers::spawn(move || {
+            let Some(map) = map.upgrade() else {
+                return;
+            };
+            let failed = !map.settle_step();
+            map.settling.store(false, Ordering::Release);
+            // Next rectangle, or an edit that came while the flag was still set (nothing when none is
+            // stale). A damaged region stops the chain: a read reports it.
+            if !failed {
+                map.refresh_mips_later();
+            }
+        });
+    }
+
+    /// Refreshes one stale rectangle of the finest stale level (none left: nothing stale any more); false
+    /// when it cannot (a damaged region: the rectangle waits for a read, which reports it).
+    fn settle_step(&self) -> bool {
+        let mut s = self.stale.lock().expect("stale mips");
+        let Some(level) = (1..s.levels.len()).find(|&m| !s.levels[m].is_empty()) else {
+            self.stale_any.store(false, Ordering::Release);
+            return true;
+        };
+        let r = s.levels[level].pop().expect("found above");
+        if self.refresh_level(level as u32, r).is_err() {
+            s.levels[level].push(r);
+            return false;
+        }
+        true
     }
 
     /// The regions of coarser levels that stale rectangles cover (they become dirty when refreshed).
@@ -189,6 +228,25 @@ mod tests {
         assert!(r.has_unsaved());
         r.save().unwrap();
         assert!(!r.has_unsaved() && r.stale.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn the_workers_refresh_every_stale_level_and_reads_agree() {
+        let r = std::sync::Arc::new(map("later"));
+        let hs: Vec<f32> = (0..40 * 30).map(|i| 50.0 + (i % 13) as f32).collect();
+        r.set_heights_region(110, 40, 40, 30, &hs).unwrap();
+        r.set_heights_region(10, 150, 20, 20, &[3.0; 400]).unwrap();
+        let counted = r.dirty_regions();
+        r.refresh_mips_later();
+        let t0 = std::time::Instant::now();
+        while r.stale_any.load(std::sync::atomic::Ordering::Acquire) {
+            assert!(t0.elapsed().as_secs() < 30, "the workers never finished");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert!(r.stale.lock().unwrap().is_empty());
+        assert_eq!(r.dirty_regions(), counted);
+        let want = (hs[0] + hs[1] + hs[40] + hs[41]) * 0.25;
+        assert_eq!(r.mip(1).texel(55, 20)[0], want);
     }
 
     #[test]
