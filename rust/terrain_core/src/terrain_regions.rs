@@ -87,8 +87,8 @@ pub struct TerrainRegions {
     /// Coarser mips an edit made stale, refreshed when first read (`mips.rs`), and whether there are any.
     stale: Mutex<mips::StaleMips>,
     stale_any: std::sync::atomic::AtomicBool,
-    /// Whether a chain of jobs refreshing them is running (`refresh_mips_later`).
-    settling: std::sync::atomic::AtomicBool,
+    /// Held while stale mips are refreshed (one refresh at a time).
+    settling: Mutex<()>,
 }
 
 /// Makes region (mip, x, z) of the given size when it has no file.
@@ -116,7 +116,7 @@ impl TerrainRegions {
             fallback: None,
             stale: Mutex::default(),
             stale_any: std::sync::atomic::AtomicBool::new(false),
-            settling: std::sync::atomic::AtomicBool::new(false),
+            settling: Mutex::new(()),
         })
     }
 

@@ -7,7 +7,6 @@
 use super::{Key, RegionError, TerrainRegions};
 use std::collections::HashSet;
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
 
 /// A rectangle of mip-0 samples, `[x0, z0, x1, z1]` inclusive.
 pub(super) type Rect = [usize; 4];
@@ -70,64 +69,38 @@ impl TerrainRegions {
         self.stale_any.store(true, Ordering::Release);
     }
 
-    /// Brings levels 1..=`m` up to date (reads of level m call this first). Holds the stale list while it
-    /// works, so a second reader waits for current samples rather than reading half-refreshed ones.
+    /// Brings levels 1..=`m` up to date (reads of level m call this first). One refresh at a time: a
+    /// second reader waits for current samples rather than reading half-refreshed ones. The stale list
+    /// itself is held only to take a rectangle, so an edit never waits for a refresh.
     pub(super) fn settle_mips(&self, m: u32) -> Result<(), RegionError> {
         if m == 0 || !self.stale_any.load(Ordering::Acquire) {
             return Ok(());
         }
-        let mut s = self.stale.lock().expect("stale mips");
-        for level in 1..=(m as usize).min(s.levels.len().saturating_sub(1)) {
-            while let Some(r) = s.levels[level].pop() {
-                if let Err(e) = self.refresh_level(level as u32, r) {
-                    // Kept for the next read: nothing is lost, and the error reaches this reader.
-                    s.levels[level].push(r);
-                    return Err(e);
+        let _one = self.settling.lock().expect("mips refresh");
+        loop {
+            // The finest stale level first: a coarser one is filtered from it.
+            let next = {
+                let mut s = self.stale.lock().expect("stale mips");
+                let top = (m as usize).min(s.levels.len().saturating_sub(1));
+                match (1..=top).find(|&l| !s.levels[l].is_empty()) {
+                    Some(l) => s.levels[l].pop().map(|r| (l, r)),
+                    None => {
+                        if s.is_empty() {
+                            self.stale_any.store(false, Ordering::Release);
+                        }
+                        None
+                    }
                 }
-            }
-        }
-        if s.is_empty() {
-            self.stale_any.store(false, Ordering::Release);
-        }
-        Ok(())
-    }
-
-    /// Refreshes the stale levels on the worker threads, a rectangle of a level per job (so windows and
-    /// collision jobs run between them), so that a later save or far ring finds them done; the caller's
-    /// thread pays nothing. One chain of jobs at a time; it ends when nothing is stale.
-    pub fn refresh_mips_later(self: &Arc<Self>) {
-        if !self.stale_any.load(Ordering::Acquire) || self.settling.swap(true, Ordering::AcqRel) {
-            return;
-        }
-        let map = Arc::downgrade(self);
-        crate::workers::spawn(move || {
-            let Some(map) = map.upgrade() else {
-                return;
             };
-            let failed = !map.settle_step();
-            map.settling.store(false, Ordering::Release);
-            // Next rectangle, or an edit that came while the flag was still set (nothing when none is
-            // stale). A damaged region stops the chain: a read reports it.
-            if !failed {
-                map.refresh_mips_later();
+            let Some((level, r)) = next else {
+                return Ok(());
+            };
+            if let Err(e) = self.refresh_level(level as u32, r) {
+                // Kept for the next read: nothing is lost, and the error reaches this reader.
+                self.stale.lock().expect("stale mips").levels[level].push(r);
+                return Err(e);
             }
-        });
-    }
-
-    /// Refreshes one stale rectangle of the finest stale level (none left: nothing stale any more); false
-    /// when it cannot (a damaged region: the rectangle waits for a read, which reports it).
-    fn settle_step(&self) -> bool {
-        let mut s = self.stale.lock().expect("stale mips");
-        let Some(level) = (1..s.levels.len()).find(|&m| !s.levels[m].is_empty()) else {
-            self.stale_any.store(false, Ordering::Release);
-            return true;
-        };
-        let r = s.levels[level].pop().expect("found above");
-        if self.refresh_level(level as u32, r).is_err() {
-            s.levels[level].push(r);
-            return false;
         }
-        true
     }
 
     /// The regions of coarser levels that stale rectangles cover (they become dirty when refreshed).
@@ -147,13 +120,13 @@ impl TerrainRegions {
         keys
     }
 
-    /// Forgets the stale rectangles (the edits behind them are being discarded); returns the held list so
-    /// that no refresh runs until the caller is done.
-    pub(super) fn forget_stale_mips(&self) -> std::sync::MutexGuard<'_, StaleMips> {
-        let mut s = self.stale.lock().expect("stale mips");
-        s.levels.clear();
+    /// Forgets the stale rectangles (the edits behind them are being discarded); returns the refresh
+    /// lock, so that no refresh runs until the caller is done.
+    pub(super) fn forget_stale_mips(&self) -> std::sync::MutexGuard<'_, ()> {
+        let one = self.settling.lock().expect("mips refresh");
+        self.stale.lock().expect("stale mips").levels.clear();
         self.stale_any.store(false, Ordering::Release);
-        s
+        one
     }
 
     /// Box-filters level `m` again over the mip-0 rectangle `r` from level m − 1 as it is now (the sums of
@@ -228,25 +201,6 @@ mod tests {
         assert!(r.has_unsaved());
         r.save().unwrap();
         assert!(!r.has_unsaved() && r.stale.lock().unwrap().is_empty());
-    }
-
-    #[test]
-    fn the_workers_refresh_every_stale_level_and_reads_agree() {
-        let r = std::sync::Arc::new(map("later"));
-        let hs: Vec<f32> = (0..40 * 30).map(|i| 50.0 + (i % 13) as f32).collect();
-        r.set_heights_region(110, 40, 40, 30, &hs).unwrap();
-        r.set_heights_region(10, 150, 20, 20, &[3.0; 400]).unwrap();
-        let counted = r.dirty_regions();
-        r.refresh_mips_later();
-        let t0 = std::time::Instant::now();
-        while r.stale_any.load(std::sync::atomic::Ordering::Acquire) {
-            assert!(t0.elapsed().as_secs() < 30, "the workers never finished");
-            std::thread::sleep(std::time::Duration::from_millis(5));
-        }
-        assert!(r.stale.lock().unwrap().is_empty());
-        assert_eq!(r.dirty_regions(), counted);
-        let want = (hs[0] + hs[1] + hs[40] + hs[41]) * 0.25;
-        assert_eq!(r.mip(1).texel(55, 20)[0], want);
     }
 
     #[test]

@@ -230,10 +230,6 @@ impl TerrainRegions {
     }
 
     fn announce(&mut self, r: Rect2i) {
-        // The coarser levels over the edit are refreshed on the workers from now on (a save finds them done).
-        if let Some(s) = self.store() {
-            s.refresh_mips_later();
-        }
         self.base_mut().emit_changed();
         self.signals().region_changed().emit(r);
     }
