@@ -89,6 +89,8 @@ pub struct TerrainRegions {
     stale_any: std::sync::atomic::AtomicBool,
     /// Held while stale mips are refreshed (one refresh at a time).
     settling: Mutex<()>,
+    /// Whether a job refreshing them waits on the background lane (`refresh_mips_in_background`).
+    queued: std::sync::atomic::AtomicBool,
 }
 
 /// Makes region (mip, x, z) of the given size when it has no file.
@@ -117,6 +119,7 @@ impl TerrainRegions {
             stale: Mutex::default(),
             stale_any: std::sync::atomic::AtomicBool::new(false),
             settling: Mutex::new(()),
+            queued: std::sync::atomic::AtomicBool::new(false),
         })
     }
 

@@ -108,9 +108,57 @@ impl<T: Send + 'static> Results<T> {
     }
 }
 
+/// The background lane: one thread of its own for work nobody waits for (an edited region map's coarser
+/// levels), in short jobs taken in order, so that it never queues before the streams' jobs on the pool.
+struct Lane {
+    tx: Sender<Box<dyn FnOnce() + Send>>,
+    thread: JoinHandle<()>,
+}
+
+static LANE: Mutex<Option<Lane>> = Mutex::new(None);
+
+thread_local! {
+    static ON_LANE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `job` on the background lane, later (after the jobs queued there before it). A job the lane
+/// queues after `shut_down` is dropped.
+pub(crate) fn spawn_background(job: impl FnOnce() + Send + 'static) {
+    let mut lane = LANE.lock().unwrap_or_else(|e| e.into_inner());
+    if lane.is_none() && on_background_lane() {
+        return;
+    }
+    let lane = lane.get_or_insert_with(|| {
+        let (tx, rx) = channel::<Box<dyn FnOnce() + Send>>();
+        let thread = std::thread::Builder::new()
+            .name("terrain-background".into())
+            .spawn(move || {
+                ON_LANE.with(|c| c.set(true));
+                crate::thread_priority::lower_this_thread();
+                while let Ok(job) = rx.recv() {
+                    job();
+                }
+            })
+            .expect("a thread for terrain background work");
+        Lane { tx, thread }
+    });
+    let _ = lane.tx.send(Box::new(job));
+}
+
+/// Whether this thread is the background lane (its jobs compute on it alone: no rayon fan-out that would
+/// compete with the frame at normal priority).
+pub(crate) fn on_background_lane() -> bool {
+    ON_LANE.with(|c| c.get())
+}
+
 /// Lets every spawned job finish and joins the worker threads: after this no code of this library runs
 /// on them (call it before the library is unloaded).
 pub fn shut_down() {
+    let lane = LANE.lock().unwrap_or_else(|e| e.into_inner()).take();
+    if let Some(Lane { tx, thread }) = lane {
+        drop(tx);
+        let _ = thread.join();
+    }
     let Some(Pool { pool, threads }) = lock().take() else {
         return;
     };

@@ -30,8 +30,9 @@ pub fn fallback(g: Arc<Generated>, meta: RegionMeta) -> Fallback {
             }
         };
         // Not on a worker thread: a rayon worker waiting for its rows runs other queued jobs, and one
-        // reading a coarser level would wait for the stale-mips lock this read may be holding.
-        if rayon::current_thread_index().is_some() {
+        // reading a coarser level would wait for the stale-mips lock this read may be holding. Not on the
+        // background lane either: its work must not fan out at normal priority.
+        if rayon::current_thread_index().is_some() || crate::workers::on_background_lane() {
             out.chunks_mut(w.max(1)).enumerate().for_each(fill);
         } else {
             out.par_chunks_mut(w.max(1)).enumerate().for_each(fill);

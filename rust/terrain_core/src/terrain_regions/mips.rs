@@ -7,6 +7,7 @@
 use super::{Key, RegionError, TerrainRegions};
 use std::collections::HashSet;
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 /// A rectangle of mip-0 samples, `[x0, z0, x1, z1]` inclusive.
 pub(super) type Rect = [usize; 4];
@@ -120,6 +121,49 @@ impl TerrainRegions {
         keys
     }
 
+    /// Refreshes the stale levels on the background lane (`workers`), a rectangle of a level per job, so
+    /// that a save finds them done; the caller's thread pays nothing, and a far ring that reads a level
+    /// meanwhile waits for one rectangle at most. One chain of jobs a map; it ends when nothing is stale.
+    pub fn refresh_mips_in_background(self: &Arc<Self>) {
+        if !self.stale_any.load(Ordering::Acquire) || self.queued.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let map = Arc::downgrade(self);
+        crate::workers::spawn_background(move || {
+            let Some(map) = map.upgrade() else {
+                return;
+            };
+            let step = map.settle_step();
+            map.queued.store(false, Ordering::Release);
+            // The next rectangle, or an edit that came while `queued` was still set (nothing when none is
+            // stale). A damaged region stops the chain: a read reports it.
+            if step.is_ok() {
+                map.refresh_mips_in_background();
+            }
+        });
+    }
+
+    /// Refreshes one stale rectangle of the finest stale level (none left: nothing stale any more).
+    fn settle_step(&self) -> Result<(), RegionError> {
+        let _one = self.settling.lock().expect("mips refresh");
+        let next = {
+            let mut s = self.stale.lock().expect("stale mips");
+            match (1..s.levels.len()).find(|&l| !s.levels[l].is_empty()) {
+                Some(l) => s.levels[l].pop().map(|r| (l, r)),
+                None => {
+                    self.stale_any.store(false, Ordering::Release);
+                    None
+                }
+            }
+        };
+        let Some((level, r)) = next else {
+            return Ok(());
+        };
+        self.refresh_level(level as u32, r).inspect_err(|_| {
+            self.stale.lock().expect("stale mips").levels[level].push(r);
+        })
+    }
+
     /// Forgets the stale rectangles (the edits behind them are being discarded); returns the refresh
     /// lock, so that no refresh runs until the caller is done.
     pub(super) fn forget_stale_mips(&self) -> std::sync::MutexGuard<'_, ()> {
@@ -201,6 +245,28 @@ mod tests {
         assert!(r.has_unsaved());
         r.save().unwrap();
         assert!(!r.has_unsaved() && r.stale.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn the_background_lane_refreshes_every_stale_level_and_reads_agree() {
+        let r = std::sync::Arc::new(map("later"));
+        let hs: Vec<f32> = (0..40 * 30).map(|i| 50.0 + (i % 13) as f32).collect();
+        r.set_heights_region(110, 40, 40, 30, &hs).unwrap();
+        r.set_heights_region(10, 150, 20, 20, &[3.0; 400]).unwrap();
+        let counted = r.dirty_regions();
+        r.refresh_mips_in_background();
+        let t0 = std::time::Instant::now();
+        while r.stale_any.load(std::sync::atomic::Ordering::Acquire) {
+            assert!(
+                t0.elapsed().as_secs() < 30,
+                "the background lane never finished"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert!(r.stale.lock().unwrap().is_empty());
+        assert_eq!(r.dirty_regions(), counted);
+        let want = (hs[0] + hs[1] + hs[40] + hs[41]) * 0.25;
+        assert_eq!(r.mip(1).texel(55, 20)[0], want);
     }
 
     #[test]

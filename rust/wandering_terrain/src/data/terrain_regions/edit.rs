@@ -230,6 +230,10 @@ impl TerrainRegions {
     }
 
     fn announce(&mut self, r: Rect2i) {
+        // The coarser levels over the edit are refreshed on the background lane (a save finds them done).
+        if let Some(s) = self.store() {
+            s.refresh_mips_in_background();
+        }
         self.base_mut().emit_changed();
         self.signals().region_changed().emit(r);
     }
