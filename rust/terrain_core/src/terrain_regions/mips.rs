@@ -128,16 +128,22 @@ impl TerrainRegions {
         if !self.stale_any.load(Ordering::Acquire) || self.queued.swap(true, Ordering::AcqRel) {
             return;
         }
-        let map = Arc::downgrade(self);
+        let weak = Arc::downgrade(self);
         crate::workers::spawn_background(move || {
-            let Some(map) = map.upgrade() else {
+            let Some(map) = weak.upgrade() else {
                 return;
             };
+            let t0 = std::time::Instant::now();
             let step = map.settle_step();
             map.queued.store(false, Ordering::Release);
+            // A quarter of a core at most: the workers computing collision and windows need the rest
+            // (refreshed back to back, a fast flight's ground was late on 1 % of its physics ticks).
+            let rest = t0.elapsed() * 3;
+            drop(map);
+            std::thread::sleep(rest);
             // The next rectangle, or an edit that came while `queued` was still set (nothing when none is
             // stale). A damaged region stops the chain: a read reports it.
-            if step.is_ok() {
+            if let (Ok(()), Some(map)) = (step, weak.upgrade()) {
                 map.refresh_mips_in_background();
             }
         });
