@@ -79,29 +79,41 @@ impl TerrainRegions {
         }
         let _one = self.settling.lock().expect("mips refresh");
         loop {
-            // The finest stale level first: a coarser one is filtered from it.
-            let next = {
-                let mut s = self.stale.lock().expect("stale mips");
-                let top = (m as usize).min(s.levels.len().saturating_sub(1));
-                match (1..=top).find(|&l| !s.levels[l].is_empty()) {
-                    Some(l) => s.levels[l].pop().map(|r| (l, r)),
-                    None => {
-                        if s.is_empty() {
-                            self.stale_any.store(false, Ordering::Release);
-                        }
-                        None
-                    }
-                }
-            };
-            let Some((level, r)) = next else {
-                return Ok(());
-            };
-            if let Err(e) = self.refresh_level(level as u32, r) {
+            match self.refresh_next(m as usize) {
+                None => return Ok(()),
                 // Kept for the next read: nothing is lost, and the error reaches this reader.
-                self.stale.lock().expect("stale mips").levels[level].push(r);
-                return Err(e);
+                Some(Err(e)) => return Err(e),
+                Some(Ok(())) => {}
             }
         }
+    }
+
+    /// Refreshes a stale rectangle of the finest stale level up to `top` (the finest first: a coarser
+    /// level is filtered from it); None when none is left there. The caller holds `settling`. The rectangle
+    /// stays listed until it is refreshed, so a count of unsaved regions never misses it.
+    fn refresh_next(&self, top: usize) -> Option<Result<(), RegionError>> {
+        let (level, r) = {
+            let s = self.stale.lock().expect("stale mips");
+            let top = top.min(s.levels.len().saturating_sub(1));
+            match (1..=top).find(|&l| !s.levels[l].is_empty()) {
+                Some(l) => (l, *s.levels[l].last().expect("found above")),
+                None => {
+                    if s.is_empty() {
+                        self.stale_any.store(false, Ordering::Release);
+                    }
+                    return None;
+                }
+            }
+        };
+        let res = self.refresh_level(level as u32, r);
+        if res.is_ok() {
+            // Unless an edit meanwhile joined it into a bigger one (refreshed again later).
+            let mut s = self.stale.lock().expect("stale mips");
+            if let Some(i) = s.levels[level].iter().position(|&o| o == r) {
+                s.levels[level].swap_remove(i);
+            }
+        }
+        Some(res)
     }
 
     /// The regions of coarser levels that stale rectangles cover (they become dirty when refreshed).
@@ -152,22 +164,7 @@ impl TerrainRegions {
     /// Refreshes one stale rectangle of the finest stale level (none left: nothing stale any more).
     fn settle_step(&self) -> Result<(), RegionError> {
         let _one = self.settling.lock().expect("mips refresh");
-        let next = {
-            let mut s = self.stale.lock().expect("stale mips");
-            match (1..s.levels.len()).find(|&l| !s.levels[l].is_empty()) {
-                Some(l) => s.levels[l].pop().map(|r| (l, r)),
-                None => {
-                    self.stale_any.store(false, Ordering::Release);
-                    None
-                }
-            }
-        };
-        let Some((level, r)) = next else {
-            return Ok(());
-        };
-        self.refresh_level(level as u32, r).inspect_err(|_| {
-            self.stale.lock().expect("stale mips").levels[level].push(r);
-        })
+        self.refresh_next(usize::MAX).unwrap_or(Ok(()))
     }
 
     /// Forgets the stale rectangles (the edits behind them are being discarded); returns the refresh
