@@ -46,6 +46,28 @@ fn repo_root() -> PathBuf {
         .to_path_buf()
 }
 
+/// The checkout holding the current directory, when it is one of this project's (it has the xtask).
+fn checkout_here() -> Option<PathBuf> {
+    let cwd = std::env::current_dir().ok()?;
+    cwd.ancestors()
+        .find(|d| d.join("rust/xtask/Cargo.toml").is_file())
+        .map(Path::to_path_buf)
+}
+
+/// Refuses to run from another checkout than the one this binary was built from: two checkouts sharing
+/// `CARGO_TARGET_DIR` share `target/debug/xtask`, and cargo may run the other one's without rebuilding.
+fn check_checkout(repo: &Path) -> Result<(), String> {
+    match checkout_here() {
+        Some(here) if here.canonicalize().ok() != repo.canonicalize().ok() => Err(format!(
+            "xtask: this binary was built from {} but runs in {}; rebuild it here \
+             (touch rust/xtask/src/main.rs) or use a target directory of this checkout's own",
+            repo.display(),
+            here.display()
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// `cargo xtask editor`: only the editor steps of `test` (the demo scenes and the editor tools in the real
 /// editor, headless), for working on the editor plugin.
 fn editor_only(repo: &Path) -> Result<bool, String> {
@@ -63,6 +85,10 @@ fn editor_only(repo: &Path) -> Result<bool, String> {
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let repo = repo_root();
+    if let Err(e) = check_checkout(&repo) {
+        eprintln!("{e}");
+        return ExitCode::FAILURE;
+    }
     let res = match args.first().map(String::as_str) {
         Some("build") => build(&repo, args.iter().any(|a| a == "--release")).map(|_| true),
         Some("test") => test(&repo, &args[1..]),
