@@ -84,7 +84,8 @@ pub struct TerrainRegions {
     failed: Mutex<edit::Failures>,
     /// Where regions without files come from (a generator-backed map stores only edited regions).
     fallback: Option<Fallback>,
-    /// Coarser mips an edit made stale, refreshed when first read (`mips.rs`), and whether there are any.
+    /// Coarser mips an edit made stale, refreshed in the background or when first read (`mips.rs`), and
+    /// whether there are any.
     stale: Mutex<mips::StaleMips>,
     stale_any: std::sync::atomic::AtomicBool,
     /// Held while stale mips are refreshed (one refresh at a time).

@@ -122,6 +122,9 @@ impl TerrainRegions {
     /// Regions edited and not saved (all mips, the coarser ones still to refresh included; nothing is
     /// refreshed to count them: the editor's toolbar asks every frame).
     pub fn dirty_regions(&self) -> usize {
+        if !self.stale_any.load(Ordering::Acquire) {
+            return self.cache.lock().expect("cache").dirty.len();
+        }
         let mut keys = self.stale_mip_regions();
         keys.extend(self.cache.lock().expect("cache").dirty.keys());
         keys.len()

@@ -1,8 +1,9 @@
-//! The coarser mips of an edited region map, refreshed lazily. An edit of mip 0 only notes, per coarser
-//! level, the rectangle it changed; the level is box-filtered again over it when something first reads
-//! that level (a far clipmap ring on a worker, a save). So an edit costs the caller its own samples, not a
-//! region at every level: an endless map's first edit in a new place read a region at each of its 16
-//! levels (1 s on the main thread), most of which no ring ever draws.
+//! The coarser mips of an edited region map, refreshed off the editing thread. An edit of mip 0 only
+//! notes, per coarser level, the rectangle it changed; the level is box-filtered again over it by the
+//! background lane (`refresh_mips_in_background`), or first by whatever reads that level before (a far
+//! clipmap ring on a worker, a save). So an edit costs the caller its own samples, not a region at every
+//! level: an endless map's first edit in a new place read a region at each of its 16 levels (1 s on the
+//! main thread).
 
 use super::{Key, RegionError, TerrainRegions};
 use std::collections::HashSet;
