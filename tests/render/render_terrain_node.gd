@@ -249,3 +249,96 @@ func test_collision_view_shows_the_tiles_in_the_physics_engine() -> void:
 	var seen: Array = await _case_cells_view(s, TerrainNode.DEBUG_VIEW_COLLISION, expected, "debug_view_collision")
 	check(seen[1] > 200 and seen[0] > 200, "tiles and ground without collision both seen (%s)" % [seen])
 	s[0].queue_free()
+
+
+## After a flight of small steps and an edit, every slot of every layer of the clipmap data texture holds
+## what the terrain says there: on Forward+ and Mobile the windows reach the GPU by their written
+## rectangles (a Texture2DArrayRD: strips for a move, the footprint for an edit), read back from the GPU
+## here. The Compatibility renderer re-sends written layers whole (the other cases check what it draws;
+## its `get_layer_data` gave back other texels than those sent, so nothing is read back there).
+func test_clipmap_texture_holds_the_terrain_after_moves_and_edits() -> void:
+	var t := _data()
+	var root := Node3D.new()
+	tree.root.add_child(root)
+	var cam := Camera3D.new()
+	cam.position = Vector3(256, 120, 300)
+	cam.rotation_degrees.x = -40.0
+	root.add_child(cam)
+	cam.make_current()
+	var target := Node3D.new()
+	root.add_child(target)
+	target.position = Vector3(230.3, 0, 280.6)
+	var tn := _node(t, target)
+	await frames(2)
+	var tex = tn.material.get_shader_parameter("clipmap_data")
+	if renderer == "vulkan":
+		check(tex is Texture2DArrayRD, "Forward+: the windows live on the rendering device (%s)" % tex)
+	else:
+		check(tex is Texture2DArray, "Compatibility: a Texture2DArray (%s)" % tex)
+	tn.take_uploaded_bytes()
+	var moved := 0
+	for i in 30:
+		target.position += Vector3(1.7, 0, -1.3)
+		await frames(1)
+		moved += tn.take_uploaded_bytes()
+	var layer_bytes := 70 * 70 * 16
+	if renderer == "vulkan":
+		check(moved < 30 * 2 * layer_bytes, "moves send strips, not layers (%d bytes for 30 steps)" % moved)
+	else:
+		check(moved > 0 and moved % layer_bytes == 0, "whole layers sent (%d bytes)" % moved)
+	var bump := PackedFloat32Array()
+	var r := Rect2i(262, 230, 9, 7)
+	for v in t.get_heights_region(r):
+		bump.append(v + 5.0)
+	check(t.set_heights_region(r, bump), "edit accepted")
+	await frames(2)
+	var edited := tn.take_uploaded_bytes()
+	if renderer == "vulkan":
+		check(edited > 0 and edited < 2 * layer_bytes, "an edit sends its footprint (%d bytes)" % edited)
+	tex = tn.material.get_shader_parameter("clipmap_data")
+	var w: int = tn.material.get_shader_parameter("clipmap_window")
+	var fine: int = tn.material.get_shader_parameter("clipmap_fine_layer")
+	var fo: Vector2 = tn.material.get_shader_parameter("clipmap_fine_origin")
+	var at := Vector2(target.position.x, target.position.z)
+	if renderer != "vulkan":
+		root.queue_free()
+		return
+	var res := _layers_match(t, tex, w, fine, Vector2i(fo), at)
+	root.queue_free()
+	check(res[0] > 5000, "compared %d texels" % res[0])
+	check(res[1] <= 1e-4, "texels equal the terrain (worst %s, %d off)" % [res[1], res[2]])
+	print("clipmap texture (%s) after 30 steps and an edit: %d texels compared, worst %s; %d bytes for the steps, %d for the edit" % [renderer, res[0], res[1], moved, edited])
+
+
+## Compares every slot of `tex`'s layers whose point lies inside `t` with the terrain: the fine layer's
+## with the sample's height, a level's with get_height at its lattice point (windows laid out around the
+## target `at`, 2N + 2 = 34 indices before its cell). Returns [texels compared, worst error, count off].
+func _layers_match(t: TerrainData, tex: TextureLayered, w: int, fine: int, fine_origin: Vector2i, at: Vector2) -> Array:
+	var worst := 0.0
+	var count := 0
+	var off := 0
+	var n := t.size.x
+	var samples := t.get_heights_region(Rect2i(0, 0, n, n))
+	for layer in tex.get_layers():
+		var img := tex.get_layer_data(layer)
+		var u := pow(2.0, layer)
+		var o := fine_origin if layer == fine else Vector2i(floori(at.x / u) - 34, floori(at.y / u) - 34)
+		for sz in w:
+			for sx in w:
+				var gx: int = o.x + posmod(sx - o.x, w)
+				var gz: int = o.y + posmod(sz - o.y, w)
+				var want := NAN
+				if layer == fine:
+					if gx < 0 or gz < 0 or gx >= n or gz >= n:
+						continue
+					want = samples[gz * n + gx]
+				else:
+					var p := Vector2(gx * u, gz * u)
+					if p.x < 1 or p.y < 1 or p.x > n - 2 or p.y > n - 2:
+						continue
+					want = t.get_height(p)
+				var e := absf(img.get_pixel(sx, sz).r - want)
+				worst = worst_of(worst, e)
+				count += 1
+				off += int(not (e <= 1e-4))
+	return [count, worst, off]

@@ -87,6 +87,70 @@ pub struct ClipmapData {
     layers: Vec<Vec<Texel>>,
     /// Index (lattice or sample) of each layer's window corner; None: nothing valid yet.
     origins: Vec<Option<[i64; 2]>>,
+    /// Per layer, the slots written since `clear_written`: what a GPU copy of the layers lacks.
+    written: Vec<Written>,
+}
+
+/// A rectangle of slots of a layer: `[x, z)` to `[x + w, z + d)`, inside the window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SlotRect {
+    pub x: u32,
+    pub z: u32,
+    pub w: u32,
+    pub d: u32,
+}
+
+/// The slots of a layer written since the last `clear_written`: a few rectangles (a move brings a strip of
+/// columns and one of rows, each split in two where it wraps round the window; an edit its footprint), or
+/// the whole layer once they are many or cover much of it (one whole upload then costs less than many).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Written {
+    pub whole: bool,
+    pub rects: Vec<SlotRect>,
+}
+
+/// Rectangles kept per layer before the layer counts as written whole.
+const WRITTEN_RECTS: usize = 16;
+
+impl Written {
+    pub fn is_empty(&self) -> bool {
+        !self.whole && self.rects.is_empty()
+    }
+
+    fn clear(&mut self) {
+        self.whole = false;
+        self.rects.clear();
+    }
+
+    /// Notes index ranges `xs × zs` (at most a window each) of a `window`-wide layer, split where they wrap.
+    fn note(&mut self, window: usize, xs: &Range<i64>, zs: &Range<i64>) {
+        if self.whole {
+            return;
+        }
+        let w = window as i64;
+        let split = |r: &Range<i64>| -> [(u32, u32); 2] {
+            let start = r.start.rem_euclid(w);
+            let len = (r.end - r.start).min(w);
+            let first = len.min(w - start);
+            [(start as u32, first as u32), (0, (len - first) as u32)]
+        };
+        for (x, xw) in split(xs) {
+            for (z, zd) in split(zs) {
+                if xw > 0 && zd > 0 {
+                    self.rects.push(SlotRect { x, z, w: xw, d: zd });
+                }
+            }
+        }
+        let area: u64 = self
+            .rects
+            .iter()
+            .map(|r| u64::from(r.w) * u64::from(r.d))
+            .sum();
+        if self.rects.len() > WRITTEN_RECTS || area * 2 >= (window * window) as u64 {
+            self.whole = true;
+            self.rects.clear();
+        }
+    }
 }
 
 /// A third, as a factor: the control point offset of a slope (one function of the lattice step for every
@@ -105,6 +169,7 @@ impl ClipmapData {
             window,
             layers: vec![vec![[0.0; 4]; window * window]; count],
             origins: vec![None; count],
+            written: vec![Written::default(); count],
         }
     }
 
@@ -128,7 +193,16 @@ impl ClipmapData {
     pub fn origin(&self, i: usize) -> Option<[i64; 2]> {
         self.origins[i]
     }
-    /// Bytes of texture data the layers hold (12 per texel).
+    /// The slots of layer `i` written since `clear_written`.
+    pub fn written(&self, i: usize) -> &Written {
+        &self.written[i]
+    }
+    /// Forget what was written (a GPU copy of the layers is current); keeps the lists' memory.
+    pub fn clear_written(&mut self) {
+        self.written.iter_mut().for_each(Written::clear);
+    }
+
+    /// Bytes of texture data the layers hold (16 per texel).
     pub fn bytes(&self) -> usize {
         self.layers.len() * self.window * self.window * std::mem::size_of::<Texel>()
     }
@@ -380,6 +454,7 @@ impl ClipmapData {
             }
         };
         let count = (xs.end - xs.start) as usize * (zs.end - zs.start) as usize;
+        self.written[layer].note(self.window, &xs, &zs);
         let rows = &mut rest[0];
         if count >= PARALLEL_TEXELS {
             rows.par_chunks_mut(self.window)
@@ -614,6 +689,81 @@ mod tests {
                 t.is_hole_all_around(p[0], p[1]),
             );
         }
+    }
+
+    /// Every slot whose texel differs from `before` lies in a written rectangle of its layer (or the layer
+    /// is written whole); returns the written share of the layers' slots.
+    fn assert_written_covers(cd: &ClipmapData, before: &ClipmapData) -> f64 {
+        let w = cd.window();
+        let mut written = 0usize;
+        for l in 0..cd.layer_count() {
+            let wr = cd.written(l);
+            let inside = |x: usize, z: usize| {
+                wr.whole
+                    || wr.rects.iter().any(|r| {
+                        (r.x as usize..(r.x + r.w) as usize).contains(&x)
+                            && (r.z as usize..(r.z + r.d) as usize).contains(&z)
+                    })
+            };
+            for z in 0..w {
+                for x in 0..w {
+                    let (a, b) = (cd.layer(l)[z * w + x], before.layer(l)[z * w + x]);
+                    let same = a.iter().zip(&b).all(|(p, q)| p.to_bits() == q.to_bits());
+                    assert!(
+                        same || inside(x, z),
+                        "layer {l} slot ({x}, {z}) changed unnoted"
+                    );
+                    written += usize::from(inside(x, z));
+                }
+            }
+            for r in &wr.rects {
+                assert!(
+                    r.w > 0 && r.d > 0 && (r.x + r.w) as usize <= w && (r.z + r.d) as usize <= w
+                );
+            }
+        }
+        written as f64 / (cd.layer_count() * w * w) as f64
+    }
+
+    #[test]
+    fn written_rectangles_cover_every_change_and_little_else() {
+        let cfg = ClipmapConfig::new(8, 4, 1.0).unwrap();
+        let mut t = rough(200, 200);
+        let frame = Frame::default();
+        let mut cd = ClipmapData::new(&cfg);
+        cd.follow(&t, &frame, [60.0, 60.0]);
+        assert!(
+            (0..cd.layer_count()).all(|l| cd.written(l).whole),
+            "a first fill is whole"
+        );
+        cd.clear_written();
+        assert!((0..cd.layer_count()).all(|l| cd.written(l).is_empty()));
+        // Small moves (wrapping round the window as they go): strips only.
+        let mut p = [60.0, 60.0];
+        for step in 0..30 {
+            let before = cd.clone();
+            p = [p[0] + 1.3, p[1] - 0.8 * (step as f64 * 0.4).cos()];
+            cd.follow(&t, &frame, p);
+            let share = assert_written_covers(&cd, &before);
+            assert!(share < 0.2, "step {step}: {share} of the slots written");
+            cd.clear_written();
+        }
+        // An edit: its footprint on each level.
+        let before = cd.clone();
+        let r = t.region(70, 40, 6, 5).unwrap();
+        let grown = t.set_heights_region(r, &[9.0; 30]).unwrap();
+        cd.refresh(&t, &frame, grown);
+        let share = assert_written_covers(&cd, &before);
+        assert!(
+            share > 0.0 && share < 0.05,
+            "an edit writes {share} of the slots"
+        );
+        // A jump: every layer whole.
+        cd.clear_written();
+        let before = cd.clone();
+        cd.follow(&t, &frame, [-500.0, 900.0]);
+        assert_written_covers(&cd, &before);
+        assert!((0..cd.layer_count()).all(|l| cd.written(l).whole));
     }
 
     #[test]

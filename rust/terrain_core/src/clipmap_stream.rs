@@ -87,6 +87,13 @@ impl ClipmapStream {
         self.idle.as_ref()
     }
 
+    /// Forget the slots written so far (their texels were sent to the GPU); nothing while a job runs.
+    pub fn clear_written(&mut self) {
+        if let Some(d) = self.idle.as_mut() {
+            d.clear_written();
+        }
+    }
+
     /// Target the shown windows were computed for; None before the first job finished.
     pub fn shown_target(&self) -> Option<[f64; 2]> {
         self.shown

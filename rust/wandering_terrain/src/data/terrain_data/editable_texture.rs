@@ -85,7 +85,7 @@ const STAGING_KEPT_TEXELS: u32 = 1024 * 1024;
 /// The rendering device, when textures may be made and updated on it from this thread: not with a separate
 /// render thread (thread model "Separate", in the project or on the command line), where the device belongs
 /// to that thread.
-fn device() -> Option<Gd<RenderingDevice>> {
+pub(crate) fn device() -> Option<Gd<RenderingDevice>> {
     let rs = RenderingServer::singleton();
     if !rs.is_on_render_thread() {
         return None;

@@ -4,11 +4,11 @@
 //! computed on a worker thread (`terrain_core::clipmap_stream`: moves and edits) and shown when complete;
 //! the main thread only uploads the layers a finished job changed.
 
-use godot::classes::image::Format;
-use godot::classes::{Image, Texture2DArray};
+use super::clipmap_layers::ClipmapLayers;
+use godot::classes::TextureLayered;
 use godot::prelude::*;
 use terrain_core::clipmap::ClipmapConfig;
-use terrain_core::clipmap_data::{window_size, ClipmapData, Frame, Texel};
+use terrain_core::clipmap_data::{window_size, Frame};
 use terrain_core::clipmap_stream::{ClipmapStream, Finished, StreamSource};
 use terrain_core::sample_rect::SampleRect;
 use terrain_core::samples::Samples;
@@ -22,35 +22,12 @@ pub struct ClipmapTexture {
     fine_origin: [i64; 2],
     /// Target of the running or last streamed job.
     requested: Option<[f64; 2]>,
-    texture: Option<Gd<Texture2DArray>>,
-    /// Kept upload buffer: one layer of RGBAF texels.
-    bytes: PackedByteArray,
+    texture: Option<ClipmapLayers>,
     /// Bytes sent to the GPU since the last `take_uploaded`.
     uploaded: u64,
     /// Layers sent and the time spent sending them, ever (`work_stats`).
     layers_sent: u64,
     send_usec: u64,
-}
-
-/// Bytes per texel (RGBA, 32-bit float).
-const TEXEL_BYTES: usize = std::mem::size_of::<Texel>();
-
-/// RGBAF bytes of a layer (little-endian f32 quadruples: one copy on little-endian machines).
-fn write_layer(layer: &[Texel], out: &mut [u8]) {
-    #[cfg(target_endian = "little")]
-    {
-        // SAFETY: a Texel is [f32; 4] (16 bytes, no padding); reading a slice of them as bytes is valid.
-        let bytes = unsafe {
-            std::slice::from_raw_parts(layer.as_ptr().cast::<u8>(), std::mem::size_of_val(layer))
-        };
-        out.copy_from_slice(bytes);
-    }
-    #[cfg(not(target_endian = "little"))]
-    for (o, t) in out.chunks_exact_mut(TEXEL_BYTES).zip(layer) {
-        for (b, v) in o.chunks_exact_mut(4).zip(t) {
-            b.copy_from_slice(&v.to_le_bytes());
-        }
-    }
 }
 
 /// What a streamed update did: whether the texture was created, and the target of newly shown windows
@@ -68,7 +45,6 @@ impl ClipmapTexture {
             window: window_size(cfg),
             layer_count: cfg.levels() as usize + 1,
             texture: None,
-            bytes: PackedByteArray::new(),
             uploaded: 0,
             layers_sent: 0,
             send_usec: 0,
@@ -77,8 +53,9 @@ impl ClipmapTexture {
         }
     }
 
-    pub fn texture(&self) -> Option<Gd<Texture2DArray>> {
-        self.texture.clone()
+    /// A `Texture2DArrayRD` on Forward+ and Mobile (written by rectangles), else a `Texture2DArray`.
+    pub fn texture(&self) -> Option<Gd<TextureLayered>> {
+        self.texture.as_ref().map(ClipmapLayers::texture)
     }
     pub fn window(&self) -> usize {
         self.window
@@ -184,62 +161,34 @@ impl ClipmapTexture {
         None
     }
 
-    fn data(&self) -> Option<&ClipmapData> {
-        self.windows.data()
-    }
-
-    /// Sends the layers in `changed` (all of them into a new texture the first time); true when the
-    /// texture was created.
+    /// Sends what the shown windows wrote since the last send (every layer into a new texture the first
+    /// time); true when the texture was created. `changed`: the layers a job reported (for a check).
     fn apply(&mut self, changed: u64) -> bool {
-        if let Some(o) = self.data().and_then(|d| d.origin(d.fine_layer())) {
+        let Some(data) = self.windows.data() else {
+            return false;
+        };
+        if let Some(o) = data.origin(data.fine_layer()) {
             self.fine_origin = o;
         }
+        debug_assert!(
+            (0..data.layer_count()).all(|l| changed & (1 << l) == 0 || !data.written(l).is_empty())
+        );
         let t0 = std::time::Instant::now();
         let created = self.texture.is_none();
         if created {
-            self.create_texture();
-            self.layers_sent += self.layer_count as u64;
-        } else {
-            for layer in 0..self.layer_count {
-                if changed & (1 << layer) != 0 {
-                    self.upload(layer);
-                    self.layers_sent += 1;
-                }
+            self.texture = ClipmapLayers::new(data);
+            if self.texture.is_none() {
+                godot_error!("TerrainNode: cannot create the clipmap data texture");
             }
+            self.layers_sent += self.layer_count as u64;
+            self.uploaded += data.bytes() as u64;
+        } else if let Some(tex) = self.texture.as_mut() {
+            let sent = tex.send(data);
+            self.layers_sent += sent.layers;
+            self.uploaded += sent.bytes;
         }
+        self.windows.clear_written();
         self.send_usec += t0.elapsed().as_micros() as u64;
         created
-    }
-
-    fn layer_image(&mut self, layer: usize) -> Gd<Image> {
-        let w = self.window;
-        self.bytes.resize(w * w * TEXEL_BYTES);
-        let Some(data) = self.windows.data() else {
-            unreachable!("layers are sent only while the windows are here")
-        };
-        write_layer(data.layer(layer), self.bytes.as_mut_slice());
-        self.uploaded += self.bytes.len() as u64;
-        Image::create_from_data(w as i32, w as i32, false, Format::RGBAF, &self.bytes)
-            .expect("layer image")
-    }
-
-    fn upload(&mut self, layer: usize) {
-        let img = self.layer_image(layer);
-        if let Some(tex) = self.texture.as_mut() {
-            tex.update_layer(&img, layer as i32);
-        }
-    }
-
-    fn create_texture(&mut self) {
-        let mut images = Array::new();
-        for layer in 0..self.layer_count {
-            images.push(&self.layer_image(layer));
-        }
-        let mut tex = Texture2DArray::new_gd();
-        let err = tex.create_from_images(&images);
-        if err != godot::global::Error::OK {
-            godot_error!("TerrainNode: cannot create the clipmap data texture ({err:?})");
-        }
-        self.texture = Some(tex);
     }
 }

@@ -24,6 +24,7 @@ use terrain_core::generation::Generated;
 use terrain_core::samples::{self, Samples};
 
 pub(crate) mod clipmap_data;
+mod clipmap_layers;
 mod collision;
 mod debug;
 mod draw;

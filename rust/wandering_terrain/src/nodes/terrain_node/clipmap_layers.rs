@@ -1,0 +1,315 @@
+//! The texture array the clipmap data windows are drawn from, and how their written slots reach it.
+//!
+//! A moving window writes a strip of columns and one of rows of each level (the windows are toroidal), an
+//! edit its footprint; Godot's `Texture2DArray.update_layer` re-sends a whole layer each time (1 MB for a
+//! 262² layer, 0.3–0.6 ms under Vulkan here, 8 layers on a fast frame). On the rendering-device renderers
+//! (Forward+, Mobile) the array is made on the `RenderingDevice` instead and wrapped in a
+//! `Texture2DArrayRD`; the written rectangles of every layer are packed into one or two small staging
+//! textures, sent in one update each, and copied into their layers on the GPU. The Compatibility renderer, a
+//! separate render thread (the device belongs to that thread) and the headless renderer keep a
+//! `Texture2DArray` whose written layers are re-sent whole. The same technique as the wandering terrain's
+//! whole-terrain textures (`editable_texture.rs`), for an array and many rectangles at once.
+
+use crate::data::terrain_data::editable_texture::device;
+use godot::classes::image::Format;
+use godot::classes::rendering_device::{DataFormat, TextureType, TextureUsageBits};
+use godot::classes::{
+    Image, RdTextureFormat, RdTextureView, RenderingDevice, Texture2DArray, Texture2DArrayRd,
+    TextureLayered,
+};
+use godot::global::Error;
+use godot::prelude::*;
+use terrain_core::clipmap_data::{ClipmapData, SlotRect, Texel};
+
+/// Bytes per texel (RGBA, 32-bit float).
+const TEXEL_BYTES: usize = std::mem::size_of::<Texel>();
+
+/// Staging sides are multiples of this (few distinct sizes to keep), and at most this many are kept.
+const STAGING_STEP: u32 = 32;
+const STAGING_KEPT: usize = 6;
+
+pub enum ClipmapLayers {
+    /// Written layers re-sent whole.
+    Image(Gd<Texture2DArray>, PackedByteArray),
+    Device(DeviceLayers),
+}
+
+pub struct DeviceLayers {
+    rd: Gd<RenderingDevice>,
+    rid: Rid,
+    wrap: Gd<Texture2DArrayRd>,
+    window: u32,
+    /// Staging textures by size, most recently used last.
+    staging: Vec<([u32; 2], Rid)>,
+    /// Kept buffers: the staging texels, and the rectangles placed in them (layer, rect, corner there).
+    bytes: PackedByteArray,
+    placed: Vec<(usize, SlotRect, [u32; 2])>,
+}
+
+/// What a send cost: layers touched and bytes given to the renderer.
+#[derive(Clone, Copy, Default)]
+pub struct Sent {
+    pub layers: u64,
+    pub bytes: u64,
+}
+
+/// RGBAF bytes of texels (little-endian f32 quadruples: one copy on little-endian machines).
+fn write_texels(texels: &[Texel], out: &mut [u8]) {
+    #[cfg(target_endian = "little")]
+    {
+        // SAFETY: a Texel is [f32; 4] (16 bytes, no padding); reading a slice of them as bytes is valid.
+        let bytes = unsafe {
+            std::slice::from_raw_parts(texels.as_ptr().cast::<u8>(), std::mem::size_of_val(texels))
+        };
+        out.copy_from_slice(bytes);
+    }
+    #[cfg(not(target_endian = "little"))]
+    for (o, t) in out.chunks_exact_mut(TEXEL_BYTES).zip(texels) {
+        for (b, v) in o.chunks_exact_mut(4).zip(t) {
+            b.copy_from_slice(&v.to_le_bytes());
+        }
+    }
+}
+
+/// One layer's texels as bytes, in `buf` (kept by the caller).
+fn layer_bytes<'a>(
+    data: &ClipmapData,
+    layer: usize,
+    buf: &'a mut PackedByteArray,
+) -> &'a PackedByteArray {
+    let texels = data.layer(layer);
+    buf.resize(texels.len() * TEXEL_BYTES);
+    write_texels(texels, buf.as_mut_slice());
+    buf
+}
+
+impl ClipmapLayers {
+    /// The array of every layer of `data`, on the rendering device when this thread may use it.
+    pub fn new(data: &ClipmapData) -> Option<Self> {
+        if let Some(d) = device().and_then(|rd| DeviceLayers::new(rd, data)) {
+            return Some(Self::Device(d));
+        }
+        let mut buf = PackedByteArray::new();
+        let w = data.window() as i32;
+        let mut images = Array::new();
+        for layer in 0..data.layer_count() {
+            let bytes = layer_bytes(data, layer, &mut buf);
+            images.push(&Image::create_from_data(w, w, false, Format::RGBAF, bytes)?);
+        }
+        let mut tex = Texture2DArray::new_gd();
+        if tex.create_from_images(&images) != Error::OK {
+            return None;
+        }
+        Some(Self::Image(tex, buf))
+    }
+
+    pub fn texture(&self) -> Gd<TextureLayered> {
+        match self {
+            Self::Image(t, _) => t.clone().upcast(),
+            Self::Device(d) => d.wrap.clone().upcast(),
+        }
+    }
+
+    /// Sends what `data` wrote since its last `clear_written` (the caller clears it after).
+    pub fn send(&mut self, data: &ClipmapData) -> Sent {
+        match self {
+            Self::Image(tex, buf) => {
+                let mut sent = Sent::default();
+                let w = data.window() as i32;
+                for layer in (0..data.layer_count()).filter(|&l| !data.written(l).is_empty()) {
+                    let bytes = layer_bytes(data, layer, buf);
+                    if let Some(img) = Image::create_from_data(w, w, false, Format::RGBAF, bytes) {
+                        tex.update_layer(&img, layer as i32);
+                    }
+                    sent.layers += 1;
+                    sent.bytes += buf.len() as u64;
+                }
+                sent
+            }
+            Self::Device(d) => d.send(data),
+        }
+    }
+}
+
+impl DeviceLayers {
+    fn new(mut rd: Gd<RenderingDevice>, data: &ClipmapData) -> Option<Self> {
+        let window = data.window() as u32;
+        let mut f = RdTextureFormat::new_gd();
+        f.set_format(DataFormat::R32G32B32A32_SFLOAT);
+        f.set_texture_type(TextureType::TYPE_2D_ARRAY);
+        f.set_width(window);
+        f.set_height(window);
+        f.set_array_layers(data.layer_count() as u32);
+        // Copy-from too: `get_layer_data()` reads a layer back through it.
+        f.set_usage_bits(
+            TextureUsageBits::SAMPLING_BIT
+                | TextureUsageBits::CAN_UPDATE_BIT
+                | TextureUsageBits::CAN_COPY_TO_BIT
+                | TextureUsageBits::CAN_COPY_FROM_BIT,
+        );
+        let mut buf = PackedByteArray::new();
+        let mut layers: Array<PackedByteArray> = Array::new();
+        for layer in 0..data.layer_count() {
+            layers.push(layer_bytes(data, layer, &mut buf));
+        }
+        let rid = rd
+            .texture_create_ex(&f, &RdTextureView::new_gd())
+            .data(&layers)
+            .done();
+        if !rid.is_valid() {
+            return None;
+        }
+        let mut wrap = Texture2DArrayRd::new_gd();
+        wrap.set_texture_rd_rid(rid);
+        Some(Self {
+            rd,
+            rid,
+            wrap,
+            window,
+            staging: Vec::new(),
+            bytes: buf,
+            placed: Vec::new(),
+        })
+    }
+
+    fn send(&mut self, data: &ClipmapData) -> Sent {
+        let mut sent = Sent::default();
+        let mut whole = 0u64;
+        for layer in 0..data.layer_count() {
+            let w = data.written(layer);
+            if w.whole {
+                whole |= 1 << layer;
+            }
+            sent.layers += u64::from(!w.is_empty());
+        }
+        // Tall rectangles (column strips) side by side, wide ones (row strips) stacked: two staging
+        // textures with little slack, whatever the mix.
+        for tall in [true, false] {
+            sent.bytes += self.send_rects(data, tall, &mut whole);
+        }
+        for layer in (0..data.layer_count()).filter(|l| whole & (1 << l) != 0) {
+            let bytes = layer_bytes(data, layer, &mut self.bytes);
+            sent.bytes += bytes.len() as u64;
+            let err = self.rd.texture_update(self.rid, layer as u32, bytes);
+            report(err);
+        }
+        sent
+    }
+
+    /// Packs the tall (or wide) rectangles of the layers not written whole into one staging texture,
+    /// sends it and copies them into their layers; a pack bigger than the layers it serves marks them
+    /// whole instead. Returns the bytes sent.
+    fn send_rects(&mut self, data: &ClipmapData, tall: bool, whole: &mut u64) -> u64 {
+        self.placed.clear();
+        let (mut along, mut across) = (0u32, 0u32);
+        let mut layers = 0u64;
+        for layer in (0..data.layer_count()).filter(|l| *whole & (1 << l) == 0) {
+            for r in data
+                .written(layer)
+                .rects
+                .iter()
+                .filter(|r| (r.d >= r.w) == tall)
+            {
+                let at = if tall { [along, 0] } else { [0, along] };
+                self.placed.push((layer, *r, at));
+                let (a, c) = if tall { (r.w, r.d) } else { (r.d, r.w) };
+                along += a;
+                across = across.max(c);
+                layers |= 1 << layer;
+            }
+        }
+        if self.placed.is_empty() {
+            return 0;
+        }
+        let side = |v: u32| v.div_ceil(STAGING_STEP) * STAGING_STEP;
+        let size = if tall {
+            [side(along), side(across)]
+        } else {
+            [side(across), side(along)]
+        };
+        let area = u64::from(size[0]) * u64::from(size[1]);
+        if area >= u64::from(layers.count_ones()) * u64::from(self.window).pow(2) {
+            *whole |= layers;
+            return 0;
+        }
+        let Some(staging) = self.staging(size) else {
+            *whole |= layers;
+            return 0;
+        };
+        self.bytes.resize(area as usize * TEXEL_BYTES);
+        let out = self.bytes.as_mut_slice();
+        let (w, row_out) = (self.window as usize, size[0] as usize * TEXEL_BYTES);
+        for &(layer, r, at) in &self.placed {
+            let texels = data.layer(layer);
+            for z in 0..r.d as usize {
+                let src = (r.z as usize + z) * w + r.x as usize;
+                let dst = (at[1] as usize + z) * row_out + at[0] as usize * TEXEL_BYTES;
+                let n = r.w as usize;
+                write_texels(&texels[src..src + n], &mut out[dst..dst + n * TEXEL_BYTES]);
+            }
+        }
+        let err = self.rd.texture_update(staging, 0, &self.bytes);
+        if err != Error::OK {
+            report(err);
+            *whole |= layers;
+            return 0;
+        }
+        for &(layer, r, at) in &self.placed {
+            let err = self.rd.texture_copy(
+                staging,
+                self.rid,
+                Vector3::new(at[0] as f32, at[1] as f32, 0.0),
+                Vector3::new(r.x as f32, r.z as f32, 0.0),
+                Vector3::new(r.w as f32, r.d as f32, 1.0),
+                0,
+                0,
+                0,
+                layer as u32,
+            );
+            report(err);
+        }
+        self.bytes.len() as u64
+    }
+
+    /// A staging texture of `size` (made, or reused from the last few sizes).
+    fn staging(&mut self, size: [u32; 2]) -> Option<Rid> {
+        if let Some(i) = self.staging.iter().position(|(s, _)| *s == size) {
+            let e = self.staging.remove(i);
+            self.staging.push(e);
+            return Some(e.1);
+        }
+        if self.staging.len() >= STAGING_KEPT {
+            let (_, old) = self.staging.remove(0);
+            self.rd.free_rid(old);
+        }
+        let mut f = RdTextureFormat::new_gd();
+        f.set_format(DataFormat::R32G32B32A32_SFLOAT);
+        f.set_width(size[0]);
+        f.set_height(size[1]);
+        f.set_usage_bits(TextureUsageBits::CAN_UPDATE_BIT | TextureUsageBits::CAN_COPY_FROM_BIT);
+        let rid = self.rd.texture_create(&f, &RdTextureView::new_gd());
+        if !rid.is_valid() {
+            godot_error!("TerrainNode: cannot make a staging texture on the rendering device");
+            return None;
+        }
+        self.staging.push((size, rid));
+        Some(rid)
+    }
+}
+
+fn report(err: Error) {
+    if err != Error::OK {
+        godot_error!("TerrainNode: updating the clipmap data texture on the rendering device failed ({err:?})");
+    }
+}
+
+impl Drop for DeviceLayers {
+    fn drop(&mut self) {
+        // The wrapper lets go of the device texture first (materials may still hold it).
+        self.wrap.set_texture_rd_rid(Rid::Invalid);
+        for (_, r) in self.staging.drain(..) {
+            self.rd.free_rid(r);
+        }
+        self.rd.free_rid(self.rid);
+    }
+}
