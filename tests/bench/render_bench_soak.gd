@@ -88,6 +88,10 @@ func run(quick: bool) -> void:
 			var s0 := Time.get_ticks_usec()
 			save_errors += int(regions.save() != OK)
 			saves.append((Time.get_ticks_usec() - s0) / 1000.0)
+			# A line a save: a run cut short still tells how far it got and how it went.
+			var so_far: Array[float] = m.last.frames
+			print("bench soak (%s) progress: %.0f s, %d frames, worst so far %.3f ms, save %.1f ms, resident memory growth %.1f MB" % [
+				renderer, (Time.get_ticks_msec() - t0) / 1000.0, so_far.size(), so_far.max() if so_far.size() > 0 else 0.0, saves.back(), _rss_mb() - mem0])
 	pilot.set("flying", false)
 	m.last.recording = false
 	var f: Array[float] = m.last.frames
