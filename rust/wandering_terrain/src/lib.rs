@@ -14,6 +14,7 @@ mod nodes;
 mod object_array;
 mod physics;
 mod sample_rect;
+mod staging_textures;
 mod surface;
 mod water;
 

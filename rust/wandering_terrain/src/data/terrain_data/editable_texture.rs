@@ -16,6 +16,8 @@ use godot::classes::{
 };
 use godot::prelude::*;
 
+use crate::staging_textures::StagingTextures;
+
 /// What a texel holds: a data texel (height, slope x, slope z; sent as RGBA 32-bit float) or one float
 /// (the control value).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,7 +73,7 @@ struct DeviceTexture {
     size: [u32; 2],
     wrap: Gd<Texture2Drd>,
     /// Staging textures by size (sides rounded up to `STAGING_STEP`), reused across edits.
-    staging: Vec<([u32; 2], Rid)>,
+    staging: StagingTextures,
     /// Kept upload buffer.
     bytes: PackedByteArray,
 }
@@ -173,7 +175,7 @@ impl DeviceTexture {
             rid,
             size,
             wrap,
-            staging: Vec::new(),
+            staging: StagingTextures::new(channels.device_format().0, STAGING_KEPT),
             bytes: PackedByteArray::new(),
         })
     }
@@ -198,7 +200,7 @@ impl DeviceTexture {
         debug_assert_eq!(texels.len(), (w * d) as usize * given);
         let side = |v: u32| v.div_ceil(STAGING_STEP) * STAGING_STEP;
         let ssize = [side(w), side(d)];
-        let Some(staging) = self.staging(channels, ssize) else {
+        let Some(staging) = self.staging.get(&mut self.rd, ssize, "TerrainData") else {
             return;
         };
         // The rectangle at the staging texture's corner; the rest of it is never copied.
@@ -239,37 +241,9 @@ impl DeviceTexture {
         }
         // A big rectangle (an import, a whole-terrain edit) keeps neither its staging texture nor its bytes.
         if ssize[0] * ssize[1] > STAGING_KEPT_TEXELS {
-            if let Some(i) = self.staging.iter().position(|(s, _)| *s == ssize) {
-                let (_, r) = self.staging.remove(i);
-                self.rd.free_rid(r);
-            }
+            self.staging.forget(&mut self.rd, ssize);
             self.bytes = PackedByteArray::new();
         }
-    }
-
-    /// A staging texture of `size` (made, or reused from the last few sizes).
-    fn staging(&mut self, channels: Channels, size: [u32; 2]) -> Option<Rid> {
-        if let Some(i) = self.staging.iter().position(|(s, _)| *s == size) {
-            let e = self.staging.remove(i);
-            self.staging.push(e);
-            return Some(e.1);
-        }
-        if self.staging.len() >= STAGING_KEPT {
-            let (_, old) = self.staging.remove(0);
-            self.rd.free_rid(old);
-        }
-        let mut f = RdTextureFormat::new_gd();
-        f.set_format(channels.device_format().0);
-        f.set_width(size[0]);
-        f.set_height(size[1]);
-        f.set_usage_bits(TextureUsageBits::CAN_UPDATE_BIT | TextureUsageBits::CAN_COPY_FROM_BIT);
-        let rid = self.rd.texture_create(&f, &RdTextureView::new_gd());
-        if !rid.is_valid() {
-            godot_error!("TerrainData: cannot make a staging texture on the rendering device");
-            return None;
-        }
-        self.staging.push((size, rid));
-        Some(rid)
     }
 }
 
@@ -308,9 +282,7 @@ impl Drop for DeviceTexture {
     fn drop(&mut self) {
         // The wrapper lets go of the device texture first (materials may still hold it).
         self.wrap.set_texture_rd_rid(Rid::Invalid);
-        for (_, r) in self.staging.drain(..) {
-            self.rd.free_rid(r);
-        }
+        self.staging.free_all(&mut self.rd);
         self.rd.free_rid(self.rid);
     }
 }

@@ -11,6 +11,7 @@
 //! whole-terrain textures (`editable_texture.rs`), for an array and many rectangles at once.
 
 use crate::data::terrain_data::editable_texture::device;
+use crate::staging_textures::StagingTextures;
 use godot::classes::image::Format;
 use godot::classes::rendering_device::{DataFormat, TextureType, TextureUsageBits};
 use godot::classes::{
@@ -39,8 +40,7 @@ pub struct DeviceLayers {
     rid: Rid,
     wrap: Gd<Texture2DArrayRd>,
     window: u32,
-    /// Staging textures by size, most recently used last.
-    staging: Vec<([u32; 2], Rid)>,
+    staging: StagingTextures,
     /// Kept buffers: the staging texels, and the rectangles placed in them (layer, rect, corner there).
     bytes: PackedByteArray,
     placed: Vec<(usize, SlotRect, [u32; 2])>,
@@ -166,7 +166,7 @@ impl DeviceLayers {
             rid,
             wrap,
             window,
-            staging: Vec::new(),
+            staging: StagingTextures::new(DataFormat::R32G32B32A32_SFLOAT, STAGING_KEPT),
             bytes: buf,
             placed: Vec::new(),
         })
@@ -232,7 +232,7 @@ impl DeviceLayers {
             *whole |= layers;
             return 0;
         }
-        let Some(staging) = self.staging(size) else {
+        let Some(staging) = self.staging.get(&mut self.rd, size, "TerrainNode") else {
             *whole |= layers;
             return 0;
         };
@@ -270,31 +270,6 @@ impl DeviceLayers {
         }
         self.bytes.len() as u64
     }
-
-    /// A staging texture of `size` (made, or reused from the last few sizes).
-    fn staging(&mut self, size: [u32; 2]) -> Option<Rid> {
-        if let Some(i) = self.staging.iter().position(|(s, _)| *s == size) {
-            let e = self.staging.remove(i);
-            self.staging.push(e);
-            return Some(e.1);
-        }
-        if self.staging.len() >= STAGING_KEPT {
-            let (_, old) = self.staging.remove(0);
-            self.rd.free_rid(old);
-        }
-        let mut f = RdTextureFormat::new_gd();
-        f.set_format(DataFormat::R32G32B32A32_SFLOAT);
-        f.set_width(size[0]);
-        f.set_height(size[1]);
-        f.set_usage_bits(TextureUsageBits::CAN_UPDATE_BIT | TextureUsageBits::CAN_COPY_FROM_BIT);
-        let rid = self.rd.texture_create(&f, &RdTextureView::new_gd());
-        if !rid.is_valid() {
-            godot_error!("TerrainNode: cannot make a staging texture on the rendering device");
-            return None;
-        }
-        self.staging.push((size, rid));
-        Some(rid)
-    }
 }
 
 fn report(err: Error) {
@@ -307,9 +282,7 @@ impl Drop for DeviceLayers {
     fn drop(&mut self) {
         // The wrapper lets go of the device texture first (materials may still hold it).
         self.wrap.set_texture_rd_rid(Rid::Invalid);
-        for (_, r) in self.staging.drain(..) {
-            self.rd.free_rid(r);
-        }
+        self.staging.free_all(&mut self.rd);
         self.rd.free_rid(self.rid);
     }
 }
