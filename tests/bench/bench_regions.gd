@@ -23,7 +23,7 @@ func _generator() -> TerrainGenerator:
 func _settle(tn: TerrainNode) -> float:
 	var t0 := Time.get_ticks_usec()
 	while not tn.is_up_to_date():
-		tn.update_now()
+		tn.update_now(false)
 		await tree.process_frame
 	return (Time.get_ticks_usec() - t0) / 1000.0
 
@@ -78,7 +78,7 @@ func run(quick: bool) -> void:
 	for i in steps:
 		target.position += dir3
 		var t0 := Time.get_ticks_usec()
-		tn.update_now()
+		tn.update_now(false)
 		var t1 := Time.get_ticks_usec()
 		tn.update_collision()
 		costs.append(float(t1 - t0))
@@ -201,7 +201,7 @@ func _edits(tn: TerrainNode, regions: TerrainRegions, target: Node3D, rss0: int,
 		var draw := 0.0
 		for f in 5:
 			var f0 := Time.get_ticks_usec()
-			tn.update_now()
+			tn.update_now(false)
 			var f1 := Time.get_ticks_usec()
 			tn.update_collision()
 			frames += Time.get_ticks_usec() - f0

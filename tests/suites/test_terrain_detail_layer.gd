@@ -342,8 +342,14 @@ func test_layer_rules_without_a_material_are_reported() -> void:
 	check(msgs.size() == 1 and msgs[0].contains("detail_layers[0]") and msgs[0].contains("no TerrainMaterial"), "reported: %s" % msgs)
 	inst.update_now()
 	check(inst.get_detail_transforms(0, Rect2(100, 100, 20, 20)).size() > 0, "it grows everywhere meanwhile")
-	tn.terrain_material = TerrainMaterial.new()
-	check(inst.check_setup().is_empty(), "with a material: nothing to say (%s)" % inst.check_setup())
+	var look := TerrainMaterial.new()
+	tn.terrain_material = look
+	# A material without the layer the rule names: it grows nowhere, and that is said too.
+	msgs = inst.check_setup()
+	check(msgs.size() == 1 and msgs[0].contains("has 0 layers") and msgs[0].contains("nowhere"), "a rule naming a layer the material lacks: %s" % msgs)
+	check("\n".join(tn.check_setup()).contains("detail_layers[0]"), "the terrain node says it too: %s" % tn.check_setup())
+	look.layers = [TerrainLayer.new(), TerrainLayer.new()] as Array[TerrainLayer]
+	check(inst.check_setup().is_empty(), "with a material that has the layer: nothing to say (%s)" % inst.check_setup())
 	tn.queue_free()
 
 

@@ -120,6 +120,8 @@ func test_height_in_world_space() -> void:
 	var p := Vector2(110.5, -3.0)
 	var local := Vector2((p.x - 100) / 2, (p.y + 20) / 2)
 	check_near(tn.get_height(p), t.get_height(local) * 3 + 5, 1e-4, "moved and scaled node")
+	# The first try with a global_position: get_height_at takes the Vector3 (its Y ignored).
+	check_eq(tn.get_height_at(Vector3(p.x, 1234.0, p.y)), tn.get_height(p), "get_height_at(Vector3) = get_height(X, Z)")
 	var n := tn.get_normal(p)
 	var e := 0.01
 	var dx := (tn.get_height(p + Vector2(e, 0)) - tn.get_height(p - Vector2(e, 0))) / (2 * e)

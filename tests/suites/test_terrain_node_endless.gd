@@ -19,9 +19,10 @@ func _endless(g: TerrainGenerator) -> Array:
 
 
 ## Frames until the node shows windows computed for its target (at most `limit`); the frames waited.
+## Steps the node without waiting (`update_now(false)`: what its process does each frame).
 func _settle(tn: TerrainNode, limit := 600) -> int:
 	for i in limit:
-		tn.update_now()
+		tn.update_now(false)
 		if tn.is_up_to_date():
 			return i
 		await tree.process_frame
@@ -104,7 +105,7 @@ func test_endless_windows_stream_in_on_worker_threads() -> void:
 	check_eq(tn.material.get_shader_parameter("terrain_size"), Vector2(-1, -1), "endless: no edges")
 	# A jump far away: the node keeps showing the old, complete windows until the new ones are done.
 	target.position = Vector3(25000, 0, -12000)
-	tn.update_now()
+	tn.update_now(false)
 	var during := tn.is_up_to_date()
 	waited = await _settle(tn)
 	check(waited >= 0, "windows for the new place arrive")
@@ -112,7 +113,7 @@ func test_endless_windows_stream_in_on_worker_threads() -> void:
 	check(tn.take_uploaded_bytes() > 0, "layers were sent")
 	# Standing still sends nothing.
 	for i in 5:
-		tn.update_now()
+		tn.update_now(false)
 		await tree.process_frame
 	check_eq(tn.take_uploaded_bytes(), 0, "still target: nothing sent")
 	check(tn.check_setup().is_empty(), "no warnings with a generator: %s" % tn.check_setup())
@@ -137,7 +138,7 @@ func test_endless_flight_catches_up_and_lands_on_ground() -> void:
 		x += 5.0
 		target.position = Vector3(x, 0, 0.3 * x)
 		var t0 := Time.get_ticks_usec()
-		tn.update_now()
+		tn.update_now(false)
 		costs.append(Time.get_ticks_usec() - t0)
 		await tree.process_frame
 	costs.sort()
@@ -145,7 +146,7 @@ func test_endless_flight_catches_up_and_lands_on_ground() -> void:
 	check(waited >= 0, "catches up after the flight")
 	var p := Vector2(x + 3.3, 0.3 * x - 2.1)
 	check(is_finite(tn.get_height(p)), "height where it landed")
-	print("endless flight (headless, 240 frames at 5 m/frame): update_now median %d us, worst %d us; caught up in %d frames" % [costs[costs.size() / 2], costs[-1], waited])
+	print("endless flight (headless, 240 frames at 5 m/frame): update_now(false) median %d us, worst %d us; caught up in %d frames" % [costs[costs.size() / 2], costs[-1], waited])
 	tn.queue_free()
 	target.queue_free()
 
@@ -168,3 +169,31 @@ func test_endless_layer_weights() -> void:
 		sums += int(w.size() == 2 and absf(w[0] + w[1] - 1.0) < 1e-4)
 	check_eq(sums, 50, "weights sum to 1 everywhere")
 	tn.free()
+
+
+## `update_now()` does what its name says on an endless world too: after a teleport 40 km away it
+## returns with the windows there computed (`is_up_to_date()`), without a frame passing; the same on a
+## region map. (It returned at once and the windows took 36–44 frames.)
+func test_update_now_waits_on_every_source() -> void:
+	var s := _endless(_generator())
+	var tn: TerrainNode = s[0]
+	var target: Node3D = s[1]
+	tn.update_now()
+	check(tn.is_up_to_date(), "endless: the first windows at once")
+	target.position = Vector3(40000, 0, -25000)
+	tn.update_now()
+	check(tn.is_up_to_date(), "endless: after a teleport, up to date when update_now returns")
+	tn.queue_free()
+	target.queue_free()
+	var dir := "user://update_now_regions"
+	check_eq(TerrainRegions.generate(_generator(), Vector2i(512, 512), 1.0, dir, 128, true), OK, "a region map")
+	var r := following_node(TerrainRegions.open(dir), Vector3(100, 0, 100))
+	tn = r[0]
+	target = r[1]
+	tn.update_now()
+	check(tn.is_up_to_date(), "region map: up to date when update_now returns")
+	target.position = Vector3(400, 0, 380)
+	tn.update_now()
+	check(tn.is_up_to_date(), "region map: after a move, up to date when update_now returns")
+	tn.queue_free()
+	target.queue_free()

@@ -472,3 +472,43 @@ func test_on_an_endless_map() -> void:
 	await _applied([road2])
 	check(reopened.get_heights_region(r) == composed, "reopened with the road: not applied twice")
 	tn2.queue_free()
+
+
+## A path with nothing to shape says so everywhere a user looks: `is_applied()` is false (it said true),
+## the terrain node's `check_setup()` names it (it was empty); a `paint_layer` the terrain's material lacks
+## is named too (it painted nothing without a word).
+func test_a_path_that_cannot_shape_says_so() -> void:
+	var g := TerrainGenerator.new()
+	var tn := TerrainNode.new()
+	tn.terrain_generator = g
+	tree.root.add_child(tn)
+	var road := _road([Vector3(10, 0, 10), Vector3(60, 0, 20)])
+	road.name = "Road"
+	expect_error("has no terrain_data or terrain_regions for the TerrainPath to shape")
+	tn.add_child(road)
+	for i in 3:
+		await tree.process_frame
+	check(not road.is_applied(), "not applied on a generator-only node")
+	check(road.check_setup().size() == 1, "the path names the problem: %s" % road.check_setup())
+	var node_says := "\n".join(tn.check_setup())
+	check(node_says.contains("Road (TerrainPath)") and node_says.contains("TerrainRegions"), "the node's check_setup names the path and the fix: %s" % node_says)
+	tn.queue_free()
+	# Paint naming a layer the (missing) material lacks.
+	var t := _data()
+	var tn2 := _node(t)
+	var painted := _road([Vector3(20, 0, 20), Vector3(120, 0, 40)])
+	painted.paint_layer = 2
+	tn2.add_child(painted)
+	await _applied([painted])
+	check(painted.is_applied(), "the heights are applied")
+	var says := "\n".join(painted.check_setup())
+	check(says.contains("paint_layer is 2") and says.contains("no terrain_material"), "no material is named: %s" % says)
+	var look := TerrainMaterial.new()
+	look.layers = [TerrainLayer.new(), TerrainLayer.new()] as Array[TerrainLayer]
+	tn2.terrain_material = look
+	says = "\n".join(painted.check_setup())
+	check(says.contains("has 2 layers"), "a material with too few layers is named: %s" % says)
+	check("\n".join(tn2.check_setup()).contains("paint_layer is 2"), "and the node says it too")
+	look.layers = [TerrainLayer.new(), TerrainLayer.new(), TerrainLayer.new()] as Array[TerrainLayer]
+	check(painted.check_setup().is_empty(), "a material with the layer: nothing to say: %s" % painted.check_setup())
+	tn2.queue_free()

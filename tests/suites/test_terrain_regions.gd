@@ -152,6 +152,16 @@ func test_regions_from_a_generator_written_straight_to_disk() -> void:
 	var all := Rect2i(0, 0, 200, 130)
 	check(r.get_heights_region(all) == t.get_heights_region(all), "same samples as TerrainData.generate")
 	check_eq(r.get_height_range(), t.get_height_range(), "height range")
+	# A finite map written whole, opened as if it were generated: the generator would never be used, so
+	# this is refused by name (it opened the finite map without a word).
+	expect_error("holds a finite map with every region stored")
+	check(TerrainRegions.open_generated(dir, g) == null, "open_generated refuses a map written whole")
+	check(TerrainRegions.open(dir) != null, "open still opens it")
+	# A finite map made by `create` (header only) is what open_generated is for.
+	var made := _folder("created")
+	check(TerrainRegions.create(g, Vector2i(200, 130), 1.0, made, 64) != null, "created")
+	check(TerrainRegions.open_generated(made, g) != null, "open_generated opens a created map")
+	_remove(made)
 	_remove(dir)
 
 

@@ -205,3 +205,39 @@ func test_instances_and_detail_know_the_water() -> void:
 	kelp.water_depth_min = -1.0
 	cam.queue_free()
 	tn.queue_free()
+
+
+## What a new user writes: lakes added one by one, queries right after adding the node (no frame passes),
+## and a property change read at once. Each answer is the computed water, never NaN for water that waits
+## for a frame; `is_up_to_date()` and `water_updated` say when it was computed.
+func test_queries_answer_at_once_and_lakes_add_up() -> void:
+	var tn := TerrainNode.new()
+	tn.terrain_data = _terrain()
+	tree.root.add_child(tn)
+	var water := TerrainWater.new()
+	water.sea_level = 10.5
+	water.lake_points.append(Vector2(140.5, 140.5))   # a copy: changes nothing
+	check_eq(water.lake_points.size(), 0, "append on the property changes a copy (why add_lake_point exists)")
+	water.add_lake_point(Vector2(50.5, 50.5))
+	water.add_lake_point(Vector2(140.5, 140.5))
+	check_eq(water.lake_points.size(), 2, "add_lake_point adds to the node's points")
+	var updates := [0]
+	water.water_updated.connect(func(): updates[0] += 1)
+	tn.add_child(water)
+	check(not water.is_up_to_date(), "just added: not computed yet")
+	# No frame has passed: the query computes what it needs.
+	check_near(water.get_water_height(Vector2(50.5, 50.5)), 13.0, 1e-5, "the first lake at once")
+	check_near(water.get_water_height(Vector2(140.5, 140.5)), 12.0, 1e-5, "the second lake at once")
+	check(water.is_up_to_date(), "computed by the query")
+	check_eq(updates[0], 1, "water_updated once")
+	water.sea_level = 12.5
+	check(not water.is_up_to_date(), "a property changed: stale until computed")
+	check_near(water.get_water_height(Vector2(10.5, 180.5)), 12.5, 1e-5, "the new sea level read at once")
+	check_eq(updates[0], 2, "water_updated again")
+	await tree.process_frame
+	await tree.process_frame
+	check_eq(updates[0], 2, "nothing computed twice")
+	expect_error("TerrainWater.add_lake_point: point must be finite")
+	water.add_lake_point(Vector2(NAN, 3))
+	check_eq(water.lake_points.size(), 2, "a bad point is refused by name")
+	tn.queue_free()

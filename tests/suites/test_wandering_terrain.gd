@@ -58,6 +58,7 @@ func test_height_through_the_node_uses_its_position() -> void:
 	var data: TerrainData = s[3]
 	wt.position = Vector3(100, 0, -50)
 	check_eq(wt.get_height(Vector2(110.5, -40.25)), data.get_height(Vector2(10.5, 9.75)), "offset by the node position")
+	check_eq(wt.get_height_at(Vector3(110.5, -7.0, -40.25)), wt.get_height(Vector2(110.5, -40.25)), "get_height_at(Vector3) = get_height(X, Z)")
 	check(wt.get_normal(Vector2(110.5, -40.25)).is_equal_approx(data.get_normal(Vector2(10.5, 9.75))), "normal too")
 	s[0].queue_free()
 

@@ -136,6 +136,16 @@ impl TerrainRegions {
         self.fallback.is_some()
     }
 
+    /// Whether every region of the finest level has a file: a finite map written whole (`save_regions`,
+    /// `generate`), where a generator would never be asked for a region. False for an endless map.
+    pub fn stores_every_region(&self) -> bool {
+        if self.meta.endless {
+            return false;
+        }
+        let [rw, rd] = self.meta.regions(0);
+        (0..rd).all(|rz| (0..rw).all(|rx| files::file(&self.dir, 'h', 0, rx, rz).is_file()))
+    }
+
     pub fn meta(&self) -> &RegionMeta {
         &self.meta
     }

@@ -84,6 +84,11 @@ impl LayerLink {
         true
     }
 
+    /// Whether the layer is in a terrain's resource with nothing keeping it from applying.
+    pub fn is_shaping(&self) -> bool {
+        self.attached.is_some() && self.problem.is_none()
+    }
+
     /// The configuration warnings: the problem, if any.
     pub fn warnings(&self) -> PackedStringArray {
         self.problem

@@ -110,6 +110,8 @@ pub struct TerrainPath {
     order: i64,
 
     link: LayerLink,
+    /// What keeps `paint_layer` from painting, as last warned.
+    paint_warned: Option<String>,
     layer: Option<Arc<PathLayer>>,
     /// The curve, placement or settings changed: the layer is built again next frame.
     stale: bool,
@@ -138,6 +140,7 @@ impl IPath3D for TerrainPath {
             clear_margin: 1.0,
             order: 0,
             link: LayerLink::default(),
+            paint_warned: None,
             layer: None,
             stale: true,
             curve_changed: Arc::default(),
@@ -202,7 +205,11 @@ impl TerrainPath {
     /// when nothing does.
     #[func]
     fn check_setup(&self) -> PackedStringArray {
-        self.link.warnings()
+        let mut w = self.link.warnings();
+        if let Some(p) = self.paint_problem() {
+            w.push(&p);
+        }
+        w
     }
 
     /// Builds the layer now and composes the ground at once (instead of on a worker over
@@ -214,10 +221,11 @@ impl TerrainPath {
         self.link.finish();
     }
 
-    /// Whether the terrain shows the path as it is now (nothing waits to be composed).
+    /// Whether the terrain shows the path as it is now (nothing waits to be composed). False while the
+    /// path cannot shape the terrain (out of the tree, or `check_setup()` names what is missing).
     #[func]
     fn is_applied(&mut self) -> bool {
-        !self.is_stale() && !self.link.busy()
+        !self.is_stale() && self.link.is_shaping() && !self.link.busy()
     }
 
     /// Lays the curve on the ground: each point takes the height of the sculpted ground under it (the
@@ -493,8 +501,36 @@ impl TerrainPath {
                 self.link.set(self.order, layer.clone(), changed);
                 self.layer = Some(layer);
                 self.report(None);
+                let paint = self.paint_problem();
+                if paint != self.paint_warned {
+                    if let Some(p) = &paint {
+                        godot_warn!("TerrainPath: {p}");
+                    }
+                    self.paint_warned = paint;
+                    self.base_mut().update_configuration_warnings();
+                }
             }
             Err(e) => self.report(Some(format!("{e}; the terrain keeps the path as it was"))),
+        }
+    }
+
+    /// What keeps `paint_layer` from painting: a layer the terrain's TerrainMaterial lacks (or no
+    /// TerrainMaterial at all).
+    fn paint_problem(&self) -> Option<String> {
+        if self.paint_layer < 0 || !self.base().is_inside_tree() {
+            return None;
+        }
+        let host = crate::surface::host_above(&self.to_gd().upcast())?;
+        let count = host
+            .dyn_bind()
+            .terrain_surface()
+            .material
+            .map(|m| m.bind().layer_count());
+        let layer = self.paint_layer;
+        match count {
+            None => Some(format!("paint_layer is {layer}, but the terrain has no terrain_material: the paint is not drawn. Give the terrain a TerrainMaterial with a layer {layer}, or set paint_layer to -1")),
+            Some(n) if layer as usize >= n => Some(format!("paint_layer is {layer}, but the terrain's TerrainMaterial has {n} layers (indices 0 to {}): the paint is not drawn. Pick one of its layers, or add layers", n as i64 - 1)),
+            Some(_) => None,
         }
     }
 

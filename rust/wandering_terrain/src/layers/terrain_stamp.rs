@@ -138,10 +138,11 @@ impl TerrainStamp {
         self.link.finish();
     }
 
-    /// Whether the terrain shows the stamp as it is now.
+    /// Whether the terrain shows the stamp as it is now. False while the stamp cannot shape the terrain
+    /// (out of the tree, or `check_setup()` names what is missing).
     #[func]
     fn is_applied(&mut self) -> bool {
-        !self.stale && !self.link.busy()
+        !self.stale && self.link.is_shaping() && !self.link.busy()
     }
 
     #[func]

@@ -319,6 +319,11 @@ impl TerrainMaterial {
             .map(|l| l.unwrap_or_else(TerrainLayer::new_gd))
     }
 
+    /// How many layers there are (indices `0..layer_count()` are what paint and layer rules name).
+    pub fn layer_count(&self) -> usize {
+        self.layers.len()
+    }
+
     /// What the layer weights depend on (the CPU twin's input).
     pub fn blending(&self) -> Blending {
         let layer_count = self.layers.len();

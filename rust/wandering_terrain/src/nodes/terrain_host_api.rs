@@ -15,6 +15,13 @@ macro_rules! terrain_host_api {
                 let t = self.terrain_surface().terrain_of(world);
                 Vector3::new(t[0] as f32, t[1] as f32, t[2] as f32)
             }
+
+            /// Height of the drawn terrain under world point `position` (its X and Z; Y is ignored): the
+            /// same as `get_height(Vector2(position.x, position.z))`, for a `global_position` as it is.
+            #[func]
+            pub(crate) fn get_height_at(&self, position: Vector3) -> f32 {
+                self.get_height(Vector2::new(position.x, position.z))
+            }
         }
     };
 }

@@ -49,15 +49,17 @@ struct WaterMap {
 /// its level: the terrain's own depth hides the surface under ground, and `get_water_height` answers the
 /// same, so what you see is what a query says.
 ///
-/// The levels are computed when the node enters the tree and when a property changes; call
-/// `update_water()` after editing the terrain under the water.
+/// The levels are computed when the node is in the tree and a property changed: at the next frame, or at
+/// once when a query (`get_water_height`, `is_underwater`, …) asks first, so a query never answers for
+/// water that is not computed yet. `is_up_to_date()` tells, `water_updated` is emitted after each
+/// computation. Call `update_water()` after editing the terrain under the water.
 ///
 /// ```gdscript
 /// var water := TerrainWater.new()
 /// water.sea_level = 2.0
 /// var lakes := terrain.terrain_data.find_lakes(Rect2i(), 500.0, 1.0, 2.0)
 /// for lake in lakes:
-///     water.lake_points.append(lake["point"])
+///     water.add_lake_point(lake["point"])   # lake_points.append() would change a copy
 /// terrain.add_child(water)
 /// if water.is_underwater(player.global_position):
 ///     swim()
@@ -73,13 +75,16 @@ pub struct TerrainWater {
     #[export(range = (-1000.0, 1000.0, 0.01, or_greater, or_less))]
     #[var(set = set_sea_level)]
     sea_level: f64,
-    /// World X/Z of a point in each lake to fill (the `point` of a `find_lakes` result).
+    /// World X/Z of a point in each lake to fill (the `point` of a `find_lakes` result). A packed array is
+    /// copied when read: `lake_points.append(p)` changes that copy, not the water. Call `add_lake_point(p)`,
+    /// or assign the whole array (`lake_points = points`).
     #[export]
     #[var(set = set_lake_points)]
     lake_points: PackedVector2Array,
     /// River centre lines in terrain space (as `find_rivers` returns them): a ribbon of water
     /// `river_width` wide at each line's height, flowing downstream (its points run upstream first). Give
-    /// each a TerrainPath in MODE_CARVE for its bed.
+    /// each a TerrainPath in MODE_CARVE for its bed. Add one with `add_river(curve)` (or assign the array):
+    /// `rivers.append(curve)` on a node in the tree is not noticed until the next change.
     #[export]
     #[var(set = set_rivers)]
     rivers: Array<Option<Gd<Curve3D>>>,
@@ -173,6 +178,11 @@ impl INode3D for TerrainWater {
 
 #[godot_api]
 impl TerrainWater {
+    /// Emitted after the water levels were computed (a property changed, the node entered the tree, or
+    /// `update_water()`): queries answer the new water from then on.
+    #[signal]
+    fn water_updated();
+
     /// Computes the water levels again from the terrain as it is now and redraws the surface (at once).
     /// False, with an error naming what is missing, off a terrain.
     #[func]
@@ -182,6 +192,7 @@ impl TerrainWater {
             Ok((map, ground)) => {
                 self.map = Some(map);
                 self.draw(&ground);
+                self.signals().water_updated().emit();
                 true
             }
             Err(e) => {
@@ -196,27 +207,59 @@ impl TerrainWater {
     /// Height (world Y) of the water surface at world X/Z `pos`; NaN where there is no water (dry ground,
     /// or ground above the level).
     #[func]
-    fn get_water_height(&self, pos: Vector2) -> f32 {
+    fn get_water_height(&mut self, pos: Vector2) -> f32 {
         self.water_at(pos).map_or(f32::NAN, |(surface, _)| surface)
+    }
+
+    /// Whether the water was computed for the node's current properties (false in the tree before the
+    /// first computation, and after a property changed until the next frame or query computes it; out
+    /// of the tree: whether nothing changed since it was last computed).
+    #[func]
+    fn is_up_to_date(&self) -> bool {
+        !self.stale
+    }
+
+    /// Adds a lake at world X/Z `point` (the `point` of a `find_lakes` result) and computes the water
+    /// again: what `lake_points.append(point)` cannot do (it changes a copy of the array).
+    #[func]
+    fn add_lake_point(&mut self, point: Vector2) {
+        if !point.is_finite() {
+            godot_error!("TerrainWater.add_lake_point: point must be finite, got {point}; nothing added");
+            return;
+        }
+        self.lake_points.push(point);
+        self.touch();
+    }
+
+    /// Adds a river (a curve in terrain space, as `find_rivers` returns them) and computes the water again.
+    #[func]
+    fn add_river(&mut self, curve: Option<Gd<Curve3D>>) {
+        let Some(c) = curve else {
+            godot_error!("TerrainWater.add_river: curve must be a Curve3D, got null; nothing added");
+            return;
+        };
+        self.rivers.push(Some(&c));
+        self.touch();
     }
 
     /// Depth of the water at world X/Z `pos` (world units, surface minus ground); NaN where there is none.
     #[func]
-    fn get_water_depth(&self, pos: Vector2) -> f32 {
+    fn get_water_depth(&mut self, pos: Vector2) -> f32 {
         self.water_at(pos)
             .map_or(f32::NAN, |(surface, ground)| surface - ground)
     }
 
     /// Whether world point `point` lies below the water surface.
     #[func]
-    fn is_underwater(&self, point: Vector3) -> bool {
+    fn is_underwater(&mut self, point: Vector3) -> bool {
         self.water_at(Vector2::new(point.x, point.z))
             .is_some_and(|(surface, _)| point.y < surface)
     }
 
     /// Per lake point, its lake's level (terrain units; NaN when the point is dry or in the sea).
     #[func]
-    fn get_lake_levels(&self) -> PackedFloat32Array {
+    fn get_lake_levels(&mut self) -> PackedFloat32Array {
+        self.make_current();
         self.map.as_ref().map_or(PackedFloat32Array::new(), |m| {
             m.found.iter().copied().collect()
         })
@@ -224,7 +267,8 @@ impl TerrainWater {
 
     /// Water bodies drawn (the sea and each lake level).
     #[func]
-    fn get_body_count(&self) -> i64 {
+    fn get_body_count(&mut self) -> i64 {
+        self.make_current();
         self.instances.len() as i64
     }
 
@@ -298,7 +342,8 @@ impl TerrainWater {
     /// Where the water at world X/Z `pos` flows: world X/Z, `river_speed` long in a river, zero in the sea,
     /// a lake, or on dry ground.
     #[func]
-    fn get_flow(&self, pos: Vector2) -> Vector2 {
+    fn get_flow(&mut self, pos: Vector2) -> Vector2 {
+        self.make_current();
         let Some((map, t, ground)) = self.ground_at(pos) else {
             return Vector2::ZERO;
         };
@@ -337,6 +382,14 @@ impl TerrainWater {
         self.stale = true;
         if self.base().is_inside_tree() {
             self.base_mut().set_process(true);
+        }
+    }
+
+    /// Computes the water now if a change waits for the next frame: a query never answers for water that
+    /// is not computed yet (a node just added, a property just set).
+    fn make_current(&mut self) {
+        if self.stale && self.base().is_inside_tree() {
+            self.update_water();
         }
     }
 
@@ -574,7 +627,8 @@ impl TerrainWater {
     /// (water surface, ground), world Y, at world X/Z `pos`; None where there is no water: the highest of
     /// the sea's or a lake's level (the corner rule) and the rivers' surfaces there, if the ground is
     /// below it.
-    fn water_at(&self, pos: Vector2) -> Option<(f32, f32)> {
+    fn water_at(&mut self, pos: Vector2) -> Option<(f32, f32)> {
+        self.make_current();
         let (map, t, ground) = self.ground_at(pos)?;
         let (x, z) = (t[0], t[2]);
         let level = map.water.level_at(x, z);

@@ -200,7 +200,9 @@ impl TerrainRegions {
 
     /// Opens a map made by `create` or `create_endless` again, with the `generator` it was made with: its
     /// regions without files come from it. A new TerrainRegions, or null (with an error) when the folder
-    /// cannot be opened.
+    /// cannot be opened, or when it holds a finite map with every region stored (written by `save_regions`
+    /// or `generate`: the generator would never be used; open it with `open(folder)`, or keep the
+    /// generated world in another folder).
     #[func]
     fn open_generated(
         folder: GString,
@@ -212,7 +214,15 @@ impl TerrainRegions {
             );
             return None;
         }
-        Self::opened(folder, generator)
+        let r = Self::opened(folder.clone(), generator)?;
+        let whole = r.bind().store().is_some_and(|s| s.stores_every_region());
+        if whole {
+            godot_error!(
+                "TerrainRegions.open_generated: {folder} holds a finite map with every region stored (written by save_regions or generate), so the generator would never be used; open it with TerrainRegions.open(folder), or keep the generated world in another folder"
+            );
+            return None;
+        }
+        Some(r)
     }
 
     /// Writes the terrain of `generator` (`size` samples, `spacing` apart) to `folder` as region files of

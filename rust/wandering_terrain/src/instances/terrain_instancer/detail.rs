@@ -243,8 +243,8 @@ impl TerrainInstancer {
     }
 
     /// The detail layers in terrain space, with the terrain material's blending and tints (a layer that
-    /// cannot grow on this terrain's scale is skipped with an error). Layer rules without a TerrainMaterial
-    /// to read are said once here (each time the layers or the material change), not every frame.
+    /// cannot grow on this terrain's scale is skipped with an error). Layer rules that match everything (no
+    /// TerrainMaterial to read) or nothing (layers the material lacks) are said once here (each time the layers or the material change), not every frame.
     pub(super) fn resolve_detail(
         &self,
         host: &TerrainSurface,
@@ -252,14 +252,13 @@ impl TerrainInstancer {
         usize,
         crate::instances::terrain_detail_layer::ResolvedDetail,
     )> {
-        if host.material.is_none() {
-            for m in self
-                .layer_rules_without_material()
-                .into_iter()
-                .filter(|m| m.starts_with("detail_layers"))
-            {
-                godot_warn!("TerrainInstancer.{m}");
-            }
+        let layer_count = host.material.as_ref().map(|m| m.bind().layer_count());
+        for m in self
+            .layer_rule_problems(layer_count)
+            .into_iter()
+            .filter(|m| m.starts_with("detail_layers"))
+        {
+            godot_warn!("TerrainInstancer.{m}");
         }
         self.detail_layers
             .iter_shared()
@@ -279,20 +278,35 @@ impl TerrainInstancer {
 
     /// The meshes and detail layers whose `layers` rule names texture layers: without a TerrainMaterial on
     /// the terrain there are none to read, and they stand everywhere their other rules allow.
-    pub(super) fn layer_rules_without_material(&self) -> Vec<String> {
+    /// What the layer rules of the detail layers and meshes cannot match: every rule without a
+    /// TerrainMaterial (`layer_count` None: they grow everywhere), rules naming only layers the material
+    /// lacks (they grow nowhere).
+    pub(super) fn layer_rule_problems(&self, layer_count: Option<usize>) -> Vec<String> {
+        let detail = self
+            .detail_layers
+            .iter_shared()
+            .map(|l| l.map(|l| l.bind().allowed_layers()));
+        let meshes = self
+            .meshes
+            .iter_shared()
+            .map(|m| m.map(|m| m.bind().allowed_layers()));
+        let rules = detail
+            .enumerate()
+            .map(|(i, w)| (format!("detail_layers[{i}]"), "grows", w))
+            .chain(
+                meshes
+                    .enumerate()
+                    .map(|(i, w)| (format!("meshes[{i}]"), "stands", w)),
+            );
         let mut out = Vec::new();
-        for (i, l) in self.detail_layers.iter_shared().enumerate() {
-            let Some(l) = l else { continue };
-            let wanted = l.bind().allowed_layers();
-            if !wanted.is_empty() {
-                out.push(format!("detail_layers[{i}] grows only on texture layers {wanted:?}, but the terrain has no TerrainMaterial: it grows everywhere its other rules allow. Give the terrain a terrain_material, or clear the layer's `layers`."));
-            }
-        }
-        for (i, m) in self.meshes.iter_shared().enumerate() {
-            let Some(m) = m else { continue };
-            let wanted = m.bind().allowed_layers();
-            if !wanted.is_empty() {
-                out.push(format!("meshes[{i}] stands only on texture layers {wanted:?}, but the terrain has no TerrainMaterial: it stands everywhere its other rules allow. Give the terrain a terrain_material, or clear the mesh's `layers`."));
+        for (what, verb, wanted) in rules {
+            let Some(wanted) = wanted.filter(|w| !w.is_empty()) else {
+                continue;
+            };
+            match layer_count {
+                None => out.push(format!("{what} {verb} only on texture layers {wanted:?}, but the terrain has no TerrainMaterial: it {verb} everywhere its other rules allow. Give the terrain a terrain_material, or clear `layers`.")),
+                Some(n) if wanted.iter().all(|&l| l >= n) => out.push(format!("{what} {verb} only on texture layers {wanted:?}, but the terrain's TerrainMaterial has {n} layers (indices 0 to {}): it {verb} nowhere. Name layers the material has in `layers`, or clear it.", n as i64 - 1)),
+                Some(_) => {}
             }
         }
         out

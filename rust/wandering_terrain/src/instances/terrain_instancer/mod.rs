@@ -217,10 +217,9 @@ impl TerrainInstancer {
             out.push("TerrainInstancer must be a child of a TerrainNode or a WanderingTerrain.");
             return out;
         };
-        if host.material.is_none() {
-            for m in self.layer_rules_without_material() {
-                out.push(&m);
-            }
+        let layer_count = host.material.as_ref().map(|m| m.bind().layer_count());
+        for m in self.layer_rule_problems(layer_count) {
+            out.push(&m);
         }
         out
     }

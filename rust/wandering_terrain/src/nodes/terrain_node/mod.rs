@@ -460,8 +460,9 @@ impl TerrainNode {
         self.wake();
     }
 
-    /// What is missing for this node to draw and collide; empty when nothing is. The editor shows these as
-    /// the node's configuration warnings.
+    /// What is missing for this node to draw and collide, and what keeps its children (paths, stamps,
+    /// the instancer) from working, each named; empty when nothing is. The editor shows these as the
+    /// node's configuration warnings.
     #[func]
     fn check_setup(&self) -> PackedStringArray {
         let mut w = PackedStringArray::new();
@@ -480,6 +481,7 @@ impl TerrainNode {
                 w.push("terrain_regions has no folder open: set its folder to one written by TerrainData.save_regions or TerrainRegions.generate.");
             }
         }
+        crate::nodes::setup::parts_setup(&self.to_gd().upcast(), &mut w);
         w
     }
 
@@ -632,12 +634,15 @@ impl TerrainNode {
 
     /// Brings the terrain up to date with its target and data now. Each frame does this without waiting:
     /// the data windows of a move or an edit are computed on worker threads and drawn on a following
-    /// frame. This call waits for them with terrain data (in memory), so what is drawn is current when it
-    /// returns; an endless world or a region map never waits (see `is_up_to_date`). A still target and no
-    /// edit cost only reading the target's position. Returns whether anything was shown anew.
+    /// frame. This call computes them on the calling thread instead, on every source (terrain data, a
+    /// region map, an endless world: its regions around the target are read or generated first, which
+    /// may take a second after a teleport), so `is_up_to_date()` is true when it returns. A still target
+    /// and no edit cost only reading the target's position. Returns whether anything was shown anew.
+    /// `wait` false: one frame's step without waiting, as the node's own process runs it (what a bench
+    /// times, or a script driving the node by hand).
     #[func]
-    fn update_now(&mut self) -> bool {
-        self.update_frame(true)
+    fn update_now(&mut self, #[opt(default = true)] wait: bool) -> bool {
+        self.update_frame(wait)
     }
 
     /// Lays the rings out around world position `pos` and brings the data windows there, waiting for them

@@ -40,6 +40,8 @@ impl TerrainNode {
 
     /// Height of the drawn terrain at world X/Z `pos` (this node's position and scale applied, and its
     /// origin shift: exact however far out the world is); NaN without terrain data.
+    /// `pos` is a Vector2 (X, Z): from a Vector3 such as `global_position`, pass `Vector2(p.x, p.z)` or
+    /// call `get_height_at(p)`.
     #[func]
     pub(crate) fn get_height(&self, pos: Vector2) -> f32 {
         let (x, z) = self.to_terrain_xz(pos);

@@ -98,6 +98,22 @@ impl TerrainNode {
     /// A new data source (terrain data or generator, set or changed): the windows, collision and culling
     /// boxes start over.
     pub(crate) fn source_changed(&mut self) {
+        let set = [
+            ("terrain_data", self.terrain_data.is_some()),
+            ("terrain_regions", self.terrain_regions.is_some()),
+            ("terrain_generator", self.terrain_generator.is_some()),
+        ];
+        let set: Vec<&str> = set.iter().filter(|s| s.1).map(|s| s.0).collect();
+        if set.len() > 1 {
+            // Not silent: the user meant one of them (an editable endless world is a TerrainRegions
+            // made with the generator, not both properties).
+            godot_warn!(
+                "TerrainNode: {} are {} set; only {} is drawn, the others are unused. Clear the others (an editable endless world is terrain_regions = TerrainRegions.create_endless(generator, …) alone)",
+                set.join(" and "),
+                if set.len() == 2 { "both" } else { "all" },
+                set[0]
+            );
+        }
         self.streamed = match (
             &self.terrain_data,
             &self.terrain_regions,
@@ -134,7 +150,7 @@ impl TerrainNode {
 
     /// Shows the windows a worker finished (the rings are laid out around the target they were computed
     /// for) and asks for the next ones when the target moved or edits wait. Terrain data in memory waits
-    /// for them on its first frame (never drawn empty) and when `wait` asks; other sources never wait.
+    /// for them on its first frame (never drawn empty); every source waits when `wait` asks.
     pub(crate) fn update_windows(&mut self, pos: Vector3, wait: bool) -> bool {
         if self.instances.is_empty() {
             return false;
@@ -175,7 +191,13 @@ impl TerrainNode {
             }
             (None, Some(g)) => {
                 self.check_data_key(flat, g.spacing(), g.size());
-                self.gpu.update_streamed(g.into(), &flat, target)
+                // Asked to wait (`update_now`, `place_at`): computed here, reading (and generating) the
+                // regions on this thread, so what is drawn is current when the call returns.
+                if wait {
+                    self.gpu.update_here(&*g, &flat, target)
+                } else {
+                    self.gpu.update_streamed(g.into(), &flat, target)
+                }
             }
             _ => return false,
         };

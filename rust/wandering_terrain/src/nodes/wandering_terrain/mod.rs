@@ -277,6 +277,7 @@ impl WanderingTerrain {
         if self.terrain_data.is_none() {
             w.push("No terrain_data: the mesh draws flat ground and nothing collides. Assign a TerrainData.");
         }
+        crate::nodes::setup::parts_setup(&self.to_gd().upcast(), &mut w);
         w
     }
 

@@ -59,6 +59,8 @@ impl WanderingTerrain {
     }
 
     /// Height of the terrain at world X/Z `pos` (what the shader draws there); NaN without terrain data.
+    /// `pos` is a Vector2 (X, Z): from a Vector3 such as `global_position`, pass `Vector2(p.x, p.z)` or
+    /// call `get_height_at(p)`.
     #[func]
     pub(super) fn get_height(&self, pos: Vector2) -> f32 {
         let o = self.origin();

@@ -1,0 +1,36 @@
+//! What keeps the parts standing on a terrain node from working (a path with nothing to shape, a detail
+//! layer that matches no ground layer), listed in the node's own `check_setup()` too: a user who asks the
+//! terrain what is wrong hears about its children.
+
+use godot::prelude::*;
+
+/// Deepest level of descendants asked (a road under a folder under the terrain is two levels down).
+const DEPTH: usize = 3;
+
+/// The `check_setup()` entries of `node`'s descendants that have one, each prefixed with the child's name.
+/// Another terrain node below is not looked into (it reports its own).
+pub(crate) fn parts_setup(node: &Gd<Node>, out: &mut PackedStringArray) {
+    walk(node, DEPTH, out);
+}
+
+fn walk(node: &Gd<Node>, depth: usize, out: &mut PackedStringArray) {
+    if depth == 0 {
+        return;
+    }
+    for child in node.get_children().iter_shared() {
+        if crate::surface::host_of(child.clone()).is_some() {
+            continue;
+        }
+        if child.has_method("check_setup") {
+            let name = child.get_name();
+            let class = child.get_class();
+            let got = child.clone().call("check_setup", &[]);
+            if let Ok(entries) = got.try_to::<PackedStringArray>() {
+                for e in entries.as_slice() {
+                    out.push(&format!("{name} ({class}): {e}"));
+                }
+            }
+        }
+        walk(&child, depth - 1, out);
+    }
+}
