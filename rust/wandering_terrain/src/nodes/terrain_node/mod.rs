@@ -235,6 +235,9 @@ pub struct TerrainNode {
     /// The target position the last collision step saw, and the one this frame's update read.
     collision_seen: Option<Vector3>,
     frame_target: Option<Vector3>,
+    /// The sources changed: on the next frame (past a script's sequence of assignments), warn if more
+    /// than one is set.
+    check_sources: bool,
     base: Base<Node3D>,
 }
 
@@ -323,6 +326,7 @@ impl INode3D for TerrainNode {
             in_editor: false,
             collision_seen: None,
             frame_target: None,
+            check_sources: false,
             base,
         }
     }
@@ -335,6 +339,9 @@ impl INode3D for TerrainNode {
     }
 
     fn process(&mut self, _delta: f64) {
+        if std::mem::take(&mut self.check_sources) {
+            self.warn_if_many_sources();
+        }
         self.update_frame(false);
         self.update_cell_view();
         if self.terrain_data.is_none() {

@@ -98,22 +98,7 @@ impl TerrainNode {
     /// A new data source (terrain data or generator, set or changed): the windows, collision and culling
     /// boxes start over.
     pub(crate) fn source_changed(&mut self) {
-        let set = [
-            ("terrain_data", self.terrain_data.is_some()),
-            ("terrain_regions", self.terrain_regions.is_some()),
-            ("terrain_generator", self.terrain_generator.is_some()),
-        ];
-        let set: Vec<&str> = set.iter().filter(|s| s.1).map(|s| s.0).collect();
-        if set.len() > 1 {
-            // Not silent: the user meant one of them (an editable endless world is a TerrainRegions
-            // made with the generator, not both properties).
-            godot_warn!(
-                "TerrainNode: {} are {} set; only {} is drawn, the others are unused. Clear the others (an editable endless world is terrain_regions = TerrainRegions.create_endless(generator, …) alone)",
-                set.join(" and "),
-                if set.len() == 2 { "both" } else { "all" },
-                set[0]
-            );
-        }
+        self.check_sources = true;
         self.streamed = match (
             &self.terrain_data,
             &self.terrain_regions,
@@ -138,7 +123,28 @@ impl TerrainNode {
         self.on_data_changed();
     }
 
-    /// This frame's update: the windows follow the target (see `update_now`; `wait`: for terrain data).
+    /// More than one source set (checked a frame after a change, so a script that sets one and clears
+    /// another is not warned about): only the first is drawn, and the user meant one of them.
+    pub(crate) fn warn_if_many_sources(&self) {
+        let set = [
+            ("terrain_data", self.terrain_data.is_some()),
+            ("terrain_regions", self.terrain_regions.is_some()),
+            ("terrain_generator", self.terrain_generator.is_some()),
+        ];
+        let set: Vec<&str> = set.iter().filter(|s| s.1).map(|s| s.0).collect();
+        if set.len() > 1 {
+            // Not silent: the user meant one of them (an editable endless world is a TerrainRegions
+            // made with the generator, not both properties).
+            godot_warn!(
+                "TerrainNode: {} are {} set; only {} is drawn, the others are unused. Clear the others (an editable endless world is terrain_regions = TerrainRegions.create_endless(generator, …) alone)",
+                set.join(" and "),
+                if set.len() == 2 { "both" } else { "all" },
+                set[0]
+            );
+        }
+    }
+
+    /// This frame's update: the windows follow the target (see `update_now`; `wait`: computed on this thread).
     pub(crate) fn update_frame(&mut self, wait: bool) -> bool {
         let p = self.target_position();
         self.frame_target = p;
