@@ -46,6 +46,9 @@ var _last_dab_usec := 0
 ## TerrainData and TerrainRegions edited since the last save (data in its own file and edited regions are
 ## written with the scene).
 var _touched: Array[Resource] = []
+## Region maps saving on a worker (`save_async`, started by the editor's save): the toolbar shows their
+## progress, `is_saving()` ends them when done.
+var _saving: Array[TerrainRegions] = []
 ## "N unsaved regions" in the toolbar while the selected region map has edits.
 var _unsaved: Label
 ## Random image turns (Random mode).
@@ -105,6 +108,11 @@ func _enter_tree() -> void:
 func _exit_tree() -> void:
 	if stroke != null:
 		_end()
+	# Region saves finish before the editor goes (save() waits for a running save_async).
+	for d in _saving:
+		if is_instance_valid(d) and d.save() != OK:
+			push_error("Terrain: could not save the edited regions of %s" % d.folder)
+	_saving.clear()
 	if Engine.has_meta("wandering_terrain_plugin"):
 		Engine.remove_meta("wandering_terrain_plugin")
 	_drop_cursor()
@@ -123,7 +131,9 @@ func _exit_tree() -> void:
 
 func _process(_delta: float) -> void:
 	_update_hole_overlay()
-	if _unsaved:
+	if is_saving():
+		_show_save_progress()
+	elif _unsaved:
 		var src := _source()
 		var n: int = src.get_unsaved_region_count() if src is TerrainRegions else 0
 		_unsaved.visible = n > 0
@@ -144,12 +154,41 @@ func _save_external_data() -> void:
 		if not is_instance_valid(d):
 			continue
 		if d is TerrainRegions:
-			# Region maps write only their edited regions, each file safely.
-			if d.has_unsaved_changes() and d.save() != OK:
-				push_error("Terrain: could not save the edited regions of %s" % d.folder)
+			# Region maps write only their edited regions, each file safely, on a worker thread (an
+			# endless map's first save refreshes a region at every level: seconds); the toolbar shows it.
+			if d.has_unsaved_changes() and not _saving.has(d):
+				if d.save_async() == OK:
+					_saving.append(d)
+				else:
+					push_error("Terrain: could not save the edited regions of %s" % d.folder)
 		elif d.resource_path != "" and not d.resource_path.contains("::"):
 			ExternalData.save_safely(d)
 	_touched.clear()
+	if not _saving.is_empty():
+		_show_save_progress()
+
+
+## Ends the region saves that are done (an error names a map that could not be saved); true while one
+## still runs.
+func is_saving() -> bool:
+	for d in _saving.duplicate():
+		var e: Error = d.finish_save() if is_instance_valid(d) else OK
+		if e == ERR_BUSY:
+			continue
+		if e != OK:
+			push_error("Terrain: could not save the edited regions of %s" % d.folder)
+		_saving.erase(d)
+	return not _saving.is_empty()
+
+
+func _show_save_progress() -> void:
+	if not _unsaved:
+		return
+	var p := 0.0
+	for d in _saving:
+		p += maxf(d.get_save_progress(), 0.0) / _saving.size()
+	_unsaved.visible = true
+	_unsaved.text = "saving regions %d %%" % int(p * 100.0)
 
 
 func _mark_touched(d: Resource) -> void:

@@ -335,8 +335,10 @@ func _test_region_map_stroke_undo_and_save(plugin, tn: TerrainNode, cam: Camera3
 	check(regions.get_heights_region(all) == before, "one undo restores the whole stroke")
 	ur.redo()
 	check(regions.get_heights_region(all) == after, "redo re-applies it bit for bit")
-	# Saving the scene saves the edited regions.
+	# Saving the scene saves the edited regions, on a worker thread, the toolbar showing the progress.
 	plugin._save_external_data()
+	check(plugin._unsaved.visible and plugin._unsaved.text.begins_with("saving regions"), "the toolbar shows the save: " + plugin._unsaved.text)
+	await _saved(plugin)
 	check(not regions.has_unsaved_changes(), "saved with the scene")
 	check(TerrainRegions.open(dir).get_heights_region(all) == after, "the files hold the stroke")
 	var rewritten := 0
@@ -388,6 +390,8 @@ func _test_endless_map_stroke_undo_and_save(plugin, tn: TerrainNode, cam: Camera
 	var control := func(): return regions.get_control_region(area)
 	var paint_after = _drag_undo_redo(plugin, cam, ur, a, z, 10, control, "the paint stroke painted at negative coordinates", "undo removes the paint", "redo paints it again")
 	plugin._save_external_data()
+	check(plugin._unsaved.text.begins_with("saving regions"), "the toolbar shows the save: " + plugin._unsaved.text)
+	await _saved(plugin)
 	check(not regions.has_unsaved_changes(), "saved with the scene")
 	var again := TerrainRegions.new()
 	again.generator = g
@@ -403,6 +407,15 @@ func _test_endless_map_stroke_undo_and_save(plugin, tn: TerrainNode, cam: Camera
 	for f in files:
 		DirAccess.remove_absolute(dir.path_join(f))
 	_end()
+
+
+## Waits (frames) until the editor's region saves are done (at most 10 s).
+func _saved(plugin) -> void:
+	var waited := 0
+	while plugin.is_saving() and waited < 600:
+		await _frames(1)
+		waited += 1
+	check(not plugin.is_saving(), "the region saves end")
 
 
 func _test_brush_image_turns_with_the_stroke(plugin, tn: TerrainNode, cam: Camera3D) -> void:

@@ -608,3 +608,66 @@ func _kill_log(path: String) -> Array:
 			out[1] = int(k)
 			out[3] = int(l.get_slice(" ", 2))
 	return out
+
+
+## Long calls report progress: `generate_async` writes on a worker (progress rising to 1, the same samples
+## as `generate`, the folder opened by `finish_generation`), a cancelled one leaves no map; `save_async`
+## saves an endless map's first edit on a worker with its progress, while edits go on, and `save()` waits
+## for a running one.
+func test_generation_and_saves_report_progress() -> void:
+	var g := TerrainGenerator.new()
+	g.seed = 8
+	var dir := _folder("async_generated")
+	var r := TerrainRegions.new()
+	check_eq(r.get_generation_progress(), -1.0, "nothing runs")
+	check_eq(r.generate_async(g, Vector2i(700, 500), 1.0, dir, 64), OK, "started")
+	expect_error("a generation or an import is running")
+	check_eq(r.generate_async(g, Vector2i(700, 500), 1.0, dir, 64), ERR_BUSY, "one at a time")
+	var seen: Array[float] = []
+	var frames := 0
+	while not r.finish_generation() and frames < 1200:
+		seen.append(r.get_generation_progress())
+		await tree.process_frame
+		frames += 1
+	check(r.get_size() == Vector2i(700, 500), "the folder is open when finished")
+	check(seen.all(func(p): return p >= 0.0 and p <= 1.0), "progress within [0, 1]: %s" % [seen.slice(0, 5)])
+	var sorted := seen.duplicate()
+	sorted.sort()
+	check(seen == sorted, "progress never goes back")
+	var t := TerrainData.new()
+	t.size = Vector2i(700, 500)
+	t.generate(g)
+	check(r.get_heights_region(Rect2i(0, 0, 700, 500)) == t.get_heights_region(Rect2i(0, 0, 700, 500)), "the samples generate() writes")
+	var cancelled := _folder("async_cancelled")
+	var c := TerrainRegions.new()
+	check_eq(c.generate_async(g, Vector2i(4096, 4096), 1.0, cancelled, 256), OK, "a big one started")
+	c.cancel_generation()
+	while not c.finish_generation():
+		await tree.process_frame
+	check(not TerrainRegions.map_exists(cancelled), "a cancelled generation leaves no map")
+	_remove(dir)
+	# An endless map's first save after an edit refreshes a region at every level: on a worker.
+	var endless_dir := _folder("async_endless")
+	var e := TerrainRegions.create_endless(g, 1.0, endless_dir, 128, true)
+	var block := PackedFloat32Array()
+	block.resize(64)
+	block.fill(42.0)
+	e.set_heights_region(Rect2i(-3000, 5000, 8, 8), block)
+	check_eq(e.save_async(), OK, "save started")
+	check(e.get_save_progress() >= 0.0, "a save runs")
+	e.set_heights_region(Rect2i(9000, 9000, 8, 8), block)   # an edit while saving: never lost
+	var progress: Array[float] = []
+	while e.finish_save() == ERR_BUSY:
+		progress.append(e.get_save_progress())
+		await tree.process_frame
+	check(progress.all(func(p): return p >= 0.0 and p < 1.0), "progress while running: %s" % [progress.slice(0, 5)])
+	check_eq(e.get_save_progress(), -1.0, "no save runs once finished")
+	var on_disk := TerrainRegions.open_generated(endless_dir, g).get_height(Vector2(9004.5, 9004.5)) == 42.0
+	check(on_disk or e.has_unsaved_changes(), "the edit made during the save is written by it or waits for the next")
+	check_eq(e.save_async(), OK, "a second save")
+	check_eq(e.save(), OK, "save() waits for the running one, then saves the rest")
+	check(not e.has_unsaved_changes(), "all saved")
+	var again := TerrainRegions.open_generated(endless_dir, g)
+	check_eq(again.get_height(Vector2(-2995.5, 5004.5)), 42.0, "the first edit is on disk")
+	check_eq(again.get_height(Vector2(9004.5, 9004.5)), 42.0, "and the second")
+	_remove(endless_dir)

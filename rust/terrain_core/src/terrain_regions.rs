@@ -40,7 +40,7 @@ pub use format::{check_region_size, RegionMeta, ENDLESS_SIDE};
 pub use rows::RowWriter;
 use views::Cursor;
 pub use views::MipView;
-pub use write::{save, write_regions, RegionSource};
+pub use write::{save, write_regions, write_regions_with, RegionSource};
 
 /// One loaded region.
 #[derive(Clone, Debug)]

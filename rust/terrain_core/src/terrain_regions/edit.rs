@@ -7,6 +7,7 @@
 use super::files::{file, write_le};
 use super::{Key, Region, RegionError, TerrainRegions};
 use crate::control::HOLE;
+use crate::progress::Progress;
 use crate::terrain_data::MAX_HEIGHT_VALUE;
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
@@ -272,7 +273,17 @@ impl TerrainRegions {
     /// Writes the dirty regions (heights, and control where painted) and then the header, each file
     /// safely; returns how many regions were written. Regions edited again while saving stay dirty.
     pub fn save(&self) -> Result<usize, RegionError> {
-        self.settle_mips(self.meta.mips - 1)?;
+        self.save_counting(&Progress::default())
+    }
+
+    /// `save`, counting in `progress`: the stale rectangles of the coarser levels refreshed first (an
+    /// endless map's first save after an edit box-filters a region at every level), then each region
+    /// written. Safe beside edits on other threads: what it writes is a snapshot.
+    pub fn save_counting(&self, progress: &Progress) -> Result<usize, RegionError> {
+        let dirty = self.cache.lock().expect("cache").dirty.len();
+        let stale = self.stale_rect_count();
+        progress.set_total((stale + dirty + self.stale_mip_regions().len()) as u64);
+        self.settle_mips_counting(self.meta.mips - 1, Some(progress))?;
         let snapshot: Vec<(Key, (bool, bool), Arc<Region>)> = {
             let c = self.cache.lock().expect("cache");
             let mut v: Vec<_> = c
@@ -284,8 +295,11 @@ impl TerrainRegions {
             v
         };
         if snapshot.is_empty() {
+            progress.set_total(progress.done());
             return Ok(0);
         }
+        // The count of regions is known now (refreshing made the coarser ones dirty).
+        progress.set_total(progress.done() + snapshot.len() as u64);
         for ((m, rx, rz), (heights, control), r) in &snapshot {
             if *heights {
                 write_le(
@@ -301,6 +315,7 @@ impl TerrainRegions {
                     u32::to_le_bytes,
                 )?;
             }
+            progress.add(1);
         }
         let mut meta = self.meta;
         meta.range = self.bounds();

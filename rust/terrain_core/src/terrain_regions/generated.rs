@@ -87,6 +87,44 @@ mod tests {
     use crate::generation::NoiseParams;
     use crate::terrain_regions::{REGION_ABSENT, REGION_EDITED};
 
+    /// A generation and a save report their progress to the end (a progress bar reaches 100 % exactly),
+    /// a cancelled generation leaves the folder as it was, and `stores_every_region` tells a map written
+    /// whole from a generated one.
+    #[test]
+    fn writing_and_saving_count_their_progress() {
+        use crate::progress::Progress;
+        use crate::terrain_regions::write_regions_with;
+        let dir = std::env::temp_dir().join(format!("wt_progress_{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let g = Arc::new(Generated::new(&NoiseParams::default(), 1.0).unwrap());
+        let meta = RegionMeta::new(300, 200, 1.0, 64).unwrap();
+        let gen = g.clone();
+        let source = move |rx: usize, rz: usize, [w, d]: [usize; 2]| {
+            let h = (0..w * d)
+                .map(|i| gen.height((rx * 64 + i % w) as i64, (rz * 64 + i / w) as i64))
+                .collect();
+            (h, Vec::new())
+        };
+        let cancelled = Progress::default();
+        cancelled.cancel();
+        assert!(write_regions_with(&dir, meta, Existing::Refuse, &source, &cancelled).is_err());
+        assert!(!crate::terrain_regions::map_exists(&dir), "a cancelled write leaves no map");
+        let p = Progress::default();
+        write_regions_with(&dir, meta, Existing::Refuse, &source, &p).unwrap();
+        // 5 × 4 regions, then 3 × 2, 2 × 1, 1.
+        assert_eq!((p.done(), p.total()), (29, 29));
+        assert!(TerrainRegions::open(&dir).unwrap().stores_every_region());
+        let _ = std::fs::remove_dir_all(&dir);
+        let r = create(&dir, g, [300, 200], 1.0, 64, Existing::Refuse).unwrap();
+        assert!(!r.stores_every_region(), "a generated map stores no region yet");
+        r.set_heights_region(130, 140, 10, 10, &[7.0; 100]).unwrap();
+        let p = Progress::default();
+        let written = r.save_counting(&p).unwrap();
+        assert_eq!(written, r.meta().mips as usize, "a region a level");
+        assert!(p.done() >= written as u64 && p.done() == p.total(), "{} of {}", p.done(), p.total());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn a_generated_map_stores_only_what_was_edited() {
         let dir = std::env::temp_dir().join(format!("wt_generated_{}", std::process::id()));

@@ -6,6 +6,7 @@
 //! main thread).
 
 use super::{Key, RegionError, TerrainRegions};
+use crate::progress::Progress;
 use std::collections::HashSet;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -75,6 +76,15 @@ impl TerrainRegions {
     /// second reader waits for current samples rather than reading half-refreshed ones. The stale list
     /// itself is held only to take a rectangle, so an edit never waits for a refresh.
     pub(super) fn settle_mips(&self, m: u32) -> Result<(), RegionError> {
+        self.settle_mips_counting(m, None)
+    }
+
+    /// `settle_mips`, adding one to `progress` per rectangle refreshed (a save's progress).
+    pub(super) fn settle_mips_counting(
+        &self,
+        m: u32,
+        progress: Option<&Progress>,
+    ) -> Result<(), RegionError> {
         if m == 0 || !self.stale_any.load(Ordering::Acquire) {
             return Ok(());
         }
@@ -84,9 +94,19 @@ impl TerrainRegions {
                 None => return Ok(()),
                 // Kept for the next read: nothing is lost, and the error reaches this reader.
                 Some(Err(e)) => return Err(e),
-                Some(Ok(())) => {}
+                Some(Ok(())) => {
+                    if let Some(p) = progress {
+                        p.add(1);
+                    }
+                }
             }
         }
+    }
+
+    /// Stale rectangles listed, all levels (what a save refreshes first).
+    pub(super) fn stale_rect_count(&self) -> usize {
+        let s = self.stale.lock().expect("stale mips");
+        s.levels.iter().map(Vec::len).sum()
     }
 
     /// Refreshes a stale rectangle of the finest stale level up to `top` (the finest first: a coarser

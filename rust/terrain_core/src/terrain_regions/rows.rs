@@ -166,6 +166,7 @@ impl RowWriter {
             on_disk,
             self.range,
             self.holes,
+            None,
         )?;
         scratch.commit()?;
         Ok(meta)

@@ -4,6 +4,7 @@
 use super::error::RegionError;
 use super::files::{self, file, read_le, write_le, Existing};
 use super::format::RegionMeta;
+use crate::progress::Progress;
 use crate::terrain_data::TerrainData;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -41,7 +42,26 @@ pub fn write_regions(
     existing: Existing,
     source: &RegionSource,
 ) -> Result<RegionMeta, RegionError> {
+    write_regions_with(dir, meta, existing, source, &Progress::default())
+}
+
+/// `write_regions`, counting the regions written (of every level) in `progress` and stopping with an
+/// error when it is cancelled (the folder then holds what it held before).
+pub fn write_regions_with(
+    dir: &Path,
+    meta: RegionMeta,
+    existing: Existing,
+    source: &RegionSource,
+    progress: &Progress,
+) -> Result<RegionMeta, RegionError> {
     let scratch = files::Scratch::new(dir, ".saving", existing)?;
+    let total: usize = (0..meta.mips)
+        .map(|m| {
+            let [x, z] = meta.regions(m);
+            x * z
+        })
+        .sum();
+    progress.set_total(total as u64);
     let meta = build_levels(
         scratch.path(),
         meta,
@@ -49,6 +69,7 @@ pub fn write_regions(
         0,
         (f32::INFINITY, f32::NEG_INFINITY),
         false,
+        Some(progress),
     )?;
     scratch.commit()?;
     Ok(meta)
@@ -64,6 +85,7 @@ pub(super) fn build_levels(
     on_disk: u32,
     range: (f32, f32),
     control: bool,
+    progress: Option<&Progress>,
 ) -> Result<RegionMeta, RegionError> {
     let w = Writer {
         dir,
@@ -72,6 +94,7 @@ pub(super) fn build_levels(
         on_disk,
         range: Mutex::new(range),
         control: AtomicU64::new(u64::from(control)),
+        progress,
     };
     w.build(meta.mips - 1, 0, 0)?;
     let r = w.range.into_inner().expect("range");
@@ -92,6 +115,8 @@ struct Writer<'a> {
     range: Mutex<(f32, f32)>,
     /// 1 once any control value is non-zero.
     control: AtomicU64,
+    /// Counts the regions written; its cancel flag stops the writing.
+    progress: Option<&'a Progress>,
 }
 
 impl Writer<'_> {
@@ -101,6 +126,9 @@ impl Writer<'_> {
         let [nx, nz] = meta.regions(m);
         if rx >= nx || rz >= nz {
             return Ok(None);
+        }
+        if self.progress.is_some_and(Progress::is_cancelled) {
+            return Err(RegionError::Invalid("cancelled".into()));
         }
         let dims = meta.region_dims(m, rx, rz);
         let Some(source) = self.source.filter(|_| m == 0) else {
@@ -125,6 +153,7 @@ impl Writer<'_> {
             self.control.store(1, Ordering::Relaxed);
         }
         write_le(&file(self.dir, 'h', 0, rx, rz), &h, f32::to_le_bytes)?;
+        self.written();
         Ok(Some(h))
     }
 
@@ -154,7 +183,14 @@ impl Writer<'_> {
             kid[(z % r) * width + x % r]
         });
         write_le(&file(self.dir, 'h', m, rx, rz), &heights, f32::to_le_bytes)?;
+        self.written();
         Ok(heights)
+    }
+
+    fn written(&self) {
+        if let Some(p) = self.progress {
+            p.add(1);
+        }
     }
 }
 

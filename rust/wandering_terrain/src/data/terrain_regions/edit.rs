@@ -4,7 +4,6 @@
 use super::TerrainRegions;
 use crate::data::terrain_brush::TerrainBrush;
 use crate::sample_rect::to_rect2i;
-use godot::global::Error;
 use godot::prelude::*;
 
 #[godot_api(secondary)]
@@ -121,27 +120,11 @@ impl TerrainRegions {
         self.store().map_or(0, |s| s.dirty_regions() as i64)
     }
 
-    /// Writes the edited regions (and the levels above them) to the folder — only those; each file is
-    /// written to a temporary name, synced and renamed, the header last, so a crash leaves every region
-    /// old or new. OK when nothing waits; an error naming the file otherwise (the edits stay unsaved).
-    #[func]
-    fn save(&mut self) -> Error {
-        let Some(s) = self.store() else {
-            godot_error!("TerrainRegions.save: no folder is open");
-            return Error::ERR_UNCONFIGURED;
-        };
-        match s.save().and_then(|_| self.save_layer_base()) {
-            Ok(_) => Error::OK,
-            Err(e) => {
-                godot_error!("TerrainRegions.save: {e}; the edits stay unsaved");
-                super::error_code(&e)
-            }
-        }
-    }
-
-    /// Forgets every unsaved edit (the files' data is drawn again).
+    /// Forgets every unsaved edit (the files' data is drawn again). A running `save_async` ends first.
     #[func]
     fn discard_changes(&mut self) {
+        // A running save_async writes what it took first (then those edits are saved, not discarded).
+        self.wait_for_save();
         if let Some(s) = self.store() {
             if let Some([x, z, w, d]) = s.discard_changes() {
                 self.announce(to_rect2i(s.meta().changed_rect(x, z, w, d)));

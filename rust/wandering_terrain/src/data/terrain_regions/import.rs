@@ -150,7 +150,7 @@ impl TerrainRegions {
     /// -1 when no import runs; the share of rows read, [0, 1), while one runs; 1 when it is ready for
     /// `finish_import()`.
     #[func]
-    fn get_import_progress(&self) -> f64 {
+    pub(super) fn get_import_progress(&self) -> f64 {
         match &self.import {
             None => -1.0,
             Some(j) if !j.is_running() => 1.0,
@@ -163,7 +163,7 @@ impl TerrainRegions {
 
     /// Asks the running import to stop; the folder keeps what it held.
     #[func]
-    fn cancel_import(&mut self) {
+    pub(super) fn cancel_import(&mut self) {
         if let Some(j) = &self.import {
             j.cancel();
         }
@@ -172,7 +172,7 @@ impl TerrainRegions {
     /// Opens the folder of a finished import and returns true; false while it runs or when it failed or was
     /// cancelled (a failure logs an error naming the file); true with nothing to do when none runs.
     #[func]
-    fn finish_import(&mut self) -> bool {
+    pub(super) fn finish_import(&mut self) -> bool {
         let job = match AsyncJob::take_ended(&mut self.import) {
             Ok(job) => job,
             Err(none) => return none,

@@ -15,8 +15,10 @@ use terrain_core::terrain_regions::{
 };
 
 mod edit;
+mod generate;
 mod import;
 mod layers;
+mod save;
 mod water;
 
 /// A terrain map stored as a folder of region files (`terrain.regions` plus one file per region and mip
@@ -62,6 +64,8 @@ pub struct TerrainRegions {
     prefetching: Arc<AtomicBool>,
     /// An elevation file being imported on a worker thread (`import_heightmaps_async`).
     import: Option<import::RegionImport>,
+    /// A save running on a worker thread (`save_async`).
+    saving: Option<save::RegionSave>,
     /// Terrain layers (paths, stamps) over the sculpted heights, and the sculpted ground under them.
     layers: crate::data::layer_state::LayerState,
     /// `kept_version` of the layers' sculpted ground as last opened or saved.
@@ -79,6 +83,7 @@ impl IResource for TerrainRegions {
             store: None,
             prefetching: Arc::new(AtomicBool::new(false)),
             import: None,
+            saving: None,
             layers: Default::default(),
             saved_layer_base: 0,
             base,
@@ -223,64 +228,6 @@ impl TerrainRegions {
             return None;
         }
         Some(r)
-    }
-
-    /// Writes the terrain of `generator` (`size` samples, `spacing` apart) to `folder` as region files of
-    /// `region_size`² samples, without holding the map in memory. Disk: about 5.3 bytes a sample with the
-    /// mips (4096²: 90 MB, seconds; 65536²: 23 GB, minutes). Returns OK, or an error code (with an error
-    /// message): ERR_INVALID_PARAMETER on bad input, ERR_ALREADY_EXISTS when `folder` holds a map and
-    /// `overwrite` is false (nothing is written), ERR_FILE_CANT_WRITE when a file cannot be written.
-    #[func]
-    fn generate(
-        generator: Option<Gd<TerrainGenerator>>,
-        size: Vector2i,
-        spacing: f64,
-        folder: GString,
-        region_size: i64,
-        #[opt(default = false)] overwrite: bool,
-    ) -> godot::global::Error {
-        use godot::global::Error;
-        let Some(g) = generator else {
-            godot_error!("TerrainRegions.generate: generator must be a TerrainGenerator, got null");
-            return Error::ERR_INVALID_PARAMETER;
-        };
-        let gen = match Generated::new(&g.bind().params(), spacing) {
-            Ok(g) => g,
-            Err(e) => {
-                godot_error!("TerrainRegions.generate: {e}");
-                return Error::ERR_INVALID_PARAMETER;
-            }
-        };
-        let meta = match RegionMeta::new(
-            size.x.max(0) as usize,
-            size.y.max(0) as usize,
-            spacing,
-            region_size.clamp(0, 1 << 20) as usize,
-        ) {
-            Ok(m) => m,
-            Err(e) => {
-                godot_error!("TerrainRegions.generate: {e}");
-                return error_code(&e);
-            }
-        };
-        let r = meta.region;
-        let existing = Existing::replace_if(overwrite);
-        let res = core::write_regions(&disk_path(&folder), meta, existing, &|rx, rz, [w, d]| {
-            let mut h = Vec::with_capacity(w * d);
-            for z in 0..d {
-                for x in 0..w {
-                    h.push(gen.height((rx * r + x) as i64, (rz * r + z) as i64));
-                }
-            }
-            (h, Vec::new())
-        });
-        match res {
-            Ok(_) => Error::OK,
-            Err(e) => {
-                godot_error!("TerrainRegions.generate: {e}");
-                error_code(&e)
-            }
-        }
     }
 
     /// Samples per side; (0, 0) when no folder is open.

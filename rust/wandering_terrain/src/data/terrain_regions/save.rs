@@ -1,0 +1,113 @@
+//! Saving a `TerrainRegions`: the edited regions (and the levels above them) written to the folder, on the
+//! calling thread (`save`) or a worker with progress (`save_async`). An endless map's first save after an
+//! edit box-filters a region at each of its coarser levels first, which takes a second or two.
+
+use super::{error_code, TerrainRegions};
+use crate::async_job::{AsyncJob, Outcome};
+use godot::global::Error;
+use godot::prelude::*;
+use terrain_core::progress::Progress;
+use terrain_core::terrain_regions::RegionError;
+
+/// A save on a worker thread: regions written, or the error.
+pub(super) type RegionSave = AsyncJob<Result<usize, RegionError>, Progress>;
+
+#[godot_api(secondary)]
+impl TerrainRegions {
+    /// Writes the edited regions (and the levels above them) to the folder — only those; each file is
+    /// written to a temporary name, synced and renamed, the header last, so a crash leaves every region
+    /// old or new. OK when nothing waits; an error naming the file otherwise (the edits stay unsaved).
+    /// The calling thread waits (a running `save_async` first); for a progress bar use `save_async`.
+    #[func]
+    fn save(&mut self) -> Error {
+        let Some(s) = self.store() else {
+            godot_error!("TerrainRegions.save: no folder is open");
+            return Error::ERR_UNCONFIGURED;
+        };
+        let running = self.wait_for_save();
+        if running != Error::OK {
+            return running;
+        }
+        let res = s.save();
+        self.saved("TerrainRegions.save", res)
+    }
+
+    /// Starts `save()` on a worker thread: poll `get_save_progress()` and call `finish_save()` (e.g. once a
+    /// frame) until it returns something other than ERR_BUSY. Edits may go on meanwhile: each is written
+    /// by this save or stays unsaved for the next (none is lost, no file is half written). Returns OK when started
+    /// (or when nothing waits to be saved), ERR_BUSY while a save runs, ERR_UNCONFIGURED without a folder.
+    #[func]
+    fn save_async(&mut self) -> Error {
+        let Some(s) = self.store() else {
+            godot_error!("TerrainRegions.save_async: no folder is open");
+            return Error::ERR_UNCONFIGURED;
+        };
+        if self.saving.is_some() {
+            godot_error!("TerrainRegions.save_async: a save is running; call finish_save() first");
+            return Error::ERR_BUSY;
+        }
+        self.saving = Some(AsyncJob::start((), move |p| s.save_counting(p)));
+        Error::OK
+    }
+
+    /// -1 when no save runs; the share done, [0, 1), while one runs (the coarser levels refreshed, then
+    /// each region written); 1 when it is ready for `finish_save()`.
+    #[func]
+    fn get_save_progress(&self) -> f64 {
+        match &self.saving {
+            None => -1.0,
+            Some(j) if !j.is_running() => 1.0,
+            Some(j) => {
+                let total = j.watch().total().max(1);
+                (j.watch().done() as f64 / total as f64).min(0.999)
+            }
+        }
+    }
+
+    /// Ends a finished `save_async`: OK when it saved (or none runs), ERR_BUSY while it runs, or the
+    /// error of the file it could not write (logged; the edits stay unsaved).
+    #[func]
+    fn finish_save(&mut self) -> Error {
+        let job = match AsyncJob::take_ended(&mut self.saving) {
+            Ok(job) => job,
+            Err(true) => return Error::OK,
+            Err(false) => return Error::ERR_BUSY,
+        };
+        let res = match job.finish().0 {
+            Outcome::Done(r) => r,
+            Outcome::Cancelled | Outcome::Failed => Err(RegionError::Write(
+                "the save stopped before its end".into(),
+            )),
+        };
+        self.saved("TerrainRegions.save_async", res)
+    }
+}
+
+impl TerrainRegions {
+    /// Waits for a running `save_async` and ends it (a second save must not write the same files at the
+    /// same time); OK when none ran.
+    pub(super) fn wait_for_save(&mut self) -> Error {
+        match self.saving.take() {
+            None => Error::OK,
+            Some(job) => {
+                self.saving = Some(job);
+                while self.saving.as_ref().is_some_and(AsyncJob::is_running) {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+                self.finish_save()
+            }
+        }
+    }
+
+    /// After the regions were written: the layers' sculpted ground beside them (on this thread: it lives
+    /// in this resource), and the error reported by `what`.
+    fn saved(&mut self, what: &str, res: Result<usize, RegionError>) -> Error {
+        match res.and_then(|_| self.save_layer_base()) {
+            Ok(_) => Error::OK,
+            Err(e) => {
+                godot_error!("{what}: {e}; the edits stay unsaved");
+                error_code(&e)
+            }
+        }
+    }
+}
