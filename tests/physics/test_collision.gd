@@ -533,3 +533,135 @@ func test_visible_collision_shapes_draw_the_tiles_exactly() -> void:
 	check(worst <= 1e-3, "the edited tiles are drawn with the new heights (worst %f)" % worst)
 	tree.debug_collisions_hint = false
 	tn.queue_free()
+
+
+## Flat ground at `h` (128², 1 m spacing) under a node with the default collision (DYNAMIC, subdivision 4)
+## following `target`.
+func _flat(h: float, target: Node3D) -> Array:
+	var t := TerrainData.new()
+	t.size = Vector2i(128, 128)
+	var hs := PackedFloat32Array()
+	hs.resize(128 * 128)
+	hs.fill(h)
+	t.heights = hs
+	var tn := TerrainNode.new()
+	tn.tile_resolution = 8
+	tn.levels = 3
+	tn.terrain_data = t
+	tree.root.add_child(tn)
+	tn.target = tn.get_path_to(target)
+	return [tn, t]
+
+
+## A 1 m box at (x, y, z), asleep on the ground (at most 600 physics ticks); [box, whether it slept].
+func _sleeping_box(x: float, y: float, z: float) -> Array:
+	var b := RigidBody3D.new()
+	var cs := CollisionShape3D.new()
+	cs.shape = BoxShape3D.new()
+	b.add_child(cs)
+	b.position = Vector3(x, y, z)
+	tree.root.add_child(b)
+	var n := 0
+	while not b.sleeping and n < 600:
+		await tree.physics_frame
+		n += 1
+	return [b, b.sleeping]
+
+
+func _fill(t: TerrainData, r: Rect2i, h: float) -> void:
+	var block := PackedFloat32Array()
+	block.resize(r.size.x * r.size.y)
+	block.fill(h)
+	t.set_heights_region(r, block)
+
+
+## An edit wakes the bodies resting on the edited ground (the engines never do it: a sleeping box stayed
+## floating over lowered ground): lowered by 0.5 m, the box lands within 30 physics ticks.
+func test_a_sleeping_body_on_lowered_ground_lands() -> void:
+	var s := await _sleeping_box(64.3, 11.0, 60.7)
+	var box: RigidBody3D = s[0]
+	var f := _flat(10.0, box)
+	var t: TerrainData = f[1]
+	s = await _sleeping_box(64.3, 11.0, 60.7)   # again, now that the terrain is there
+	box.queue_free()
+	box = s[0]
+	(f[0] as TerrainNode).target = (f[0] as TerrainNode).get_path_to(box)
+	check(s[1], "the box fell asleep on the ground (%s)" % _engine())
+	check_near(box.global_position.y, 10.5, 0.05, "resting on the ground")
+	_fill(t, Rect2i(48, 44, 32, 32), 9.5)
+	var ticks := 0
+	while ticks < 30 and absf(box.global_position.y - 10.0) > 0.05:
+		await tree.physics_frame
+		ticks += 1
+	print("collision %s: a sleeping box landed on ground lowered by 0.5 m after %d physics ticks" % [_engine(), ticks])
+	check_near(box.global_position.y, 10.0, 0.05, "landed on the lowered ground within 30 ticks")
+	box.queue_free()
+	f[0].queue_free()
+
+
+## A raise under a resting body lifts it by the rise instead of swallowing it (both engines; with
+## `collision_lift_bodies` off it stays buried, as a body the engine never saw move).
+func test_a_body_on_raised_ground_ends_on_top() -> void:
+	var holder := Node3D.new()
+	tree.root.add_child(holder)
+	holder.position = Vector3(64.3, 0, 60.7)
+	var f := _flat(10.0, holder)
+	var tn: TerrainNode = f[0]
+	var t: TerrainData = f[1]
+	var s := await _sleeping_box(64.3, 11.0, 60.7)
+	var box: RigidBody3D = s[0]
+	check(s[1], "the box fell asleep (%s)" % _engine())
+	_fill(t, Rect2i(48, 44, 32, 32), 12.0)   # +2 m: four times its half height
+	for i in 30:
+		await tree.physics_frame
+	print("collision %s: a box on ground raised by 2 m rests at %.3f (ground 12)" % [_engine(), box.global_position.y])
+	check_near(box.global_position.y, 12.5, 0.05, "on top of the raised ground")
+	# An awake one too: a sudden raise of 0.75 m under a box bouncing on it.
+	box.apply_central_impulse(Vector3(0, 2, 0))
+	await tree.physics_frame
+	_fill(t, Rect2i(48, 44, 32, 32), 12.75)
+	for i in 60:
+		await tree.physics_frame
+	check_near(box.global_position.y, 13.25, 0.05, "an awake body on top too")
+	# With the option off: the raise swallows it (what users had before).
+	tn.collision_lift_bodies = false
+	check(not tn.collision_lift_bodies, "the option reads back")
+	for i in 120:
+		await tree.physics_frame
+	var before := box.global_position.y
+	_fill(t, Rect2i(48, 44, 32, 32), 15.0)
+	for i in 30:
+		await tree.physics_frame
+	check(box.global_position.y < before + 0.1, "not lifted with collision_lift_bodies off (%s → %s)" % [before, box.global_position.y])
+	box.queue_free()
+	tn.queue_free()
+	holder.queue_free()
+
+
+## A character walking over ground raised by 3 m at once ends on top (it fell through).
+func test_a_character_on_ground_raised_by_3_m_ends_on_top() -> void:
+	var ch := CharacterBody3D.new()
+	var cs := CollisionShape3D.new()
+	var cap := CapsuleShape3D.new()
+	cap.radius = 0.4
+	cap.height = 1.8
+	cs.shape = cap
+	ch.add_child(cs)
+	ch.position = Vector3(40.3, 11.0, 60.7)
+	tree.root.add_child(ch)
+	var f := _flat(10.0, ch)
+	var t: TerrainData = f[1]
+	var walk := func(ticks: int) -> void:
+		for i in ticks:
+			await tree.physics_frame
+			ch.velocity = Vector3(2.0, ch.velocity.y - 9.8 / 60.0, 0.0)
+			ch.move_and_slide()
+	await walk.call(60)
+	check_near(ch.global_position.y, 10.9, 0.1, "walking on the ground")
+	_fill(t, Rect2i(0, 0, 128, 128), 13.0)
+	await walk.call(60)
+	print("collision %s: a character on ground raised by 3 m is at %.3f (ground 13)" % [_engine(), ch.global_position.y])
+	check_near(ch.global_position.y, 13.9, 0.1, "walking on top of the raised ground")
+	check(ch.is_on_floor(), "on the floor")
+	ch.queue_free()
+	f[0].queue_free()

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use terrain_core::cells::{Cell, Schedule};
 use terrain_core::clipmap_data::Frame;
 use terrain_core::clipmap_stream::SharedSamples;
+use crate::physics::resting_bodies::TileSurface;
 use terrain_core::collision::{check_radius, check_subdivision, TileGrid, TileId, Tiling};
 use terrain_core::collision_stream::{block_for, CollisionStream, ReadyTile};
 use terrain_core::sample_rect::SampleRect;
@@ -32,6 +33,8 @@ pub struct CollisionSettings {
     pub mask: u32,
     pub material: Option<Gd<PhysicsMaterial>>,
     pub subdivision: u32,
+    /// Lift the bodies a raise would swallow (`resting_bodies.rs`).
+    pub lift_bodies: bool,
 }
 
 impl Default for CollisionSettings {
@@ -44,6 +47,7 @@ impl Default for CollisionSettings {
             mask: 1,
             material: None,
             subdivision: 4,
+            lift_bodies: true,
         }
     }
 }
@@ -93,12 +97,24 @@ pub struct TerrainCollision {
     todo: Vec<TileId>,
     grids: Vec<TileGrid>,
     heights: Heights,
+    /// Bodies over edited ground, woken (and lifted) when their tile is rewritten.
+    resting: crate::physics::resting_bodies::RestingBodies,
 }
 
 /// A heightmap shape's heights in the engine's own float type: f32, or f64 in a double-precision Godot
 /// build, whose heightmap shapes take only a PackedFloat64Array (gdext's `double-precision` feature makes
 /// `real` f64; see docs/big-worlds.md).
 type Heights = PackedArray<real>;
+
+/// A heightmap shape's heights, width and depth from its data (the engine's copy, before an edit).
+fn old_heights(data: &Variant) -> Option<(Vec<f32>, usize, usize)> {
+    let d = data.try_to::<VarDictionary>().ok()?;
+    let w = d.get("width")?.try_to::<i64>().ok()? as usize;
+    let dp = d.get("depth")?.try_to::<i64>().ok()? as usize;
+    let h = d.get("heights")?.try_to::<Heights>().ok()?;
+    let h: Vec<f32> = h.as_slice().iter().map(|&v| v as f32).collect();
+    (w >= 2 && dp >= 2 && h.len() == w * dp).then_some((h, w, dp))
+}
 
 /// A tile in place whose ground an edit changed since.
 fn is_edited(c: &Cell<()>) -> bool {
@@ -237,6 +253,7 @@ impl TerrainCollision {
         }
         self.space = None;
         self.debug = None;
+        self.resting.clear();
         self.used.clear();
         self.free.clear();
         self.key = None;
@@ -338,6 +355,30 @@ impl TerrainCollision {
     /// Samples edited since the last update (the source's sample coordinates).
     pub fn mark(&mut self, r: SampleRect) {
         self.pending = Some(self.pending.map_or(r, |p| p.union(r)));
+        self.note_bodies(r);
+    }
+
+    /// Notes the moving bodies over edited samples `r` now, while they still stand on the old ground: each
+    /// is woken (and lifted) when the edited tile under it reaches the engine.
+    fn note_bodies(&mut self, r: SampleRect) {
+        let (Some((space, _)), Some(frame), Some(key)) = (self.space, self.frame, self.key) else {
+            return;
+        };
+        if self.settings.mode == MODE_DISABLED || r.is_empty() {
+            return;
+        }
+        // A sample's reach: the cells around it (one sample of margin each side).
+        let sp = key.0;
+        let t0 = [(r.x - 1) as f64 * sp, (r.z - 1) as f64 * sp];
+        let t1 = [(r.x + r.w as i64 + 1) as f64 * sp, (r.z + r.d as i64 + 1) as f64 * sp];
+        let a = frame.to_world([t0[0], 0.0, t0[1]]);
+        let b = frame.to_world([t1[0], 0.0, t1[1]]);
+        // Every height: a body anywhere over the samples stands on them (or falls onto them).
+        let (lo, hi) = (frame.origin[1] - 1e5, frame.origin[1] + 1e5);
+        let min = Vector3::new(a[0].min(b[0]) as f32, lo as f32, a[2].min(b[2]) as f32);
+        let max = Vector3::new(a[0].max(b[0]) as f32, hi as f32, a[2].max(b[2]) as f32);
+        let ours: Array<Rid> = self.slots.iter().map(|s| s.0).collect();
+        self.resting.note(space, Aabb::new(min, max - min), &ours);
     }
 
     /// The tiles around terrain X/Z `target` in a window of `n`² tiles (row-major into `out`): 1 where a
@@ -453,6 +494,9 @@ impl TerrainCollision {
         let mut written = self.take_ready(&tiling, &ranges, now);
         written += self.compute_late(&tiling, t, frame, &ranges, now);
         self.ask_workers(&tiling, t, shared, &ranges);
+        if !self.stale {
+            self.resting.forget();
+        }
         written
     }
 
@@ -786,9 +830,23 @@ impl TerrainCollision {
         let data = data.to_variant();
         let xf = shape_transform(g.centre, g.step, frame);
         let mut ps = PhysicsServer3D::singleton();
-        // A tile in place (an edit) keeps its placement: only its heights change.
+        // A tile in place (an edit) keeps its placement: only its heights change; the bodies noted over
+        // it wake (and a raise lifts them), reading the old heights only when one is there.
         if let Some(&slot) = self.used.get(&id) {
-            ps.shape_set_data(self.slots[slot].1, &data);
+            let shape = self.slots[slot].1;
+            let surface = TileSurface {
+                heights: &g.heights,
+                width: g.width,
+                depth: g.depth,
+                xf,
+            };
+            let over = !self.resting.is_empty() && self.resting.any_over(&surface);
+            let old = over.then(|| old_heights(&ps.shape_get_data(shape))).flatten();
+            ps.shape_set_data(shape, &data);
+            if over {
+                self.resting
+                    .ground_changed(&surface, old, self.settings.lift_bodies);
+            }
             if let Some(d) = self.debug.as_mut() {
                 d.show(slot, g, xf);
             }

@@ -4,3 +4,4 @@
 pub(crate) mod collision;
 pub(crate) mod collision_debug;
 pub(crate) mod navigation;
+pub(crate) mod resting_bodies;

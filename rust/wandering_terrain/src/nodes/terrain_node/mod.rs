@@ -182,6 +182,13 @@ pub struct TerrainNode {
     #[export(enum = (One = 1, Two = 2, Four = 4))]
     #[var(get = get_collision_subdivision, set = set_collision_subdivision)]
     collision_subdivision: PhantomVar<i64>,
+    /// After an edit, bodies standing on the edited ground are woken (always: the engines do not wake a
+    /// sleeping body when static ground changes), and with this on, a body whose bottom a raise put under
+    /// the new surface is lifted by the rise there (a mound lifts a crate instead of swallowing it; a body
+    /// buried on purpose, more than 0.25 m under the old ground, is left where it is).
+    #[export]
+    #[var(get = get_collision_lift_bodies, set = set_collision_lift_bodies)]
+    collision_lift_bodies: PhantomVar<bool>,
 
     /// How far the world has been shifted on X and Z (world units, whole grid steps): what was at world
     /// position p + origin_offset is drawn, collided and answered at p. Setting it shifts by the
@@ -299,6 +306,7 @@ impl INode3D for TerrainNode {
             collision_mask: PhantomVar::default(),
             physics_material: PhantomVar::default(),
             collision_subdivision: PhantomVar::default(),
+            collision_lift_bodies: PhantomVar::default(),
             origin_offset: PhantomVar::default(),
             config,
             collision: TerrainCollision::default(),
@@ -728,6 +736,14 @@ impl TerrainNode {
     fn set_collision_subdivision(&mut self, v: i64) {
         self.collision.set_subdivision("TerrainNode", v);
         self.wake();
+    }
+    #[func]
+    fn get_collision_lift_bodies(&self) -> bool {
+        self.collision.settings.lift_bodies
+    }
+    #[func]
+    fn set_collision_lift_bodies(&mut self, v: bool) {
+        self.collision.settings.lift_bodies = v;
     }
 }
 

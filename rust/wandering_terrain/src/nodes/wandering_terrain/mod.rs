@@ -131,6 +131,13 @@ pub struct WanderingTerrain {
     #[export(enum = (One = 1, Two = 2, Four = 4))]
     #[var(get = get_collision_subdivision, set = set_collision_subdivision)]
     collision_subdivision: PhantomVar<i64>,
+    /// After an edit, bodies standing on the edited ground are woken (always: the engines do not wake a
+    /// sleeping body when static ground changes), and with this on, a body whose bottom a raise put under
+    /// the new surface is lifted by the rise there (a mound lifts a crate instead of swallowing it; a body
+    /// buried on purpose, more than 0.25 m under the old ground, is left where it is).
+    #[export]
+    #[var(get = get_collision_lift_bodies, set = set_collision_lift_bodies)]
+    collision_lift_bodies: PhantomVar<bool>,
 
     collision: TerrainCollision,
     /// The drawn mesh: a RenderingServer instance, not a MeshInstance3D child, so that a navigation bake
@@ -171,6 +178,7 @@ impl INode3D for WanderingTerrain {
             collision_mask: PhantomVar::default(),
             physics_material: PhantomVar::default(),
             collision_subdivision: PhantomVar::default(),
+            collision_lift_bodies: PhantomVar::default(),
             collision: TerrainCollision::default(),
             instance: None,
             instance_xform: Transform3D::IDENTITY,
@@ -358,6 +366,14 @@ impl WanderingTerrain {
     #[func]
     fn set_collision_subdivision(&mut self, v: i64) {
         self.collision.set_subdivision("WanderingTerrain", v);
+    }
+    #[func]
+    fn get_collision_lift_bodies(&self) -> bool {
+        self.collision.settings.lift_bodies
+    }
+    #[func]
+    fn set_collision_lift_bodies(&mut self, v: bool) {
+        self.collision.settings.lift_bodies = v;
     }
 
     #[func]
