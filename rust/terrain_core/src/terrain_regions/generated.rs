@@ -108,7 +108,10 @@ mod tests {
         let cancelled = Progress::default();
         cancelled.cancel();
         assert!(write_regions_with(&dir, meta, Existing::Refuse, &source, &cancelled).is_err());
-        assert!(!crate::terrain_regions::map_exists(&dir), "a cancelled write leaves no map");
+        assert!(
+            !crate::terrain_regions::map_exists(&dir),
+            "a cancelled write leaves no map"
+        );
         let p = Progress::default();
         write_regions_with(&dir, meta, Existing::Refuse, &source, &p).unwrap();
         // 5 × 4 regions, then 3 × 2, 2 × 1, 1.
@@ -116,12 +119,20 @@ mod tests {
         assert!(TerrainRegions::open(&dir).unwrap().stores_every_region());
         let _ = std::fs::remove_dir_all(&dir);
         let r = create(&dir, g, [300, 200], 1.0, 64, Existing::Refuse).unwrap();
-        assert!(!r.stores_every_region(), "a generated map stores no region yet");
+        assert!(
+            !r.stores_every_region(),
+            "a generated map stores no region yet"
+        );
         r.set_heights_region(130, 140, 10, 10, &[7.0; 100]).unwrap();
         let p = Progress::default();
         let written = r.save_counting(&p).unwrap();
         assert_eq!(written, r.meta().mips as usize, "a region a level");
-        assert!(p.done() >= written as u64 && p.done() == p.total(), "{} of {}", p.done(), p.total());
+        assert!(
+            p.done() >= written as u64 && p.done() == p.total(),
+            "{} of {}",
+            p.done(),
+            p.total()
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -4,6 +4,7 @@
 //! body per tile, not one body of many shapes: a body's shape change costs the engine time in its number
 //! of shapes).
 
+use crate::physics::resting_bodies::TileSurface;
 use godot::classes::physics_server_3d::{BodyMode, BodyParameter, BodyState};
 use godot::classes::{Engine, PhysicsMaterial, PhysicsServer3D};
 use godot::prelude::*;
@@ -13,7 +14,6 @@ use std::time::{Duration, Instant};
 use terrain_core::cells::{Cell, Schedule};
 use terrain_core::clipmap_data::Frame;
 use terrain_core::clipmap_stream::SharedSamples;
-use crate::physics::resting_bodies::TileSurface;
 use terrain_core::collision::{check_radius, check_subdivision, TileGrid, TileId, Tiling};
 use terrain_core::collision_stream::{block_for, CollisionStream, ReadyTile};
 use terrain_core::sample_rect::SampleRect;
@@ -112,6 +112,8 @@ fn old_heights(data: &Variant) -> Option<(Vec<f32>, usize, usize)> {
     let w = d.get("width")?.try_to::<i64>().ok()? as usize;
     let dp = d.get("depth")?.try_to::<i64>().ok()? as usize;
     let h = d.get("heights")?.try_to::<Heights>().ok()?;
+    // `real` is f64 in a double-precision build.
+    #[allow(clippy::unnecessary_cast)]
     let h: Vec<f32> = h.as_slice().iter().map(|&v| v as f32).collect();
     (w >= 2 && dp >= 2 && h.len() == w * dp).then_some((h, w, dp))
 }
@@ -370,7 +372,10 @@ impl TerrainCollision {
         // A sample's reach: the cells around it (one sample of margin each side).
         let sp = key.0;
         let t0 = [(r.x - 1) as f64 * sp, (r.z - 1) as f64 * sp];
-        let t1 = [(r.x + r.w as i64 + 1) as f64 * sp, (r.z + r.d as i64 + 1) as f64 * sp];
+        let t1 = [
+            (r.x + r.w as i64 + 1) as f64 * sp,
+            (r.z + r.d as i64 + 1) as f64 * sp,
+        ];
         let a = frame.to_world([t0[0], 0.0, t0[1]]);
         let b = frame.to_world([t1[0], 0.0, t1[1]]);
         // Every height: a body anywhere over the samples stands on them (or falls onto them).
@@ -841,7 +846,9 @@ impl TerrainCollision {
                 xf,
             };
             let over = !self.resting.is_empty() && self.resting.any_over(&surface);
-            let old = over.then(|| old_heights(&ps.shape_get_data(shape))).flatten();
+            let old = over
+                .then(|| old_heights(&ps.shape_get_data(shape)))
+                .flatten();
             ps.shape_set_data(shape, &data);
             if over {
                 self.resting

@@ -36,7 +36,10 @@ impl TileSurface<'_> {
         if !(u >= 0.0 && v >= 0.0 && u <= w1 && v <= d1) {
             return None;
         }
-        let (i, j) = ((u as usize).min(self.width - 2), (v as usize).min(self.depth - 2));
+        let (i, j) = (
+            (u as usize).min(self.width - 2),
+            (v as usize).min(self.depth - 2),
+        );
         let (fu, fv) = (u - i as f32, v - j as f32);
         let h = |a: usize, c: usize| self.heights[c * self.width + a];
         let top = h(i, j) + (h(i + 1, j) - h(i, j)) * fu;
@@ -93,13 +96,19 @@ impl RestingBodies {
     pub fn any_over(&self, new: &TileSurface) -> bool {
         let ps = PhysicsServer3D::singleton();
         self.noted.iter().any(|&rid| {
-            body_transform(&ps, rid).is_some_and(|xf| new.height_at(xf.origin.x, xf.origin.z).is_some())
+            body_transform(&ps, rid)
+                .is_some_and(|xf| new.height_at(xf.origin.x, xf.origin.z).is_some())
         })
     }
 
     /// The noted bodies now over the tile `new` (whose ground was `old`: heights, width, depth) are
     /// woken, lifted by the rise with `lift`, and forgotten.
-    pub fn ground_changed(&mut self, new: &TileSurface, old: Option<(Vec<f32>, usize, usize)>, lift: bool) {
+    pub fn ground_changed(
+        &mut self,
+        new: &TileSurface,
+        old: Option<(Vec<f32>, usize, usize)>,
+        lift: bool,
+    ) {
         let mut ps = PhysicsServer3D::singleton();
         let before = old.as_ref().map(|(h, w, d)| TileSurface {
             heights: h,

@@ -224,7 +224,9 @@ impl TerrainWater {
     #[func]
     fn add_lake_point(&mut self, point: Vector2) {
         if !point.is_finite() {
-            godot_error!("TerrainWater.add_lake_point: point must be finite, got {point}; nothing added");
+            godot_error!(
+                "TerrainWater.add_lake_point: point must be finite, got {point}; nothing added"
+            );
             return;
         }
         self.lake_points.push(point);
@@ -235,7 +237,9 @@ impl TerrainWater {
     #[func]
     fn add_river(&mut self, curve: Option<Gd<Curve3D>>) {
         let Some(c) = curve else {
-            godot_error!("TerrainWater.add_river: curve must be a Curve3D, got null; nothing added");
+            godot_error!(
+                "TerrainWater.add_river: curve must be a Curve3D, got null; nothing added"
+            );
             return;
         };
         self.rivers.push(Some(&c));

@@ -82,11 +82,11 @@ impl TerrainRegions {
         #[opt(default = false)] overwrite: bool,
     ) -> Error {
         let what = "TerrainRegions.generate";
-        let (gen, meta, dir) =
-            match arguments(what, generator, size, spacing, &folder, region_size) {
-                Ok(a) => a,
-                Err(e) => return e,
-            };
+        let (gen, meta, dir) = match arguments(what, generator, size, spacing, &folder, region_size)
+        {
+            Ok(a) => a,
+            Err(e) => return e,
+        };
         let existing = Existing::replace_if(overwrite);
         match write(&gen, meta, &dir, existing, &Progress::default()) {
             Ok(_) => Error::OK,
@@ -117,11 +117,11 @@ impl TerrainRegions {
             godot_error!("{what}: a generation or an import is running; finish or cancel it first");
             return Error::ERR_BUSY;
         }
-        let (gen, meta, dir) =
-            match arguments(what, generator, size, spacing, &folder, region_size) {
-                Ok(a) => a,
-                Err(e) => return e,
-            };
+        let (gen, meta, dir) = match arguments(what, generator, size, spacing, &folder, region_size)
+        {
+            Ok(a) => a,
+            Err(e) => return e,
+        };
         let existing = Existing::replace_if(overwrite);
         if let Err(e) = core::check_new_map(&dir, existing) {
             godot_error!("{what}: {e}");

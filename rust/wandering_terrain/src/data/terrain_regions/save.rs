@@ -75,9 +75,9 @@ impl TerrainRegions {
         };
         let res = match job.finish().0 {
             Outcome::Done(r) => r,
-            Outcome::Cancelled | Outcome::Failed => Err(RegionError::Write(
-                "the save stopped before its end".into(),
-            )),
+            Outcome::Cancelled | Outcome::Failed => {
+                Err(RegionError::Write("the save stopped before its end".into()))
+            }
         };
         self.saved("TerrainRegions.save_async", res)
     }
