@@ -78,6 +78,9 @@ pub struct Tiling {
     tile_cells: usize,
     /// Grid points per tile side.
     points: usize,
+    /// Largest height difference (terrain units) a tile's grid may take from a coarser subdivision; 0:
+    /// every tile at `subdivision` (`with_tolerance`).
+    tolerance: f32,
 }
 
 /// A tile's height grid, ready for a heightmap shape: `width * depth` points, row-major (X fastest), one
@@ -118,7 +121,17 @@ impl Tiling {
             subdivision,
             tile_cells: ((points - 1) / subdivision as usize).max(1),
             points,
+            tolerance: 0.0,
         }
+    }
+
+    /// Tiles whose surface a coarser subdivision follows within `tolerance` (terrain height units) take
+    /// it: flat and gentle ground needs a point a sample, curved ground keeps the finer points where the
+    /// drawn patch bends (`coarsen`). A physics engine's cost is in the points (Jolt builds a compressed
+    /// height field from them). 0, NaN or less: every tile at the full subdivision.
+    pub fn with_tolerance(mut self, tolerance: f32) -> Self {
+        self.tolerance = if tolerance > 0.0 { tolerance } else { 0.0 };
+        self
     }
 
     /// The smallest tiles (from `TILE_POINTS`) that cover the terrain in at most `max_tiles` tiles.
@@ -286,7 +299,61 @@ impl Tiling {
                     }
                 });
         (out.min_height, out.max_height) = if lo <= hi { (lo, hi) } else { (0.0, 0.0) };
+        if self.tolerance > 0.0 {
+            coarsen(out, sub, self.tolerance);
+        }
     }
+}
+
+/// Keeps every `f`-th point of a tile's grid, for the largest `f` dividing the subdivision whose grid
+/// the engines' triangles (split along the (x + 1, z)–(x, z + 1) diagonal, as both engines do) put within
+/// `tolerance` of every point of the full grid. A tile with a hole keeps every point: its open triangles
+/// follow the drawn holes exactly. Neighbours of different subdivisions meet within the tolerance.
+fn coarsen(g: &mut TileGrid, sub: usize, tolerance: f32) {
+    if g.width != g.depth || g.heights.iter().any(|h| h.is_nan()) {
+        return;
+    }
+    let mut f = sub;
+    while f > 1 {
+        if (g.width - 1) % f == 0 && within(g, f, tolerance) {
+            let n = g.width;
+            let m = (n - 1) / f + 1;
+            for j in 0..m {
+                for i in 0..m {
+                    g.heights[j * m + i] = g.heights[j * f * n + i * f];
+                }
+            }
+            g.heights.truncate(m * m);
+            (g.width, g.depth) = (m, m);
+            g.step *= f as f64;
+            return;
+        }
+        f /= 2;
+    }
+}
+
+/// Whether the grid of every `f`-th point stays within `tolerance` of every point of `g`.
+fn within(g: &TileGrid, f: usize, tolerance: f32) -> bool {
+    let n = g.width;
+    let cells = (n - 1) / f;
+    let h = |i: usize, j: usize| g.heights[j * n + i];
+    (0..n).all(|j| {
+        let cj = (j / f).min(cells - 1);
+        let v = (j - cj * f) as f32 / f as f32;
+        (0..n).all(|i| {
+            let ci = (i / f).min(cells - 1);
+            let u = (i - ci * f) as f32 / f as f32;
+            let (x0, z0, x1, z1) = (ci * f, cj * f, ci * f + f, cj * f + f);
+            let y = if u + v <= 1.0 {
+                h(x0, z0) + (h(x1, z0) - h(x0, z0)) * u + (h(x0, z1) - h(x0, z0)) * v
+            } else {
+                h(x1, z1)
+                    + (h(x0, z1) - h(x1, z1)) * (1.0 - u)
+                    + (h(x1, z0) - h(x1, z1)) * (1.0 - v)
+            };
+            (y - h(i, j)).abs() <= tolerance
+        })
+    })
 }
 
 impl Tiling {
@@ -398,6 +465,89 @@ mod tests {
         // Both diagonals give the same value at grid points; a bilinear estimate suffices for the bound.
         (1.0 - v) * ((1.0 - u) * at(i, j) + u * at(i + 1.0, j))
             + v * ((1.0 - u) * at(i, j + 1.0) + u * at(i + 1.0, j + 1.0))
+    }
+
+    /// Height of a grid at terrain (x, z) on the engines' triangles (split along (x + 1, z)–(x, z + 1)).
+    fn triangle_at(g: &TileGrid, x: f64, z: f64) -> f64 {
+        let gx = (x - g.centre[0]) / g.step + (g.width - 1) as f64 / 2.0;
+        let gz = (z - g.centre[1]) / g.step + (g.depth - 1) as f64 / 2.0;
+        let (i, j) = (
+            gx.floor().clamp(0.0, g.width as f64 - 2.0),
+            gz.floor().clamp(0.0, g.depth as f64 - 2.0),
+        );
+        let (u, v) = (gx - i, gz - j);
+        let at = |a: f64, b: f64| f64::from(g.heights[b as usize * g.width + a as usize]);
+        if u + v <= 1.0 {
+            at(i, j) + (at(i + 1.0, j) - at(i, j)) * u + (at(i, j + 1.0) - at(i, j)) * v
+        } else {
+            let h11 = at(i + 1.0, j + 1.0);
+            h11 + (at(i, j + 1.0) - h11) * (1.0 - u) + (at(i + 1.0, j) - h11) * (1.0 - v)
+        }
+    }
+
+    /// With a tolerance, a tile takes the coarsest subdivision whose triangles stay within it of every point
+    /// of its full grid: flat ground a point a sample, rough ground every point, a tile with a hole every
+    /// point; the tile covers the same ground either way.
+    #[test]
+    fn tiles_coarsen_where_the_surface_allows_and_stay_within_the_tolerance() {
+        let flat = TerrainData::from_heights(200, 200, 1.0, vec![3.0; 200 * 200]).unwrap();
+        let gentle = crate::test_terrains::Waves {
+            x: (0.02, 4.0),
+            z: (0.015, 3.0),
+            jitter: (3, 0.0),
+        }
+        .terrain(200, 200, 1.0);
+        let rough = rough(200, 200);
+        let tol = 0.01;
+        let mut full = TileGrid::default();
+        let mut g = TileGrid::default();
+        let mut widths = Vec::new();
+        for (name, t) in [("flat", &flat), ("gentle", &gentle), ("rough", &rough)] {
+            let fine = Tiling::with_points(t, 4, 65);
+            let coarse = fine.with_tolerance(tol);
+            let mut w = Vec::new();
+            for id in [[0, 0], [1, 1], [2, 1]] {
+                fine.grid(t, id, &mut full);
+                coarse.grid(t, id, &mut g);
+                assert_eq!(g.centre, full.centre, "{name}: same place");
+                let span = |g: &TileGrid| g.step * (g.width - 1) as f64;
+                assert_eq!(span(&g), span(&full), "{name}: same ground");
+                let n = full.width;
+                for j in 0..n {
+                    for i in 0..n {
+                        let x = full.centre[0] + (i as f64 - (n - 1) as f64 / 2.0) * full.step;
+                        let z = full.centre[1] + (j as f64 - (n - 1) as f64 / 2.0) * full.step;
+                        let e = (triangle_at(&g, x, z) - f64::from(full.heights[j * n + i])).abs();
+                        assert!(
+                            e <= f64::from(tol) + 1e-5,
+                            "{name} {id:?}: {e} at ({i}, {j})"
+                        );
+                    }
+                }
+                w.push(g.width);
+            }
+            widths.push(w);
+        }
+        assert_eq!(widths[0], vec![17; 3], "flat: a point a sample");
+        assert!(
+            widths[1].iter().all(|&w| w < 65),
+            "gentle ground coarsens: {:?}",
+            widths[1]
+        );
+        assert_eq!(widths[2], vec![65; 3], "rough ground keeps every point");
+        // A hole keeps every point; no tolerance keeps them too.
+        let mut holed = flat.clone();
+        holed
+            .set_holes_region(holed.region(5, 5, 2, 2).unwrap(), &[1; 4])
+            .unwrap();
+        Tiling::with_points(&holed, 4, 65)
+            .with_tolerance(tol)
+            .grid(&holed, [0, 0], &mut g);
+        assert_eq!(g.width, 65, "a tile with a hole");
+        Tiling::with_points(&flat, 4, 65)
+            .with_tolerance(0.0)
+            .grid(&flat, [0, 0], &mut g);
+        assert_eq!(g.width, 65, "no tolerance");
     }
 
     #[test]

@@ -35,6 +35,9 @@ pub struct CollisionSettings {
     pub subdivision: u32,
     /// Lift the bodies a raise would swallow (`resting_bodies.rs`).
     pub lift_bodies: bool,
+    /// World units a tile's collision may differ from its full subdivision's, for fewer points where the
+    /// ground is flat or gentle (`Tiling::with_tolerance`); 0: every tile at `subdivision`.
+    pub tolerance: f64,
 }
 
 impl Default for CollisionSettings {
@@ -48,12 +51,19 @@ impl Default for CollisionSettings {
             material: None,
             subdivision: 4,
             lift_bodies: true,
+            tolerance: DEFAULT_TOLERANCE,
         }
     }
 }
 
-/// What the grids depend on: spacing, size, subdivision (the node's frame only moves them).
-type Key = (f64, Option<[usize; 2]>, u32);
+/// Default `collision_tolerance`: 1 cm, within the accuracy subdivision 4 itself has on hilly ground.
+pub const DEFAULT_TOLERANCE: f64 = 0.01;
+/// Largest `collision_tolerance`.
+pub const MAX_TOLERANCE: f64 = 10.0;
+
+/// What the grids depend on: spacing, size, subdivision, the tolerance in terrain units (its bits; the
+/// node's frame only moves the grids).
+type Key = (f64, Option<[usize; 2]>, u32, u32);
 
 /// The body, its shape slots and which tile each holds.
 #[derive(Default)]
@@ -65,6 +75,9 @@ pub struct TerrainCollision {
     debug: Option<crate::physics::collision_debug::CollisionDebug>,
     /// (body, shape) per slot.
     slots: Vec<(Rid, Rid)>,
+    /// Each slot's grid step (terrain units): a tile's step changes with the subdivision its ground takes
+    /// (`collision_tolerance`), and the shape's scale with it.
+    steps: Vec<f64>,
     used: HashMap<TileId, usize>,
     free: Vec<usize>,
     key: Option<Key>,
@@ -253,6 +266,7 @@ impl TerrainCollision {
             ps.free_rid(b);
             ps.free_rid(s);
         }
+        self.steps.clear();
         self.space = None;
         self.debug = None;
         self.resting.clear();
@@ -331,6 +345,28 @@ impl TerrainCollision {
                 self.invalidate();
             }
             Err(e) => godot_error!("{class}.{e}; keeping {}", self.settings.subdivision),
+        }
+    }
+
+    pub fn set_tolerance(&mut self, class: &str, v: f64) {
+        if !(v.is_finite() && (0.0..=MAX_TOLERANCE).contains(&v)) {
+            godot_error!(
+                "{class}.collision_tolerance must be in [0, {MAX_TOLERANCE}] (world units), got {v}; keeping {}",
+                self.settings.tolerance
+            );
+            return;
+        }
+        self.settings.tolerance = v;
+        self.invalidate();
+    }
+
+    /// `collision_tolerance` in terrain height units (the node's Y scale undone).
+    fn terrain_tolerance(&self, frame: &Frame) -> f32 {
+        let sy = frame.scale[1].abs();
+        if sy > 0.0 {
+            (self.settings.tolerance / sy) as f32
+        } else {
+            0.0
         }
     }
 
@@ -462,7 +498,13 @@ impl TerrainCollision {
             self.clear();
             return 0;
         }
-        let key = (t.spacing(), t.size(), self.settings.subdivision);
+        let tolerance = self.terrain_tolerance(frame);
+        let key = (
+            t.spacing(),
+            t.size(),
+            self.settings.subdivision,
+            tolerance.to_bits(),
+        );
         if self.key != Some(key) {
             self.clear();
             self.key = Some(key);
@@ -481,7 +523,8 @@ impl TerrainCollision {
             Tiling::for_count(t, self.settings.subdivision, MAX_FULL_TILES)
         } else {
             Tiling::with_points(t, self.settings.subdivision, DYNAMIC_TILE_POINTS)
-        };
+        }
+        .with_tolerance(tolerance);
         self.view = Some((tiling, t.spacing()));
         self.follow_frame(frame);
         self.follow_target(target, t.spacing() * tiling.tile_cells() as f64);
@@ -519,8 +562,8 @@ impl TerrainCollision {
         let rescale = old.scale != frame.scale;
         let mut ps = PhysicsServer3D::singleton();
         for (&id, &slot) in &self.used {
-            let (centre, step) = tiling.placement(*spacing, id);
-            let xf = shape_transform(centre, step, frame);
+            let (centre, _) = tiling.placement(*spacing, id);
+            let xf = shape_transform(centre, self.steps[slot], frame);
             place_slot(&mut ps, self.slots[slot], xf, rescale);
             if let Some(d) = self.debug.as_mut() {
                 d.place(slot, xf);
@@ -846,10 +889,17 @@ impl TerrainCollision {
                 xf,
             };
             let over = !self.resting.is_empty() && self.resting.any_over(&surface);
+            let old_xf = shape_transform(g.centre, self.steps[slot], frame);
             let old = over
                 .then(|| old_heights(&ps.shape_get_data(shape)))
-                .flatten();
+                .flatten()
+                .map(|(h, w, d)| (h, w, d, old_xf));
             ps.shape_set_data(shape, &data);
+            if self.steps[slot] != g.step {
+                // The edit changed the subdivision its ground takes: the shape's scale follows.
+                self.steps[slot] = g.step;
+                place_slot(&mut ps, self.slots[slot], xf, true);
+            }
             if over {
                 self.resting
                     .ground_changed(&surface, old, self.settings.lift_bodies);
@@ -864,6 +914,7 @@ impl TerrainCollision {
         let (body, shape) = self.slots[slot];
         ps.shape_set_data(shape, &data);
         place_slot(&mut ps, (body, shape), xf, true);
+        self.steps[slot] = g.step;
         ps.body_set_shape_disabled(body, 0, false);
         if let Some(d) = self.debug.as_mut() {
             d.show(slot, g, xf);
@@ -882,6 +933,7 @@ impl TerrainCollision {
         ps.body_set_space(body, space);
         self.apply_to(body);
         self.slots.push((body, shape));
+        self.steps.push(0.0);
         self.slots.len() - 1
     }
 

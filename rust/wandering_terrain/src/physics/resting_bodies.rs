@@ -101,20 +101,21 @@ impl RestingBodies {
         })
     }
 
-    /// The noted bodies now over the tile `new` (whose ground was `old`: heights, width, depth) are
-    /// woken, lifted by the rise with `lift`, and forgotten.
+    /// The noted bodies now over the tile `new` (whose ground was `old`: heights, width, depth and
+    /// placement, which differ when the edit changed the tile's subdivision) are woken, lifted by the rise
+    /// with `lift`, and forgotten.
     pub fn ground_changed(
         &mut self,
         new: &TileSurface,
-        old: Option<(Vec<f32>, usize, usize)>,
+        old: Option<(Vec<f32>, usize, usize, Transform3D)>,
         lift: bool,
     ) {
         let mut ps = PhysicsServer3D::singleton();
-        let before = old.as_ref().map(|(h, w, d)| TileSurface {
+        let before = old.as_ref().map(|(h, w, d, xf)| TileSurface {
             heights: h,
             width: *w,
             depth: *d,
-            xf: new.xf,
+            xf: *xf,
         });
         let mut i = 0;
         while i < self.noted.len() {

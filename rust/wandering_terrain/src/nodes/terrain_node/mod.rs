@@ -182,6 +182,13 @@ pub struct TerrainNode {
     #[export(enum = (One = 1, Two = 2, Four = 4))]
     #[var(get = get_collision_subdivision, set = set_collision_subdivision)]
     collision_subdivision: PhantomVar<i64>,
+    /// World units a tile's collision may differ from the full `collision_subdivision`'s, [0, 10]: a tile
+    /// where a coarser grid stays within it (flat or gentle ground) gets fewer points, which a physics
+    /// engine builds faster (Jolt: about 16 times fewer at one point a sample). 0: every tile at the full
+    /// subdivision. Tiles with holes always keep every point.
+    #[export(range = (0.0, 0.1, 0.001, or_greater))]
+    #[var(get = get_collision_tolerance, set = set_collision_tolerance)]
+    collision_tolerance: PhantomVar<f64>,
     /// After an edit, bodies standing on the edited ground are woken (always: the engines do not wake a
     /// sleeping body when static ground changes), and with this on, a body whose bottom a raise put under
     /// the new surface is lifted by the rise there (a mound lifts a crate instead of swallowing it; a body
@@ -306,6 +313,7 @@ impl INode3D for TerrainNode {
             collision_mask: PhantomVar::default(),
             physics_material: PhantomVar::default(),
             collision_subdivision: PhantomVar::default(),
+            collision_tolerance: PhantomVar::default(),
             collision_lift_bodies: PhantomVar::default(),
             origin_offset: PhantomVar::default(),
             config,
@@ -744,6 +752,15 @@ impl TerrainNode {
     #[func]
     fn set_collision_lift_bodies(&mut self, v: bool) {
         self.collision.settings.lift_bodies = v;
+    }
+    #[func]
+    fn get_collision_tolerance(&self) -> f64 {
+        self.collision.settings.tolerance
+    }
+    #[func]
+    fn set_collision_tolerance(&mut self, v: f64) {
+        self.collision.set_tolerance("TerrainNode", v);
+        self.wake();
     }
 }
 
