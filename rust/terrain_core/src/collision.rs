@@ -315,7 +315,7 @@ fn coarsen(g: &mut TileGrid, sub: usize, tolerance: f32) {
     }
     let mut f = sub;
     while f > 1 {
-        if (g.width - 1) % f == 0 && within(g, f, tolerance) {
+        if (g.width - 1).is_multiple_of(f) && within(g, f, tolerance) {
             let n = g.width;
             let m = (n - 1) / f + 1;
             for j in 0..m {
