@@ -376,6 +376,23 @@ impl Dab<'_> {
         }
     }
 
+    /// The columns of row `z` of `r` (indices into the row, [start, end)) that the dab's circle can reach:
+    /// the others have weight 0, so a row's work is its chord, not the square's side (a fifth of the
+    /// square's samples lie in its corners). One sample of margin each side: `weight` decides at the rim.
+    fn row_span(&self, z: usize, r: Region) -> (usize, usize) {
+        let sp = self.spacing;
+        let dz = (z as f64 + 0.5) * sp - self.center[1];
+        let half2 = self.radius * self.radius * (1.0 + 1e-9) - dz * dz;
+        if !(half2 >= 0.0) {
+            return (0, 0);
+        }
+        let half = half2.sqrt();
+        let lo = ((self.center[0] - half) / sp - 0.5).floor() - 1.0 - r.x as f64;
+        let hi = ((self.center[0] + half) / sp - 0.5).ceil() + 2.0 - r.x as f64;
+        let clip = |v: f64| v.clamp(0.0, r.w as f64) as usize;
+        (clip(lo), clip(hi))
+    }
+
     /// The share of the way toward a target where the falloff is w: 1 - e^(-strength * delta * w), so
     /// two dabs of delta / 2 do what one of delta does (strength per second, whatever the frame rate).
     fn blend(&self, delta: f64, w: f32) -> f32 {
@@ -462,7 +479,8 @@ fn apply_heights(
         let start = z * src.width() + r.x;
         out.copy_from_slice(&src.heights()[start..start + r.w]);
         let mut changed = false;
-        for (j, h) in out.iter_mut().enumerate() {
+        let (j0, j1) = dab.row_span(z, r);
+        for (j, h) in out.iter_mut().enumerate().take(j1).skip(j0) {
             let x = r.x + j;
             let w = dab.weight(x, z);
             if w <= 0.0 {
@@ -613,6 +631,22 @@ mod tests {
                 let (x, z) = (i % 40, i / 40);
                 let inside = region.is_some_and(|r| x >= r.x && x < r.x + r.w && z >= r.z && z < r.z + r.d);
                 prop_assert!(inside || a == c, "sample ({x}, {z}) outside the dab changed");
+            }
+        }
+
+        #[test]
+        fn a_rows_span_holds_every_sample_the_dab_weighs(cx in 0.0f64..20.0, cz in 0.0f64..18.0, size in 0.3f64..12.0, sp in 0.25f64..3.0) {
+            let t = TerrainData::from_heights(24, 20, sp, vec![0.0; 24 * 20]).unwrap();
+            let b = brush(Tool::Raise, size, 0.0);
+            let center = [cx * sp, cz * sp];
+            if let Some(r) = dab_region(&t, center, size) {
+                let dab = Dab { b: &b, center, spacing: sp, radius: 0.5 * size };
+                for z in r.z..r.z + r.d {
+                    let (j0, j1) = dab.row_span(z, r);
+                    for j in 0..r.w {
+                        prop_assert!((j0..j1).contains(&j) || dab.weight(r.x + j, z) == 0.0);
+                    }
+                }
             }
         }
 
