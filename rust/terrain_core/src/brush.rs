@@ -383,7 +383,7 @@ impl Dab<'_> {
         let sp = self.spacing;
         let dz = (z as f64 + 0.5) * sp - self.center[1];
         let half2 = self.radius * self.radius * (1.0 + 1e-9) - dz * dz;
-        if !(half2 >= 0.0) {
+        if half2 < 0.0 {
             return (0, 0);
         }
         let half = half2.sqrt();
