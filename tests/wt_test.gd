@@ -32,6 +32,26 @@ static func worst_of(worst: float, e: float) -> float:
 	return INF if not (is_finite(e) and is_finite(worst)) else maxf(worst, e)
 
 
+## Collects the warnings Godot logs while it is registered (`OS.add_logger(log)` … `OS.remove_logger(log)`):
+## for checks that a call warns (warning lines do not fail a case, so the runner cannot see them).
+class WarningLog extends Logger:
+	var lines: PackedStringArray = []
+	var _lock := Mutex.new()
+
+	func _log_error(_function: String, _file: String, _line: int, code: String, rationale: String, _editor_notify: bool, error_type: int, _script_backtraces: Array[ScriptBacktrace]) -> void:
+		if error_type == ERROR_TYPE_WARNING:
+			_lock.lock()
+			lines.append(rationale if rationale != "" else code)
+			_lock.unlock()
+
+	## Whether a warning containing `text` was logged.
+	func has(text: String) -> bool:
+		_lock.lock()
+		var found := Array(lines).any(func(l: String) -> bool: return l.contains(text))
+		_lock.unlock()
+		return found
+
+
 ## Announces that the next calls must log an error containing `text`. The runner fails the case when
 ## no such error appears, and any other error line still fails it.
 func expect_error(text: String) -> void:

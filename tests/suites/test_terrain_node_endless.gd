@@ -117,8 +117,21 @@ func test_endless_windows_stream_in_on_worker_threads() -> void:
 		await tree.process_frame
 	check_eq(tn.take_uploaded_bytes(), 0, "still target: nothing sent")
 	check(tn.check_setup().is_empty(), "no warnings with a generator: %s" % tn.check_setup())
+	var log := WarningLog.new()
+	OS.add_logger(log)
 	tn.terrain_data = TerrainData.new()
 	check(tn.check_setup().size() == 1 and tn.check_setup()[0].contains("More than one"), "two sources are reported")
+	await tree.process_frame
+	await tree.process_frame
+	check(log.has("terrain_data and terrain_generator are both set"), "and warned about, not silently drawn: %s" % log.lines)
+	# A script that sets one source and clears the other in a row is not warned about.
+	log.lines.clear()
+	tn.terrain_generator = _generator(6)
+	tn.terrain_data = null
+	await tree.process_frame
+	await tree.process_frame
+	check(not log.has("are both set"), "no warning for a change made in a row: %s" % log.lines)
+	OS.remove_logger(log)
 	tn.terrain_data = null
 	tn.queue_free()
 	target.queue_free()
