@@ -1,7 +1,8 @@
 //! A `TerrainInstancer`'s cells on the servers: per cell, mesh and LOD one MultiMesh and one instance in
 //! `RenderingServer` (no node per instance), and near the target one static body per cell in
-//! `PhysicsServer3D` holding a shape per instance and collision shape. Bodies are pooled: a cell leaving
-//! the collision radius hands its body to the next one entering it.
+//! `PhysicsServer3D` holding a shape per instance and collision shape. Bodies and MultiMesh instances are
+//! pooled: a cell leaving hands them to the next one entering (a fast flight shows cells every frame, and
+//! creating a MultiMesh, an instance and its settings for each LOD of each cell cost the main thread).
 
 use crate::instances::terrain_instance_mesh::Resolved;
 use crate::surface::cell_transform;
@@ -85,12 +86,17 @@ pub struct View<'a> {
     pub visible: bool,
 }
 
-/// The instancer's cells: their schedule (`terrain_core::cells`) and a pool of bodies.
+/// The instancer's cells: their schedule (`terrain_core::cells`), a pool of bodies and one of meshes'
+/// MultiMeshes and instances (hidden while parked).
 #[derive(Default)]
 pub struct Cells {
     pub map: Schedule<CellKey, CellGpu>,
     spare_bodies: Vec<Rid>,
+    spare_gpu: Vec<GpuMesh>,
 }
+
+/// Meshes' GPU objects kept for reuse at most (each a MultiMesh and an instance per LOD).
+const SPARE_GPU: usize = 128;
 
 impl Cells {
     /// Shows `draw`, made for cell `key` at `stamp`, if it is fresh (its MultiMeshes created, resized or
@@ -112,14 +118,30 @@ impl Cells {
                 .position(|g| g.mesh == d.mesh && g.lods.len() == res.lods.len())
             {
                 Some(i) => old.swap_remove(i),
-                None => GpuMesh {
-                    mesh: d.mesh,
-                    count: usize::MAX,
-                    lods: res
-                        .lods
-                        .iter()
-                        .map(|l| new_lod(&mut rs, l, res, view, d.origin))
-                        .collect(),
+                None => match self
+                    .spare_gpu
+                    .iter()
+                    .position(|g| g.mesh == d.mesh && g.lods.len() == res.lods.len())
+                {
+                    // Parked by a cell that left: the same mesh and LODs, placed here and shown.
+                    Some(i) => {
+                        let g = self.spare_gpu.swap_remove(i);
+                        let xf = cell_transform(&view.frame, d.origin);
+                        for &(_, inst) in &g.lods {
+                            rs.instance_set_transform(inst, xf);
+                            rs.instance_set_visible(inst, view.visible);
+                        }
+                        g
+                    }
+                    None => GpuMesh {
+                        mesh: d.mesh,
+                        count: usize::MAX,
+                        lods: res
+                            .lods
+                            .iter()
+                            .map(|l| new_lod(&mut rs, l, res, view, d.origin))
+                            .collect(),
+                    },
                 },
             };
             for &(mm, _) in &g.lods {
@@ -136,7 +158,7 @@ impl Cells {
             cell.gpu.push(g);
         }
         for g in old {
-            free_gpu(&mut rs, g);
+            park_gpu(&mut self.spare_gpu, &mut rs, g);
         }
         cell.draw = draw;
         true
@@ -152,18 +174,23 @@ impl Cells {
     fn free(&mut self, mut c: CellGpu) {
         let mut rs = RenderingServer::singleton();
         for g in c.gpu.drain(..) {
-            free_gpu(&mut rs, g);
+            park_gpu(&mut self.spare_gpu, &mut rs, g);
         }
         if let Some(b) = c.body.take() {
             self.park(b);
         }
     }
 
-    /// Frees everything, pooled bodies included; results asked for before are stale.
+    /// Frees everything, pooled bodies and meshes included (meshes and their settings may have changed);
+    /// results asked for before are stale.
     pub fn clear(&mut self) {
         let gone: Vec<CellGpu> = self.map.restart().map(|(_, c)| c.data).collect();
         for c in gone {
             self.free(c);
+        }
+        let mut rs = RenderingServer::singleton();
+        for g in self.spare_gpu.drain(..) {
+            free_gpu(&mut rs, g);
         }
         let mut ps = PhysicsServer3D::singleton();
         for b in self.spare_bodies.drain(..) {
@@ -315,6 +342,18 @@ fn new_lod(
         ShadowCastingSetting::from_ord(res.shadow as i32),
     );
     (mm, inst)
+}
+
+/// Hides a mesh's GPU objects for the next cell that shows that mesh (freed beyond `SPARE_GPU`).
+fn park_gpu(spare: &mut Vec<GpuMesh>, rs: &mut Gd<RenderingServer>, g: GpuMesh) {
+    if spare.len() < SPARE_GPU {
+        for &(_, inst) in &g.lods {
+            rs.instance_set_visible(inst, false);
+        }
+        spare.push(g);
+    } else {
+        free_gpu(rs, g);
+    }
 }
 
 fn free_gpu(rs: &mut Gd<RenderingServer>, g: GpuMesh) {
