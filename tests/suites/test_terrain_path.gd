@@ -498,8 +498,12 @@ func test_a_path_that_cannot_shape_says_so() -> void:
 	var tn2 := _node(t)
 	var painted := _road([Vector3(20, 0, 20), Vector3(120, 0, 40)])
 	painted.paint_layer = 2
+	var log := WarningLog.new()
+	OS.add_logger(log)
 	tn2.add_child(painted)
 	await _applied([painted])
+	OS.remove_logger(log)
+	check(log.has("paint_layer is 2, but the terrain has no terrain_material"), "warned once at run time: %s" % log.lines)
 	check(painted.is_applied(), "the heights are applied")
 	var says := "\n".join(painted.check_setup())
 	check(says.contains("paint_layer is 2") and says.contains("no terrain_material"), "no material is named: %s" % says)
