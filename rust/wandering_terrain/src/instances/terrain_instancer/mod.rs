@@ -28,6 +28,8 @@ const JOB_CELLS: usize = 8;
 /// Instances of edited, shown cells recomputed on the main thread in the frame after an edit (the rest
 /// go to the workers): about a millisecond.
 const EDIT_NOW: usize = 20_000;
+/// Main-thread time a frame hands finished cells' buffers to the RenderingServer (at least one cell).
+const SHOW_BUDGET: std::time::Duration = std::time::Duration::from_micros(500);
 
 /// Trees, rocks and props on the parent `TerrainNode` or `WanderingTerrain`, in the thousands to
 /// millions: stored 32 bytes each in `instances` (cells of the terrain), drawn through `RenderingServer`
@@ -531,6 +533,7 @@ impl TerrainInstancer {
     #[func]
     fn is_up_to_date(&self) -> bool {
         self.stream.in_flight() == 0
+            && self.ready.is_empty()
             && self.cells.map.is_up_to_date()
             && (self.detail_layers.is_empty() || !self.detail_stale)
             && self.detail.is_up_to_date()
@@ -882,7 +885,7 @@ impl TerrainInstancer {
         loop {
             self.stream.poll(&mut self.ready);
             let t = std::time::Instant::now();
-            if self.show_ready() {
+            if self.show_ready(wait) {
                 changed = true;
                 self.pending = true;
             }
@@ -901,7 +904,7 @@ impl TerrainInstancer {
                 }
                 let t1 = std::time::Instant::now();
                 changed |= self.ask(&host);
-                changed |= self.show_ready();
+                changed |= self.show_ready(wait);
                 let t2 = std::time::Instant::now();
                 self.collide(&host);
                 self.work_usec[2] += (t1 - t).as_micros() as u64;
@@ -943,8 +946,10 @@ impl TerrainInstancer {
         Some((v, t))
     }
 
-    /// Hands finished buffers to the RenderingServer.
-    fn show_ready(&mut self) -> bool {
+    /// Hands finished buffers to the RenderingServer, for `SHOW_BUDGET` a frame (at least one cell; all
+    /// with `wait`): a fast flight finishes cells every frame, and handing their buffers over is main-thread
+    /// work (the soak's worst frames); the rest are shown on the next frames, oldest first.
+    fn show_ready(&mut self, wait: bool) -> bool {
         if self.ready.is_empty() {
             return false;
         }
@@ -960,9 +965,16 @@ impl TerrainInstancer {
             visible: self.base().is_visible_in_tree(),
         };
         let mut any = false;
-        for r in self.ready.drain(..) {
+        let t0 = std::time::Instant::now();
+        let mut rest = std::mem::take(&mut self.ready);
+        let mut pending = rest.drain(..);
+        for r in pending.by_ref() {
             any |= self.cells.show(r.key, r.stamp, r.meshes, &view);
+            if !wait && t0.elapsed() > SHOW_BUDGET {
+                break;
+            }
         }
+        self.ready = pending.collect();
         any
     }
 
