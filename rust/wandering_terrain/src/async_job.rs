@@ -96,3 +96,17 @@ impl<T: Send + 'static, W: Watch, I> AsyncJob<T, W, I> {
         (outcome, self.info)
     }
 }
+
+/// A `Progress`-watched job's progress for a script: -1 when none runs, the share of units done, [0, 1),
+/// while it runs (1 only once it has ended: a bar never reads 100 % before the job is finished), 1 when it
+/// is ready for its `finish_*` call.
+pub fn progress_of<T: Send + 'static, I>(slot: &Option<AsyncJob<T, Progress, I>>) -> f64 {
+    match slot {
+        None => -1.0,
+        Some(j) if !j.is_running() => 1.0,
+        Some(j) => {
+            let total = j.watch().total().max(1);
+            (j.watch().done() as f64 / total as f64).min(0.999)
+        }
+    }
+}

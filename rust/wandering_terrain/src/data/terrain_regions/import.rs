@@ -151,14 +151,7 @@ impl TerrainRegions {
     /// `finish_import()`.
     #[func]
     pub(super) fn get_import_progress(&self) -> f64 {
-        match &self.import {
-            None => -1.0,
-            Some(j) if !j.is_running() => 1.0,
-            Some(j) => {
-                let total = j.watch().total().max(1);
-                (j.watch().done() as f64 / total as f64).min(0.999)
-            }
-        }
+        crate::async_job::progress_of(&self.import)
     }
 
     /// Asks the running import to stop; the folder keeps what it held.

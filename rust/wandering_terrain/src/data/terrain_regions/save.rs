@@ -54,32 +54,18 @@ impl TerrainRegions {
     /// each region written); 1 when it is ready for `finish_save()`.
     #[func]
     fn get_save_progress(&self) -> f64 {
-        match &self.saving {
-            None => -1.0,
-            Some(j) if !j.is_running() => 1.0,
-            Some(j) => {
-                let total = j.watch().total().max(1);
-                (j.watch().done() as f64 / total as f64).min(0.999)
-            }
-        }
+        crate::async_job::progress_of(&self.saving)
     }
 
     /// Ends a finished `save_async`: OK when it saved (or none runs), ERR_BUSY while it runs, or the
     /// error of the file it could not write (logged; the edits stay unsaved).
     #[func]
     fn finish_save(&mut self) -> Error {
-        let job = match AsyncJob::take_ended(&mut self.saving) {
-            Ok(job) => job,
-            Err(true) => return Error::OK,
-            Err(false) => return Error::ERR_BUSY,
-        };
-        let res = match job.finish().0 {
-            Outcome::Done(r) => r,
-            Outcome::Cancelled | Outcome::Failed => {
-                Err(RegionError::Write("the save stopped before its end".into()))
-            }
-        };
-        self.saved("TerrainRegions.save_async", res)
+        match AsyncJob::take_ended(&mut self.saving) {
+            Ok(job) => self.end_save(job),
+            Err(true) => Error::OK,
+            Err(false) => Error::ERR_BUSY,
+        }
     }
 }
 
@@ -89,14 +75,19 @@ impl TerrainRegions {
     pub(super) fn wait_for_save(&mut self) -> Error {
         match self.saving.take() {
             None => Error::OK,
-            Some(job) => {
-                self.saving = Some(job);
-                while self.saving.as_ref().is_some_and(AsyncJob::is_running) {
-                    std::thread::sleep(std::time::Duration::from_millis(1));
-                }
-                self.finish_save()
-            }
+            Some(job) => self.end_save(job),
         }
+    }
+
+    /// Joins a save job (at once when it has ended) and reports how it went.
+    fn end_save(&mut self, job: RegionSave) -> Error {
+        let res = match job.finish().0 {
+            Outcome::Done(r) => r,
+            Outcome::Cancelled | Outcome::Failed => {
+                Err(RegionError::Write("the save stopped before its end".into()))
+            }
+        };
+        self.saved("TerrainRegions.save_async", res)
     }
 
     /// After the regions were written: the layers' sculpted ground beside them (on this thread: it lives
