@@ -78,6 +78,8 @@ pub struct TerrainCollision {
     /// Each slot's grid step (terrain units): a tile's step changes with the subdivision its ground takes
     /// (`collision_tolerance`), and the shape's scale with it.
     steps: Vec<f64>,
+    /// Every slot's body, kept as the array an edit's body query leaves out (built once, not per edit).
+    bodies: Array<Rid>,
     used: HashMap<TileId, usize>,
     free: Vec<usize>,
     key: Option<Key>,
@@ -261,12 +263,7 @@ impl TerrainCollision {
 
     /// Frees every body and shape.
     pub fn exit(&mut self) {
-        let mut ps = PhysicsServer3D::singleton();
-        for (b, s) in self.slots.drain(..) {
-            ps.free_rid(b);
-            ps.free_rid(s);
-        }
-        self.steps.clear();
+        self.free_slots();
         self.space = None;
         self.debug = None;
         self.resting.clear();
@@ -418,8 +415,8 @@ impl TerrainCollision {
         let (lo, hi) = (frame.origin[1] - 1e5, frame.origin[1] + 1e5);
         let min = Vector3::new(a[0].min(b[0]) as f32, lo as f32, a[2].min(b[2]) as f32);
         let max = Vector3::new(a[0].max(b[0]) as f32, hi as f32, a[2].max(b[2]) as f32);
-        let ours: Array<Rid> = self.slots.iter().map(|s| s.0).collect();
-        self.resting.note(space, Aabb::new(min, max - min), &ours);
+        self.resting
+            .note(space, Aabb::new(min, max - min), &self.bodies);
     }
 
     /// The tiles around terrain X/Z `target` in a window of `n`² tiles (row-major into `out`): 1 where a
@@ -934,6 +931,7 @@ impl TerrainCollision {
         self.apply_to(body);
         self.slots.push((body, shape));
         self.steps.push(0.0);
+        self.bodies.push(body);
         self.slots.len() - 1
     }
 
@@ -944,14 +942,21 @@ impl TerrainCollision {
             self.release(slot);
         }
         if self.settings.mode == MODE_DISABLED {
-            let mut ps = PhysicsServer3D::singleton();
-            for (b, s) in self.slots.drain(..) {
-                ps.free_rid(b);
-                ps.free_rid(s);
-            }
+            self.free_slots();
             self.free.clear();
         }
         self.forget();
+    }
+
+    /// Frees every slot's body and shape, and what is kept per slot.
+    fn free_slots(&mut self) {
+        let mut ps = PhysicsServer3D::singleton();
+        for (b, s) in self.slots.drain(..) {
+            ps.free_rid(b);
+            ps.free_rid(s);
+        }
+        self.steps.clear();
+        self.bodies.clear();
     }
 
     /// Disables a slot's shape and keeps it for reuse — up to `RESERVE` free slots; beyond that the
