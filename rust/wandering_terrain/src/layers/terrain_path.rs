@@ -204,7 +204,7 @@ impl TerrainPath {
     /// What keeps the layer from shaping the terrain (the editor shows it as configuration warnings): empty
     /// when nothing does.
     #[func]
-    fn check_setup(&self) -> PackedStringArray {
+    pub(crate) fn check_setup(&self) -> PackedStringArray {
         let mut w = self.link.warnings();
         if let Some(p) = self.paint_problem() {
             w.push(&p);

@@ -126,7 +126,7 @@ impl TerrainStamp {
     /// What keeps the layer from shaping the terrain (the editor shows it as configuration warnings): empty
     /// when nothing does.
     #[func]
-    fn check_setup(&self) -> PackedStringArray {
+    pub(crate) fn check_setup(&self) -> PackedStringArray {
         self.link.warnings()
     }
 

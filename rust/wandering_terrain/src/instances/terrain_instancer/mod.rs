@@ -213,7 +213,7 @@ impl INode3D for TerrainInstancer {
 impl TerrainInstancer {
     /// What keeps the instancer from working (the editor shows it as configuration warnings).
     #[func]
-    fn check_setup(&self) -> PackedStringArray {
+    pub(crate) fn check_setup(&self) -> PackedStringArray {
         let mut out = PackedStringArray::new();
         let Some(host) = self.host() else {
             out.push("TerrainInstancer must be a child of a TerrainNode or a WanderingTerrain.");
