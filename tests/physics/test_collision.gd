@@ -535,13 +535,13 @@ func test_visible_collision_shapes_draw_the_tiles_exactly() -> void:
 	tn.queue_free()
 
 
-## Flat ground at `h` (128², 1 m spacing) under a node with the default collision (DYNAMIC, subdivision 4)
+## Flat ground at `h` (`n`², 1 m spacing) under a node with the default collision (DYNAMIC, subdivision 4)
 ## following `target`.
-func _flat(h: float, target: Node3D) -> Array:
+func _flat(h: float, target: Node3D, n := 128) -> Array:
 	var t := TerrainData.new()
-	t.size = Vector2i(128, 128)
+	t.size = Vector2i(n, n)
 	var hs := PackedFloat32Array()
-	hs.resize(128 * 128)
+	hs.resize(n * n)
 	hs.fill(h)
 	t.heights = hs
 	var tn := TerrainNode.new()
@@ -665,3 +665,40 @@ func test_a_character_on_ground_raised_by_3_m_ends_on_top() -> void:
 	check(ch.is_on_floor(), "on the floor")
 	ch.queue_free()
 	f[0].queue_free()
+
+
+## `collision_tolerance`: flat ground takes a point a sample (17² a tile at subdivision 4, not 65²), the
+## points still on the ground and rays hitting it; 0 keeps every point; a bad value is refused by name.
+## (129² samples: whole tiles. A tile reaching past the map's edge holds open points there and keeps
+## every point, as a tile with a hole does.)
+func test_flat_ground_takes_fewer_collision_points() -> void:
+	tree.debug_collisions_hint = true
+	var holder := _target_at(Vector3(64.3, 0, 60.7))
+	var counts: Array[int] = []
+	for tol in [0.0, 0.01]:
+		var f := _flat(10.0, holder, 129)
+		var tn: TerrainNode = f[0]
+		tn.collision_tolerance = tol
+		tn.update_collision()
+		await tree.physics_frame
+		await tree.physics_frame
+		var pts := tn.get_collision_debug_points()
+		counts.append(pts.size())
+		var worst := 0.0
+		for p in pts:
+			if not is_nan(p.y):
+				worst = worst_of(worst, absf(p.y - 10.0))
+		check(worst <= 1e-4, "tolerance %s: every point on the ground (worst %f)" % [tol, worst])
+		var hit := _ray_down(64.3, 60.7)
+		check(not hit.is_empty() and absf(hit["position"].y - 10.0) < 1e-3, "tolerance %s: a ray hits the ground: %s" % [tol, hit])
+		tn.queue_free()
+		await tree.physics_frame
+	print("collision %s: flat ground, %d points at tolerance 0, %d at 0.01" % [_engine(), counts[0], counts[1]])
+	check(counts[1] * 10 < counts[0], "flat ground takes far fewer points (%d vs %d)" % [counts[1], counts[0]])
+	var node := TerrainNode.new()
+	expect_error("TerrainNode.collision_tolerance must be in [0, 10]")
+	node.collision_tolerance = NAN
+	check_eq(node.collision_tolerance, 0.01, "tolerance kept")
+	node.free()
+	holder.queue_free()
+	tree.debug_collisions_hint = false
