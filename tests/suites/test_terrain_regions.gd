@@ -30,8 +30,14 @@ func _folder(name: String) -> String:
 ## then the folder's only files) and opens the folder again with `g`.
 func _save_one_region_and_reopen(regions: TerrainRegions, dir: String, g: TerrainGenerator) -> TerrainRegions:
 	check_eq(regions.save(), OK, "saved")
-	var files := DirAccess.get_files_at(dir)
-	check_eq(files.size(), 1 + regions.get_mip_count(), "the header, one region and the levels above it: %s" % [files])
+	var files := Array(DirAccess.get_files_at(dir))
+	var finest := files.filter(func(f): return f.begins_with("h0_"))
+	var coarser := files.filter(func(f): return f.begins_with("h") and not f.begins_with("h0_"))
+	check_eq(finest.size(), 1, "one region of the full resolution: %s" % [files])
+	# The levels above it are saved where a far ring has read them; the rest are listed in stale.mips.
+	check(coarser.size() <= regions.get_mip_count() - 1, "at most one region a coarser level: %s" % [files])
+	check(coarser.size() == regions.get_mip_count() - 1 or files.has("stale.mips"), "every coarser level saved or recorded stale: %s" % [files])
+	check_eq(files.size(), 2 + coarser.size() + int(files.has("stale.mips")), "nothing else: %s" % [files])
 	var again := TerrainRegions.new()
 	again.generator = g
 	again.folder = dir
@@ -646,13 +652,24 @@ func test_generation_and_saves_report_progress() -> void:
 		await tree.process_frame
 	check(not TerrainRegions.map_exists(cancelled), "a cancelled generation leaves no map")
 	_remove(dir)
-	# An endless map's first save after an edit refreshes a region at every level: on a worker.
+	# An endless map's save on a worker. Its first save after an edit generates no coarser level: it
+	# writes the edited region and the record of the levels still to refresh (16 of them).
 	var endless_dir := _folder("async_endless")
 	var e := TerrainRegions.create_endless(g, 1.0, endless_dir, 128, true)
 	var block := PackedFloat32Array()
 	block.resize(64)
 	block.fill(42.0)
 	e.set_heights_region(Rect2i(-3000, 5000, 8, 8), block)
+	var t0 := Time.get_ticks_usec()
+	check_eq(e.save(), OK, "the first save")
+	var first_ms := (Time.get_ticks_usec() - t0) / 1000.0
+	var first_files := Array(DirAccess.get_files_at(endless_dir))
+	first_files.sort()
+	# (The background lane may have refreshed a level or two since the edit: those are written too.)
+	var coarse := first_files.filter(func(f): return f.begins_with("h") and not f.begins_with("h0_"))
+	check(first_files.has("h0_65512_65575.bin") and first_files.has("stale.mips") and first_files.has("terrain.regions"), "the edited region and the record: %s" % [first_files])
+	check(coarse.size() < 4 and first_files.size() == 3 + coarse.size(), "not a region at each of %d coarser levels: %s (%.0f ms)" % [e.get_mip_count() - 1, first_files, first_ms])
+	e.set_heights_region(Rect2i(-2990, 5000, 8, 8), block)
 	check_eq(e.save_async(), OK, "save started")
 	check(e.get_save_progress() >= 0.0, "a save runs")
 	e.set_heights_region(Rect2i(9000, 9000, 8, 8), block)   # an edit while saving: never lost

@@ -28,6 +28,7 @@ mod format;
 pub mod generated;
 mod mips;
 mod rows;
+mod saved_stale;
 mod views;
 mod write;
 
@@ -38,6 +39,7 @@ pub use files::{
 use files::{file, read_le};
 pub use format::{check_region_size, RegionMeta, ENDLESS_SIDE};
 pub use rows::RowWriter;
+pub use saved_stale::STALE_MIPS_FILE;
 use views::Cursor;
 pub use views::MipView;
 pub use write::{save, write_regions, write_regions_with, RegionSource};
@@ -121,7 +123,14 @@ impl TerrainRegions {
             stale_any: std::sync::atomic::AtomicBool::new(false),
             settling: Mutex::new(()),
             queued: std::sync::atomic::AtomicBool::new(false),
-        })
+        }
+        .with_saved_stale())
+    }
+
+    /// The coarser levels a generator-backed map's last save left stale, listed again.
+    fn with_saved_stale(self) -> Self {
+        self.restore_saved_stale();
+        self
     }
 
     /// Opens a folder whose missing regions come from `fallback` (see `generated`).

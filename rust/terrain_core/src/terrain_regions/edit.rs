@@ -13,6 +13,9 @@ use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+/// A dirty region in a save's snapshot: its key, whether its heights and its control values changed.
+pub(super) type Dirty = (Key, (bool, bool), Arc<Region>);
+
 /// What an edit changes: heights, control values.
 pub(super) const HEIGHTS: (bool, bool) = (true, false);
 const CONTROL: (bool, bool) = (false, true);
@@ -114,21 +117,22 @@ impl TerrainRegions {
         }
     }
 
-    /// Whether any edit is not saved (cheap: no stale mip is refreshed to answer).
+    /// Whether any edit is not saved (cheap: no stale mip is refreshed to answer). The finest level
+    /// decides: a coarser level is refreshed from it (before a save, or from a saved map's stale record).
     pub fn has_unsaved(&self) -> bool {
-        self.stale_any.load(Ordering::Acquire)
-            || !self.cache.lock().expect("cache").dirty.is_empty()
+        self.cache
+            .lock()
+            .expect("cache")
+            .dirty
+            .keys()
+            .any(|k| k.0 == 0)
     }
 
-    /// Regions edited and not saved (all mips, the coarser ones still to refresh included; nothing is
+    /// Regions of the finest level edited and not saved (the coarser levels follow them; nothing is
     /// refreshed to count them: the editor's toolbar asks every frame).
     pub fn dirty_regions(&self) -> usize {
-        if !self.stale_any.load(Ordering::Acquire) {
-            return self.cache.lock().expect("cache").dirty.len();
-        }
-        let mut keys = self.stale_mip_regions();
-        keys.extend(self.cache.lock().expect("cache").dirty.keys());
-        keys.len()
+        let c = self.cache.lock().expect("cache");
+        c.dirty.keys().filter(|k| k.0 == 0).count()
     }
 
     /// Checks an edit's rectangle and value count; the rectangle must lie inside the map.
@@ -276,31 +280,49 @@ impl TerrainRegions {
         self.save_counting(&Progress::default())
     }
 
-    /// `save`, counting in `progress`: the stale rectangles of the coarser levels refreshed first (an
-    /// endless map's first save after an edit box-filters a region at every level), then each region
-    /// written. Safe beside edits on other threads: what it writes is a snapshot.
+    /// `save`, counting in `progress`. A map stored whole refreshes the stale rectangles of its coarser
+    /// levels first (its saved files equal a whole save of the edited map); a generator-backed map writes
+    /// the record of them instead (`saved_stale.rs`: an endless map's first save after an edit would
+    /// generate a region at every level). Then each region is written. Safe beside edits on other
+    /// threads: what it writes is a snapshot.
     pub fn save_counting(&self, progress: &Progress) -> Result<usize, RegionError> {
+        if self.is_generated() {
+            return self.save_deferring_mips(progress);
+        }
         let dirty = self.cache.lock().expect("cache").dirty.len();
         let stale = self.stale_rect_count();
         progress.set_total((stale + dirty + self.stale_mip_regions().len()) as u64);
         self.settle_mips_counting(self.meta.mips - 1, Some(progress))?;
-        let snapshot: Vec<(Key, (bool, bool), Arc<Region>)> = {
-            let c = self.cache.lock().expect("cache");
-            let mut v: Vec<_> = c
-                .dirty
-                .iter()
-                .filter_map(|(k, p)| c.map.get(k).map(|(r, _)| (*k, *p, r.clone())))
-                .collect();
-            v.sort_by_key(|(k, _, _)| *k);
-            v
-        };
+        let snapshot = self.dirty_snapshot();
         if snapshot.is_empty() {
             progress.set_total(progress.done());
             return Ok(0);
         }
         // The count of regions is known now (refreshing made the coarser ones dirty).
         progress.set_total(progress.done() + snapshot.len() as u64);
-        for ((m, rx, rz), (heights, control), r) in &snapshot {
+        self.write_snapshot(&snapshot, progress)?;
+        self.finish_save(&snapshot)
+    }
+
+    /// The dirty regions as they are now, in key order.
+    pub(super) fn dirty_snapshot(&self) -> Vec<Dirty> {
+        let c = self.cache.lock().expect("cache");
+        let mut v: Vec<_> = c
+            .dirty
+            .iter()
+            .filter_map(|(k, p)| c.map.get(k).map(|(r, _)| (*k, *p, r.clone())))
+            .collect();
+        v.sort_by_key(|(k, _, _)| *k);
+        v
+    }
+
+    /// Writes the snapshot's regions (what changed of each), counting them in `progress`.
+    pub(super) fn write_snapshot(
+        &self,
+        snapshot: &[Dirty],
+        progress: &Progress,
+    ) -> Result<(), RegionError> {
+        for ((m, rx, rz), (heights, control), r) in snapshot {
             if *heights {
                 write_le(
                     &file(&self.dir, 'h', *m, *rx, *rz),
@@ -317,6 +339,11 @@ impl TerrainRegions {
             }
             progress.add(1);
         }
+        Ok(())
+    }
+
+    /// Writes the header last and marks the snapshot's regions saved (unless edited again meanwhile).
+    pub(super) fn finish_save(&self, snapshot: &[Dirty]) -> Result<usize, RegionError> {
         let mut meta = self.meta;
         meta.range = self.bounds();
         meta.has_control = self.has_control();
@@ -326,7 +353,7 @@ impl TerrainRegions {
             let _ = d.sync_all();
         }
         let mut c = self.cache.lock().expect("cache");
-        for (k, _, r) in &snapshot {
+        for (k, _, r) in snapshot {
             if c.map.get(k).is_some_and(|(cur, _)| Arc::ptr_eq(cur, r)) {
                 c.dirty.remove(k);
             }
@@ -367,6 +394,9 @@ impl TerrainRegions {
         let failed = !self.failed.lock().expect("failures").known.is_empty();
         self.has_control
             .store(saved.has_control || failed, Ordering::Relaxed);
+        drop(_stale);
+        // What the last save left stale is stale again (its refreshed regions were forgotten above).
+        self.restore_saved_stale();
         span.map(|[x0, z0, x1, z1]| [x0, z0, x1 - x0, z1 - z0])
     }
 }

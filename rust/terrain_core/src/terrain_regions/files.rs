@@ -112,6 +112,7 @@ fn is_map_file(name: &str) -> bool {
     let name = name.strip_suffix(".tmp").unwrap_or(name);
     name == HEADER
         || name == LAYER_BASE_FILE
+        || name == super::STALE_MIPS_FILE
         || ((name.starts_with('h') || name.starts_with('c'))
             && name.len() > 5
             && name.ends_with(".bin")

@@ -85,7 +85,7 @@ fn write_header(
 mod tests {
     use super::*;
     use crate::generation::NoiseParams;
-    use crate::terrain_regions::{REGION_ABSENT, REGION_EDITED};
+    use crate::terrain_regions::{REGION_ABSENT, REGION_EDITED, STALE_MIPS_FILE};
 
     /// A generation and a save report their progress to the end (a progress bar reaches 100 % exactly),
     /// a cancelled generation leaves the folder as it was, and `stores_every_region` tells a map written
@@ -126,9 +126,12 @@ mod tests {
         r.set_heights_region(130, 140, 10, 10, &[7.0; 100]).unwrap();
         let p = Progress::default();
         let written = r.save_counting(&p).unwrap();
-        assert_eq!(written, r.meta().mips as usize, "a region a level");
+        assert_eq!(
+            written, 1,
+            "the edited region; the coarser levels recorded stale"
+        );
         assert!(
-            p.done() >= written as u64 && p.done() == p.total(),
+            p.done() == written as u64 && p.done() == p.total(),
             "{} of {}",
             p.done(),
             p.total()
@@ -169,16 +172,29 @@ mod tests {
             }
         }
         r.set_heights_region(130, 140, 10, 10, &[7.0; 100]).unwrap();
-        r.save().unwrap();
-        // One mip-0 region and the regions above it, nothing else.
+        assert_eq!(r.save().unwrap(), 1);
+        // The edited mip-0 region and the record of the coarser levels it made stale, nothing else: no
+        // coarser region is generated to be saved.
         let saved = files(&dir);
-        assert!(saved.contains(&"h0_2_2.bin".to_string()), "{saved:?}");
-        assert_eq!(saved.len(), 1 + r.meta().mips as usize, "{saved:?}");
+        assert_eq!(saved, ["h0_2_2.bin", STALE_MIPS_FILE, "terrain.regions"]);
+        assert!(!r.has_unsaved());
         let again = TerrainRegions::open_with(&dir, fallback(g.clone(), *r.meta())).unwrap();
         let back = again.heights_region(0, 0, 1000, 700);
         assert_eq!(back[145 * 1000 + 135], 7.0);
         assert_eq!(back[500 * 1000 + 900], g.height(900, 500));
         assert_eq!(back, r.heights_region(0, 0, 1000, 700));
+        // Every coarser level over the edit is the box filter of it, in the map that saved and in the
+        // one opened from its files; reading it is not an unsaved edit.
+        for m in 1..r.meta().mips {
+            let (x, z) = (135 >> m, 145 >> m);
+            assert_eq!(again.mip(m).texel(x, z), r.mip(m).texel(x, z), "level {m}");
+        }
+        assert_eq!(again.mip(1).texel(67, 72)[0], 7.0);
+        assert!(!again.has_unsaved() && again.dirty_regions() == 0);
+        // Saving again writes the refreshed levels and ends the record.
+        assert_eq!(again.save().unwrap(), r.meta().mips as usize - 1);
+        assert_eq!(files(&dir).len(), 1 + r.meta().mips as usize);
+        assert!(!files(&dir).contains(&STALE_MIPS_FILE.to_string()));
         // A new map over this one is refused, every file as it was; replacing it on purpose drops the
         // saved edit.
         let bytes = |d: &Path| {
@@ -244,15 +260,18 @@ mod tests {
             vec![REGION_EDITED, REGION_ABSENT, REGION_ABSENT, REGION_ABSENT],
             "region (-3, -3) holds samples -192 .. -129"
         );
+        let t0 = std::time::Instant::now();
         r.save().unwrap();
+        let first_save = t0.elapsed();
         let mut saved: Vec<String> = std::fs::read_dir(&dir)
             .unwrap()
             .flatten()
             .map(|e| e.file_name().to_string_lossy().to_string())
             .collect();
         saved.sort();
-        // One mip-0 region and one per coarser level above it, and the header: nothing else.
-        assert_eq!(saved.len(), 1 + r.meta().mips as usize, "{saved:?}");
+        // One mip-0 region, the record of the stale coarser levels and the header: none of the 16 coarser
+        // levels is generated to be saved.
+        assert_eq!(saved.len(), 3, "{saved:?} ({first_save:?})");
         let again = TerrainRegions::open_with(&dir, fallback(g.clone(), *r.meta())).unwrap();
         assert!(again.meta().endless);
         assert_eq!(again.meta().origin, r.meta().origin);

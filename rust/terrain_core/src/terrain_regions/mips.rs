@@ -27,15 +27,20 @@ const JOIN_SLACK: usize = 4096;
 
 impl StaleMips {
     fn add(&mut self, mips: u32, r: Rect) {
-        self.levels.resize_with(mips as usize, Vec::new);
-        for (m, list) in self.levels.iter_mut().enumerate().skip(1) {
-            let mut r = r;
-            // Join with every rectangle that makes a cheap union, until none does.
-            while let Some(i) = list.iter().position(|&o| cheap_union(m, o, r)) {
-                r = union(list.swap_remove(i), r);
-            }
-            list.push(r);
+        for m in 1..mips as usize {
+            self.add_at(mips, m, r);
         }
+    }
+
+    /// Lists `r` as stale at level `m` only, joined with the level's rectangles where that is cheap.
+    fn add_at(&mut self, mips: u32, m: usize, mut r: Rect) {
+        self.levels.resize_with(mips as usize, Vec::new);
+        let list = &mut self.levels[m];
+        // Join with every rectangle that makes a cheap union, until none does.
+        while let Some(i) = list.iter().position(|&o| cheap_union(m, o, r)) {
+            r = union(list.swap_remove(i), r);
+        }
+        list.push(r);
     }
 
     fn is_empty(&self) -> bool {
@@ -101,6 +106,25 @@ impl TerrainRegions {
                 }
             }
         }
+    }
+
+    /// Every stale rectangle with its level (what a generator-backed map's save records).
+    pub(super) fn stale_list(&self) -> Vec<(usize, Rect)> {
+        let s = self.stale.lock().expect("stale mips");
+        let levels = s.levels.iter().enumerate().skip(1);
+        levels
+            .flat_map(|(m, l)| l.iter().map(move |&r| (m, r)))
+            .collect()
+    }
+
+    /// Lists rectangles of the given levels as stale (levels past the map's last are left out).
+    pub(super) fn mark_stale(&self, list: &[(usize, Rect)]) {
+        let mips = self.meta.mips;
+        let mut s = self.stale.lock().expect("stale mips");
+        for &(m, r) in list.iter().filter(|(m, _)| *m < mips as usize) {
+            s.add_at(mips, m, r);
+        }
+        self.stale_any.store(!s.is_empty(), Ordering::Release);
     }
 
     /// Stale rectangles listed, all levels (what a save refreshes first).

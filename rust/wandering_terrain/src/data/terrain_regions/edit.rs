@@ -114,7 +114,7 @@ impl TerrainRegions {
         self.store().is_some_and(|s| s.has_unsaved()) || self.layer_base_unsaved()
     }
 
-    /// Regions (of every level) edited and not saved.
+    /// Regions of the full resolution edited and not saved (the coarser levels are refreshed from them).
     #[func]
     fn get_unsaved_region_count(&self) -> i64 {
         self.store().map_or(0, |s| s.dirty_regions() as i64)

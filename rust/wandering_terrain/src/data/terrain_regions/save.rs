@@ -1,6 +1,7 @@
-//! Saving a `TerrainRegions`: the edited regions (and the levels above them) written to the folder, on the
-//! calling thread (`save`) or a worker with progress (`save_async`). An endless map's first save after an
-//! edit box-filters a region at each of its coarser levels first, which takes a second or two.
+//! Saving a `TerrainRegions`: the edited regions written to the folder, on the calling thread (`save`) or
+//! a worker with progress (`save_async`). A map stored whole refreshes the levels above them first; a
+//! generator-backed (or endless) map writes a record of its stale levels instead (`stale.mips`), which
+//! the next reader refreshes: its first save after an edit generates no coarser region.
 
 use super::{error_code, TerrainRegions};
 use crate::async_job::{AsyncJob, Outcome};
@@ -50,8 +51,8 @@ impl TerrainRegions {
         Error::OK
     }
 
-    /// -1 when no save runs; the share done, [0, 1), while one runs (the coarser levels refreshed, then
-    /// each region written); 1 when it is ready for `finish_save()`.
+    /// -1 when no save runs; the share done, [0, 1), while one runs (a stored map's coarser levels
+    /// refreshed, then each region written); 1 when it is ready for `finish_save()`.
     #[func]
     fn get_save_progress(&self) -> f64 {
         crate::async_job::progress_of(&self.saving)
