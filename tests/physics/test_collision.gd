@@ -702,3 +702,66 @@ func test_flat_ground_takes_fewer_collision_points() -> void:
 	node.free()
 	holder.queue_free()
 	tree.debug_collisions_hint = false
+
+
+## DYNAMIC collision is finest where bodies stand: tiles within a quarter of `collision_radius` of the target take
+## `collision_tolerance`, farther tiles ten times it (fewer points for the engine); when the target moves
+## on, the tiles it comes near are made again at the near tolerance (by the workers, collidable all along).
+func test_collision_is_finest_near_the_target() -> void:
+	var t := _hilly()
+	var holder := _target_at(Vector3(60.3, 0, 60.7))
+	var rng := RandomNumberGenerator.new()
+	rng.seed = 77
+	var counts: Array[int] = []
+	tree.debug_collisions_hint = true
+	for tol in [0.0, 0.01]:
+		var tn := TerrainNode.new()
+		tn.tile_resolution = 8
+		tn.levels = 3
+		tn.collision_tolerance = tol
+		tn.terrain_data = t
+		tree.root.add_child(tn)
+		tn.target = tn.get_path_to(holder)
+		holder.position = Vector3(60.3, 0, 60.7)
+		for i in 40:
+			await tree.physics_frame
+		tn.update_collision()   # the same bands as the workers make
+		await tree.physics_frame
+		counts.append(tn.get_collision_debug_points().size())
+		if tol == 0.0:
+			tn.queue_free()
+			await tree.physics_frame
+			continue
+		# Near: within 10 m of the target; far: 30 to 55 m away (past the near band's 16 m and a tile).
+		var near := _ring_errors(tn, t, Vector2(60.3, 60.7), 0.0, 10.0, rng)
+		var far := _ring_errors(tn, t, Vector2(60.3, 60.7), 30.0, 55.0, rng)
+		print("collision %s: hilly ground, %d points exact, %d banded; |hit - get_height| worst near %.4f m, far %.4f m" % [_engine(), counts[0], counts[1], near, far])
+		check(near <= 0.05 + 0.01, "near the target: within subdivision 4's bound and the tolerance (%f)" % near)
+		check(far <= 0.05 + 0.1, "far: within the far tolerance (%f)" % far)
+		check(counts[1] * 3 < counts[0] * 2, "far tiles take fewer points (%d vs %d)" % [counts[1], counts[0]])
+		# The target moves 40 m: the ground there was far, now it is near again and fine.
+		holder.position = Vector3(100.3, 0, 60.7)
+		for i in 40:
+			await tree.physics_frame
+		var moved := _ring_errors(tn, t, Vector2(100.3, 60.7), 0.0, 10.0, rng)
+		check(moved <= 0.05 + 0.01, "where the target went the ground is fine again (%f)" % moved)
+		check_eq(tn.get_collision_late_tiles(), 0, "no tile was missing under the target")
+		tn.queue_free()
+		await tree.physics_frame
+	tree.debug_collisions_hint = false
+	holder.queue_free()
+
+
+## Worst |ray hit - get_height| of 400 rays between `r0` and `r1` from `c` (NaN when a ray misses).
+func _ring_errors(tn: TerrainNode, t: TerrainData, c: Vector2, r0: float, r1: float, rng: RandomNumberGenerator) -> float:
+	var worst := 0.0
+	for i in 400:
+		var a := rng.randf() * TAU
+		var d := rng.randf_range(r0, r1)
+		var p := c + Vector2(cos(a), sin(a)) * d
+		if p.x < 1.0 or p.y < 1.0 or p.x > SIZE - 2.0 or p.y > SIZE - 2.0:
+			continue
+		var hit := _ray_down(p.x, p.y)
+		var e: float = absf(hit["position"].y - t.get_height(p)) if not hit.is_empty() and hit["collider"] == tn else NAN
+		worst = worst_of(worst, e)
+	return worst

@@ -4,6 +4,7 @@
 //! body per tile, not one body of many shapes: a body's shape change costs the engine time in its number
 //! of shapes).
 
+use crate::physics::collision_bands::{Bands, Reach, FAR_FACTOR, NEAR_SHARE};
 use crate::physics::resting_bodies::TileSurface;
 use godot::classes::physics_server_3d::{BodyMode, BodyParameter, BodyState};
 use godot::classes::{Engine, PhysicsMaterial, PhysicsServer3D};
@@ -114,6 +115,8 @@ pub struct TerrainCollision {
     heights: Heights,
     /// Bodies over edited ground, woken (and lifted) when their tile is rewritten.
     resting: crate::physics::resting_bodies::RestingBodies,
+    /// Tiles made at the far tolerance, and those being made again at the near one (`collision_bands.rs`).
+    bands: Bands,
 }
 
 /// A heightmap shape's heights in the engine's own float type: f32, or f64 in a double-precision Godot
@@ -182,7 +185,7 @@ fn tiles_around(tiling: &Tiling, spacing: f64, points: &[[f64; 2]], radius: f64)
 }
 
 /// Distance from point `c` to the segment from `p` to `a`.
-fn segment_distance(c: [f64; 2], p: [f64; 2], a: [f64; 2]) -> f64 {
+pub(super) fn segment_distance(c: [f64; 2], p: [f64; 2], a: [f64; 2]) -> f64 {
     let (dx, dz) = (a[0] - p[0], a[1] - p[1]);
     let len2 = dx * dx + dz * dz;
     let t = if len2 > 0.0 {
@@ -191,6 +194,26 @@ fn segment_distance(c: [f64; 2], p: [f64; 2], a: [f64; 2]) -> f64 {
         0.0
     };
     (c[0] - p[0] - t * dx).hypot(c[1] - p[1] - t * dz)
+}
+
+/// Moves the items `near` holds to the front, each part keeping its order; returns how many there are.
+fn partition_in_place(v: &mut [TileId], near: impl Fn(&TileId) -> bool) -> usize {
+    let mut n = 0;
+    for i in 0..v.len() {
+        if near(&v[i]) {
+            v[n..=i].rotate_right(1);
+            n += 1;
+        }
+    }
+    n
+}
+
+/// The tiling a band's tiles are made with: the far one's looser tolerance, or the near one's.
+fn band_tiling(near: &Tiling, bands: Option<(Tiling, Reach)>, far: bool) -> Tiling {
+    match (far, bands) {
+        (true, Some((f, _))) => f,
+        _ => *near,
+    }
 }
 
 /// Grid points per tile side in DYNAMIC mode (about 0.1 ms to build in Godot Physics, 0.3 ms in Jolt).
@@ -281,6 +304,7 @@ impl TerrainCollision {
             self.stream.recycle(r.grid);
         }
         self.tiles.restart().for_each(drop);
+        self.bands.clear();
         self.stale = false;
         self.kept = None;
         self.complete = false;
@@ -522,6 +546,9 @@ impl TerrainCollision {
             Tiling::with_points(t, self.settings.subdivision, DYNAMIC_TILE_POINTS)
         }
         .with_tolerance(tolerance);
+        // Far tiles take a looser tolerance (`collision_bands.rs`); none when every tile is exact, nor in
+        // FULL mode (made once for bodies anywhere, not refined as the target goes).
+        let far = (tolerance > 0.0 && !full).then(|| tiling.with_tolerance(tolerance * FAR_FACTOR));
         self.view = Some((tiling, t.spacing()));
         self.follow_frame(frame);
         self.follow_target(target, t.spacing() * tiling.tile_cells() as f64);
@@ -532,17 +559,46 @@ impl TerrainCollision {
                 // A wide mark (an endless map's discarded edits): walk the tiles there are instead.
                 self.tiles.touch_where(|&id| tiling.touches(id, r));
             }
+            self.bands.edited(|&id| tiling.touches(id, r));
             self.stale = true;
         }
         let ranges = self.ranges(&tiling, t, full, frame, target);
         self.drop_outside(ranges);
+        let near = self.near_band(t.spacing(), frame);
+        if let (Some(near), Some(_)) = (near, far) {
+            self.refine(&tiling, &near);
+        }
+        let bands = far.zip(near);
         let mut written = self.take_ready(&tiling, &ranges, now);
-        written += self.compute_late(&tiling, t, frame, &ranges, now);
-        self.ask_workers(&tiling, t, shared, &ranges);
+        written += self.compute_late(&tiling, bands, t, frame, &ranges, now);
+        self.ask_workers(&tiling, bands, t, shared, &ranges);
         if !self.stale {
             self.resting.forget();
         }
         written
+    }
+
+    /// The near band around the target and its path ahead (None without a target: every tile is near).
+    fn near_band(&self, spacing: f64, frame: &Frame) -> Option<Reach> {
+        let p = self.last_target?;
+        let scale = frame.scale[0].abs().min(frame.scale[2].abs()).max(1e-9);
+        Some(Reach {
+            from: p,
+            to: [p[0] + self.lead[0], p[1] + self.lead[1]],
+            reach: self.settings.radius / scale * NEAR_SHARE,
+            spacing,
+        })
+    }
+
+    /// Coarse tiles in place that the target came near are made again at the near tolerance.
+    fn refine(&mut self, tiling: &Tiling, near: &Reach) {
+        let mut ids = std::mem::take(&mut self.todo);
+        self.bands.to_refine(&self.used, tiling, near, &mut ids);
+        if !ids.is_empty() {
+            self.tiles.touch(ids.iter().copied());
+            self.stale = true;
+        }
+        self.todo = ids;
     }
 
     /// The node moved, was scaled or shifted its origin: the same grids, placed anew (a transform per tile,
@@ -637,6 +693,8 @@ impl TerrainCollision {
             }
         }
         self.todo = gone;
+        let tiles = &self.tiles;
+        self.bands.retain(|id| tiles.get(id).is_some());
         let mut ready = std::mem::take(&mut self.ready);
         ready.retain(|r| contains(keep, &r.id));
         self.ready = ready;
@@ -690,6 +748,7 @@ impl TerrainCollision {
                 continue;
             }
             self.tiles.accept_latest(&r.id, r.stamp);
+            self.bands.written(&r.id);
             self.write(&r.grid, &frame, r.id);
             self.stream.recycle(r.grid);
             written += 1;
@@ -704,6 +763,7 @@ impl TerrainCollision {
     fn compute_late<S: Samples + ?Sized>(
         &mut self,
         tiling: &Tiling,
+        bands: Option<(Tiling, Reach)>,
         t: &S,
         frame: &Frame,
         [must, want, _]: &[Range2; 3],
@@ -726,27 +786,38 @@ impl TerrainCollision {
                 if contains(*must, &id) || now {
                     // Missing, or edited: the ground under the target is never stale.
                     let used = self.used.contains_key(&id);
-                    if (!used || self.tiles.get(&id).is_some_and(is_edited))
-                        && !self.ready.iter().any(|r| r.id == id)
-                    {
+                    // A tile being refined stays collidable as it is until the workers bring it.
+                    let edited = self.tiles.get(&id).is_some_and(is_edited)
+                        && !(used && !now && self.bands.is_refining(&id));
+                    if (!used || edited) && !self.ready.iter().any(|r| r.id == id) {
                         late += usize::from(!used);
                         self.todo.push(id);
                     }
                 }
             }
         }
-        let todo = std::mem::take(&mut self.todo);
+        let mut todo = std::mem::take(&mut self.todo);
         if !(now || first) {
             self.late_tiles += late as u64;
         }
-        for batch in todo.chunks(BATCH) {
-            let mut grids = std::mem::take(&mut self.grids);
-            tiling.grids(t, batch, &mut grids);
-            for (&id, g) in batch.iter().zip(&grids) {
-                self.tiles.mark_current(id);
-                self.write(g, frame, id);
+        // Each tile at its band's tolerance, as the workers would make it.
+        let split = match bands {
+            Some((_, near)) => partition_in_place(&mut todo, |id| near.is_near(tiling, *id)),
+            None => todo.len(),
+        };
+        for (ids, far) in [(&todo[..split], false), (&todo[split..], true)] {
+            let tl = band_tiling(tiling, bands, far);
+            for batch in ids.chunks(BATCH) {
+                let mut grids = std::mem::take(&mut self.grids);
+                tl.grids(t, batch, &mut grids);
+                for (&id, g) in batch.iter().zip(&grids) {
+                    self.tiles.mark_current(id);
+                    self.bands.asked(id, far);
+                    self.bands.written(&id);
+                    self.write(g, frame, id);
+                }
+                self.grids = grids;
             }
-            self.grids = grids;
         }
         let written = todo.len();
         self.todo = todo;
@@ -763,9 +834,11 @@ impl TerrainCollision {
 
     /// Asks the workers for edited tiles and for the wanted tiles that are missing, nearest to the target
     /// and its path ahead first, up to `IN_FLIGHT` tiles at a time.
+    /// `bands`: the far tiling and the near band, when far tiles take a looser tolerance.
     fn ask_workers<S: Samples + ?Sized>(
         &mut self,
         tiling: &Tiling,
+        bands: Option<(Tiling, Reach)>,
         t: &S,
         shared: Option<&SharedSamples>,
         [must, want, _]: &[Range2; 3],
@@ -814,14 +887,23 @@ impl TerrainCollision {
         let room = IN_FLIGHT.saturating_sub(self.stream.in_flight());
         wanted.truncate(n_edited.max(room));
         let stamp = self.tiles.stamp();
-        for job in wanted.chunks(JOB_TILES) {
-            let source = match shared {
-                Some(s) => s.clone(),
-                None => Arc::new(block_for(t, tiling, job)) as SharedSamples,
-            };
-            self.stream.request(source, *tiling, job, stamp);
-            for &id in job {
-                self.tiles.asked(id, stamp);
+        // Near tiles first (in the order above), then the far ones at the looser tolerance.
+        let split = match bands {
+            Some((_, near)) => partition_in_place(&mut wanted, |id| near.is_near(tiling, *id)),
+            None => wanted.len(),
+        };
+        for (ids, far) in [(&wanted[..split], false), (&wanted[split..], true)] {
+            let tl = band_tiling(tiling, bands, far);
+            for job in ids.chunks(JOB_TILES) {
+                let source = match shared {
+                    Some(s) => s.clone(),
+                    None => Arc::new(block_for(t, &tl, job)) as SharedSamples,
+                };
+                self.stream.request(source, tl, job, stamp);
+                for &id in job {
+                    self.tiles.asked(id, stamp);
+                    self.bands.asked(id, far);
+                }
             }
         }
         self.todo = wanted;

@@ -2,6 +2,7 @@
 //! navigation source-geometry parser.
 
 pub(crate) mod collision;
+pub(crate) mod collision_bands;
 pub(crate) mod collision_debug;
 pub(crate) mod navigation;
 pub(crate) mod resting_bodies;

@@ -1,0 +1,102 @@
+//! Where collision is finest: tiles near the target and its path ahead take `collision_tolerance`, tiles
+//! farther out `FAR_FACTOR` times it. A physics engine's cost is in the points it is handed (Jolt builds
+//! a compressed height field from them, ~70 ns a point), and on hilly ground a 1 cm tolerance keeps every
+//! point of subdivision 4; the bodies that need centimetres stand near the target. A coarse tile the
+//! target comes near is made again at the near tolerance on the workers (it stays collidable meanwhile,
+//! within the far tolerance), never on the main thread.
+
+use std::collections::{HashMap, HashSet};
+use terrain_core::collision::{TileId, Tiling};
+
+/// Far tiles' tolerance, as a multiple of `collision_tolerance` (1 cm near, 10 cm far by default).
+pub const FAR_FACTOR: f32 = 10.0;
+
+/// Share of `collision_radius` around the target (and its path ahead) where tiles take the near tolerance.
+pub const NEAR_SHARE: f64 = 0.25;
+
+/// The near band of one update: the segment from the target to where it is heading, and how far from it
+/// a tile's nearest point may lie (terrain units).
+#[derive(Clone, Copy)]
+pub struct Reach {
+    pub from: [f64; 2],
+    pub to: [f64; 2],
+    pub reach: f64,
+    pub spacing: f64,
+}
+
+impl Reach {
+    /// Whether tile `id` lies (partly) within the near band.
+    pub fn is_near(&self, tiling: &Tiling, id: TileId) -> bool {
+        let (c, _) = tiling.placement(self.spacing, id);
+        // The tile's half diagonal: a tile whose corner is in reach counts.
+        let half = tiling.tile_cells() as f64 * self.spacing * std::f64::consts::FRAC_1_SQRT_2;
+        super::collision::segment_distance(c, self.from, self.to) - half <= self.reach
+    }
+}
+
+/// Which tiles were asked for (or made) at the far tolerance, and which of them are being made again
+/// at the near one.
+#[derive(Default)]
+pub struct Bands {
+    coarse: HashSet<TileId>,
+    refining: HashSet<TileId>,
+}
+
+impl Bands {
+    pub fn clear(&mut self) {
+        self.coarse.clear();
+        self.refining.clear();
+    }
+
+    /// Tile `id` was asked for at the far tolerance (`far`) or the near one.
+    pub fn asked(&mut self, id: TileId, far: bool) {
+        if far {
+            self.coarse.insert(id);
+        } else {
+            self.coarse.remove(&id);
+        }
+    }
+
+    /// Tile `id`'s new grid is in place.
+    pub fn written(&mut self, id: &TileId) {
+        self.refining.remove(id);
+    }
+
+    /// An edit reached the tiles `hit` holds: they are edited now, not merely refined (the tile under
+    /// the target is then made at once).
+    pub fn edited(&mut self, hit: impl Fn(&TileId) -> bool) {
+        self.refining.retain(|id| !hit(id));
+    }
+
+    /// Keeps only the tiles `keep` holds (the others were dropped).
+    pub fn retain(&mut self, keep: impl Fn(&TileId) -> bool) {
+        self.coarse.retain(&keep);
+        self.refining.retain(&keep);
+    }
+
+    /// Whether tile `id` waits only to be refined (its coarse grid stays in place meanwhile).
+    pub fn is_refining(&self, id: &TileId) -> bool {
+        self.refining.contains(id)
+    }
+
+    /// The coarse tiles in place that came within `near` (into `out`): the caller touches them so they
+    /// are made again, at the near tolerance.
+    pub fn to_refine(
+        &mut self,
+        used: &HashMap<TileId, usize>,
+        tiling: &Tiling,
+        near: &Reach,
+        out: &mut Vec<TileId>,
+    ) {
+        out.clear();
+        out.extend(
+            self.coarse
+                .iter()
+                .filter(|id| used.contains_key(*id) && near.is_near(tiling, **id)),
+        );
+        for id in out.iter() {
+            self.coarse.remove(id);
+            self.refining.insert(*id);
+        }
+    }
+}
