@@ -593,7 +593,7 @@ impl TerrainCollision {
     /// Coarse tiles in place that the target came near are made again at the near tolerance.
     fn refine(&mut self, tiling: &Tiling, near: &Reach) {
         let mut ids = std::mem::take(&mut self.todo);
-        self.bands.to_refine(&self.used, tiling, near, &mut ids);
+        self.bands.take_near(&self.used, tiling, near, &mut ids);
         if !ids.is_empty() {
             self.tiles.touch(ids.iter().copied());
             self.stale = true;

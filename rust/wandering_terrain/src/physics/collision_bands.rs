@@ -81,7 +81,7 @@ impl Bands {
 
     /// The coarse tiles in place that came within `near` (into `out`): the caller touches them so they
     /// are made again, at the near tolerance.
-    pub fn to_refine(
+    pub fn take_near(
         &mut self,
         used: &HashMap<TileId, usize>,
         tiling: &Tiling,
