@@ -60,6 +60,10 @@ impl ClipmapTexture {
     pub fn window(&self) -> usize {
         self.window
     }
+    /// Tiles a side each window layer is stored as (1 on the rendering device; `clipmap_tiles.rs`).
+    pub fn split(&self) -> i32 {
+        self.texture.as_ref().map_or(1, ClipmapLayers::split)
+    }
     pub fn fine_layer(&self) -> usize {
         self.layer_count - 1
     }

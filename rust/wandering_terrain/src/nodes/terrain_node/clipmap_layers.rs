@@ -7,31 +7,30 @@
 //! `Texture2DArrayRD`; the written rectangles of every layer are packed into one or two small staging
 //! textures, sent in one update each, and copied into their layers on the GPU. The Compatibility renderer, a
 //! separate render thread (the device belongs to that thread) and the headless renderer keep a
-//! `Texture2DArray` whose written layers are re-sent whole. The same technique as the wandering terrain's
+//! `Texture2DArray` of tiles whose written tiles are re-sent whole (`clipmap_tiles.rs`). The same technique as the wandering terrain's
 //! whole-terrain textures (`editable_texture.rs`), for an array and many rectangles at once.
 
+use super::clipmap_tiles::TileLayers;
 use crate::data::terrain_data::editable_texture::device;
 use crate::staging_textures::StagingTextures;
-use godot::classes::image::Format;
 use godot::classes::rendering_device::{DataFormat, TextureType, TextureUsageBits};
 use godot::classes::{
-    Image, RdTextureFormat, RdTextureView, RenderingDevice, Texture2DArray, Texture2DArrayRd,
-    TextureLayered,
+    RdTextureFormat, RdTextureView, RenderingDevice, Texture2DArrayRd, TextureLayered,
 };
 use godot::global::Error;
 use godot::prelude::*;
 use terrain_core::clipmap_data::{ClipmapData, SlotRect, Texel};
 
 /// Bytes per texel (RGBA, 32-bit float).
-const TEXEL_BYTES: usize = std::mem::size_of::<Texel>();
+pub(super) const TEXEL_BYTES: usize = std::mem::size_of::<Texel>();
 
 /// Staging sides are multiples of this (few distinct sizes to keep), and at most this many are kept.
 const STAGING_STEP: u32 = 32;
 const STAGING_KEPT: usize = 6;
 
 pub enum ClipmapLayers {
-    /// Written layers re-sent whole.
-    Image(Gd<Texture2DArray>, PackedByteArray),
+    /// Layers stored as tiles, written tiles re-sent whole (`clipmap_tiles.rs`).
+    Tiles(TileLayers),
     Device(DeviceLayers),
 }
 
@@ -54,7 +53,7 @@ pub struct Sent {
 }
 
 /// RGBAF bytes of texels (little-endian f32 quadruples: one copy on little-endian machines).
-fn write_texels(texels: &[Texel], out: &mut [u8]) {
+pub(super) fn write_texels(texels: &[Texel], out: &mut [u8]) {
     #[cfg(target_endian = "little")]
     {
         // SAFETY: a Texel is [f32; 4] (16 bytes, no padding); reading a slice of them as bytes is valid.
@@ -89,43 +88,28 @@ impl ClipmapLayers {
         if let Some(d) = device().and_then(|rd| DeviceLayers::new(rd, data)) {
             return Some(Self::Device(d));
         }
-        let mut buf = PackedByteArray::new();
-        let w = data.window() as i32;
-        let mut images = Array::new();
-        for layer in 0..data.layer_count() {
-            let bytes = layer_bytes(data, layer, &mut buf);
-            images.push(&Image::create_from_data(w, w, false, Format::RGBAF, bytes)?);
-        }
-        let mut tex = Texture2DArray::new_gd();
-        if tex.create_from_images(&images) != Error::OK {
-            return None;
-        }
-        Some(Self::Image(tex, buf))
+        TileLayers::new(data).map(Self::Tiles)
     }
 
     pub fn texture(&self) -> Gd<TextureLayered> {
         match self {
-            Self::Image(t, _) => t.clone().upcast(),
+            Self::Tiles(t) => t.texture().upcast(),
             Self::Device(d) => d.wrap.clone().upcast(),
+        }
+    }
+
+    /// Tiles a side each window layer is stored as (the shader's `clipmap_split`).
+    pub fn split(&self) -> i32 {
+        match self {
+            Self::Tiles(t) => t.split() as i32,
+            Self::Device(_) => 1,
         }
     }
 
     /// Sends what `data` wrote since its last `clear_written` (the caller clears it after).
     pub fn send(&mut self, data: &ClipmapData) -> Sent {
         match self {
-            Self::Image(tex, buf) => {
-                let mut sent = Sent::default();
-                let w = data.window() as i32;
-                for layer in (0..data.layer_count()).filter(|&l| !data.written(l).is_empty()) {
-                    let bytes = layer_bytes(data, layer, buf);
-                    if let Some(img) = Image::create_from_data(w, w, false, Format::RGBAF, bytes) {
-                        tex.update_layer(&img, layer as i32);
-                    }
-                    sent.layers += 1;
-                    sent.bytes += buf.len() as u64;
-                }
-                sent
-            }
+            Self::Tiles(t) => t.send(data),
             Self::Device(d) => d.send(data),
         }
     }

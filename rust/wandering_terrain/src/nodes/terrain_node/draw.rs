@@ -156,8 +156,9 @@ impl TerrainNode {
             _ => (Vector2i::ZERO, 1.0),
         };
         let tex = self.gpu.texture();
-        let (window, fine, fine_origin) = (
+        let (window, split, fine, fine_origin) = (
             self.gpu.window() as i32,
+            self.gpu.split(),
             self.gpu.fine_layer() as i32,
             self.fine_origin_sent(),
         );
@@ -178,6 +179,7 @@ impl TerrainNode {
         {
             mat.set_shader_parameter("clipmap_data", &tex.to_variant());
             mat.set_shader_parameter("clipmap_window", &window.to_variant());
+            mat.set_shader_parameter("clipmap_split", &split.to_variant());
             mat.set_shader_parameter("clipmap_fine_layer", &fine.to_variant());
             mat.set_shader_parameter(&param_fine_origin, &fine_origin.to_variant());
             mat.set_shader_parameter(

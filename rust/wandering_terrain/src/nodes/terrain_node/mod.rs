@@ -25,6 +25,7 @@ use terrain_core::samples::{self, Samples};
 
 pub(crate) mod clipmap_data;
 mod clipmap_layers;
+mod clipmap_tiles;
 mod collision;
 mod debug;
 mod draw;
@@ -44,6 +45,7 @@ const DEBUG_SHADER: &str = "res://addons/wandering_terrain/shaders/terrain_node_
 const RUNTIME_PARAMS: &[&str] = &[
     "clipmap_data",
     "clipmap_window",
+    "clipmap_split",
     "clipmap_fine_layer",
     "clipmap_fine_origin",
     "terrain_size",
