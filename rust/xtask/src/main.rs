@@ -850,13 +850,12 @@ fn bench(repo: &Path, args: &[String]) -> Result<bool, String> {
             let limit = Duration::from_secs(if quick { 1800 } else { 7200 });
             let run = run_godot(&g, &a, &env, &log, limit)?;
             ok &= print_bench(&run);
-            // The main-thread bench again under Jolt, on Forward+.
-            if r == Renderer::Vulkan
-                && only.is_none_or(|o| "render_bench_main_thread.gd".contains(o))
-            {
+            // The main-thread bench again under Jolt (Godot 4.6's default for new projects), on both
+            // renderers.
+            if only.is_none_or(|o| "render_bench_main_thread.gd".contains(o)) {
                 a.retain(|x| Some(*x) != only && *x != "--only");
                 a.extend(["--only", "main_thread"]);
-                let log = repo.join("target/godot-bench/bench-vulkan-jolt.log");
+                let log = repo.join(format!("target/godot-bench/bench-{}-jolt.log", r.driver()));
                 let run = with_jolt(repo, || {
                     run_godot(&g, &a, &env, &log, Duration::from_secs(1800))
                 })?;
