@@ -28,6 +28,8 @@ pub struct ClipmapTexture {
     /// Layers sent and the time spent sending them, ever (`work_stats`).
     layers_sent: u64,
     send_usec: u64,
+    /// The texture to draw from changed since `take_swapped` last said.
+    swapped: bool,
 }
 
 /// What a streamed update did: whether the texture was created, and the target of newly shown windows
@@ -48,6 +50,7 @@ impl ClipmapTexture {
             uploaded: 0,
             layers_sent: 0,
             send_usec: 0,
+            swapped: false,
             fine_origin: [0, 0],
             requested: None,
         }
@@ -190,9 +193,16 @@ impl ClipmapTexture {
             let sent = tex.send(data);
             self.layers_sent += sent.layers;
             self.uploaded += sent.bytes;
+            self.swapped |= sent.swapped;
         }
         self.windows.clear_written();
         self.send_usec += t0.elapsed().as_micros() as u64;
         created
+    }
+
+    /// Whether the texture to draw from changed since the last call (its turn-taking copies,
+    /// `clipmap_tiles.rs`): the materials' `clipmap_data` must follow.
+    pub fn take_swapped(&mut self) -> bool {
+        std::mem::take(&mut self.swapped)
     }
 }

@@ -50,6 +50,8 @@ pub struct DeviceLayers {
 pub struct Sent {
     pub layers: u64,
     pub bytes: u64,
+    /// The texture to draw from changed (`ClipmapLayers::texture`).
+    pub swapped: bool,
 }
 
 /// RGBAF bytes of texels (little-endian f32 quadruples: one copy on little-endian machines).

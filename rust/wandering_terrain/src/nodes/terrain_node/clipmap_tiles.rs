@@ -4,6 +4,12 @@
 //! 16 — and an edit the tiles of its footprint, not whole 287 KB layers (0.4–0.65 ms a layer on the
 //! software OpenGL driver, 8 layers on a fast frame). The shader finds a slot's tile in `cd_at`
 //! (`clipmap_data.gdshaderinc`, `clipmap_split`).
+//!
+//! Two textures take turns: a frame's tiles go into the one the last frame did not draw from (with the
+//! tiles it missed the frame before), then the material switches to it. Updating a texture the previous
+//! frame still draws from makes a driver wait for that frame (the software driver here: 2.2–2.5 ms
+//! whatever the bytes, with workers busy on the cores) or copy the whole array first (mobile drivers'
+//! "ghosting").
 
 use super::clipmap_layers::{write_texels, Sent, TEXEL_BYTES};
 use godot::classes::image::Format;
@@ -23,7 +29,11 @@ fn split_for(layers: usize) -> usize {
 }
 
 pub struct TileLayers {
-    tex: Gd<Texture2DArray>,
+    /// The two textures, and which one the material draws from.
+    tex: [Gd<Texture2DArray>; 2],
+    front: usize,
+    /// Per window layer, the tiles the back texture lacks (written into the front one last time).
+    behind: Vec<u16>,
     /// Tiles a side (`split_for`).
     split: usize,
     /// Texels a tile side: the window divided by `SPLIT`, rounded up (the last tiles' extra slots unused).
@@ -38,7 +48,9 @@ impl TileLayers {
         let split = split_for(data.layer_count());
         let tile = data.window().div_ceil(split);
         let mut me = Self {
-            tex: Texture2DArray::new_gd(),
+            tex: [Texture2DArray::new_gd(), Texture2DArray::new_gd()],
+            front: 0,
+            behind: vec![0; data.layer_count()],
             split,
             tile,
             buf: PackedByteArray::new(),
@@ -49,14 +61,17 @@ impl TileLayers {
                 images.push(&me.tile_image(data, layer, t)?);
             }
         }
-        if me.tex.create_from_images(&images) != Error::OK {
-            return None;
+        for t in &mut me.tex {
+            if t.create_from_images(&images) != Error::OK {
+                return None;
+            }
         }
         Some(me)
     }
 
+    /// The texture to draw from now.
     pub fn texture(&self) -> Gd<Texture2DArray> {
-        self.tex.clone()
+        self.tex[self.front].clone()
     }
 
     /// Tiles a side (the shader's `clipmap_split`).
@@ -64,25 +79,34 @@ impl TileLayers {
         self.split
     }
 
-    /// Sends the tiles that `data`'s written rectangles (or whole layers) cross.
+    /// Sends the tiles that `data`'s written rectangles (or whole layers) cross into the back texture,
+    /// with those it missed last time, and makes it the front one (`Sent::swapped`).
     pub fn send(&mut self, data: &ClipmapData) -> Sent {
         let mut sent = Sent::default();
-        let n = self.split * self.split;
-        for layer in (0..data.layer_count()).filter(|&l| !data.written(l).is_empty()) {
+        if (0..data.layer_count()).all(|l| data.written(l).is_empty()) {
+            return sent;
+        }
+        let (n, back) = (self.split * self.split, 1 - self.front);
+        for layer in 0..data.layer_count() {
             let w = data.written(layer);
-            let tiles = if w.whole {
+            let now = if w.whole {
                 u16::MAX
             } else {
                 w.rects.iter().fold(0, |m, r| m | self.crossed(*r))
             };
+            let tiles = now | self.behind[layer];
             for t in (0..n).filter(|t| tiles & (1 << t) != 0) {
                 if let Some(img) = self.tile_image(data, layer, t) {
-                    self.tex.update_layer(&img, (layer * n + t) as i32);
+                    self.tex[back].update_layer(&img, (layer * n + t) as i32);
                     sent.bytes += self.buf.len() as u64;
                 }
             }
-            sent.layers += 1;
+            // The texture that becomes the back one lacks this frame's tiles.
+            self.behind[layer] = now;
+            sent.layers += u64::from(now != 0);
         }
+        self.front = back;
+        sent.swapped = true;
         sent
     }
 

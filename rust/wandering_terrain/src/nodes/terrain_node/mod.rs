@@ -229,6 +229,8 @@ pub struct TerrainNode {
     height_range: Vector2,
     param_target: StringName,
     param_fine_origin: StringName,
+    /// `clipmap_data`, set again whenever Compatibility's textures take turns (`clipmap_tiles.rs`).
+    param_data: StringName,
     /// The node `target` names, once found (found again when `target` changes or the node leaves).
     target_node: std::cell::RefCell<Option<Gd<Node3D>>>,
     /// The terrain frame collision was last placed with; None after a transform change. Physics frames
@@ -333,6 +335,7 @@ impl INode3D for TerrainNode {
             height_range: Vector2::ZERO,
             param_target: StringName::from("clipmap_target"),
             param_fine_origin: StringName::from("clipmap_fine_origin"),
+            param_data: StringName::from("clipmap_data"),
             target_node: std::cell::RefCell::new(None),
             collision_frame: None,
             origin: Default::default(),

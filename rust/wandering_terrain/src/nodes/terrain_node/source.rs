@@ -208,7 +208,14 @@ impl TerrainNode {
             _ => return false,
         };
         if step.created {
+            self.gpu.take_swapped();
             self.update_material();
+        } else if self.gpu.take_swapped() {
+            // Compatibility's textures take turns (`clipmap_tiles.rs`): the materials follow.
+            if let Some(tex) = self.gpu.texture() {
+                let name = self.param_data.clone();
+                self.set_param(&name, &tex.to_variant());
+            }
         }
         let Some(t) = step.shown else {
             return false;
