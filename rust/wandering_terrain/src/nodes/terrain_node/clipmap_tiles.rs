@@ -5,11 +5,11 @@
 //! software OpenGL driver, 8 layers on a fast frame). The shader finds a slot's tile in `cd_at`
 //! (`clipmap_data.gdshaderinc`, `clipmap_split`).
 //!
-//! Two textures take turns: a frame's tiles go into the one the last frame did not draw from (with the
-//! tiles it missed the frame before), then the material switches to it. Updating a texture the previous
-//! frame still draws from makes a driver wait for that frame (the software driver here: 2.2–2.5 ms
-//! whatever the bytes, with workers busy on the cores) or copy the whole array first (mobile drivers'
-//! "ghosting").
+//! Three textures take turns: a frame's tiles go into the one drawn from longest ago (with the tiles it
+//! missed since), then the material switches to it. Updating a texture a frame still being drawn reads
+//! makes a driver wait for that frame (the software driver here: 2.2–2.5 ms whatever the bytes, with
+//! workers busy on the cores) or copy the whole array first (mobile drivers' "ghosting"); drivers keep
+//! up to two frames in flight, so two textures were not enough on a flight that writes every frame.
 
 use super::clipmap_layers::{write_texels, Sent, TEXEL_BYTES};
 use godot::classes::image::Format;
@@ -17,6 +17,9 @@ use godot::classes::{Image, Texture2DArray};
 use godot::global::Error;
 use godot::prelude::*;
 use terrain_core::clipmap_data::{ClipmapData, SlotRect};
+
+/// Textures taking turns (`TileLayers`).
+const TURNS: usize = 3;
 
 /// Tiles a side each window layer is split into: 4 (16 texture layers a window layer), or 3 where that
 /// would pass the 256 array layers OpenGL ES 3 and WebGL 2 promise (more than 16 window layers).
@@ -29,11 +32,11 @@ fn split_for(layers: usize) -> usize {
 }
 
 pub struct TileLayers {
-    /// The two textures, and which one the material draws from.
-    tex: [Gd<Texture2DArray>; 2],
+    /// The textures, and which one the material draws from.
+    tex: [Gd<Texture2DArray>; TURNS],
     front: usize,
-    /// Per window layer, the tiles the back texture lacks (written into the front one last time).
-    behind: Vec<u16>,
+    /// Per window layer and texture, the tiles written since that texture was last brought up to date.
+    behind: Vec<[u16; TURNS]>,
     /// Tiles a side (`split_for`).
     split: usize,
     /// Texels a tile side: the window divided by `SPLIT`, rounded up (the last tiles' extra slots unused).
@@ -48,9 +51,9 @@ impl TileLayers {
         let split = split_for(data.layer_count());
         let tile = data.window().div_ceil(split);
         let mut me = Self {
-            tex: [Texture2DArray::new_gd(), Texture2DArray::new_gd()],
+            tex: std::array::from_fn(|_| Texture2DArray::new_gd()),
             front: 0,
-            behind: vec![0; data.layer_count()],
+            behind: vec![[0; TURNS]; data.layer_count()],
             split,
             tile,
             buf: PackedByteArray::new(),
@@ -79,14 +82,14 @@ impl TileLayers {
         self.split
     }
 
-    /// Sends the tiles that `data`'s written rectangles (or whole layers) cross into the back texture,
-    /// with those it missed last time, and makes it the front one (`Sent::swapped`).
+    /// Sends the tiles that `data`'s written rectangles (or whole layers) cross into the texture drawn
+    /// from longest ago, with those it missed since, and makes it the front one (`Sent::swapped`).
     pub fn send(&mut self, data: &ClipmapData) -> Sent {
         let mut sent = Sent::default();
         if (0..data.layer_count()).all(|l| data.written(l).is_empty()) {
             return sent;
         }
-        let (n, back) = (self.split * self.split, 1 - self.front);
+        let (n, back) = (self.split * self.split, (self.front + 1) % TURNS);
         for layer in 0..data.layer_count() {
             let w = data.written(layer);
             let now = if w.whole {
@@ -94,15 +97,17 @@ impl TileLayers {
             } else {
                 w.rects.iter().fold(0, |m, r| m | self.crossed(*r))
             };
-            let tiles = now | self.behind[layer];
+            let tiles = now | self.behind[layer][back];
             for t in (0..n).filter(|t| tiles & (1 << t) != 0) {
                 if let Some(img) = self.tile_image(data, layer, t) {
                     self.tex[back].update_layer(&img, (layer * n + t) as i32);
                     sent.bytes += self.buf.len() as u64;
                 }
             }
-            // The texture that becomes the back one lacks this frame's tiles.
-            self.behind[layer] = now;
+            // The others lack this frame's tiles.
+            for (k, b) in self.behind[layer].iter_mut().enumerate() {
+                *b = if k == back { 0 } else { *b | now };
+            }
             sent.layers += u64::from(now != 0);
         }
         self.front = back;
