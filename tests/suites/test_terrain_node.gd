@@ -91,9 +91,13 @@ func test_defaults_and_material() -> void:
 	var tex = tn.material.get_shader_parameter("clipmap_data")
 	check(tex is Texture2DArray, "clipmap data texture bound")
 	if tex is Texture2DArray:
-		# One layer per level plus the fine layer, each 4N + 6 texels wide, whatever the terrain's size.
-		check_eq(tex.get_layers(), 8, "layers")
-		check_eq(tex.get_width(), 134, "window")
+		# One layer per level plus the fine layer, each 4N + 6 texels wide, whatever the terrain's size;
+		# without a rendering device each layer is stored as split² tiles (clipmap_split).
+		var split: int = tn.material.get_shader_parameter("clipmap_split")
+		check_eq(tn.material.get_shader_parameter("clipmap_fine_layer"), 7, "7 levels, then the fine layer")
+		check_eq(tn.material.get_shader_parameter("clipmap_window"), 134, "window")
+		check_eq(tex.get_layers(), 8 * split * split, "layers (split %d)" % split)
+		check_eq(tex.get_width(), ceili(134.0 / split), "tile side")
 	cam.queue_free()
 	# Defaults: 7 levels of 32-sample tiles at 1 m: level 6 spaced 64 m reaches 64 of its samples out.
 	check_eq(tn.get_reach(), 4096.0, "reach = 2N * finest spacing * 2^(levels-1)")
@@ -268,8 +272,10 @@ func test_reconfigure_in_tree() -> void:
 	var tex = tn.material.get_shader_parameter("clipmap_data")
 	check(tex is Texture2DArray, "clipmap data texture bound after reconfiguring")
 	if tex is Texture2DArray:
-		check_eq(tex.get_layers(), 4, "layers for 3 levels")
-		check_eq(tex.get_width(), 38, "window for tile_resolution 8")
+		var split: int = tn.material.get_shader_parameter("clipmap_split")
+		check_eq(tex.get_layers(), 4 * split * split, "layers for 3 levels")
+		check_eq(tn.material.get_shader_parameter("clipmap_window"), 38, "window for tile_resolution 8")
+		check_eq(tex.get_width(), ceili(38.0 / split), "its tiles")
 	check(tn.is_up_to_date(), "drawn again, up to date")
 	check_near(tn.get_height(Vector2(10.3, 20.7)), tn.terrain_data.get_height(Vector2(10.3, 20.7)), 1e-5, "heights unchanged")
 	tn.queue_free()

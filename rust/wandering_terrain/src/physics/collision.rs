@@ -4,7 +4,7 @@
 //! body per tile, not one body of many shapes: a body's shape change costs the engine time in its number
 //! of shapes).
 
-use crate::physics::collision_bands::{Bands, Reach, FAR_FACTOR, NEAR_SHARE};
+use crate::physics::collision_bands::{segment_distance, Bands, Reach, FAR_FACTOR, NEAR_SHARE};
 use crate::physics::resting_bodies::TileSurface;
 use godot::classes::physics_server_3d::{BodyMode, BodyParameter, BodyState};
 use godot::classes::{Engine, PhysicsMaterial, PhysicsServer3D};
@@ -182,18 +182,6 @@ fn tiles_around(tiling: &Tiling, spacing: f64, points: &[[f64; 2]], radius: f64)
     } else {
         ([lo[0], hi[0]], [lo[1], hi[1]])
     }
-}
-
-/// Distance from point `c` to the segment from `p` to `a`.
-pub(super) fn segment_distance(c: [f64; 2], p: [f64; 2], a: [f64; 2]) -> f64 {
-    let (dx, dz) = (a[0] - p[0], a[1] - p[1]);
-    let len2 = dx * dx + dz * dz;
-    let t = if len2 > 0.0 {
-        (((c[0] - p[0]) * dx + (c[1] - p[1]) * dz) / len2).clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
-    (c[0] - p[0] - t * dx).hypot(c[1] - p[1] - t * dz)
 }
 
 /// Moves the items `near` holds to the front, each part keeping its order; returns how many there are.

@@ -30,7 +30,7 @@ impl Reach {
         let (c, _) = tiling.placement(self.spacing, id);
         // The tile's half diagonal: a tile whose corner is in reach counts.
         let half = tiling.tile_cells() as f64 * self.spacing * std::f64::consts::FRAC_1_SQRT_2;
-        super::collision::segment_distance(c, self.from, self.to) - half <= self.reach
+        segment_distance(c, self.from, self.to) - half <= self.reach
     }
 }
 
@@ -99,4 +99,16 @@ impl Bands {
             self.refining.insert(*id);
         }
     }
+}
+
+/// Distance from point `c` to the segment from `p` to `a`.
+pub fn segment_distance(c: [f64; 2], p: [f64; 2], a: [f64; 2]) -> f64 {
+    let (dx, dz) = (a[0] - p[0], a[1] - p[1]);
+    let len2 = dx * dx + dz * dz;
+    let t = if len2 > 0.0 {
+        (((c[0] - p[0]) * dx + (c[1] - p[1]) * dz) / len2).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    (c[0] - p[0] - t * dx).hypot(c[1] - p[1] - t * dz)
 }

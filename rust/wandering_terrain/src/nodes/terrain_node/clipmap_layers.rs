@@ -10,6 +10,7 @@
 //! `Texture2DArray` of tiles whose written tiles are re-sent whole (`clipmap_tiles.rs`). The same technique as the wandering terrain's
 //! whole-terrain textures (`editable_texture.rs`), for an array and many rectangles at once.
 
+use super::clipmap_texels::{write_texels, Sent, TEXEL_BYTES};
 use super::clipmap_tiles::TileLayers;
 use crate::data::terrain_data::editable_texture::device;
 use crate::staging_textures::StagingTextures;
@@ -19,10 +20,7 @@ use godot::classes::{
 };
 use godot::global::Error;
 use godot::prelude::*;
-use terrain_core::clipmap_data::{ClipmapData, SlotRect, Texel};
-
-/// Bytes per texel (RGBA, 32-bit float).
-pub(super) const TEXEL_BYTES: usize = std::mem::size_of::<Texel>();
+use terrain_core::clipmap_data::{ClipmapData, SlotRect};
 
 /// Staging sides are multiples of this (few distinct sizes to keep), and at most this many are kept.
 const STAGING_STEP: u32 = 32;
@@ -43,33 +41,6 @@ pub struct DeviceLayers {
     /// Kept buffers: the staging texels, and the rectangles placed in them (layer, rect, corner there).
     bytes: PackedByteArray,
     placed: Vec<(usize, SlotRect, [u32; 2])>,
-}
-
-/// What a send cost: layers touched and bytes given to the renderer.
-#[derive(Clone, Copy, Default)]
-pub struct Sent {
-    pub layers: u64,
-    pub bytes: u64,
-    /// The texture to draw from changed (`ClipmapLayers::texture`).
-    pub swapped: bool,
-}
-
-/// RGBAF bytes of texels (little-endian f32 quadruples: one copy on little-endian machines).
-pub(super) fn write_texels(texels: &[Texel], out: &mut [u8]) {
-    #[cfg(target_endian = "little")]
-    {
-        // SAFETY: a Texel is [f32; 4] (16 bytes, no padding); reading a slice of them as bytes is valid.
-        let bytes = unsafe {
-            std::slice::from_raw_parts(texels.as_ptr().cast::<u8>(), std::mem::size_of_val(texels))
-        };
-        out.copy_from_slice(bytes);
-    }
-    #[cfg(not(target_endian = "little"))]
-    for (o, t) in out.chunks_exact_mut(TEXEL_BYTES).zip(texels) {
-        for (b, v) in o.chunks_exact_mut(4).zip(t) {
-            b.copy_from_slice(&v.to_le_bytes());
-        }
-    }
 }
 
 /// One layer's texels as bytes, in `buf` (kept by the caller).

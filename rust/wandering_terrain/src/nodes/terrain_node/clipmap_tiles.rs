@@ -11,7 +11,7 @@
 //! workers busy on the cores) or copy the whole array first (mobile drivers' "ghosting"); drivers keep
 //! up to two frames in flight, so two textures were not enough on a flight that writes every frame.
 
-use super::clipmap_layers::{write_texels, Sent, TEXEL_BYTES};
+use super::clipmap_texels::{write_texels, Sent, TEXEL_BYTES};
 use godot::classes::image::Format;
 use godot::classes::{Image, Texture2DArray};
 use godot::global::Error;

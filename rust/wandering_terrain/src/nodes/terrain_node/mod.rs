@@ -25,6 +25,7 @@ use terrain_core::samples::{self, Samples};
 
 pub(crate) mod clipmap_data;
 mod clipmap_layers;
+mod clipmap_texels;
 mod clipmap_tiles;
 mod collision;
 mod debug;
