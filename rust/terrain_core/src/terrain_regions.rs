@@ -94,6 +94,9 @@ pub struct TerrainRegions {
     settling: Mutex<()>,
     /// Whether a job refreshing them waits on the background lane (`refresh_mips_in_background`).
     queued: std::sync::atomic::AtomicBool,
+    /// Held (shared) by a height edit from its samples to its stale mips, and (alone) by a save taking
+    /// its snapshot: a save never writes an edit's samples without the record of the levels above them.
+    edit_gate: std::sync::RwLock<()>,
 }
 
 /// Makes region (mip, x, z) of the given size when it has no file.
@@ -123,6 +126,7 @@ impl TerrainRegions {
             stale_any: std::sync::atomic::AtomicBool::new(false),
             settling: Mutex::new(()),
             queued: std::sync::atomic::AtomicBool::new(false),
+            edit_gate: std::sync::RwLock::new(()),
         }
         .with_saved_stale())
     }

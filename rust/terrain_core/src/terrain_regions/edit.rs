@@ -117,22 +117,32 @@ impl TerrainRegions {
         }
     }
 
-    /// Whether any edit is not saved (cheap: no stale mip is refreshed to answer). The finest level
-    /// decides: a coarser level is refreshed from it (before a save, or from a saved map's stale record).
+    /// Whether any edit is not saved (cheap: no stale mip is refreshed to answer). On a generator-backed
+    /// map the finest level decides: its coarser levels are refreshed from it (before a save, or from the
+    /// saved record of stale levels, `saved_stale.rs`). A map stored whole saves its coarser levels too.
     pub fn has_unsaved(&self) -> bool {
-        self.cache
-            .lock()
-            .expect("cache")
-            .dirty
-            .keys()
-            .any(|k| k.0 == 0)
+        let c = self.cache.lock().expect("cache");
+        if self.is_generated() {
+            c.dirty.keys().any(|k| k.0 == 0)
+        } else {
+            self.stale_any.load(Ordering::Acquire) || !c.dirty.is_empty()
+        }
     }
 
-    /// Regions of the finest level edited and not saved (the coarser levels follow them; nothing is
-    /// refreshed to count them: the editor's toolbar asks every frame).
+    /// Regions edited and not saved: of the finest level on a generator-backed map (its coarser levels
+    /// follow them), of every level on a map stored whole (the coarser ones still to refresh included).
+    /// Nothing is refreshed to count them: the editor's toolbar asks every frame.
     pub fn dirty_regions(&self) -> usize {
-        let c = self.cache.lock().expect("cache");
-        c.dirty.keys().filter(|k| k.0 == 0).count()
+        if self.is_generated() {
+            let c = self.cache.lock().expect("cache");
+            return c.dirty.keys().filter(|k| k.0 == 0).count();
+        }
+        if !self.stale_any.load(Ordering::Acquire) {
+            return self.cache.lock().expect("cache").dirty.len();
+        }
+        let mut keys = self.stale_mip_regions();
+        keys.extend(self.cache.lock().expect("cache").dirty.keys());
+        keys.len()
     }
 
     /// Checks an edit's rectangle and value count; the rectangle must lie inside the map.
@@ -179,6 +189,7 @@ impl TerrainRegions {
                 values[i]
             )));
         }
+        let _gate = self.edit_gate.read().expect("edit gate");
         self.edit(0, x, z, w, d, HEIGHTS, |r, i, k| r.heights[i] = values[k])?;
         let (lo, hi) = values
             .iter()

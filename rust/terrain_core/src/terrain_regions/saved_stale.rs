@@ -6,8 +6,10 @@
 //!
 //! A text file, one rectangle a line: `level x0 z0 x1 z1` (mip-0 samples, inclusive). Listing a rectangle
 //! too many is harmless (a refresh is a box filter of what is below), one too few would leave a coarse
-//! level out of date, so a save first writes the union of the old record and the new one, then its
-//! regions, then the new record: a crash between leaves a record that still covers every stale level.
+//! level out of date, so a save first writes the old record, the new one and the coarser regions it is
+//! about to write, then its regions, then the new record: a crash between leaves a record that still
+//! covers every level whose file may be old. A height edit and the save's snapshot exclude each other
+//! (`edit_gate`), so no saved sample lacks the record of the levels above it.
 
 use super::error::write_error;
 use super::files::write_safely;
@@ -74,8 +76,10 @@ impl TerrainRegions {
     ) -> Result<usize, RegionError> {
         // Both taken while no refresh runs: a rectangle refreshed after this is in the record, and the
         // region it refreshed is either in the snapshot or derived from the record again.
+        // No height edit is half done either (its samples written, its stale levels not yet noted).
         let (stale, snapshot) = {
             let _one = self.settling.lock().expect("mips refresh");
+            let _edits = self.edit_gate.write().expect("edit gate");
             (self.stale_list(), self.dirty_snapshot())
         };
         if snapshot.is_empty() {
@@ -83,11 +87,19 @@ impl TerrainRegions {
             return Ok(0);
         }
         progress.set_total(progress.done() + snapshot.len() as u64);
-        if !stale.is_empty() {
-            let mut both = read(&self.dir).unwrap_or_else(|| self.stored_region_rects());
-            both.extend(stale.iter().copied());
-            write(&self.dir, &both)?;
-        }
+        // First a record covering whatever a crash part-way could leave behind: the old record, what is
+        // stale, and the coarser regions about to be written (their files may stay the old ones).
+        let mut first = self
+            .read_checked()
+            .unwrap_or_else(|| self.stored_region_rects());
+        first.extend(stale.iter().copied());
+        first.extend(
+            snapshot
+                .iter()
+                .filter(|((m, _, _), _, _)| *m > 0)
+                .map(|&((m, rx, rz), _, _)| (m as usize, self.region_rect(m, rx, rz))),
+        );
+        write(&self.dir, &first)?;
         self.write_snapshot(&snapshot, progress)?;
         write(&self.dir, &stale)?;
         self.finish_save(&snapshot)
@@ -97,10 +109,31 @@ impl TerrainRegions {
     /// A record that cannot be read makes every level over every stored region of the finest level
     /// stale: slower to refresh, never out of date.
     pub(super) fn restore_saved_stale(&self) {
-        let list = read(&self.dir).unwrap_or_else(|| self.stored_region_rects());
+        let list = self
+            .read_checked()
+            .unwrap_or_else(|| self.stored_region_rects());
         if !list.is_empty() {
             self.mark_stale(&list);
         }
+    }
+
+    /// The record, None when it cannot be read or names a level or sample outside this map.
+    fn read_checked(&self) -> Option<StaleList> {
+        let list = read(&self.dir)?;
+        let [w, d] = self.meta.mip_size(0);
+        let mips = self.meta.mips as usize;
+        let fits = |&(m, [_, _, x1, z1]): &(usize, Rect)| m < mips && x1 < w && z1 < d;
+        list.iter().all(fits).then_some(list)
+    }
+
+    /// Region (m, rx, rz) as a rectangle of mip-0 samples (clamped to the map).
+    fn region_rect(&self, m: u32, rx: usize, rz: usize) -> Rect {
+        let r = self.meta.region;
+        let [w, d] = self.meta.region_dims(m, rx, rz);
+        let [mw, md] = self.meta.mip_size(0);
+        let (x0, z0) = ((rx * r) << m, (rz * r) << m);
+        let (x1, z1) = (((rx * r + w) << m) - 1, ((rz * r + d) << m) - 1);
+        [x0, z0, x1.min(mw - 1), z1.min(md - 1)]
     }
 
     /// Every stored region of the finest level as a stale rectangle of every coarser level.
@@ -195,6 +228,10 @@ mod tests {
         let centre = |r: &TerrainRegions| [r.mip(1).texel(67, 72)[0], r.mip(2).texel(33, 36)[0]];
         std::fs::write(dir.join(STALE_MIPS_FILE), "2 1 x\n").unwrap();
         assert_eq!(read(&dir), None);
+        assert_eq!(centre(&open()), [7.0, 7.0]);
+        // A record naming samples outside the map counts as damaged (it would make a refresh underflow).
+        std::fs::write(dir.join(STALE_MIPS_FILE), "2 0 0 5000000 3\n").unwrap();
+        assert!(read(&dir).is_some());
         assert_eq!(centre(&open()), [7.0, 7.0]);
         std::fs::remove_file(dir.join(STALE_MIPS_FILE)).unwrap();
         assert!(

@@ -553,11 +553,13 @@ impl TerrainCollision {
         let ranges = self.ranges(&tiling, t, full, frame, target);
         self.drop_outside(ranges);
         let near = self.near_band(t.spacing(), frame);
+        let bands = far.zip(near);
+        let mut written = self.take_ready(&tiling, &ranges, now);
+        // After the hand-over: a coarse tile that just arrived beside a target about to stop is refined
+        // too (the next updates may be idle).
         if let (Some(near), Some(_)) = (near, far) {
             self.refine(&tiling, &near);
         }
-        let bands = far.zip(near);
-        let mut written = self.take_ready(&tiling, &ranges, now);
         written += self.compute_late(&tiling, bands, t, frame, &ranges, now);
         self.ask_workers(&tiling, bands, t, shared, &ranges);
         if !self.stale {
@@ -581,7 +583,12 @@ impl TerrainCollision {
     /// Coarse tiles in place that the target came near are made again at the near tolerance.
     fn refine(&mut self, tiling: &Tiling, near: &Reach) {
         let mut ids = std::mem::take(&mut self.todo);
-        self.bands.take_near(&self.used, tiling, near, &mut ids);
+        // A tile waiting for an edit is made anew anyway (at the band it is asked in), and under the
+        // target at once: it must not count as a refinement.
+        let tiles = &self.tiles;
+        let edited = |id: &TileId| tiles.get(id).is_some_and(is_edited);
+        self.bands
+            .take_near(&self.used, tiling, near, edited, &mut ids);
         if !ids.is_empty() {
             self.tiles.touch(ids.iter().copied());
             self.stale = true;

@@ -79,20 +79,21 @@ impl Bands {
         self.refining.contains(id)
     }
 
-    /// The coarse tiles in place that came within `near` (into `out`): the caller touches them so they
-    /// are made again, at the near tolerance.
+    /// The coarse tiles in place that came within `near` (into `out`), but those `edited` holds (they are
+    /// made again anyway): the caller touches them so they are made again, at the near tolerance.
     pub fn take_near(
         &mut self,
         used: &HashMap<TileId, usize>,
         tiling: &Tiling,
         near: &Reach,
+        edited: impl Fn(&TileId) -> bool,
         out: &mut Vec<TileId>,
     ) {
         out.clear();
         out.extend(
             self.coarse
                 .iter()
-                .filter(|id| used.contains_key(*id) && near.is_near(tiling, **id)),
+                .filter(|id| used.contains_key(*id) && !edited(id) && near.is_near(tiling, **id)),
         );
         for id in out.iter() {
             self.coarse.remove(id);

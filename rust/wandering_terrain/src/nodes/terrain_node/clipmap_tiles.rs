@@ -98,15 +98,18 @@ impl TileLayers {
                 w.rects.iter().fold(0, |m, r| m | self.crossed(*r))
             };
             let tiles = now | self.behind[layer][back];
+            let mut missed = 0u16;
             for t in (0..n).filter(|t| tiles & (1 << t) != 0) {
                 if let Some(img) = self.tile_image(data, layer, t) {
                     self.tex[back].update_layer(&img, (layer * n + t) as i32);
                     sent.bytes += self.buf.len() as u64;
+                } else {
+                    missed |= 1 << t;
                 }
             }
-            // The others lack this frame's tiles.
+            // The others lack this frame's tiles (and this one what could not be sent).
             for (k, b) in self.behind[layer].iter_mut().enumerate() {
-                *b = if k == back { 0 } else { *b | now };
+                *b = if k == back { missed } else { *b | now };
             }
             sent.layers += u64::from(now != 0);
         }
