@@ -4,7 +4,9 @@
 //! body per tile, not one body of many shapes: a body's shape change costs the engine time in its number
 //! of shapes).
 
-use crate::physics::collision_bands::{segment_distance, Bands, Reach, FAR_FACTOR, NEAR_SHARE};
+use crate::physics::collision_bands::{
+    by_band, segment_distance, Bands, Reach, FAR_FACTOR, NEAR_SHARE,
+};
 use crate::physics::resting_bodies::TileSurface;
 use godot::classes::physics_server_3d::{BodyMode, BodyParameter, BodyState};
 use godot::classes::{Engine, PhysicsMaterial, PhysicsServer3D};
@@ -181,26 +183,6 @@ fn tiles_around(tiling: &Tiling, spacing: f64, points: &[[f64; 2]], radius: f64)
         ([0, 0], [0, 0])
     } else {
         ([lo[0], hi[0]], [lo[1], hi[1]])
-    }
-}
-
-/// Moves the items `near` holds to the front, each part keeping its order; returns how many there are.
-fn partition_in_place(v: &mut [TileId], near: impl Fn(&TileId) -> bool) -> usize {
-    let mut n = 0;
-    for i in 0..v.len() {
-        if near(&v[i]) {
-            v[n..=i].rotate_right(1);
-            n += 1;
-        }
-    }
-    n
-}
-
-/// The tiling a band's tiles are made with: the far one's looser tolerance, or the near one's.
-fn band_tiling(near: &Tiling, bands: Option<(Tiling, Reach)>, far: bool) -> Tiling {
-    match (far, bands) {
-        (true, Some((f, _))) => f,
-        _ => *near,
     }
 }
 
@@ -796,12 +778,7 @@ impl TerrainCollision {
             self.late_tiles += late as u64;
         }
         // Each tile at its band's tolerance, as the workers would make it.
-        let split = match bands {
-            Some((_, near)) => partition_in_place(&mut todo, |id| near.is_near(tiling, *id)),
-            None => todo.len(),
-        };
-        for (ids, far) in [(&todo[..split], false), (&todo[split..], true)] {
-            let tl = band_tiling(tiling, bands, far);
+        for (ids, tl, far) in by_band(tiling, bands, &mut todo) {
             for batch in ids.chunks(BATCH) {
                 let mut grids = std::mem::take(&mut self.grids);
                 tl.grids(t, batch, &mut grids);
@@ -883,12 +860,7 @@ impl TerrainCollision {
         wanted.truncate(n_edited.max(room));
         let stamp = self.tiles.stamp();
         // Near tiles first (in the order above), then the far ones at the looser tolerance.
-        let split = match bands {
-            Some((_, near)) => partition_in_place(&mut wanted, |id| near.is_near(tiling, *id)),
-            None => wanted.len(),
-        };
-        for (ids, far) in [(&wanted[..split], false), (&wanted[split..], true)] {
-            let tl = band_tiling(tiling, bands, far);
+        for (ids, tl, far) in by_band(tiling, bands, &mut wanted) {
             for job in ids.chunks(JOB_TILES) {
                 let source = match shared {
                     Some(s) => s.clone(),

@@ -113,3 +113,31 @@ pub fn segment_distance(c: [f64; 2], p: [f64; 2], a: [f64; 2]) -> f64 {
     };
     (c[0] - p[0] - t * dx).hypot(c[1] - p[1] - t * dz)
 }
+
+/// `ids` split by band, each part keeping its order: the near tiles with `near` (the near tolerance's
+/// tiling), then the far ones with the far tiling of `bands` (the third item: whether far). Without
+/// bands every tile is near.
+pub fn by_band<'a>(
+    near: &Tiling,
+    bands: Option<(Tiling, Reach)>,
+    ids: &'a mut [TileId],
+) -> [(&'a [TileId], Tiling, bool); 2] {
+    let (split, far) = match bands {
+        Some((far, reach)) => (partition_in_place(ids, |id| reach.is_near(near, *id)), far),
+        None => (ids.len(), *near),
+    };
+    let (a, b) = ids.split_at(split);
+    [(a, *near, false), (b, far, true)]
+}
+
+/// Moves the items `front` holds to the front, each part keeping its order; returns how many there are.
+fn partition_in_place(v: &mut [TileId], front: impl Fn(&TileId) -> bool) -> usize {
+    let mut n = 0;
+    for i in 0..v.len() {
+        if front(&v[i]) {
+            v[n..=i].rotate_right(1);
+            n += 1;
+        }
+    }
+    n
+}
