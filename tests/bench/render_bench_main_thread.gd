@@ -35,9 +35,14 @@ class Stamp extends Node:
 	var checker := Callable()
 	## A TerrainNode whose work counters (`get_work_stats`) are recorded per frame (the last stamp only).
 	var watched: TerrainNode
+	## A TerrainInstancer whose main-thread time (`get_work_breakdown`) is recorded beside the node's.
+	var watched_instancer: TerrainInstancer
 	var _stats_before := {}
-	## Per recorded frame: the counters' growth during it (its physics ticks and process pass).
-	var work: Array[Dictionary] = []
+	var _instancer_before := PackedInt64Array()
+	## Per slow frame (over 2 ms; its index in `frames`): the counters' growth during it (its physics
+	## ticks and process pass). Only slow frames are kept: a dictionary a frame grew a 20-minute soak's
+	## memory by some 60 MB, the bench's own, not the terrain's.
+	var work := {}
 
 	func _init(is_first: bool) -> void:
 		first = is_first
@@ -49,20 +54,27 @@ class Stamp extends Node:
 			t0 = Time.get_ticks_usec()
 			return
 		var span := Time.get_ticks_usec() - other.t0
+		var ms := (span + physics_usec) / 1000.0
 		if recording:
-			frames.append((span + physics_usec) / 1000.0)
+			frames.append(ms)
 			process_spans.append(span / 1000.0)
 			tick_counts.append(ticks)
 		if is_instance_valid(watched):
 			var now: Dictionary = watched.get_work_stats()
-			if recording and not _stats_before.is_empty():
+			var inst := watched_instancer.get_work_breakdown() if is_instance_valid(watched_instancer) else PackedInt64Array()
+			if recording and ms > 2.0 and not _stats_before.is_empty():
 				var d := {}
 				for k in now:
 					d[k] = now[k] - _stats_before[k]
-				work.append(d)
-			elif recording:
-				work.append({})
+				if inst.size() == _instancer_before.size() and inst.size() >= 6:
+					d["instancer_usec"] = inst[0] - _instancer_before[0]
+					d["grass_usec"] = inst[5] - _instancer_before[5]
+				if inst.size() == _instancer_before.size() and inst.size() >= 8:
+					d["grass_show_usec"] = inst[6] - _instancer_before[6]
+					d["grass_choose_usec"] = inst[7] - _instancer_before[7]
+				work[frames.size() - 1] = d
 			_stats_before = now
+			_instancer_before = inst
 		physics_usec = 0
 		ticks = 0
 
@@ -199,18 +211,21 @@ func _flight(label: String, g: TerrainGenerator, data: TerrainData, speed: float
 ## sending texture layers, the rest of the windows step (starting and showing jobs, laying pieces out),
 ## collision hand-overs, and the remainder (the node's per-frame calls and whatever else ran between the
 ## stamps). Prints the counts by largest part and the three worst frames.
-func _attribute(label: String, f: Array[float], work: Array[Dictionary]) -> void:
+func _attribute(label: String, f: Array[float], work: Dictionary) -> void:
 	var slow: Array[int] = []
-	for i in mini(f.size(), work.size()):
-		if f[i] > 2.0 and not work[i].is_empty():
+	for i in work:
+		if i < f.size() and f[i] > 2.0:
 			slow.append(i)
-	var by := {"uploads": 0, "windows": 0, "collision": 0, "other": 0}
+	var by := {"uploads": 0, "windows": 0, "collision": 0, "instances": 0, "grass": 0, "other": 0}
 	var parts := func(i: int) -> Dictionary:
 		var w: Dictionary = work[i]
 		var up: float = w["upload_usec"] / 1000.0
 		var win: float = (w["windows_usec"] - w["upload_usec"]) / 1000.0
 		var col: float = w["collision_usec"] / 1000.0
-		return {"uploads": up, "windows": win, "collision": col, "other": maxf(f[i] - up - win - col, 0.0)}
+		var grass: float = w.get("grass_usec", 0) / 1000.0
+		var inst: float = w.get("instancer_usec", 0) / 1000.0 - grass
+		return {"uploads": up, "windows": win, "collision": col, "instances": inst, "grass": grass,
+			"other": maxf(f[i] - up - win - col - inst - grass, 0.0)}
 	for i in slow:
 		var p: Dictionary = parts.call(i)
 		var top := "other"
@@ -223,10 +238,10 @@ func _attribute(label: String, f: Array[float], work: Array[Dictionary]) -> void
 	for i in slow.slice(0, 3):
 		var p: Dictionary = parts.call(i)
 		var w: Dictionary = work[i]
-		worst.append("%.2f ms = uploads %.2f (%d layers) + windows %.2f (%d shown) + collision %.2f (%d tiles, %d ticks) + other %.2f" % [
-			f[i], p["uploads"], w["layers_uploaded"], p["windows"], w["windows_shown"], p["collision"], w["collision_tiles"], w["collision_steps"], p["other"]])
-	print("bench main thread (%s) %s: %d frames over 2 ms, by largest part: uploads %d, windows %d, collision %d, other %d; worst: %s" % [
-		renderer, label, slow.size(), by["uploads"], by["windows"], by["collision"], by["other"], "; ".join(worst) if worst.size() > 0 else "none"])
+		worst.append("%.2f ms = uploads %.2f (%d layers) + windows %.2f (%d shown) + collision %.2f (%d tiles, %d ticks) + instances %.2f + grass %.2f (showing %.2f, choosing %.2f) + other %.2f" % [
+			f[i], p["uploads"], w["layers_uploaded"], p["windows"], w["windows_shown"], p["collision"], w["collision_tiles"], w["collision_steps"], p["instances"], p["grass"], w.get("grass_show_usec", 0) / 1000.0, w.get("grass_choose_usec", 0) / 1000.0, p["other"]])
+	print("bench main thread (%s) %s: %d frames over 2 ms, by largest part: uploads %d, windows %d, collision %d, instances %d, grass %d, other %d; worst: %s" % [
+		renderer, label, slow.size(), by["uploads"], by["windows"], by["collision"], by["instances"], by["grass"], by["other"], "; ".join(worst) if worst.size() > 0 else "none"])
 
 
 ## A still camera over `data`, then 256² edits under it: the call, then every frame's terrain work until

@@ -17,6 +17,9 @@ var renderer: String
 
 func run(quick: bool) -> void:
 	var seconds := 60.0 if quick else 1200.0
+	# WT_SOAK_SECONDS flies another length (a memory hunt needs minutes, not 20 of them).
+	if OS.get_environment("WT_SOAK_SECONDS") != "":
+		seconds = float(OS.get_environment("WT_SOAK_SECONDS"))
 	var save_every := 20.0 if quick else 60.0
 	var m = Main.new()
 	m.tree = tree
@@ -77,9 +80,13 @@ func run(quick: bool) -> void:
 		await tree.process_frame
 	var mem0 := _rss_mb()
 	var cache0 := regions.get_cached_bytes() / 1048576.0
+	var static0 := Performance.get_monitor(Performance.MEMORY_STATIC)
+	var video0 := Performance.get_monitor(Performance.RENDER_VIDEO_MEM_USED)
+	var objects0 := Performance.get_monitor(Performance.OBJECT_COUNT)
 	m.last.frames.clear()
 	m.last.work.clear()
 	m.last.watched = tn
+	m.last.watched_instancer = inst
 	m.last.recording = true
 	pilot.set("flying", true)
 	var t0 := Time.get_ticks_msec()
@@ -98,8 +105,12 @@ func run(quick: bool) -> void:
 			saves.append((Time.get_ticks_usec() - s0) / 1000.0)
 			# A line a save: a run cut short still tells how far it got and how it went.
 			var so_far: Array[float] = m.last.frames
-			print("bench soak (%s) progress: %.0f s, %d frames, worst so far %.3f ms, save %.1f ms, resident memory growth %.1f MB" % [
-				renderer, (Time.get_ticks_msec() - t0) / 1000.0, so_far.size(), so_far.max() if so_far.size() > 0 else 0.0, saves.back(), _rss_mb() - mem0])
+			# Where the memory went: the regions cache, Godot's own allocations (objects, resources),
+			# and video memory (on a software driver it lives in this process's resident memory).
+			print("bench soak (%s) progress: %.0f s, %d frames, worst so far %.3f ms, save %.1f ms, resident memory growth %.1f MB (regions cache %+.1f MB, Godot static %+.1f MB, video %+.1f MB, objects %+d)" % [
+				renderer, (Time.get_ticks_msec() - t0) / 1000.0, so_far.size(), so_far.max() if so_far.size() > 0 else 0.0, saves.back(), _rss_mb() - mem0,
+				regions.get_cached_bytes() / 1048576.0 - cache0, (Performance.get_monitor(Performance.MEMORY_STATIC) - static0) / 1048576.0,
+				(Performance.get_monitor(Performance.RENDER_VIDEO_MEM_USED) - video0) / 1048576.0, int(Performance.get_monitor(Performance.OBJECT_COUNT) - objects0)])
 	pilot.set("flying", false)
 	m.last.recording = false
 	var f: Array[float] = m.last.frames
@@ -116,6 +127,7 @@ func run(quick: bool) -> void:
 	print("bench soak (%s): the edits (read, raise, write back: the game's calls, in the physics pass) median %.3f ms, worst %.3f ms; the worst frame was frame %d of %d" % [
 		renderer, Util.median(em), em.max(), worst_at, f.size()])
 	m.last.watched = null
+	m.last.watched_instancer = null
 	pilot.queue_free()
 	root.queue_free()
 	regions.discard_changes()

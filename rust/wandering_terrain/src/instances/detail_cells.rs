@@ -86,6 +86,8 @@ pub struct Detail {
     /// Frames from coming into view to first shown, per cell since the last `take_latencies` (at most
     /// `LATENCIES` kept).
     latencies: Vec<u32>,
+    /// Main-thread time so far: [showing finished cells, choosing and asking for cells] (µs).
+    work_usec: [u64; 2],
 }
 
 const LATENCIES: usize = 4096;
@@ -244,6 +246,11 @@ impl Detail {
         out
     }
 
+    /// Main-thread time so far: [showing finished cells, choosing and asking for cells] (µs).
+    pub fn work_usec(&self) -> [u64; 2] {
+        self.work_usec
+    }
+
     /// Frames each cell took from coming into view to being shown, since the last call.
     pub fn take_latencies(&mut self) -> Vec<u32> {
         std::mem::take(&mut self.latencies)
@@ -287,8 +294,10 @@ impl Detail {
         self.frame += 1;
         let mut shown = false;
         loop {
+            let t0 = std::time::Instant::now();
             self.stream.poll(&mut self.ready);
             shown |= self.show_ready(frame, if wait { usize::MAX } else { SHOW_PER_FRAME });
+            let t1 = std::time::Instant::now();
             let dirty = std::mem::take(&mut self.dirty);
             for i in 0..self.fields.len() {
                 // Looked at again each half cell the viewer moves: the ring grown ahead is half a cell.
@@ -303,6 +312,8 @@ impl Detail {
                 }
             }
             self.ask(frame);
+            self.work_usec[0] += (t1 - t0).as_micros() as u64;
+            self.work_usec[1] += t1.elapsed().as_micros() as u64;
             if !wait || (self.stream.in_flight() == 0 && self.ready.is_empty()) {
                 break;
             }

@@ -100,7 +100,7 @@ pub struct TerrainInstancer {
     pending: bool,
     /// Main-thread time spent in frame updates so far (µs), for benches: all, showing results, choosing
     /// cells, asking, colliding, detail.
-    work_usec: [u64; 6],
+    work_usec: [u64; 8],
     /// Signal handlers (`follow::Handlers`).
     handlers: crate::nodes::follow::Handlers,
     base: Base<Node3D>,
@@ -154,7 +154,7 @@ impl INode3D for TerrainInstancer {
             dirty: true,
             last_view: None,
             pending: false,
-            work_usec: [0; 6],
+            work_usec: [0; 8],
             handlers: Default::default(),
             base,
         }
@@ -579,10 +579,14 @@ impl TerrainInstancer {
         self.work_usec[0] as i64
     }
 
-    /// `get_work_usec` split: [all, showing finished cells, choosing cells, asking, colliding, detail] (µs).
+    /// `get_work_usec` split: [all, showing finished cells, choosing cells, asking, colliding, detail,
+    /// detail: showing its finished cells, detail: choosing and asking for its cells] (µs).
     #[func]
     fn get_work_breakdown(&self) -> PackedInt64Array {
-        self.work_usec.iter().map(|&v| v as i64).collect()
+        let [show, choose] = self.detail.work_usec();
+        let mut w = self.work_usec;
+        (w[6], w[7]) = (show, choose);
+        w.iter().map(|&v| v as i64).collect()
     }
 
     /// Cells with MultiMeshes on the GPU (bounded by the view, not the instance count).
