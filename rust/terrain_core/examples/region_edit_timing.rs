@@ -2,6 +2,7 @@
 //! region_edit_timing -- FOLDER`).
 use std::time::Instant;
 use terrain_core::brush::{Brush, Falloff, Tool};
+use terrain_core::terrain_edit::TerrainEdit;
 use terrain_core::terrain_regions::TerrainRegions;
 
 fn main() {
@@ -18,8 +19,13 @@ fn main() {
             .unwrap();
         let t2 = Instant::now();
         let b = Brush::new(Tool::Raise, 256.0, 2.0, Falloff::Hardness(0.5), 0.0).unwrap();
-        r.apply_brush(&b, [(x + 128) as f64, (z + 128) as f64], 1.0 / 60.0)
-            .unwrap();
+        TerrainEdit::apply_brush(
+            &mut &r,
+            &b,
+            [(x + 128) as f64, (z + 128) as f64],
+            1.0 / 60.0,
+        )
+        .unwrap();
         let t3 = Instant::now();
         println!(
             "read 256² {:.2} ms, set 256² {:.2} ms, 256 dab {:.2} ms",

@@ -231,6 +231,11 @@ impl Brush {
         })
     }
 
+    /// The same brush with another tool (a slope's ends moved into another frame).
+    pub fn with_tool(self, tool: Tool) -> Self {
+        Self { tool, ..self }
+    }
+
     /// The same brush stamped through an image's alpha.
     pub fn with_mask(self, mask: Option<Mask>) -> Self {
         Self { mask, ..self }

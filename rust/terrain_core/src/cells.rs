@@ -242,11 +242,42 @@ impl<K: Copy + Eq + Hash, T: Default> Schedule<K, T> {
     }
 }
 
+/// Fills the `n`² window of cell states centred on cell `centre` (row-major into `out`, 0 where no cell
+/// is listed) from `cells` (cell index, state); returns the index of the window's first cell. The cell
+/// views' one window arithmetic (collision tiles, instance cells, regions).
+pub fn fill_window(
+    centre: [i64; 2],
+    n: usize,
+    cells: impl Iterator<Item = ([i64; 2], u8)>,
+    out: &mut Vec<u8>,
+) -> [i64; 2] {
+    let first = centre.map(|c| c - n as i64 / 2);
+    out.clear();
+    out.resize(n * n, 0);
+    for (k, state) in cells {
+        let (x, z) = (k[0] - first[0], k[1] - first[1]);
+        if (0..n as i64).contains(&x) && (0..n as i64).contains(&z) {
+            out[z as usize * n + x as usize] = state;
+        }
+    }
+    first
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     type S = Schedule<(i32, i32), u32>;
+
+    #[test]
+    fn a_window_of_cell_states_centres_on_its_cell_and_drops_the_rest() {
+        let mut out = vec![9; 2];
+        let cells = [([10, 20], 1), ([9, 19], 2), ([12, 20], 3), ([11, 21], 4)];
+        let first = fill_window([10, 20], 3, cells.into_iter(), &mut out);
+        assert_eq!(first, [9, 19]);
+        // Row-major from the first cell; (12, 20) lies outside the 3 × 3 window.
+        assert_eq!(out, vec![2, 0, 0, 0, 1, 0, 0, 0, 4]);
+    }
 
     fn dist(k: &(i32, i32)) -> f32 {
         (k.0 as f32).hypot(k.1 as f32)

@@ -28,6 +28,7 @@ pub mod raycast;
 pub mod sample_rect;
 pub mod samples;
 pub mod terrain_data;
+pub mod terrain_edit;
 pub mod terrain_path;
 pub mod terrain_regions;
 pub mod terrain_stamp;

@@ -60,6 +60,16 @@ impl SampleRect {
         }
     }
 
+    /// The rectangle grown by `n` samples on every side (a margin around an edit).
+    pub fn grown(self, n: usize) -> SampleRect {
+        SampleRect {
+            x: self.x - n as i64,
+            z: self.z - n as i64,
+            w: self.w + 2 * n,
+            d: self.d + 2 * n,
+        }
+    }
+
     /// The smallest rectangle holding both (edits accumulated between two frames).
     pub fn union(self, other: SampleRect) -> SampleRect {
         if self.is_empty() {

@@ -7,6 +7,7 @@ use godot::prelude::*;
 
 mod async_job;
 mod data;
+mod follow;
 mod instances;
 mod layers;
 mod look;

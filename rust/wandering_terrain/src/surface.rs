@@ -4,6 +4,7 @@
 //! node class, so nothing here or in a feature imports the nodes (they import the features, as a hub
 //! owns its parts).
 
+use crate::data::edit_target::EditTarget;
 use crate::data::terrain_data::TerrainData;
 use crate::look::terrain_material::TerrainMaterial;
 use godot::prelude::*;
@@ -83,9 +84,9 @@ impl Surface {
 pub(crate) struct TerrainSurface {
     /// None while the node has neither data nor a generator.
     pub surface: Option<Surface>,
-    /// The resource whose edits (`changed`, `region_changed`) move the surface: the TerrainData, or the
-    /// TerrainRegions a streamed surface is read from; None for a generated world.
-    pub edits: Option<Gd<Resource>>,
+    /// What edits of the surface go to, whose signals (`changed`, `region_changed`) move it: the
+    /// TerrainData, or the TerrainRegions a streamed surface is read from; None for a generated world.
+    pub edits: Option<EditTarget>,
     /// Terrain space → Godot world, exact (f64): the node's placement less its origin shift. Positions go
     /// through this (`world_of`, `terrain_of`): far out, an f32 terrain position is off by metres.
     pub frame: Frame,
@@ -145,6 +146,10 @@ pub(crate) fn cell_transform(frame: &Frame, origin: [f64; 2]) -> Transform3D {
 pub(crate) fn transform_of(frame: &Frame) -> Transform3D {
     cell_transform(frame, [0.0, 0.0])
 }
+
+/// Custom notification a terrain node sends down the tree after a shift of its floating origin
+/// (`Node.propagate_notification`): what stands on the terrain places itself anew in the same frame.
+pub(crate) const NOTIFICATION_ORIGIN_SHIFTED: i32 = 47_310;
 
 /// The contract both terrain nodes implement.
 pub(crate) trait TerrainHost {

@@ -1,6 +1,7 @@
 //! The crates' import graph, file by file, checked by a test: no file imports (directly or through others)
-//! a file that imports it, no `#[path]` module, and no terrain-node class named outside `nodes/` (whatever
-//! stands on the terrain reaches it through `surface.rs`'s `TerrainHost`). A parent module's use of its
+//! a file that imports it, no `#[path]` module, no terrain-node class named outside `nodes/` (whatever
+//! stands on the terrain reaches it through `surface.rs`'s `TerrainHost`), and nothing outside `nodes/`
+//! importing `nodes/`. A parent module's use of its
 //! own children is composition, not an import; a child's `super::` is an import of its parent.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -225,6 +226,32 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn nothing_outside_the_nodes_imports_the_nodes() {
+        // The nodes are the hub: they import their parts (features, data, physics), never the reverse;
+        // what the parts need of a terrain is the contract in `surface.rs`.
+        let edges = graph(&crate_src("wandering_terrain"));
+        let in_nodes = |m: &Module| m.first().is_some_and(|f| f == "nodes");
+        let back: Vec<String> = edges
+            .iter()
+            // lib.rs registers every class: the root composes, like a parent its children.
+            .filter(|(m, _)| !in_nodes(m) && !m.is_empty())
+            .flat_map(|(m, to)| {
+                to.iter()
+                    .filter(|t| in_nodes(t))
+                    .map(move |t| format!("{} → {}", m.join("/"), t.join("/")))
+            })
+            .collect();
+        assert!(
+            edges.keys().any(in_nodes),
+            "the nodes' files were not found"
+        );
+        assert!(
+            back.is_empty(),
+            "files outside nodes/ import nodes/: {back:?}"
+        );
     }
 
     #[test]

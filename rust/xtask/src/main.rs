@@ -101,11 +101,7 @@ fn main() -> ExitCode {
         }),
         Some("package") => package_command(&repo, &args[1..]),
         Some("editor") => editor_only(&repo),
-        Some("platforms") => {
-            let (p, f) = platform_checks::run(&repo);
-            println!("{p} passed, {f} failed");
-            Ok(f == 0)
-        }
+        Some("platforms") => platforms_only(&repo),
         _ => {
             eprintln!("usage: cargo xtask build [--release] | test [--no-render] [--filter TEXT] | demo [--renderer opengl3|vulkan] [--measure] | bench [--quick] [--godot-only] [--no-render] [--only TEXT] | editor | package [--debug] [--all-platforms] | platforms | textures | godot -- ARGS");
             return ExitCode::from(2);
@@ -819,7 +815,12 @@ fn bench(repo: &Path, args: &[String]) -> Result<bool, String> {
     // Benches that need a real renderer (texture memory, uploads), under Xvfb for both renderers.
     if !args.iter().any(|a| a == "--no-render") {
         let x = godot::start_xvfb()?;
-        for r in [Renderer::Vulkan, Renderer::OpenGl3] {
+        // `--renderer vulkan|opengl3`: one renderer only (a 20-minute soak per renderer).
+        let one = opt(args, "--renderer");
+        for r in [Renderer::Vulkan, Renderer::OpenGl3]
+            .into_iter()
+            .filter(|r| one.is_none_or(|o| o == r.driver()))
+        {
             let log = repo
                 .join("target/godot-bench")
                 .join(format!("bench-{}.log", r.driver()));
@@ -864,6 +865,18 @@ fn bench(repo: &Path, args: &[String]) -> Result<bool, String> {
         }
     }
     Ok(ok)
+}
+
+/// `cargo xtask platforms` on its own: what `cargo xtask test` has done by the time it reaches its
+/// platform step — the host library laid out and the tests project imported (the arm64 suite runs that
+/// project; on a fresh clone nothing had imported it and every case failed).
+fn platforms_only(repo: &Path) -> Result<bool, String> {
+    build(repo, false)?;
+    let g = godot::find_or_provision(repo)?;
+    import(&g, &repo.join("tests"), &repo.join("target/godot-tests"))?;
+    let (p, f) = platform_checks::run(repo);
+    println!("{p} passed, {f} failed");
+    Ok(f == 0)
 }
 
 /// Runs `f` with the tests project switched to Jolt Physics (it defaults to Godot Physics).

@@ -9,6 +9,7 @@ use super::{Key, Region, RegionError, TerrainRegions};
 use crate::control::HOLE;
 use crate::progress::Progress;
 use crate::terrain_data::MAX_HEIGHT_VALUE;
+use crate::terrain_edit::TerrainEdit;
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -415,97 +416,21 @@ impl TerrainRegions {
 #[cfg(test)]
 mod tests;
 
-/// Samples read around a dab beyond its square (smoothing and erosion read neighbours).
-const DAB_MARGIN: usize = 8;
-
 impl TerrainRegions {
-    /// Applies one brush dab (as `brush::apply` on a `TerrainData`) to the map: the samples around the dab
-    /// are copied into a small terrain, the dab applied there, and what changed written back. Returns the
-    /// rectangle of samples changed (None when nothing changed or the dab is outside the map).
-    pub fn apply_brush(
-        &self,
-        b: &crate::brush::Brush,
-        center: [f64; 2],
-        delta: f64,
-    ) -> Result<Option<crate::terrain_data::Region>, String> {
-        let (w, d, sp) = (self.meta.width, self.meta.depth, self.meta.spacing);
-        if !(center[0].is_finite() && center[1].is_finite()) {
-            return Ok(None);
-        }
-        let Some(r) = crate::brush::dab_rect([w, d], sp, center, b.size()) else {
-            return Ok(None);
-        };
-        let (x0, z0) = (
-            r.x.saturating_sub(DAB_MARGIN),
-            r.z.saturating_sub(DAB_MARGIN),
-        );
-        let (x1, z1) = (
-            (r.x + r.w + DAB_MARGIN).min(w),
-            (r.z + r.d + DAB_MARGIN).min(d),
-        );
-        let (ww, wd) = (x1 - x0, z1 - z0);
-        let mut t = crate::terrain_data::TerrainData::from_heights(
-            ww,
-            wd,
-            sp,
-            self.heights_region(x0, z0, ww, wd),
-        )
-        .map_err(|e| e.to_string())?;
-        if self.has_control() {
-            t.set_control_map(self.control_region(x0, z0, ww, wd))
-                .map_err(|e| e.to_string())?;
-        }
-        let local = [center[0] - x0 as f64 * sp, center[1] - z0 as f64 * sp];
-        let Some(c) = crate::brush::apply(&mut t, b, local, delta).map_err(|e| e.to_string())?
-        else {
-            return Ok(None);
-        };
-        let g = crate::terrain_data::Region {
-            x: c.x + x0,
-            z: c.z + z0,
-            ..c
-        };
-        if b.tool.edits_control() {
-            let control = t.control_map();
-            let mut v = Vec::with_capacity(c.w * c.d);
-            for j in c.z..c.z + c.d {
-                v.extend((c.x..c.x + c.w).map(|i| control.get(j * ww + i).copied().unwrap_or(0)));
-            }
-            self.set_control_region(g.x, g.z, g.w, g.d, &v)
-        } else {
-            self.set_heights_region(g.x, g.z, g.w, g.d, &t.heights_region(c))
-        }
-        .map_err(|e| e.to_string())?;
-        Ok(Some(g))
-    }
-}
-
-impl TerrainRegions {
-    /// Runs a `TerrainData` control edit (holes, layer weights) on a copy of the rectangle's control
-    /// values and writes the result back: one rule for paint, whatever holds the map.
-    fn edit_control(
+    /// A stored rectangle in the map's own (public) coordinates, for the edit contract's calls.
+    fn public_rect(
         &self,
         x: usize,
         z: usize,
         w: usize,
         d: usize,
-        f: impl FnOnce(
-            &mut crate::terrain_data::TerrainData,
-            crate::terrain_data::Region,
-        )
-            -> Result<crate::terrain_data::Region, crate::terrain_data::TerrainDataError>,
-    ) -> Result<(), RegionError> {
-        self.check_rect(x, z, w, d, w * d)?;
-        let mut t = crate::terrain_data::TerrainData::flat(w, d, self.meta.spacing);
-        t.set_control_map(self.control_region(x, z, w, d))?;
-        let all = t.region(0, 0, w as i64, d as i64)?;
-        f(&mut t, all)?;
-        let control = if t.control_map().is_empty() {
-            vec![0; w * d]
-        } else {
-            t.control_map().to_vec()
-        };
-        self.set_control_region(x, z, w, d, &control)
+    ) -> crate::sample_rect::SampleRect {
+        crate::sample_rect::SampleRect {
+            x: self.meta.public(0, x),
+            z: self.meta.public(1, z),
+            w,
+            d,
+        }
     }
 
     /// Marks (1) or clears (0) holes in a rectangle, as `TerrainData::set_holes_region`.
@@ -517,7 +442,11 @@ impl TerrainRegions {
         d: usize,
         holes: &[u8],
     ) -> Result<(), RegionError> {
-        self.edit_control(x, z, w, d, |t, r| t.set_holes_region(r, holes))
+        self.check_rect(x, z, w, d, w * d)?;
+        let r = self.public_rect(x, z, w, d);
+        TerrainEdit::set_holes(&mut &*self, r, holes)
+            .map(|_| ())
+            .map_err(edit_error)
     }
 
     /// Paints a layer's weights in a rectangle, as `TerrainData::set_layer_region`.
@@ -530,6 +459,18 @@ impl TerrainRegions {
         layer: i64,
         weights: &[f32],
     ) -> Result<(), RegionError> {
-        self.edit_control(x, z, w, d, |t, r| t.set_layer_region(r, layer, weights))
+        self.check_rect(x, z, w, d, w * d)?;
+        let r = self.public_rect(x, z, w, d);
+        TerrainEdit::set_layer(&mut &*self, r, layer, weights)
+            .map(|_| ())
+            .map_err(edit_error)
+    }
+}
+
+/// An edit refused by the contract's rules, as the map's own error.
+fn edit_error(e: crate::terrain_edit::EditError) -> RegionError {
+    match e {
+        crate::terrain_edit::EditError::Regions(e) => e,
+        e => RegionError::Invalid(e.to_string()),
     }
 }

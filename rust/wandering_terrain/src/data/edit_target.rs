@@ -2,27 +2,28 @@
 //! of calls (a brush stroke's dabs and undo, the terrain layers of paths and stamps).
 
 use crate::data::layer_state::LayerState;
-use crate::data::terrain_brush::TerrainBrush;
 use crate::data::terrain_data::TerrainData;
 use crate::data::terrain_regions::TerrainRegions;
-use crate::sample_rect::to_rect2i;
+use crate::sample_rect::{from_rect2i, to_rect2i};
 use godot::classes::Resource;
 use godot::prelude::*;
+use terrain_core::brush::Brush;
 use terrain_core::layers::Ground;
 use terrain_core::sample_rect::SampleRect;
 
 /// What an edit of a terrain node writes to: its TerrainData, or its region map.
+#[derive(Clone)]
 pub(crate) enum EditTarget {
     Data(Gd<TerrainData>),
     Regions(Gd<TerrainRegions>),
 }
 
 impl EditTarget {
-    /// The resource a terrain node's edits go to (`TerrainSurface::edits`); None for a generated world.
-    pub fn of(edits: Option<Gd<Resource>>) -> Option<Self> {
-        match edits?.try_cast::<TerrainData>() {
-            Ok(d) => Some(EditTarget::Data(d)),
-            Err(e) => e.try_cast::<TerrainRegions>().ok().map(EditTarget::Regions),
+    /// The resource, for following its signals.
+    pub fn resource(&self) -> Gd<Resource> {
+        match self {
+            EditTarget::Data(d) => d.clone().upcast(),
+            EditTarget::Regions(r) => r.clone().upcast(),
         }
     }
 
@@ -92,10 +93,29 @@ impl EditTarget {
         };
     }
 
-    pub fn apply_brush(&mut self, b: &Gd<TerrainBrush>, at: Vector2, seconds: f64) -> Rect2i {
+    /// The samples one dab of `size` centred at terrain X/Z `at` (f64) can change, clipped to the
+    /// resource's samples: computed once a dab (the stroke's undo chunks and the layers' sculpted ground).
+    pub fn dab_reach(&self, at: [f64; 2], size: f64) -> Option<SampleRect> {
+        terrain_core::terrain_edit::dab_reach(
+            Some(from_rect2i(self.bounds())),
+            self.spacing(),
+            at,
+            size,
+        )
+    }
+
+    /// One dab at terrain X/Z `at` (f64 all the way), `reach` from `dab_reach`. Returns the rectangle
+    /// changed (empty when nothing did).
+    pub fn apply_brush(
+        &mut self,
+        b: &Brush,
+        at: [f64; 2],
+        seconds: f64,
+        reach: Option<SampleRect>,
+    ) -> Rect2i {
         match self {
-            EditTarget::Data(d) => d.bind_mut().apply_brush(Some(b.clone()), at, seconds),
-            EditTarget::Regions(g) => g.bind_mut().apply_brush(Some(b.clone()), at, seconds),
+            EditTarget::Data(d) => d.bind_mut().brush_dab("apply_brush", b, at, seconds, reach),
+            EditTarget::Regions(g) => g.bind_mut().brush_dab("apply_brush", b, at, seconds, reach),
         }
     }
 }

@@ -64,7 +64,7 @@ impl TerrainBrushStroke {
         };
         let who = host.dyn_bind().class_name();
         let surface = host.dyn_bind().terrain_surface();
-        let target = match EditTarget::of(surface.edits) {
+        let target = match surface.edits {
             Some(t) => t,
             None => {
                 godot_error!("TerrainBrushStroke.begin: the {who} has no terrain_data or terrain_regions to edit (a generated world is edited through a TerrainRegions map)");
@@ -101,15 +101,16 @@ impl TerrainBrushStroke {
             godot_error!("TerrainBrushStroke.dab: the stroke is finished; begin a new one");
             return Rect2i::default();
         }
-        // In f64 through the frame; the brush takes terrain X/Z as a Vector2 (f32: to half a metre
-        // 5,000 km out on a region map that large).
+        // In f64 through the frame and into the dab: terrain X/Z far out stays exact.
         let p = self
             .frame
             .to_terrain([position.x, position.y, position.z].map(f64::from));
-        let at = Vector2::new(p[0] as f32, p[2] as f32);
-        let (bounds, spacing) = (self.target.bounds(), self.target.spacing());
-        let rect = from_rect2i(self.brush.bind().get_dab_rect(at, spacing, bounds));
-        let bounds = from_rect2i(bounds);
+        let at = [p[0], p[2]];
+        let brush = self.brush.bind().core();
+        // The dab's reach, once: the chunks saved for undo (a sample of margin) and the layers' ground.
+        let reach = self.target.dab_reach(at, brush.size());
+        let bounds = from_rect2i(self.target.bounds());
+        let rect = reach.map_or_else(Default::default, |r| r.grown(1).intersect(bounds));
         match &mut self.chunks {
             Chunks::Heights(c) => {
                 for (k, r) in c.unsaved(rect, bounds) {
@@ -122,8 +123,7 @@ impl TerrainBrushStroke {
                 }
             }
         }
-        let brush = self.brush.clone();
-        self.target.apply_brush(&brush, at, seconds)
+        self.target.apply_brush(&brush, at, seconds, reach)
     }
 
     /// Ends the stroke: records the state after it and drops the chunks it did not change. Returns

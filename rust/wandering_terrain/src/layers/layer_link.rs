@@ -48,7 +48,7 @@ impl LayerLink {
             let h = host.dyn_bind();
             (h.class_name(), h.terrain_surface())
         };
-        let Some(target) = EditTarget::of(surface.edits) else {
+        let Some(target) = surface.edits else {
             self.detach();
             return Err(format!(
                 "the {who} has no terrain_data or terrain_regions for the {class} to shape (a generated world gets layers through a TerrainRegions map)"

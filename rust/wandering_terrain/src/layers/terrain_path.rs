@@ -1,8 +1,8 @@
 //! `TerrainPath`: a road, ramp or riverbed along a Path3D's curve, shaped into the terrain as a layer over
 //! the sculpted ground (maths in `terrain_core::terrain_path`, the stack in `terrain_core::layers`).
 
+use crate::follow::Handlers;
 use crate::layers::layer_link::LayerLink;
-use crate::nodes::follow::Handlers;
 use godot::classes::{Curve, IPath3D, Path3D};
 use godot::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -319,7 +319,7 @@ impl TerrainPath {
         let c = self
             .handlers
             .get(&self.to_gd(), "falloff_changed", |t, _| t.touch());
-        crate::nodes::follow::relink_changed(self.falloff_curve.clone(), v.clone(), &c, true);
+        crate::follow::relink_changed(self.falloff_curve.clone(), v.clone(), &c, true);
         self.falloff_curve = v;
         self.touch();
     }

@@ -80,7 +80,7 @@ pub struct TerrainMaterial {
     /// The arrays need a rebuild before the next `apply_to`.
     dirty: bool,
     /// Signal handlers (`follow::Handlers`).
-    handlers: crate::nodes::follow::Handlers,
+    handlers: crate::follow::Handlers,
     base: Base<Resource>,
 }
 

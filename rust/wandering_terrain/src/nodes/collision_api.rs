@@ -1,10 +1,11 @@
 //! The collision surface both terrain nodes share, written once: the mode constants, `update_collision`,
-//! the tile counts and the debug points. A node using it has a `collision: TerrainCollision` field and a
+//! the tile counts and the debug points, and the `collision` object they hold (`CollisionObject`). A node
+//! using it has a `collision: CollisionTiles` field and a
 //! `step_collision(&mut self, now: bool) -> i64` method (what "the target" is differs: a TerrainNode's
 //! `target`, a WanderingTerrain's camera). gdext registers methods per class, hence a macro rather than
 //! a trait. The `collision_*` property accessors stay in each node's first API block: gdext 0.5 finds a
 //! property's getter and setter only there (tried: moving them here fails to compile). They are
-//! one-line calls into `TerrainCollision`, which holds the rules.
+//! one-line calls into `CollisionObject` and `TerrainCollision`, which hold the rules.
 
 macro_rules! collision_api {
     ($class:ident) => {
@@ -55,3 +56,49 @@ macro_rules! collision_api {
 }
 
 pub(crate) use collision_api;
+
+use crate::physics::collision::{CollisionSettings, CollisionTiles};
+use crate::physics::terrain_collision::TerrainCollision;
+use godot::prelude::*;
+
+/// A node's `collision` object: the settings both nodes hold (`TerrainCollision`), and its copy in the
+/// node's tiles. The node follows the object's `changed` (`follow`); the old `collision_*` properties,
+/// kept for saved scenes, forward to it through `forward`.
+pub(crate) struct CollisionObject(pub Gd<TerrainCollision>);
+
+impl Default for CollisionObject {
+    fn default() -> Self {
+        Self(TerrainCollision::new_gd())
+    }
+}
+
+impl CollisionObject {
+    pub fn settings(&self) -> CollisionSettings {
+        self.0.bind().settings().clone()
+    }
+
+    /// The object's settings into the node's tiles; whether the tiles are made again (the node wakes).
+    pub fn sync(&self, tiles: &mut CollisionTiles) -> bool {
+        tiles.apply(&self.settings())
+    }
+
+    /// A new object (null: a default one); the node's handler moves to it (`changed`, not deferred: a
+    /// setting applies at once).
+    pub fn replace(&mut self, v: Option<Gd<TerrainCollision>>, handler: &Callable) {
+        let v = v.unwrap_or_else(TerrainCollision::new_gd);
+        crate::follow::relink_changed(Some(self.0.clone()), Some(v.clone()), handler, false);
+        self.0 = v;
+    }
+
+    /// Connects the node's handler (again after a re-entry: `relink` drops the old connection first).
+    pub fn follow(&self, handler: &Callable) {
+        crate::follow::relink_changed(Some(self.0.clone()), Some(self.0.clone()), handler, false);
+    }
+
+    /// An old `collision_*` setter: `store` runs on the object (checked there, `what` naming the old
+    /// property in errors); returns whether it changed anything, for the node to emit the object's
+    /// `changed` (its own handler and every other holder's apply it).
+    pub fn forward(&self, store: impl FnOnce(&mut TerrainCollision) -> bool) -> bool {
+        store(&mut self.0.clone().bind_mut())
+    }
+}

@@ -68,27 +68,6 @@ pub fn show(
     terrain_material::bind(look, Some(m));
 }
 
-/// Fills the `n`² window of cell states centred on cell `centre` (row-major into `out`, 0 where no cell
-/// is listed) from `cells` (cell index, state); returns the index of the window's first cell. The cell
-/// views' one window arithmetic (collision tiles, instance cells, regions).
-pub fn fill_window(
-    centre: [i64; 2],
-    n: usize,
-    cells: impl Iterator<Item = ([i64; 2], u8)>,
-    out: &mut Vec<u8>,
-) -> [i64; 2] {
-    let first = centre.map(|c| c - n as i64 / 2);
-    out.clear();
-    out.resize(n * n, 0);
-    for (k, state) in cells {
-        let (x, z) = (k[0] - first[0], k[1] - first[1]);
-        if (0..n as i64).contains(&x) && (0..n as i64).contains(&z) {
-            out[z as usize * n + x as usize] = state;
-        }
-    }
-    first
-}
-
 /// The window of cells of the COLLISION and REGIONS views: one state per cell (see
 /// `terrain_debug.gdshaderinc`), sent as an R8 texture when it changed.
 #[derive(Default)]

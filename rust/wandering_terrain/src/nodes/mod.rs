@@ -1,11 +1,10 @@
 //! The two terrain nodes (`TerrainNode`: clipmap windows over any source; `WanderingTerrain`: one mesh
-//! over a TerrainData) and what they share: following their data, the collision API, debug views.
+//! over a TerrainData) and what they share: the collision API, debug views, the floating origin.
 
 pub(crate) mod collision_api;
 pub(crate) mod debug_view;
 pub(crate) mod debug_view_api;
 pub(crate) mod floating_origin;
-pub(crate) mod follow;
 pub(crate) mod origin_shift;
 pub(crate) mod setup;
 pub(crate) mod terrain_host_api;

@@ -10,10 +10,6 @@ use terrain_core::origin_shift::{shift_step, snap};
 /// API returns (f32 holds every whole number up to 2^24), and f64 sample arithmetic stays exact far beyond.
 pub const MAX_OFFSET: f64 = 16_777_216.0;
 
-/// Custom notification sent down the tree after a shift (`Node.propagate_notification`): what stands on
-/// the terrain places itself anew in the same frame.
-pub const NOTIFICATION_ORIGIN_SHIFTED: i32 = 47_310;
-
 #[derive(Default, Clone, Copy)]
 pub struct OriginShift {
     /// World X/Z the origin has moved by (whole steps: exact).

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use terrain_core::cells::{Cell, Schedule};
 use terrain_core::clipmap_data::Frame;
 use terrain_core::clipmap_stream::SharedSamples;
-use terrain_core::collision::{check_radius, check_subdivision, TileGrid, TileId, Tiling};
+use terrain_core::collision::{TileGrid, TileId, Tiling};
 use terrain_core::collision_stream::{block_for, CollisionStream, ReadyTile};
 use terrain_core::sample_rect::SampleRect;
 use terrain_core::samples::Samples;
@@ -27,8 +27,8 @@ pub const MODE_DISABLED: i64 = 0;
 pub const MODE_DYNAMIC: i64 = 1;
 pub const MODE_FULL: i64 = 2;
 
-/// What the user sets in the node's Collision group (validated by the node's setters).
-#[derive(Clone)]
+/// What the user sets in a node's `collision` object (`terrain_collision.rs` validates it).
+#[derive(Clone, PartialEq)]
 pub struct CollisionSettings {
     pub mode: i64,
     pub radius: f64,
@@ -70,7 +70,7 @@ type Key = (f64, Option<[usize; 2]>, u32, u32);
 
 /// The body, its shape slots and which tile each holds.
 #[derive(Default)]
-pub struct TerrainCollision {
+pub struct CollisionTiles {
     pub settings: CollisionSettings,
     /// The physics space and the node reported as collider; None outside the tree.
     space: Option<(Rid, InstanceId)>,
@@ -224,7 +224,7 @@ fn place_slot(ps: &mut Gd<PhysicsServer3D>, (body, _): (Rid, Rid), xf: Transform
 /// memory of a FULL build (64 tiles of subdivision 4: 69 MB).
 const BATCH: usize = 64;
 
-impl TerrainCollision {
+impl CollisionTiles {
     /// Creates the body in `space`, reporting `owner` as the collider of hits; with `debug` (the world's
     /// scenario, when the tree shows collision shapes) the tiles are drawn there too.
     pub fn enter(&mut self, space: Rid, owner: InstanceId, debug: Option<Rid>) {
@@ -305,50 +305,20 @@ impl TerrainCollision {
         ps.body_set_param(body, BodyParameter::BOUNCE, &bounce.to_variant());
     }
 
-    // The nodes' Collision properties delegate here; `class` names the node in messages.
-
-    pub fn set_mode(&mut self, class: &str, v: i64) {
-        if !(MODE_DISABLED..=MODE_FULL).contains(&v) {
-            godot_error!(
-                "{class}.collision_mode must be 0 (DISABLED), 1 (DYNAMIC) or 2 (FULL), got {v}; keeping {}",
-                self.settings.mode
-            );
-            return;
+    /// New settings (the node's `collision` object changed). Returns whether the tiles are made again
+    /// (mode, radius, subdivision or tolerance changed: the node must step collision again).
+    pub fn apply(&mut self, s: &CollisionSettings) -> bool {
+        let old = std::mem::replace(&mut self.settings, s.clone());
+        let body = (old.layer, old.mask, &old.material) != (s.layer, s.mask, &s.material);
+        if body {
+            self.apply_body_settings();
         }
-        self.settings.mode = v;
-        self.invalidate();
-    }
-
-    pub fn set_radius(&mut self, class: &str, v: f64) {
-        match check_radius(v) {
-            Ok(r) => {
-                self.settings.radius = r;
-                self.invalidate();
-            }
-            Err(e) => godot_error!("{class}.{e}; keeping {}", self.settings.radius),
+        let tiles = (old.mode, old.radius, old.subdivision, old.tolerance)
+            != (s.mode, s.radius, s.subdivision, s.tolerance);
+        if tiles {
+            self.invalidate();
         }
-    }
-
-    pub fn set_subdivision(&mut self, class: &str, v: i64) {
-        match check_subdivision(v) {
-            Ok(s) => {
-                self.settings.subdivision = s;
-                self.invalidate();
-            }
-            Err(e) => godot_error!("{class}.{e}; keeping {}", self.settings.subdivision),
-        }
-    }
-
-    pub fn set_tolerance(&mut self, class: &str, v: f64) {
-        if !(v.is_finite() && (0.0..=MAX_TOLERANCE).contains(&v)) {
-            godot_error!(
-                "{class}.collision_tolerance must be in [0, {MAX_TOLERANCE}] (world units), got {v}; keeping {}",
-                self.settings.tolerance
-            );
-            return;
-        }
-        self.settings.tolerance = v;
-        self.invalidate();
+        tiles
     }
 
     /// `collision_tolerance` in terrain height units (the node's Y scale undone).
@@ -359,21 +329,6 @@ impl TerrainCollision {
         } else {
             0.0
         }
-    }
-
-    pub fn set_layer(&mut self, v: u32) {
-        self.settings.layer = v;
-        self.apply_body_settings();
-    }
-
-    pub fn set_mask(&mut self, v: u32) {
-        self.settings.mask = v;
-        self.apply_body_settings();
-    }
-
-    pub fn set_material(&mut self, v: Option<Gd<PhysicsMaterial>>) {
-        self.settings.material = v;
-        self.apply_body_settings();
     }
 
     /// Every tile is rebuilt on the next update (new mode, subdivision or terrain).
@@ -438,7 +393,7 @@ impl TerrainCollision {
             .filter(|(_, c)| is_edited(c))
             .map(|(t, _)| (id(t), 2u8));
         let cells = (self.used.keys().map(|t| (id(t), 1u8))).chain(edited);
-        let first = crate::nodes::debug_view::fill_window(centre, n, cells, out);
+        let first = terrain_core::cells::fill_window(centre, n, cells, out);
         Some((
             [
                 corner0[0] + first[0] as f64 * side,

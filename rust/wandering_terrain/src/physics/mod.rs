@@ -1,8 +1,9 @@
-//! The terrain in the physics and navigation servers: collision tiles, their debug lines, and the
-//! navigation source-geometry parser.
+//! The terrain in the physics and navigation servers: the collision settings object, collision tiles,
+//! their debug lines, and the navigation source-geometry parser.
 
 pub(crate) mod collision;
 pub(crate) mod collision_bands;
 pub(crate) mod collision_debug;
 pub(crate) mod navigation;
 pub(crate) mod resting_bodies;
+pub(crate) mod terrain_collision;

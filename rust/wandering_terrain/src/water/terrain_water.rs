@@ -2,7 +2,6 @@
 //! (`water_levels`); the surface is drawn by `terrain_water.gdshader` (where: `terrain_water.gdshaderinc`)
 //! and the queries answer by the same rule.
 
-use crate::data::edit_target::EditTarget;
 use crate::sample_rect::from_rect2i;
 use crate::surface::{host_above, world_of};
 use crate::water::river_surface;
@@ -168,9 +167,7 @@ impl INode3D for TerrainWater {
                     rs.instance_set_visible(i, v);
                 }
             }
-            N::Unknown(crate::nodes::origin_shift::NOTIFICATION_ORIGIN_SHIFTED) => {
-                self.follow_frame()
-            }
+            N::Unknown(crate::surface::NOTIFICATION_ORIGIN_SHIFTED) => self.follow_frame(),
             _ => {}
         }
     }
@@ -403,7 +400,7 @@ impl TerrainWater {
             "TerrainWater must be a child (or grandchild) of a TerrainNode or a WanderingTerrain",
         )?;
         let surface = host.dyn_bind().terrain_surface();
-        let target = EditTarget::of(surface.edits.clone()).ok_or(
+        let target = surface.edits.clone().ok_or(
             "the terrain has no terrain_data or terrain_regions to put water on (a generated world gets water through a TerrainRegions map)",
         )?;
         let bounds = from_rect2i(target.bounds());

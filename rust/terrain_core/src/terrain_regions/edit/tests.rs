@@ -5,8 +5,10 @@ use super::super::{
     save, RegionError, TerrainRegions, REGION_ABSENT, REGION_EDITED, REGION_FAILED, REGION_LOADED,
 };
 use crate::control::HOLE;
+use crate::sample_rect::SampleRect;
 use crate::samples::Samples;
 use crate::terrain_data::TerrainData;
+use crate::terrain_edit::TerrainEdit;
 use crate::terrain_regions::Existing;
 use std::collections::BTreeMap;
 use std::fs;
@@ -224,14 +226,16 @@ fn brushes_on_a_region_map_equal_brushes_on_the_terrain() {
                 30.0 + 9.0 * step as f64 + k as f64,
                 31.0 + 7.0 * step as f64,
             ];
-            let a = apply(&mut t, &b, c, 0.05).unwrap();
-            let g = r.apply_brush(&b, c, 0.05).unwrap();
+            let a = apply(&mut t, &b, c, 0.05).unwrap().map(SampleRect::from);
+            let g = TerrainEdit::apply_brush(&mut &r, &b, c, 0.05).unwrap();
             assert_eq!(a, g, "{tool:?} step {step}: changed rectangles");
         }
         let b = Brush::new(tool, 13.0, 4.0, Falloff::Hardness(0.5), 0.0).unwrap();
         assert_eq!(
-            apply(&mut t, &b, [2.0, 148.0], 0.1).unwrap(),
-            r.apply_brush(&b, [2.0, 148.0], 0.1).unwrap()
+            apply(&mut t, &b, [2.0, 148.0], 0.1)
+                .unwrap()
+                .map(SampleRect::from),
+            TerrainEdit::apply_brush(&mut &r, &b, [2.0, 148.0], 0.1).unwrap()
         );
     }
     assert_eq!(r.heights_region(0, 0, 200, 150), t.heights());

@@ -136,6 +136,64 @@ fn data_bytes(data: &[[f32; 3]]) -> PackedByteArray {
     bytes
 }
 
+impl TerrainData {
+    /// One dab of `b` at terrain X/Z `center` (f64), `reach` the samples it can change
+    /// (`terrain_edit::dab_reach`, computed once a dab by the caller): the edit goes the same way as
+    /// `set_heights_region` / `set_holes_region` (signals, textures, layers). `call` names the caller in
+    /// errors.
+    pub(crate) fn brush_dab(
+        &mut self,
+        call: &str,
+        b: &terrain_core::brush::Brush,
+        center: [f64; 2],
+        delta: f64,
+        reach: Option<terrain_core::sample_rect::SampleRect>,
+    ) -> Rect2i {
+        use terrain_core::terrain_edit::TerrainEdit;
+        if b.tool.is_instancer_tool() {
+            godot_error!("TerrainData.{call}: INSTANCE_ADD / INSTANCE_REMOVE / DETAIL_ADD / DETAIL_REMOVE brushes go to TerrainInstancer.apply_brush");
+            return Rect2i::default();
+        }
+        let reach = reach.map(|r| Region {
+            x: r.x as usize,
+            z: r.z as usize,
+            w: r.w,
+            d: r.d,
+        });
+        let result = self.under_layers(reach, |d| d.core_mut().apply_brush(b, center, delta));
+        match result {
+            // Holes and paint leave the heights (and the data texture) alone: only the control map changed.
+            Ok(Some(dirty)) if b.tool.edits_control() => {
+                let dirty = region_of(dirty);
+                self.control_edited(call, Ok(dirty));
+                to_rect2i(dirty)
+            }
+            Ok(Some(dirty)) => {
+                let dirty = region_of(dirty);
+                self.update_texture_region(dirty);
+                self.base_mut().emit_changed();
+                self.signals().region_changed().emit(to_rect2i(dirty));
+                to_rect2i(dirty)
+            }
+            Ok(None) => Rect2i::default(),
+            Err(e) => {
+                godot_error!("TerrainData.{call}: {e}; nothing changed");
+                Rect2i::default()
+            }
+        }
+    }
+}
+
+/// A changed rectangle of this data's own samples (never negative) as its grid's rows and columns.
+fn region_of(r: terrain_core::sample_rect::SampleRect) -> Region {
+    Region {
+        x: r.x as usize,
+        z: r.z as usize,
+        w: r.w,
+        d: r.d,
+    }
+}
+
 #[godot_api]
 impl TerrainData {
     /// Emitted after an edit with the rectangle of samples whose data (height or slopes) changed.
@@ -280,36 +338,15 @@ impl TerrainData {
             return Rect2i::default();
         };
         let b = b.bind().core();
-        if b.tool.is_instancer_tool() {
-            godot_error!("TerrainData.apply_brush: INSTANCE_ADD / INSTANCE_REMOVE / DETAIL_ADD / DETAIL_REMOVE brushes go to TerrainInstancer.apply_brush");
-            return Rect2i::default();
-        }
         let c = [f64::from(center.x), f64::from(center.y)];
-        let size = [self.core.width(), self.core.depth()];
-        let reach = terrain_core::brush::dab_rect(size, self.core.spacing(), c, b.size());
-        let result = self.under_layers(reach, |d| {
-            terrain_core::brush::apply(d.core_mut(), &b, c, delta)
-        });
-        match result {
-            // Holes and paint leave the heights (and the data texture) alone: only the control map changed.
-            Ok(Some(dirty)) if b.tool.edits_control() => {
-                self.control_edited("apply_brush", Ok(dirty));
-                to_rect2i(dirty)
-            }
-            Ok(Some(dirty)) => {
-                self.update_texture_region(dirty);
-                self.base_mut().emit_changed();
-                self.signals().region_changed().emit(to_rect2i(dirty));
-                to_rect2i(dirty)
-            }
-            Ok(None) => Rect2i::default(),
-            Err(e) => {
-                godot_error!("TerrainData.apply_brush: {e}; nothing changed");
-                Rect2i::default()
-            }
-        }
+        let reach = terrain_core::terrain_edit::dab_reach(
+            Some(self.core.all().into()),
+            self.core.spacing(),
+            c,
+            b.size(),
+        );
+        self.brush_dab("apply_brush", &b, c, delta, reach)
     }
-
     /// The first point where the ray from `origin` along `direction` meets the drawn surface (terrain
     /// space, as `get_height`): exact to float precision (its height is `get_height` there), through holes,
     /// from above only (the surface is drawn one-sided). A vector of NaN when the ray misses.

@@ -66,43 +66,47 @@ impl TerrainRegions {
             return Rect2i::default();
         };
         let b = b.bind().core();
+        let c = [f64::from(center.x), f64::from(center.y)];
+        let reach = self.store().and_then(|s| {
+            let bounds = terrain_core::terrain_edit::TerrainEdit::bounds(&&*s);
+            terrain_core::terrain_edit::dab_reach(bounds, s.meta().spacing, c, b.size())
+        });
+        self.brush_dab("apply_brush", &b, c, delta, reach)
+    }
+
+    /// One dab of `b` at terrain X/Z `center` (f64, the map's own coordinates: an endless map's are
+    /// signed), `reach` the samples it can change (`terrain_edit::dab_reach`, computed once a dab by the
+    /// caller). The core's written-once dab (`TerrainEdit::apply_brush`); `call` names the caller in errors.
+    pub(crate) fn brush_dab(
+        &mut self,
+        call: &str,
+        b: &terrain_core::brush::Brush,
+        center: [f64; 2],
+        delta: f64,
+        reach: Option<terrain_core::sample_rect::SampleRect>,
+    ) -> Rect2i {
+        use terrain_core::terrain_edit::TerrainEdit;
         if b.tool.is_instancer_tool() {
-            godot_error!("TerrainRegions.apply_brush: instance and detail brushes go to TerrainInstancer.apply_brush");
+            godot_error!("TerrainRegions.{call}: instance and detail brushes go to TerrainInstancer.apply_brush");
             return Rect2i::default();
         }
         let Some(s) = self.store() else {
-            godot_error!("TerrainRegions.apply_brush: no folder is open");
+            godot_error!("TerrainRegions.{call}: no folder is open");
             return Rect2i::default();
         };
-        // The core's dab takes stored positions: an endless map's stored sample 0 lies far below the origin.
-        let m = s.meta();
-        let c = [center.x, center.y];
-        let c = [0, 1].map(|a| f64::from(c[a]) - m.origin[a] as f64 * m.spacing);
-        let reach =
-            terrain_core::brush::dab_rect([m.width, m.depth], m.spacing, c, b.size()).map(|r| {
-                terrain_core::sample_rect::SampleRect {
-                    x: m.public(0, r.x),
-                    z: m.public(1, r.z),
-                    w: r.w,
-                    d: r.d,
-                }
-            });
-        let res = self.under_layers(reach, |_| s.apply_brush(&b, c, delta));
+        let res = self.under_layers(reach, |_| {
+            TerrainEdit::apply_brush(&mut &*s, b, center, delta)
+        });
         self.report_failures();
         match res {
             Ok(Some(r)) => {
-                let r = to_rect2i(terrain_core::sample_rect::SampleRect {
-                    x: m.public(0, r.x),
-                    z: m.public(1, r.z),
-                    w: r.w,
-                    d: r.d,
-                });
+                let r = to_rect2i(r);
                 self.announce(r);
                 r
             }
             Ok(None) => Rect2i::default(),
             Err(e) => {
-                godot_error!("TerrainRegions.apply_brush: {e}; nothing changed");
+                godot_error!("TerrainRegions.{call}: {e}; nothing changed");
                 Rect2i::default()
             }
         }

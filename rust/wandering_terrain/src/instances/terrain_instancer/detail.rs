@@ -136,7 +136,7 @@ impl TerrainInstancer {
                 let old = self
                     .detail_material
                     .and_then(|id| Gd::<TerrainMaterial>::try_from_instance_id(id).ok());
-                crate::nodes::follow::relink_changed(old, host.material.clone(), &callable, true);
+                crate::follow::relink_changed(old, host.material.clone(), &callable, true);
             }
             self.detail_material = material;
             let layers = self.resolve_detail(host);

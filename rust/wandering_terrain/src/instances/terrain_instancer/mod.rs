@@ -5,11 +5,11 @@ use crate::instances::detail_cells::Detail;
 mod brush;
 mod detail;
 
+use crate::follow::active_camera;
 use crate::instances::instance_cells::{body_current, Cells, View};
 use crate::instances::terrain_detail_layer::TerrainDetailLayer;
 use crate::instances::terrain_instance_mesh::{Resolved, TerrainInstanceMesh};
 use crate::instances::terrain_instances::TerrainInstances;
-use crate::nodes::follow::active_camera;
 use crate::object_array::objects_of;
 use crate::surface::{host_of, TerrainSurface};
 use godot::classes::{INode3D, Node, Node3D};
@@ -88,7 +88,7 @@ pub struct TerrainInstancer {
     /// Terrain space → Godot world the cells are placed with (exact: f64).
     frame: Frame,
     /// The TerrainData whose edits this instancer follows.
-    followed: Option<Gd<Resource>>,
+    followed: Option<crate::data::edit_target::EditTarget>,
     /// Cells whose stamp must move on (edited) before the next request.
     ready: Vec<CellDraw>,
     dab_count: u64,
@@ -102,7 +102,7 @@ pub struct TerrainInstancer {
     /// cells, asking, colliding, detail.
     work_usec: [u64; 8],
     /// Signal handlers (`follow::Handlers`).
-    handlers: crate::nodes::follow::Handlers,
+    handlers: crate::follow::Handlers,
     base: Base<Node3D>,
 }
 
@@ -197,7 +197,7 @@ impl INode3D for TerrainInstancer {
                 self.detail.set_visible(v);
             }
             // The terrain shifted its origin: the cells move in this frame (not the next).
-            N::Unknown(crate::nodes::origin_shift::NOTIFICATION_ORIGIN_SHIFTED) => {
+            N::Unknown(crate::surface::NOTIFICATION_ORIGIN_SHIFTED) => {
                 if let Some(host) = self.host() {
                     if host.frame != self.frame && host.key() == self.surface_key {
                         self.follow_frame(&host);
@@ -232,7 +232,7 @@ impl TerrainInstancer {
             t.on_meshes_changed()
         });
         for m in self.meshes.iter_shared().flatten() {
-            crate::nodes::follow::relink_changed(
+            crate::follow::relink_changed(
                 Some(m),
                 None::<Gd<TerrainInstanceMesh>>,
                 &callable,
@@ -240,7 +240,7 @@ impl TerrainInstancer {
             );
         }
         for m in meshes.iter_shared().flatten() {
-            crate::nodes::follow::relink_changed(
+            crate::follow::relink_changed(
                 None::<Gd<TerrainInstanceMesh>>,
                 Some(m),
                 &callable,
@@ -263,20 +263,10 @@ impl TerrainInstancer {
             t.on_detail_changed()
         });
         for l in self.detail_layers.iter_shared().flatten() {
-            crate::nodes::follow::relink_changed(
-                Some(l),
-                None::<Gd<TerrainDetailLayer>>,
-                &callable,
-                true,
-            );
+            crate::follow::relink_changed(Some(l), None::<Gd<TerrainDetailLayer>>, &callable, true);
         }
         for l in layers.iter_shared().flatten() {
-            crate::nodes::follow::relink_changed(
-                None::<Gd<TerrainDetailLayer>>,
-                Some(l),
-                &callable,
-                true,
-            );
+            crate::follow::relink_changed(None::<Gd<TerrainDetailLayer>>, Some(l), &callable, true);
         }
         self.detail_layers = layers;
         self.on_detail_changed();
@@ -289,12 +279,7 @@ impl TerrainInstancer {
             .get(&self.to_gd(), "instances_changed", |t, _| {
                 t.on_instances_changed()
             });
-        crate::nodes::follow::relink_changed(
-            self.instances.clone(),
-            instances.clone(),
-            &callable,
-            false,
-        );
+        crate::follow::relink_changed(self.instances.clone(), instances.clone(), &callable, false);
         self.instances = instances;
         self.reset();
     }
@@ -604,11 +589,7 @@ impl TerrainInstancer {
     /// `region_changed` of the followed TerrainData or TerrainRegions: the cells over the edited samples
     /// are redrawn.
     fn on_region_changed(&mut self, region: Rect2i) {
-        let Some(sp) = self
-            .followed
-            .as_mut()
-            .and_then(|d| d.call("get_spacing", &[]).try_to::<f64>().ok())
-        else {
+        let Some(sp) = self.followed.as_ref().map(|d| d.spacing()) else {
             return;
         };
         // The samples' patches reach a sample beyond them.
@@ -724,8 +705,7 @@ impl TerrainInstancer {
             let state = if c.shown == c.stamp { 1 } else { 2 };
             ([i64::from(k.0), i64::from(k.1)], state)
         });
-        let first =
-            crate::nodes::debug_view::fill_window([i64::from(tx), i64::from(tz)], n, cells, out);
+        let first = terrain_core::cells::fill_window([i64::from(tx), i64::from(tz)], n, cells, out);
         Some(([first[0] as f64 * cs, first[1] as f64 * cs], cs))
     }
 }
@@ -841,24 +821,23 @@ impl TerrainInstancer {
     }
 
     /// Connects to the resource whose edits move the instances.
-    fn follow(&mut self, data: Option<Gd<Resource>>) {
-        if self.followed == data {
+    fn follow(&mut self, data: Option<crate::data::edit_target::EditTarget>) {
+        use crate::data::edit_target::EditTarget;
+        if self.followed.as_ref().map(EditTarget::id) == data.as_ref().map(EditTarget::id) {
             return;
         }
         let region = self.handlers.get(&self.to_gd(), "region_changed", |t, a| {
-            t.on_region_changed(crate::nodes::follow::arg(a))
+            t.on_region_changed(crate::follow::arg(a))
         });
         let changed = self
             .handlers
             .get(&self.to_gd(), "data_changed", |t, _| t.on_data_changed());
-        crate::nodes::follow::relink(
-            "region_changed",
-            self.followed.clone(),
-            data.clone(),
-            &region,
-            false,
+        let (old, new) = (
+            self.followed.as_ref().map(EditTarget::resource),
+            data.as_ref().map(EditTarget::resource),
         );
-        crate::nodes::follow::relink_changed(self.followed.clone(), data.clone(), &changed, false);
+        crate::follow::relink("region_changed", old.clone(), new.clone(), &region, false);
+        crate::follow::relink_changed(old, new, &changed, false);
         self.followed = data;
     }
 

@@ -3,10 +3,11 @@
 use crate::data::terrain_data::TerrainData;
 use crate::data::terrain_generator::TerrainGenerator;
 use crate::data::terrain_regions::TerrainRegions;
+use crate::follow::{active_camera, relink, relink_changed};
 use crate::look::terrain_material::{self, TerrainMaterial};
-use crate::nodes::follow::{active_camera, relink, relink_changed};
 use crate::nodes::terrain_node::clipmap_data::ClipmapTexture;
-use crate::physics::collision::TerrainCollision;
+use crate::physics::collision::CollisionTiles;
+use crate::physics::terrain_collision::TerrainCollision;
 use crate::surface::{Surface, TerrainHost, TerrainSurface};
 use godot::classes::mesh::{ArrayType, PrimitiveType};
 use godot::classes::rendering_server::ShadowCastingSetting;
@@ -157,47 +158,36 @@ pub struct TerrainNode {
     #[var(set = set_layers)]
     layers: u32,
 
-    /// DISABLED: no collision. DYNAMIC: the tiles within `collision_radius` of the target, following it.
-    /// FULL: every tile, built when the node enters the tree (about 0.1 s for 4096² samples); over
-    /// terrain_regions or terrain_generator FULL acts as DYNAMIC (the map is not all in memory).
-    #[export(enum = (Disabled = 0, Dynamic = 1, Full = 2))]
+    /// Collision: which tiles exist around the target (`mode`, `radius`), how finely they follow the drawn
+    /// surface (`subdivision`, `tolerance`), the physics layers and material, and what edits do to the bodies
+    /// on them. A `TerrainCollision` (assigning null makes a default one); its changes apply at once.
+    #[export]
     #[export_group(name = "Collision")]
-    #[var(get = get_collision_mode, set = set_collision_mode)]
+    #[var(rename = collision, get = get_collision, set = set_collision)]
+    collision_object_property: PhantomVar<Option<Gd<TerrainCollision>>>,
+    /// Moved to `collision.mode` (kept so that saved scenes load; not shown or saved).
+    #[var(get = get_collision_mode, set = set_collision_mode, usage_flags = [NONE])]
     collision_mode: PhantomVar<i64>,
-    /// DYNAMIC mode: distance (world units, max norm) around the target that has collision, (0, 100000].
-    #[export(range = (1.0, 1024.0, 1.0, or_greater))]
-    #[var(get = get_collision_radius, set = set_collision_radius)]
+    /// Moved to `collision.radius` (kept so that saved scenes load; not shown or saved).
+    #[var(get = get_collision_radius, set = set_collision_radius, usage_flags = [NONE])]
     collision_radius: PhantomVar<f64>,
-    /// Physics layers the terrain is in.
-    #[export(flags_3d_physics)]
-    #[var(get = get_collision_layer, set = set_collision_layer)]
+    /// Moved to `collision.layer` (kept so that saved scenes load; not shown or saved).
+    #[var(get = get_collision_layer, set = set_collision_layer, usage_flags = [NONE])]
     collision_layer: PhantomVar<u32>,
-    /// Physics layers the terrain scans (for a static body, only what other engines' queries report).
-    #[export(flags_3d_physics)]
-    #[var(get = get_collision_mask, set = set_collision_mask)]
+    /// Moved to `collision.mask` (kept so that saved scenes load; not shown or saved).
+    #[var(get = get_collision_mask, set = set_collision_mask, usage_flags = [NONE])]
     collision_mask: PhantomVar<u32>,
-    /// Friction and bounce of the ground.
-    #[export]
-    #[var(get = get_physics_material, set = set_physics_material)]
+    /// Moved to `collision.physics_material` (kept so that saved scenes load; not shown or saved).
+    #[var(get = get_physics_material, set = set_physics_material, usage_flags = [NONE])]
     physics_material: PhantomVar<Option<Gd<PhysicsMaterial>>>,
-    /// Collision points per sample spacing: 1 uses the samples (linear between them), 2 and 4 follow the
-    /// drawn Bézier surface between them more closely (see the accuracy table in the docs).
-    #[export(enum = (One = 1, Two = 2, Four = 4))]
-    #[var(get = get_collision_subdivision, set = set_collision_subdivision)]
+    /// Moved to `collision.subdivision` (kept so that saved scenes load; not shown or saved).
+    #[var(get = get_collision_subdivision, set = set_collision_subdivision, usage_flags = [NONE])]
     collision_subdivision: PhantomVar<i64>,
-    /// World units a tile's collision may differ from the full `collision_subdivision`'s, [0, 10]: a tile
-    /// where a coarser grid stays within it (flat or gentle ground) gets fewer points, which a physics
-    /// engine builds faster (Jolt: about 16 times fewer at one point a sample). 0: every tile at the full
-    /// subdivision. Tiles with holes always keep every point.
-    #[export(range = (0.0, 0.1, 0.001, or_greater))]
-    #[var(get = get_collision_tolerance, set = set_collision_tolerance)]
+    /// Moved to `collision.tolerance` (kept so that saved scenes load; not shown or saved).
+    #[var(get = get_collision_tolerance, set = set_collision_tolerance, usage_flags = [NONE])]
     collision_tolerance: PhantomVar<f64>,
-    /// After an edit, bodies standing on the edited ground are woken (always: the engines do not wake a
-    /// sleeping body when static ground changes), and with this on, a body whose bottom a raise put under
-    /// the new surface is lifted by the rise there (a mound lifts a crate instead of swallowing it; a body
-    /// buried on purpose, more than 0.25 m under the old ground, is left where it is).
-    #[export]
-    #[var(get = get_collision_lift_bodies, set = set_collision_lift_bodies)]
+    /// Moved to `collision.lift_bodies` (kept so that saved scenes load; not shown or saved).
+    #[var(get = get_collision_lift_bodies, set = set_collision_lift_bodies, usage_flags = [NONE])]
     collision_lift_bodies: PhantomVar<bool>,
 
     /// How far the world has been shifted on X and Z (world units, whole grid steps): what was at world
@@ -211,7 +201,9 @@ pub struct TerrainNode {
     /// The regions' or generator's sample grid, while one of them is the source (windows computed on
     /// worker threads).
     streamed: Option<SharedSamples>,
-    collision: TerrainCollision,
+    collision: CollisionTiles,
+    /// The `collision` object (its settings; `collision` above holds the tiles made from them).
+    collision_object: crate::nodes::collision_api::CollisionObject,
     meshes: Vec<Gd<ArrayMesh>>,
     instances: Vec<Rid>,
     placed: Vec<PlacedPiece>,
@@ -240,7 +232,7 @@ pub struct TerrainNode {
     /// The floating origin: how far the world has been shifted (`shift_origin`).
     origin: crate::nodes::origin_shift::OriginShift,
     /// Signal handlers (`follow::Handlers`).
-    handlers: crate::nodes::follow::Handlers,
+    handlers: crate::follow::Handlers,
     /// What the main thread did, counted (`get_work_stats`).
     work: WorkStats,
     /// Physics processing is off (collision had nothing to do with the target where it was then), and
@@ -322,7 +314,9 @@ impl INode3D for TerrainNode {
             collision_lift_bodies: PhantomVar::default(),
             origin_offset: PhantomVar::default(),
             config,
-            collision: TerrainCollision::default(),
+            collision: CollisionTiles::default(),
+            collision_object: Default::default(),
+            collision_object_property: PhantomVar::default(),
             meshes: Vec::new(),
             instances: Vec::new(),
             placed: Vec::new(),
@@ -404,6 +398,9 @@ impl INode3D for TerrainNode {
                 self.wake();
                 self.rebuild();
                 // Collision is ready before the first physics frame.
+                let handler = self.collision_handler();
+                self.collision_object.follow(&handler);
+                self.on_collision_changed();
                 let node = self.base().clone();
                 if self.collision.enter_world(&node) {
                     self.update_collision();
@@ -521,7 +518,7 @@ impl TerrainNode {
             .get(&self.to_gd(), "data_changed", |t, _| t.on_data_changed());
         relink_changed(self.terrain_data.clone(), data.clone(), &callable, false);
         let callable = self.handlers.get(&self.to_gd(), "region_changed", |t, a| {
-            t.on_region_changed(crate::nodes::follow::arg(a))
+            t.on_region_changed(crate::follow::arg(a))
         });
         relink(
             "region_changed",
@@ -546,7 +543,7 @@ impl TerrainNode {
             false,
         );
         let callable = self.handlers.get(&self.to_gd(), "regions_edited", |t, a| {
-            t.on_regions_edited(crate::nodes::follow::arg(a))
+            t.on_regions_edited(crate::follow::arg(a))
         });
         relink(
             "region_changed",
@@ -701,72 +698,120 @@ impl TerrainNode {
     }
 
     #[func]
+    fn get_collision(&self) -> Option<Gd<TerrainCollision>> {
+        Some(self.collision_object.0.clone())
+    }
+    #[func]
+    fn set_collision(&mut self, v: Option<Gd<TerrainCollision>>) {
+        let handler = self.collision_handler();
+        self.collision_object.replace(v, &handler);
+        self.on_collision_changed();
+    }
+    #[func]
     fn get_collision_mode(&self) -> i64 {
-        self.collision.settings.mode
+        let s = self.collision_object.settings();
+        s.mode
     }
     #[func]
     fn set_collision_mode(&mut self, v: i64) {
-        self.collision.set_mode("TerrainNode", v);
-        self.wake();
+        if self
+            .collision_object
+            .forward(|s| s.store_mode("TerrainNode.collision_mode", v))
+        {
+            self.collision_changed_here();
+        }
     }
     #[func]
     fn get_collision_radius(&self) -> f64 {
-        self.collision.settings.radius
+        let s = self.collision_object.settings();
+        s.radius
     }
     #[func]
     fn set_collision_radius(&mut self, v: f64) {
-        self.collision.set_radius("TerrainNode", v);
-        self.wake();
+        if self
+            .collision_object
+            .forward(|s| s.store_radius("TerrainNode.collision_radius", v))
+        {
+            self.collision_changed_here();
+        }
     }
     #[func]
     fn get_collision_layer(&self) -> u32 {
-        self.collision.settings.layer
+        let s = self.collision_object.settings();
+        s.layer
     }
     #[func]
     fn set_collision_layer(&mut self, v: u32) {
-        self.collision.set_layer(v);
+        if self.collision_object.forward(|s| s.store(|c| c.layer = v)) {
+            self.collision_changed_here();
+        }
     }
     #[func]
     fn get_collision_mask(&self) -> u32 {
-        self.collision.settings.mask
+        let s = self.collision_object.settings();
+        s.mask
     }
     #[func]
     fn set_collision_mask(&mut self, v: u32) {
-        self.collision.set_mask(v);
+        if self.collision_object.forward(|s| s.store(|c| c.mask = v)) {
+            self.collision_changed_here();
+        }
     }
     #[func]
     fn get_physics_material(&self) -> Option<Gd<PhysicsMaterial>> {
-        self.collision.settings.material.clone()
+        let s = self.collision_object.settings();
+        s.material
     }
     #[func]
     fn set_physics_material(&mut self, v: Option<Gd<PhysicsMaterial>>) {
-        self.collision.set_material(v);
+        if self
+            .collision_object
+            .forward(|s| s.store(|c| c.material = v))
+        {
+            self.collision_changed_here();
+        }
     }
     #[func]
     fn get_collision_subdivision(&self) -> i64 {
-        i64::from(self.collision.settings.subdivision)
+        let s = self.collision_object.settings();
+        i64::from(s.subdivision)
     }
     #[func]
     fn set_collision_subdivision(&mut self, v: i64) {
-        self.collision.set_subdivision("TerrainNode", v);
-        self.wake();
-    }
-    #[func]
-    fn get_collision_lift_bodies(&self) -> bool {
-        self.collision.settings.lift_bodies
-    }
-    #[func]
-    fn set_collision_lift_bodies(&mut self, v: bool) {
-        self.collision.settings.lift_bodies = v;
+        if self
+            .collision_object
+            .forward(|s| s.store_subdivision("TerrainNode.collision_subdivision", v))
+        {
+            self.collision_changed_here();
+        }
     }
     #[func]
     fn get_collision_tolerance(&self) -> f64 {
-        self.collision.settings.tolerance
+        let s = self.collision_object.settings();
+        s.tolerance
     }
     #[func]
     fn set_collision_tolerance(&mut self, v: f64) {
-        self.collision.set_tolerance("TerrainNode", v);
-        self.wake();
+        if self
+            .collision_object
+            .forward(|s| s.store_tolerance("TerrainNode.collision_tolerance", v))
+        {
+            self.collision_changed_here();
+        }
+    }
+    #[func]
+    fn get_collision_lift_bodies(&self) -> bool {
+        let s = self.collision_object.settings();
+        s.lift_bodies
+    }
+    #[func]
+    fn set_collision_lift_bodies(&mut self, v: bool) {
+        if self
+            .collision_object
+            .forward(|s| s.store(|c| c.lift_bodies = v))
+        {
+            self.collision_changed_here();
+        }
     }
 }
 
@@ -858,8 +903,8 @@ impl TerrainHost for TerrainNode {
             _ => None,
         };
         let edits = match (&self.terrain_data, &self.terrain_regions) {
-            (Some(d), _) => Some(d.clone().upcast::<Resource>()),
-            (None, Some(r)) => Some(r.clone().upcast::<Resource>()),
+            (Some(d), _) => Some(crate::data::edit_target::EditTarget::Data(d.clone())),
+            (None, Some(r)) => Some(crate::data::edit_target::EditTarget::Regions(r.clone())),
             _ => None,
         };
         let frame = self.terrain_frame();
@@ -880,5 +925,30 @@ impl TerrainHost for TerrainNode {
 
     fn collision_layers(&self) -> u32 {
         self.collision.layers()
+    }
+}
+
+impl TerrainNode {
+    /// The handler following the `collision` object's `changed`.
+    fn collision_handler(&mut self) -> Callable {
+        self.handlers
+            .get(&self.to_gd(), "collision_changed", |t, _| {
+                t.on_collision_changed()
+            })
+    }
+
+    /// The `collision` object changed (or was replaced): its settings reach the tiles.
+    fn on_collision_changed(&mut self) {
+        if self.collision_object.sync(&mut self.collision) {
+            self.wake();
+        }
+    }
+
+    /// An old `collision_*` property changed the object: every holder applies it (this node too, through
+    /// its handler: the guard lets that call in while this one is running).
+    fn collision_changed_here(&mut self) {
+        let object = self.collision_object.0.clone();
+        let _guard = self.base_mut();
+        object.upcast::<godot::classes::Resource>().emit_changed();
     }
 }

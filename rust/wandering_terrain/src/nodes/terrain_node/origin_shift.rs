@@ -4,7 +4,8 @@
 //! terrain follow the shifted frame in the same frame.
 
 use super::*;
-use crate::nodes::origin_shift::{OriginShift, NOTIFICATION_ORIGIN_SHIFTED};
+use crate::nodes::origin_shift::OriginShift;
+use crate::surface::NOTIFICATION_ORIGIN_SHIFTED;
 use terrain_core::origin_shift::{slot_shift, whole};
 
 impl TerrainNode {

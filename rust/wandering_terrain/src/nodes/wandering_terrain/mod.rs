@@ -2,10 +2,11 @@
 //! and feeds the wandering terrain shader (placement maths in `terrain_core::wandering_terrain`).
 
 use crate::data::terrain_data::TerrainData;
+use crate::follow::{active_camera, relink, relink_changed};
 use crate::look::terrain_material::{self, TerrainMaterial};
-use crate::nodes::follow::{active_camera, relink, relink_changed};
 use crate::nodes::wandering_mesh::WanderingMesh;
-use crate::physics::collision::TerrainCollision;
+use crate::physics::collision::CollisionTiles;
+use crate::physics::terrain_collision::TerrainCollision;
 use crate::surface::{Surface, TerrainHost, TerrainSurface};
 use godot::classes::{
     Camera3D, INode3D, Node, Node3D, PhysicsMaterial, RenderingServer, ShaderMaterial,
@@ -104,49 +105,41 @@ pub struct WanderingTerrain {
     #[var(set = set_layers)]
     layers: u32,
 
-    /// DISABLED: no collision. DYNAMIC: the tiles within `collision_radius` of the camera, following it.
-    /// FULL: every tile, built when the node enters the tree.
-    #[export(enum = (Disabled = 0, Dynamic = 1, Full = 2))]
+    /// Collision: which tiles exist around the target (`mode`, `radius`), how finely they follow the drawn
+    /// surface (`subdivision`, `tolerance`), the physics layers and material, and what edits do to the bodies
+    /// on them. A `TerrainCollision` (assigning null makes a default one); its changes apply at once.
+    #[export]
     #[export_group(name = "Collision")]
-    #[var(get = get_collision_mode, set = set_collision_mode)]
+    #[var(rename = collision, get = get_collision, set = set_collision)]
+    collision_object_property: PhantomVar<Option<Gd<TerrainCollision>>>,
+    /// Moved to `collision.mode` (kept so that saved scenes load; not shown or saved).
+    #[var(get = get_collision_mode, set = set_collision_mode, usage_flags = [NONE])]
     collision_mode: PhantomVar<i64>,
-    /// DYNAMIC mode: distance (world units, max norm) around the camera that has collision, (0, 100000].
-    #[export(range = (1.0, 1024.0, 1.0, or_greater))]
-    #[var(get = get_collision_radius, set = set_collision_radius)]
+    /// Moved to `collision.radius` (kept so that saved scenes load; not shown or saved).
+    #[var(get = get_collision_radius, set = set_collision_radius, usage_flags = [NONE])]
     collision_radius: PhantomVar<f64>,
-    /// Physics layers the terrain is in.
-    #[export(flags_3d_physics)]
-    #[var(get = get_collision_layer, set = set_collision_layer)]
+    /// Moved to `collision.layer` (kept so that saved scenes load; not shown or saved).
+    #[var(get = get_collision_layer, set = set_collision_layer, usage_flags = [NONE])]
     collision_layer: PhantomVar<u32>,
-    /// Physics layers the terrain scans.
-    #[export(flags_3d_physics)]
-    #[var(get = get_collision_mask, set = set_collision_mask)]
+    /// Moved to `collision.mask` (kept so that saved scenes load; not shown or saved).
+    #[var(get = get_collision_mask, set = set_collision_mask, usage_flags = [NONE])]
     collision_mask: PhantomVar<u32>,
-    /// Friction and bounce of the ground.
-    #[export]
-    #[var(get = get_physics_material, set = set_physics_material)]
+    /// Moved to `collision.physics_material` (kept so that saved scenes load; not shown or saved).
+    #[var(get = get_physics_material, set = set_physics_material, usage_flags = [NONE])]
     physics_material: PhantomVar<Option<Gd<PhysicsMaterial>>>,
-    /// Collision points per sample spacing: 1 uses the samples, 2 and 4 follow the drawn Bézier surface
-    /// between them more closely.
-    #[export(enum = (One = 1, Two = 2, Four = 4))]
-    #[var(get = get_collision_subdivision, set = set_collision_subdivision)]
+    /// Moved to `collision.subdivision` (kept so that saved scenes load; not shown or saved).
+    #[var(get = get_collision_subdivision, set = set_collision_subdivision, usage_flags = [NONE])]
     collision_subdivision: PhantomVar<i64>,
-    /// World units a tile's collision may differ from the full `collision_subdivision`'s, [0, 10]: a tile
-    /// where a coarser grid stays within it (flat or gentle ground) gets fewer points, which a physics
-    /// engine builds faster (Jolt: about 16 times fewer at one point a sample). 0: every tile at the full
-    /// subdivision. Tiles with holes always keep every point.
-    #[export(range = (0.0, 0.1, 0.001, or_greater))]
-    #[var(get = get_collision_tolerance, set = set_collision_tolerance)]
+    /// Moved to `collision.tolerance` (kept so that saved scenes load; not shown or saved).
+    #[var(get = get_collision_tolerance, set = set_collision_tolerance, usage_flags = [NONE])]
     collision_tolerance: PhantomVar<f64>,
-    /// After an edit, bodies standing on the edited ground are woken (always: the engines do not wake a
-    /// sleeping body when static ground changes), and with this on, a body whose bottom a raise put under
-    /// the new surface is lifted by the rise there (a mound lifts a crate instead of swallowing it; a body
-    /// buried on purpose, more than 0.25 m under the old ground, is left where it is).
-    #[export]
-    #[var(get = get_collision_lift_bodies, set = set_collision_lift_bodies)]
+    /// Moved to `collision.lift_bodies` (kept so that saved scenes load; not shown or saved).
+    #[var(get = get_collision_lift_bodies, set = set_collision_lift_bodies, usage_flags = [NONE])]
     collision_lift_bodies: PhantomVar<bool>,
 
-    collision: TerrainCollision,
+    collision: CollisionTiles,
+    /// The `collision` object (its settings; `collision` above holds the tiles made from them).
+    collision_object: crate::nodes::collision_api::CollisionObject,
     /// The drawn mesh: a RenderingServer instance, not a MeshInstance3D child, so that a navigation bake
     /// parses the terrain's surface (`navigation.rs`) instead of the flat mesh the shader displaces.
     instance: Option<Rid>,
@@ -158,7 +151,7 @@ pub struct WanderingTerrain {
     param_translation: StringName,
     param_rotation: StringName,
     /// Signal handlers (`follow::Handlers`).
-    handlers: crate::nodes::follow::Handlers,
+    handlers: crate::follow::Handlers,
     base: Base<Node3D>,
 }
 
@@ -187,7 +180,9 @@ impl INode3D for WanderingTerrain {
             collision_subdivision: PhantomVar::default(),
             collision_tolerance: PhantomVar::default(),
             collision_lift_bodies: PhantomVar::default(),
-            collision: TerrainCollision::default(),
+            collision: CollisionTiles::default(),
+            collision_object: Default::default(),
+            collision_object_property: PhantomVar::default(),
             instance: None,
             instance_xform: Transform3D::IDENTITY,
             instance_aabb: Aabb::default(),
@@ -243,6 +238,9 @@ impl INode3D for WanderingTerrain {
             N::ENTER_TREE => {
                 // Navigation bakes see terrain nodes from then on.
                 crate::physics::navigation::register();
+                let handler = self.collision_handler();
+                self.collision_object.follow(&handler);
+                self.on_collision_changed();
                 let node = self.base().clone();
                 if self.collision.enter_world(&node) {
                     self.update_collision();
@@ -304,7 +302,7 @@ impl WanderingTerrain {
             .get(&self.to_gd(), "data_changed", |t, _| t.on_data_changed());
         relink_changed(self.terrain_data.clone(), data.clone(), &callable, false);
         let callable = self.handlers.get(&self.to_gd(), "region_changed", |t, a| {
-            t.on_region_changed(crate::nodes::follow::arg(a))
+            t.on_region_changed(crate::follow::arg(a))
         });
         let old = self.terrain_data.clone();
         relink("region_changed", old, data.clone(), &callable, false);
@@ -328,68 +326,120 @@ impl WanderingTerrain {
     }
 
     #[func]
+    fn get_collision(&self) -> Option<Gd<TerrainCollision>> {
+        Some(self.collision_object.0.clone())
+    }
+    #[func]
+    fn set_collision(&mut self, v: Option<Gd<TerrainCollision>>) {
+        let handler = self.collision_handler();
+        self.collision_object.replace(v, &handler);
+        self.on_collision_changed();
+    }
+    #[func]
     fn get_collision_mode(&self) -> i64 {
-        self.collision.settings.mode
+        let s = self.collision_object.settings();
+        s.mode
     }
     #[func]
     fn set_collision_mode(&mut self, v: i64) {
-        self.collision.set_mode("WanderingTerrain", v);
+        if self
+            .collision_object
+            .forward(|s| s.store_mode("WanderingTerrain.collision_mode", v))
+        {
+            self.collision_changed_here();
+        }
     }
     #[func]
     fn get_collision_radius(&self) -> f64 {
-        self.collision.settings.radius
+        let s = self.collision_object.settings();
+        s.radius
     }
     #[func]
     fn set_collision_radius(&mut self, v: f64) {
-        self.collision.set_radius("WanderingTerrain", v);
+        if self
+            .collision_object
+            .forward(|s| s.store_radius("WanderingTerrain.collision_radius", v))
+        {
+            self.collision_changed_here();
+        }
     }
     #[func]
     fn get_collision_layer(&self) -> u32 {
-        self.collision.settings.layer
+        let s = self.collision_object.settings();
+        s.layer
     }
     #[func]
     fn set_collision_layer(&mut self, v: u32) {
-        self.collision.set_layer(v);
+        if self.collision_object.forward(|s| s.store(|c| c.layer = v)) {
+            self.collision_changed_here();
+        }
     }
     #[func]
     fn get_collision_mask(&self) -> u32 {
-        self.collision.settings.mask
+        let s = self.collision_object.settings();
+        s.mask
     }
     #[func]
     fn set_collision_mask(&mut self, v: u32) {
-        self.collision.set_mask(v);
+        if self.collision_object.forward(|s| s.store(|c| c.mask = v)) {
+            self.collision_changed_here();
+        }
     }
     #[func]
     fn get_physics_material(&self) -> Option<Gd<PhysicsMaterial>> {
-        self.collision.settings.material.clone()
+        let s = self.collision_object.settings();
+        s.material
     }
     #[func]
     fn set_physics_material(&mut self, v: Option<Gd<PhysicsMaterial>>) {
-        self.collision.set_material(v);
+        if self
+            .collision_object
+            .forward(|s| s.store(|c| c.material = v))
+        {
+            self.collision_changed_here();
+        }
     }
     #[func]
     fn get_collision_subdivision(&self) -> i64 {
-        i64::from(self.collision.settings.subdivision)
+        let s = self.collision_object.settings();
+        i64::from(s.subdivision)
     }
     #[func]
     fn set_collision_subdivision(&mut self, v: i64) {
-        self.collision.set_subdivision("WanderingTerrain", v);
-    }
-    #[func]
-    fn get_collision_lift_bodies(&self) -> bool {
-        self.collision.settings.lift_bodies
-    }
-    #[func]
-    fn set_collision_lift_bodies(&mut self, v: bool) {
-        self.collision.settings.lift_bodies = v;
+        if self
+            .collision_object
+            .forward(|s| s.store_subdivision("WanderingTerrain.collision_subdivision", v))
+        {
+            self.collision_changed_here();
+        }
     }
     #[func]
     fn get_collision_tolerance(&self) -> f64 {
-        self.collision.settings.tolerance
+        let s = self.collision_object.settings();
+        s.tolerance
     }
     #[func]
     fn set_collision_tolerance(&mut self, v: f64) {
-        self.collision.set_tolerance("WanderingTerrain", v);
+        if self
+            .collision_object
+            .forward(|s| s.store_tolerance("WanderingTerrain.collision_tolerance", v))
+        {
+            self.collision_changed_here();
+        }
+    }
+    #[func]
+    fn get_collision_lift_bodies(&self) -> bool {
+        let s = self.collision_object.settings();
+        s.lift_bodies
+    }
+    #[func]
+    fn set_collision_lift_bodies(&mut self, v: bool) {
+        if self
+            .collision_object
+            .forward(|s| s.store(|c| c.lift_bodies = v))
+        {
+            self.collision_changed_here();
+        }
     }
 
     #[func]
@@ -493,7 +543,10 @@ impl TerrainHost for WanderingTerrain {
         };
         TerrainSurface {
             surface: self.terrain_data.clone().map(Surface::Data),
-            edits: self.terrain_data.clone().map(|d| d.upcast::<Resource>()),
+            edits: self
+                .terrain_data
+                .clone()
+                .map(crate::data::edit_target::EditTarget::Data),
             frame,
             to_world: crate::surface::transform_of(&frame),
             target: self.followed_camera().map(|c| c.get_global_position()),
@@ -508,5 +561,30 @@ impl TerrainHost for WanderingTerrain {
 
     fn collision_layers(&self) -> u32 {
         self.collision.layers()
+    }
+}
+
+impl WanderingTerrain {
+    /// The handler following the `collision` object's `changed`.
+    fn collision_handler(&mut self) -> Callable {
+        self.handlers
+            .get(&self.to_gd(), "collision_changed", |t, _| {
+                t.on_collision_changed()
+            })
+    }
+
+    /// The `collision` object changed (or was replaced): its settings reach the tiles.
+    fn on_collision_changed(&mut self) {
+        if self.collision_object.sync(&mut self.collision) {
+            self.collision.invalidate();
+        }
+    }
+
+    /// An old `collision_*` property changed the object: every holder applies it (this node too, through
+    /// its handler: the guard lets that call in while this one is running).
+    fn collision_changed_here(&mut self) {
+        let object = self.collision_object.0.clone();
+        let _guard = self.base_mut();
+        object.upcast::<godot::classes::Resource>().emit_changed();
     }
 }
