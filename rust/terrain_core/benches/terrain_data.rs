@@ -91,6 +91,17 @@ fn bench(c: &mut Criterion) {
         &pts,
         |b, pts| b.iter(|| t.heights_at(pts, &mut hs)),
     );
+    // The same count at points inside one patch: what the patch arithmetic costs once the samples are
+    // in cache (the random points above add the memory reads).
+    let near: Vec<[f32; 2]> = pts
+        .iter()
+        .map(|p| [100.0 + p[0].fract(), 100.0 + p[1].fract()])
+        .collect();
+    g.bench_with_input(
+        BenchmarkId::new("get_heights", "1M points in one patch"),
+        &near,
+        |b, pts| b.iter(|| t.heights_at(pts, &mut hs)),
+    );
 
     // One editor dab on a 4096² terrain: a radius-128 raise (65,536 samples) and a 64² paint.
     g.sample_size(30);

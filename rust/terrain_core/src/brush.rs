@@ -6,6 +6,7 @@
 //! nodes follow. `apply` picks one function per kind of tool: holes, paint, heights, erosion.
 
 use crate::control::HOLE;
+use crate::samples::{sample_centre, sample_index};
 use crate::terrain_data::{Region, TerrainData, TerrainDataError};
 use glam::DVec2;
 use std::fmt;
@@ -296,9 +297,8 @@ pub fn dab_region(t: &TerrainData, center: [f64; 2], size: f64) -> Option<Region
 /// `dab_region` for a map of `size` samples `spacing` apart.
 pub fn dab_rect(size: [usize; 2], sp: f64, center: [f64; 2], dab: f64) -> Option<Region> {
     let r = 0.5 * dab;
-    // Sample i sits at (i + 0.5) * spacing.
-    let lo = |c: f64| ((c - r) / sp - 0.5).ceil();
-    let hi = |c: f64| ((c + r) / sp - 0.5).floor();
+    let lo = |c: f64| sample_index(c - r, sp).ceil();
+    let hi = |c: f64| sample_index(c + r, sp).floor();
     let (x0, x1) = (
         lo(center[0]).max(0.0),
         hi(center[0]).min(size[0] as f64 - 1.0),
@@ -364,7 +364,7 @@ impl Dab<'_> {
     /// The brush's weight at sample (x, z): falloff times mask, 0 beyond the rim.
     fn weight(&self, x: usize, z: usize) -> f32 {
         let sp = self.spacing;
-        let (px, pz) = ((x as f64 + 0.5) * sp, (z as f64 + 0.5) * sp);
+        let (px, pz) = (sample_centre(x as f64, sp), sample_centre(z as f64, sp));
         let d2 = (px - self.center[0]).powi(2) + (pz - self.center[1]).powi(2);
         // Beyond the rim with a margin for rounding (the weight there is 0): no square root for the
         // dab's corners, a fifth of its square.
@@ -386,14 +386,14 @@ impl Dab<'_> {
     /// square's samples lie in its corners). One sample of margin each side: `weight` decides at the rim.
     fn row_span(&self, z: usize, r: Region) -> (usize, usize) {
         let sp = self.spacing;
-        let dz = (z as f64 + 0.5) * sp - self.center[1];
+        let dz = sample_centre(z as f64, sp) - self.center[1];
         let half2 = self.radius * self.radius * (1.0 + 1e-9) - dz * dz;
         if half2 < 0.0 {
             return (0, 0);
         }
         let half = half2.sqrt();
-        let lo = ((self.center[0] - half) / sp - 0.5).floor() - 1.0 - r.x as f64;
-        let hi = ((self.center[0] + half) / sp - 0.5).ceil() + 2.0 - r.x as f64;
+        let lo = sample_index(self.center[0] - half, sp).floor() - 1.0 - r.x as f64;
+        let hi = sample_index(self.center[0] + half, sp).ceil() + 2.0 - r.x as f64;
         let clip = |v: f64| v.clamp(0.0, r.w as f64) as usize;
         (clip(lo), clip(hi))
     }
@@ -501,7 +501,7 @@ fn apply_heights(
                 Tool::Slope { from, to } => toward(slope_height(
                     from,
                     to,
-                    [(x as f64 + 0.5) * sp, (z as f64 + 0.5) * sp],
+                    [sample_centre(x as f64, sp), sample_centre(z as f64, sp)],
                 ) as f32),
                 _ => unreachable!("apply sends only height tools here"),
             };

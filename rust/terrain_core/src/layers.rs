@@ -489,7 +489,7 @@ impl LayerStack {
     }
 
     /// Takes kept values saved by `to_bytes` (empty bytes: none). Nothing changes on damaged data.
-    pub fn load_bytes(&mut self, bytes: &[u8]) -> Result<(), String> {
+    pub fn load_bytes(&mut self, bytes: &[u8]) -> Result<(), LayerBaseError> {
         let kept = if bytes.is_empty() {
             BTreeMap::new()
         } else {
@@ -503,9 +503,37 @@ impl LayerStack {
     }
 }
 
-fn parse(bytes: &[u8]) -> Result<BTreeMap<TileKey, Tile>, String> {
-    let short = || format!("kept layer data ends early ({} bytes)", bytes.len());
-    let take = |at: &mut usize, n: usize| -> Result<&[u8], String> {
+/// Why saved layer data (`layer_base`, `layers.base`) was refused.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LayerBaseError {
+    /// The data ends before what its header announces.
+    Short { bytes: usize },
+    /// Not kept layer data (another file, or another version).
+    NotLayerData,
+    /// A kept tile with a height that is not finite.
+    NonFinite { tile: TileKey, height: f32 },
+    /// Bytes after the last tile.
+    Trailing { bytes: usize },
+}
+
+impl std::fmt::Display for LayerBaseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Short { bytes } => write!(f, "kept layer data ends early ({bytes} bytes)"),
+            Self::NotLayerData => f.write_str("not kept layer data (WTLY version 1)"),
+            Self::NonFinite { tile, height } => {
+                write!(f, "tile {tile:?} holds a non-finite height {height}")
+            }
+            Self::Trailing { bytes } => write!(f, "{bytes} bytes after the last tile"),
+        }
+    }
+}
+
+impl std::error::Error for LayerBaseError {}
+
+fn parse(bytes: &[u8]) -> Result<BTreeMap<TileKey, Tile>, LayerBaseError> {
+    let short = || LayerBaseError::Short { bytes: bytes.len() };
+    let take = |at: &mut usize, n: usize| -> Result<&[u8], LayerBaseError> {
         let s = bytes.get(*at..*at + n).ok_or_else(short)?;
         *at += n;
         Ok(s)
@@ -513,7 +541,7 @@ fn parse(bytes: &[u8]) -> Result<BTreeMap<TileKey, Tile>, String> {
     let word = |b: &[u8]| u32::from_le_bytes(b.try_into().unwrap());
     let mut at = 0;
     if take(&mut at, 4)? != b"WTLY" || word(take(&mut at, 4)?) != 1 {
-        return Err("not kept layer data (WTLY version 1)".into());
+        return Err(LayerBaseError::NotLayerData);
     }
     let n = word(take(&mut at, 4)?) as usize;
     let mut kept = BTreeMap::new();
@@ -525,8 +553,11 @@ fn parse(bytes: &[u8]) -> Result<BTreeMap<TileKey, Tile>, String> {
             .chunks_exact(4)
             .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
             .collect();
-        if let Some(h) = heights.iter().find(|h| !h.is_finite()) {
-            return Err(format!("tile {key:?} holds a non-finite height {h}"));
+        if let Some(&h) = heights.iter().find(|h| !h.is_finite()) {
+            return Err(LayerBaseError::NonFinite {
+                tile: key,
+                height: h,
+            });
         }
         let control = if has_control {
             take(&mut at, TILE_SAMPLES * 4)?
@@ -539,7 +570,9 @@ fn parse(bytes: &[u8]) -> Result<BTreeMap<TileKey, Tile>, String> {
         kept.insert(key, Tile { heights, control });
     }
     if at != bytes.len() {
-        return Err(format!("{} bytes after the last tile", bytes.len() - at));
+        return Err(LayerBaseError::Trailing {
+            bytes: bytes.len() - at,
+        });
     }
     Ok(kept)
 }

@@ -137,7 +137,10 @@ pub fn faces<S: Samples + ?Sized>(
         }
     }
     Ok(Faces {
-        origin: [(i0 as f64 + 0.5) * sp, (j0 as f64 + 0.5) * sp],
+        origin: [
+            crate::samples::sample_centre(i0 as f64, sp),
+            crate::samples::sample_centre(j0 as f64, sp),
+        ],
         vertices,
         indices,
         full: grid.open_triangles(),

@@ -146,7 +146,7 @@ pub fn raycast_within<S: Samples + ?Sized>(
                 } else {
                     s[k].ceil() - 1.0
                 };
-                let tn = ((next + 0.5) * sp - o[a]) / d[a];
+                let tn = (crate::samples::sample_centre(next, sp) - o[a]) / d[a];
                 t_exit = t_exit.min(tn.max(t));
             }
         }

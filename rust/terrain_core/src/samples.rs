@@ -46,6 +46,19 @@ pub(crate) fn grid_texels(heights: &[f32], width: usize, at: usize) -> [Texel; 4
 }
 
 /// A grid of samples, readable from any thread.
+/// Where sample `i` lies along an axis: its centre, `(i + 0.5) × spacing`. The one sample-centre rule
+/// (brushes, stamps, the raycast, navigation and water place samples by it).
+#[inline]
+pub fn sample_centre(i: f64, spacing: f64) -> f64 {
+    (i + 0.5) * spacing
+}
+
+/// The fractional sample index at position `p` along an axis: `sample_centre`'s inverse.
+#[inline]
+pub fn sample_index(p: f64, spacing: f64) -> f64 {
+    p / spacing - 0.5
+}
+
 pub trait Samples: Sync {
     /// Distance between samples, in terrain units.
     fn spacing(&self) -> f64;

@@ -190,8 +190,8 @@ impl Layer for StampLayer {
         let (p, tr, sp) = (&self.place, tile_rect(key), self.spacing);
         let m = &p.to_uv;
         for k in 0..tile.heights.len() {
-            let x = ((tr.x + k as i64 % TILE) as f64 + 0.5) * sp;
-            let z = ((tr.z + k as i64 / TILE) as f64 + 0.5) * sp;
+            let x = crate::samples::sample_centre((tr.x + k as i64 % TILE) as f64, sp);
+            let z = crate::samples::sample_centre((tr.z + k as i64 / TILE) as f64, sp);
             let u = m[0][0] * x + m[0][1] * z + m[0][2];
             let v = m[1][0] * x + m[1][1] * z + m[1][2];
             if !(0.0..=1.0).contains(&u) || !(0.0..=1.0).contains(&v) {

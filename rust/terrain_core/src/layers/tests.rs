@@ -222,6 +222,18 @@ fn kept_values_survive_a_save_and_reload() {
     s2.remove(1);
     s2.compose_now(&mut g);
     assert_eq!(g.h, original);
-    assert!(s2.load_bytes(&bytes[..100]).is_err());
-    assert!(s2.load_bytes(b"nonsense data").is_err());
+    assert!(matches!(
+        s2.load_bytes(&bytes[..100]),
+        Err(LayerBaseError::Short { bytes: 100 })
+    ));
+    assert_eq!(
+        s2.load_bytes(b"nonsense data"),
+        Err(LayerBaseError::NotLayerData)
+    );
+    let mut longer = bytes.clone();
+    longer.push(0);
+    assert_eq!(
+        s2.load_bytes(&longer),
+        Err(LayerBaseError::Trailing { bytes: 1 })
+    );
 }

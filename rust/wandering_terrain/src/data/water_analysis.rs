@@ -29,7 +29,9 @@ impl Area {
 
     /// Terrain X/Z of sample (x, z) of the area.
     fn position(&self, x: usize, z: usize) -> Vector2 {
-        let p = |o: i64, i: usize| ((o + i as i64) as f64 + 0.5) * self.spacing;
+        let p = |o: i64, i: usize| {
+            terrain_core::samples::sample_centre((o + i as i64) as f64, self.spacing)
+        };
         Vector2::new(p(self.rect.x, x) as f32, p(self.rect.z, z) as f32)
     }
 }

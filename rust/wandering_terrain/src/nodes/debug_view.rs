@@ -7,41 +7,108 @@ use crate::look::terrain_material::{self, TerrainMaterial};
 use godot::classes::ShaderMaterial;
 use godot::prelude::*;
 
-/// The last view (NAVIGATION); views are numbered alike on both nodes.
-pub const LAST: i64 = 12;
-/// The views, for the property hint and errors.
-pub const NAMES: &str =
-    "OFF, CHECKER, HEIGHTMAP, NORMALS, SLOPE, LEVELS, HOLES, LAYER_WEIGHTS, CONTROL, COLLISION, REGIONS, INSTANCES, NAVIGATION";
-/// The views drawn from cells the node fills in every frame (`CellView`).
-pub const COLLISION: i64 = 9;
-pub const REGIONS: i64 = 10;
-pub const INSTANCES: i64 = 11;
-/// The faces a navigation bake takes, drawn as lines over the heightmap (`NavView`).
-pub const NAVIGATION: i64 = 12;
-/// Side of the cells view's window, in cells (centred on the target).
-pub const CELLS: usize = 64;
+/// A terrain node's `debug_view`: numbered alike on both nodes (the `DEBUG_VIEW_*` constants, the
+/// inspector's list), each with its name and what the debug shader draws for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DebugView {
+    Off,
+    Checker,
+    Heightmap,
+    Normals,
+    Slope,
+    Levels,
+    Holes,
+    LayerWeights,
+    Control,
+    Collision,
+    Regions,
+    Instances,
+    Navigation,
+}
 
-/// `debug_view` → the debug shader's `debug_mode` (terrain_debug.gdshaderinc) and whether holes show.
-fn mode_of(view: i64) -> (i32, bool) {
-    match view {
-        1 => (3, false),
-        3 => (1, false),
-        4 => (5, false),
-        5 => (6, false),
-        6 => (4, true),
-        7 => (7, false),
-        8 => (8, false),
-        9..=11 => (9, false),
-        12 => (4, false),
-        _ => (4, false),
+impl DebugView {
+    /// Every view, in `debug_view` order.
+    pub const ALL: [DebugView; 13] = [
+        Self::Off,
+        Self::Checker,
+        Self::Heightmap,
+        Self::Normals,
+        Self::Slope,
+        Self::Levels,
+        Self::Holes,
+        Self::LayerWeights,
+        Self::Control,
+        Self::Collision,
+        Self::Regions,
+        Self::Instances,
+        Self::Navigation,
+    ];
+
+    /// The view numbered `v`, if there is one.
+    pub fn of(v: i64) -> Option<Self> {
+        Self::ALL.get(usize::try_from(v).ok()?).copied()
+    }
+
+    /// The constant's name without `DEBUG_VIEW_` (errors, docs).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Off => "OFF",
+            Self::Checker => "CHECKER",
+            Self::Heightmap => "HEIGHTMAP",
+            Self::Normals => "NORMALS",
+            Self::Slope => "SLOPE",
+            Self::Levels => "LEVELS",
+            Self::Holes => "HOLES",
+            Self::LayerWeights => "LAYER_WEIGHTS",
+            Self::Control => "CONTROL",
+            Self::Collision => "COLLISION",
+            Self::Regions => "REGIONS",
+            Self::Instances => "INSTANCES",
+            Self::Navigation => "NAVIGATION",
+        }
+    }
+
+    /// The debug shader's `debug_mode` (terrain_debug.gdshaderinc) and whether holes show.
+    const fn shader_mode(self) -> (i32, bool) {
+        match self {
+            Self::Checker => (3, false),
+            Self::Normals => (1, false),
+            Self::Slope => (5, false),
+            Self::Levels => (6, false),
+            Self::Holes => (4, true),
+            Self::LayerWeights => (7, false),
+            Self::Control => (8, false),
+            // Cells the node fills in every frame (`CellView`).
+            Self::Collision | Self::Regions | Self::Instances => (9, false),
+            // The heightmap (NAVIGATION draws its lines over it: `NavView`).
+            Self::Off | Self::Heightmap | Self::Navigation => (4, false),
+        }
     }
 }
 
+/// The inspector's list of the views (`debug_view`'s enum hint), in `ALL`'s order (a test checks it).
+pub const HINT: &str = "Off,Checker,Heightmap,Normals,Slope,Levels,Holes,Layer Weights,Control,Collision,Regions,Instances,Navigation";
+
+/// The last view's number.
+pub const LAST: i64 = DebugView::ALL.len() as i64 - 1;
+/// The views drawn from cells the node fills in every frame (`CellView`), as numbers for matching.
+pub const COLLISION: i64 = DebugView::Collision as i64;
+pub const REGIONS: i64 = DebugView::Regions as i64;
+pub const INSTANCES: i64 = DebugView::Instances as i64;
+/// The faces a navigation bake takes, drawn as lines over the heightmap (`NavView`).
+pub const NAVIGATION: i64 = DebugView::Navigation as i64;
+/// Side of the cells view's window, in cells (centred on the target).
+pub const CELLS: usize = 64;
+
 /// Whether `value` is a view; else an error naming `property` and the range.
 pub fn check(property: &str, value: i64, kept: i64) -> bool {
-    let ok = (0..=LAST).contains(&value);
+    let ok = DebugView::of(value).is_some();
     if !ok {
-        godot_error!("{property} must be in [0, {LAST}] ({NAMES}), got {value}; keeping {kept}");
+        let names: Vec<&str> = DebugView::ALL.iter().map(|v| v.name()).collect();
+        godot_error!(
+            "{property} must be in [0, {LAST}] ({}), got {value}; keeping {kept}",
+            names.join(", ")
+        );
     }
     ok
 }
@@ -60,7 +127,7 @@ pub fn show(
         *slot = None;
         return;
     }
-    let (mode, holes) = mode_of(view);
+    let (mode, holes) = DebugView::of(view).unwrap_or(DebugView::Off).shader_mode();
     let m = slot.get_or_insert_with(|| terrain_material::default_material(shader, property));
     m.set_shader_parameter("debug_mode", &mode.to_variant());
     m.set_shader_parameter("show_holes", &holes.to_variant());
@@ -226,5 +293,26 @@ impl NavView {
             mesh.add_surface_from_arrays(PrimitiveType::LINES, &arrays);
         }
         lines.set_mesh(&mesh);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_inspector_list_names_every_view_in_order() {
+        let listed: Vec<String> = HINT
+            .split(',')
+            .map(|n| n.replace(' ', "_").to_uppercase())
+            .collect();
+        let names: Vec<&str> = DebugView::ALL.iter().map(|v| v.name()).collect();
+        assert_eq!(listed, names);
+        for (i, v) in DebugView::ALL.iter().enumerate() {
+            assert_eq!(*v as usize, i, "{v:?} is numbered by its place");
+            assert_eq!(DebugView::of(i as i64), Some(*v));
+        }
+        assert_eq!(DebugView::of(LAST + 1), None);
+        assert_eq!(DebugView::of(-1), None);
     }
 }

@@ -68,7 +68,7 @@ impl TerrainRegions {
         let mut layers = LayerState::default();
         let loaded = read_layer_base(s.dir())
             .map_err(|e| e.to_string())
-            .and_then(|b| layers.stack.load_bytes(&b));
+            .and_then(|b| layers.stack.load_bytes(&b).map_err(|e| e.to_string()));
         if let Err(e) = loaded {
             godot_error!(
                 "TerrainRegions: {}: {e}; the terrain layers start from the ground as it is",

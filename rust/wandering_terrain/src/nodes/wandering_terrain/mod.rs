@@ -73,8 +73,7 @@ pub struct WanderingTerrain {
     /// numbers of `TerrainNode.debug_view`; LEVELS is white: the wandering terrain has no clipmap levels,
     /// REGIONS grey: it draws no region maps).
     /// No cost when OFF.
-    #[export(enum = (Off = 0, Checker = 1, Heightmap = 2, Normals = 3, Slope = 4, Levels = 5, Holes = 6, LayerWeights = 7, Control = 8, Collision = 9, Regions = 10, Instances = 11, Navigation = 12))]
-    #[var(set = set_debug_view)]
+    #[var(set = set_debug_view, hint = ENUM, hint_string = crate::nodes::debug_view::HINT, usage_flags = [DEFAULT])]
     debug_view: i64,
     /// The debug view's material while one is shown.
     debug_material: Option<Gd<ShaderMaterial>>,
