@@ -188,16 +188,21 @@ func test_collision_and_instances_follow_the_road() -> void:
 	check(inst.get_drawn_count(0) < all, "instances hidden (%d of %d drawn)" % [inst.get_drawn_count(0), all])
 	check_eq(inst.get_instance_count(0), all, "and kept")
 	await wait_up_to_date([tn])
-	for k in 4:
-		await tree.physics_frame
+	# Collision follows on its own: the road's tiles reach the engine within the per-frame write budget,
+	# so a loaded machine may take more ticks than an idle one (4 ticks were not always enough).
 	var space := tn.get_world_3d().direct_space_state
-	var worst := 0.0
-	for k in 40:
-		var f := 0.1 + 0.02 * k
-		var p := Vector3(10.5, 0, 60.5).lerp(Vector3(180.5, 0, 140.5), f) + Vector3(0.3, 0, -1.1)
-		var hit := space.intersect_ray(PhysicsRayQueryParameters3D.create(p + Vector3.UP * 500, p + Vector3.DOWN * 500))
-		worst = worst_of(worst, INF if hit.is_empty() else absf(hit.position.y - tn.get_height(Vector2(p.x, p.z))))
-	check(worst <= 0.005, "rays land on get_height on the road (worst %.5f m)" % worst)
+	var worst := INF
+	var ticks := 0
+	while ticks < 240 and not (worst <= 0.005):
+		await tree.physics_frame
+		ticks += 1
+		worst = 0.0
+		for k in 40:
+			var f := 0.1 + 0.02 * k
+			var p := Vector3(10.5, 0, 60.5).lerp(Vector3(180.5, 0, 140.5), f) + Vector3(0.3, 0, -1.1)
+			var hit := space.intersect_ray(PhysicsRayQueryParameters3D.create(p + Vector3.UP * 500, p + Vector3.DOWN * 500))
+			worst = worst_of(worst, INF if hit.is_empty() else absf(hit.position.y - tn.get_height(Vector2(p.x, p.z))))
+	check(worst <= 0.005, "rays land on get_height on the road (worst %.5f m after %d physics ticks)" % [worst, ticks])
 	var a := Vector2(10.5, 60.5)
 	var b := Vector2(180.5, 140.5)
 	var kept_near := _count_near(_positions(inst.get_instances(0, Rect2(0, 0, SIZE, SIZE))), a, b, HALF - 1.0)
