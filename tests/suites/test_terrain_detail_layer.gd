@@ -75,7 +75,10 @@ func test_detail_covers_the_view_and_stands_on_the_ground() -> void:
 	var mem := inst.get_detail_memory()
 	check_eq(mem[0], all.size() * 64, "64 bytes an instance on the GPU")
 	check_eq(mem[1], 0, "nothing waiting on the CPU")
-	check(inst.get_work_breakdown()[5] > 0, "detail's main-thread time is counted")
+	var w := inst.get_work_breakdown()
+	check(w[5] > 0, "detail's main-thread time is counted")
+	check_eq(w.size(), 8, "the breakdown splits detail into showing and choosing")
+	check(w[6] > 0 and w[7] > 0 and w[6] + w[7] <= w[5], "detail's showing and choosing are parts of its time: %s" % w)
 	_free(s)
 
 

@@ -8,7 +8,33 @@
 //! one-line calls into `CollisionObject` and `TerrainCollision`, which hold the rules.
 
 macro_rules! collision_api {
-    ($class:ident) => {
+    // `$retiled`: what the node does when a settings change makes its tiles again.
+    ($class:ident, $retiled:expr) => {
+        impl $class {
+            /// The handler following the `collision` object's `changed`.
+            pub(crate) fn collision_handler(&mut self) -> Callable {
+                self.handlers
+                    .get(&self.to_gd(), "collision_changed", |t, _| {
+                        t.on_collision_changed()
+                    })
+            }
+
+            /// The `collision` object changed (or was replaced): its settings reach the tiles.
+            pub(crate) fn on_collision_changed(&mut self) {
+                if self.collision_object.sync(&mut self.collision) {
+                    ($retiled)(self);
+                }
+            }
+
+            /// An old `collision_*` property changed the object: every holder applies it (this node
+            /// too, through its handler: the guard lets that call in while this one is running).
+            pub(crate) fn collision_changed_here(&mut self) {
+                let object = self.collision_object.0.clone();
+                let _guard = self.base_mut();
+                object.upcast::<godot::classes::Resource>().emit_changed();
+            }
+        }
+
         #[godot_api(secondary)]
         impl $class {
             /// `collision_mode`: no collision.

@@ -200,24 +200,14 @@ impl TerrainCollision {
     pub(crate) fn store_radius(&mut self, what: &str, v: f64) -> bool {
         match check_radius(v) {
             Ok(r) => self.store(|c| c.radius = r),
-            Err(e) => {
-                let e = e.to_string();
-                let rule = e.split_once(' ').map_or(e.as_str(), |(_, rest)| rest);
-                godot_error!("{what} {rule}; keeping {}", self.settings.radius);
-                false
-            }
+            Err(e) => refuse(what, &e, self.settings.radius),
         }
     }
 
     pub(crate) fn store_subdivision(&mut self, what: &str, v: i64) -> bool {
         match check_subdivision(v) {
             Ok(s) => self.store(|c| c.subdivision = s),
-            Err(e) => {
-                let e = e.to_string();
-                let rule = e.split_once(' ').map_or(e.as_str(), |(_, rest)| rest);
-                godot_error!("{what} {rule}; keeping {}", self.settings.subdivision);
-                false
-            }
+            Err(e) => refuse(what, &e, self.settings.subdivision),
         }
     }
 
@@ -231,4 +221,13 @@ impl TerrainCollision {
         }
         self.store(|c| c.tolerance = v)
     }
+}
+
+/// A core check's refusal under the property's own name (`what`): the core names the old node property,
+/// its rule follows the first word. Returns false (nothing stored).
+fn refuse(what: &str, e: &dyn std::fmt::Display, kept: impl std::fmt::Display) -> bool {
+    let e = e.to_string();
+    let rule = e.split_once(' ').map_or(e.as_str(), |(_, rest)| rest);
+    godot_error!("{what} {rule}; keeping {kept}");
+    false
 }

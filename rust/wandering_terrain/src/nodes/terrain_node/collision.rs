@@ -4,7 +4,8 @@
 
 use super::*;
 
-crate::nodes::collision_api::collision_api!(TerrainNode);
+// A setting that makes the tiles again wakes the node's physics processing.
+crate::nodes::collision_api::collision_api!(TerrainNode, |t: &mut TerrainNode| t.wake());
 
 impl TerrainNode {
     /// Collision for the target and the pending edits (`update_collision`; `now`: wait for the workers).

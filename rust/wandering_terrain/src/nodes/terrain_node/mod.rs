@@ -926,28 +926,3 @@ impl TerrainHost for TerrainNode {
         self.collision.layers()
     }
 }
-
-impl TerrainNode {
-    /// The handler following the `collision` object's `changed`.
-    fn collision_handler(&mut self) -> Callable {
-        self.handlers
-            .get(&self.to_gd(), "collision_changed", |t, _| {
-                t.on_collision_changed()
-            })
-    }
-
-    /// The `collision` object changed (or was replaced): its settings reach the tiles.
-    fn on_collision_changed(&mut self) {
-        if self.collision_object.sync(&mut self.collision) {
-            self.wake();
-        }
-    }
-
-    /// An old `collision_*` property changed the object: every holder applies it (this node too, through
-    /// its handler: the guard lets that call in while this one is running).
-    fn collision_changed_here(&mut self) {
-        let object = self.collision_object.0.clone();
-        let _guard = self.base_mut();
-        object.upcast::<godot::classes::Resource>().emit_changed();
-    }
-}

@@ -526,7 +526,8 @@ impl WanderingTerrain {
     }
 }
 
-crate::nodes::collision_api::collision_api!(WanderingTerrain);
+// Its physics processing never sleeps: new tiles need nothing more.
+crate::nodes::collision_api::collision_api!(WanderingTerrain, |_: &mut WanderingTerrain| {});
 crate::nodes::debug_view_api::debug_view_api!(WanderingTerrain);
 
 crate::nodes::terrain_host_api::terrain_host_api!(WanderingTerrain);
@@ -560,30 +561,5 @@ impl TerrainHost for WanderingTerrain {
 
     fn collision_layers(&self) -> u32 {
         self.collision.layers()
-    }
-}
-
-impl WanderingTerrain {
-    /// The handler following the `collision` object's `changed`.
-    fn collision_handler(&mut self) -> Callable {
-        self.handlers
-            .get(&self.to_gd(), "collision_changed", |t, _| {
-                t.on_collision_changed()
-            })
-    }
-
-    /// The `collision` object changed (or was replaced): its settings reach the tiles.
-    fn on_collision_changed(&mut self) {
-        if self.collision_object.sync(&mut self.collision) {
-            self.collision.invalidate();
-        }
-    }
-
-    /// An old `collision_*` property changed the object: every holder applies it (this node too, through
-    /// its handler: the guard lets that call in while this one is running).
-    fn collision_changed_here(&mut self) {
-        let object = self.collision_object.0.clone();
-        let _guard = self.base_mut();
-        object.upcast::<godot::classes::Resource>().emit_changed();
     }
 }
