@@ -67,7 +67,7 @@ func _flight_with(g: TerrainGenerator, layer: TerrainDetailLayer, seconds: float
 	first.mover = func(delta: float) -> void:
 		cam.position += dir * 30.0 * delta
 		cam.position.y = tn.get_height(Vector2(cam.position.x, cam.position.z)) + 2.0
-	last.frames.clear()
+	last.reset()
 	last.recording = true
 	var own: Array[float] = []
 	var drawn: Array[float] = []
@@ -130,7 +130,7 @@ func _density_dabs(quick: bool) -> void:
 	var settled: Array[float] = []
 	for k in (5 if quick else 10):
 		await tree.process_frame
-		last.frames.clear()
+		last.reset()
 		last.recording = true
 		var t0 := Time.get_ticks_usec()
 		inst.apply_brush(b, c + Vector2(-40 + k * 9, 20), 1.0 / 60.0)

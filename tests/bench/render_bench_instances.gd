@@ -81,7 +81,7 @@ func _flight_over(data: TerrainData, mesh: TerrainInstanceMesh, seconds: float) 
 	first.mover = func(delta: float) -> void:
 		cam.position += dir * 100.0 * delta
 		cam.position.y = tn.get_height(Vector2(cam.position.x, cam.position.z)) + 20.0
-	last.frames.clear()
+	last.reset()
 	last.tick_counts.clear()
 	last.recording = true
 	var t_start := Time.get_ticks_msec()

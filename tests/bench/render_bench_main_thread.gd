@@ -3,8 +3,11 @@ extends RefCounted
 ## per second (Engine.max_fps), every default feature on (collision DYNAMIC, subdivision 4, the engine the
 ## project uses). Two stamp nodes run first and last in the process pass and in every physics tick; a
 ## frame's cost is its process-pass span plus the spans of all physics ticks run before it (a slow tick
-## makes the next frame run more of them, so timing only one hides the rest). The target moves in the
-## physics pass, as a player body would. After each flight's first second, a ray straight down at the
+## makes the next frame run more of them, so timing only one hides the rest). Beside it, the whole frame
+## (`wholes`): every physics tick from the first stamp to the next tick or the process pass (the engine's
+## own physics step and sync included: they run after every node's `_physics_process`), plus the process
+## pass — the main-thread time a player pays outside drawing, the terrain's and the engine's. The target
+## moves in the physics pass, as a player body would. After each flight's first second, a ray straight down at the
 ## target must hit within 5 cm of get_height on every physics tick.
 ## Scenes: 300 m/s over an endless generated world (and the same with collision disabled, the reference),
 ## 100 m/s over a 4096² TerrainData, a still camera, and 256² edits under the target (the call plus every
@@ -28,6 +31,11 @@ class Stamp extends Node:
 	var tick_counts: Array[int] = []
 	## Per frame: the process pass alone (ms).
 	var process_spans: Array[float] = []
+	## Per frame: the whole main-thread time of its physics ticks and process pass (ms; see the header).
+	var wholes: Array[float] = []
+	## The first stamp only: when the open physics tick began (0: none open), and the ticks' whole time.
+	var tick_start := 0
+	var whole_physics_usec := 0
 	var recording := false
 	## Called with the tick's delta before the terrain's physics work (moves the target), after `checker`
 	## (checks the collision the last physics step had, where the target was during it). Not timed.
@@ -51,6 +59,7 @@ class Stamp extends Node:
 
 	func _process(_delta: float) -> void:
 		if first:
+			_close_tick()
 			t0 = Time.get_ticks_usec()
 			return
 		var span := Time.get_ticks_usec() - other.t0
@@ -59,6 +68,8 @@ class Stamp extends Node:
 			frames.append(ms)
 			process_spans.append(span / 1000.0)
 			tick_counts.append(ticks)
+			wholes.append((span + other.whole_physics_usec) / 1000.0)
+		other.whole_physics_usec = 0
 		if is_instance_valid(watched):
 			var now: Dictionary = watched.get_work_stats()
 			var inst := watched_instancer.get_work_breakdown() if is_instance_valid(watched_instancer) else PackedInt64Array()
@@ -78,13 +89,30 @@ class Stamp extends Node:
 		physics_usec = 0
 		ticks = 0
 
+	## Forgets what was recorded (the frames, their parts and slow frames' counters).
+	func reset() -> void:
+		frames.clear()
+		tick_counts.clear()
+		process_spans.clear()
+		wholes.clear()
+		work.clear()
+
+	## The first stamp: the open tick (its nodes, then the engine's step) ends where the next tick or the
+	## process pass begins.
+	func _close_tick() -> void:
+		if tick_start != 0:
+			whole_physics_usec += Time.get_ticks_usec() - tick_start
+			tick_start = 0
+
 	func _physics_process(delta: float) -> void:
 		if first:
+			_close_tick()
 			if checker.is_valid():
 				checker.call()
 			if mover.is_valid():
 				mover.call(delta)
 			t0 = Time.get_ticks_usec()
+			tick_start = t0
 			return
 		physics_usec += Time.get_ticks_usec() - other.t0
 		ticks += 1
@@ -92,6 +120,12 @@ class Stamp extends Node:
 
 var first: Stamp
 var last: Stamp
+## The median whole frame (ms) of the last `_median_frame_usec` and of the still scene an edit's frames are
+## compared with; the whole main-thread time (ms) an edit added in `_work_until_settled`'s frames, beyond
+## that still frame's.
+var median_whole := 0.0
+var still_whole := 0.0
+var settled_whole_excess := 0.0
 
 
 ## Paces frames at 60 a second in a small window and puts the stamps in the tree; returns what `_close`
@@ -184,15 +218,19 @@ func _flight(label: String, g: TerrainGenerator, data: TerrainData, speed: float
 				return
 			var e := absf(hit["position"].y - tn.get_height(p))
 			checked[2] = e if not is_finite(e) or e > checked[2] or not is_finite(checked[2]) else checked[2]
+	# A frame first: the frame recording starts in would count the setup above in its whole time (the
+	# code after an await runs inside the frame, before the process pass's first stamp).
+	await tree.process_frame
 	var late0 := _late_tiles(tn)
-	last.frames.clear()
-	last.tick_counts.clear()
-	last.work.clear()
+	last.reset()
 	last.watched = tn
 	last.recording = true
+	var cpu0 := Util.thread_cpu_ms()
+	var rec_start := Time.get_ticks_msec()
 	while Time.get_ticks_msec() - t_start < seconds * 1000.0:
 		await tree.process_frame
 	last.recording = false
+	var cpu_line := Util.cpu_shares(cpu0, Util.thread_cpu_ms(), (Time.get_ticks_msec() - rec_start) / 1000.0)
 	first.mover = Callable()
 	first.checker = Callable()
 	var f := last.frames
@@ -201,10 +239,18 @@ func _flight(label: String, g: TerrainGenerator, data: TerrainData, speed: float
 		ticks += t
 	print("bench main thread (%s) %s: %d frames (%d physics ticks) in %.0f s, terrain work per frame median %.3f ms, p99 %.3f ms, worst %.2f ms (goal <= 0.5 / 2 ms); rays down at the target after 1 s: %d, %d missed, worst |hit - get_height| %.4f m (goal < 0.05); late collision tiles computed on the main thread: %d" % [
 		renderer, label, f.size(), ticks, seconds, Util.median(f), Util.quantile(f, 0.99), f.max(), checked[0], checked[1], checked[2], _late_tiles(tn) - late0])
+	print(whole_line(label, last.wholes, cpu_line))
 	_attribute(label, f, last.work)
 	last.watched = null
 	root.queue_free()
 	await tree.process_frame
+
+
+## The whole-frame line: physics ticks (the engine's step included) and process pass on the main thread,
+## and what each thread group took of the 2 cores (CPU ms per second).
+func whole_line(label: String, w: Array[float], cpu_line: String) -> String:
+	return "bench main thread (%s) %s: whole main-thread frame (every node and the engine's physics step, drawing excluded) median %.3f ms, p99 %.3f ms, worst %.2f ms; CPU ms per second by thread: %s" % [
+		renderer, label, Util.median(w), Util.quantile(w, 0.99), w.max(), cpu_line]
 
 
 ## Attributes every frame over 2 ms of terrain work to what the node did in it (`get_work_stats`):
@@ -270,6 +316,7 @@ func _still_and_edits(data: TerrainData, quick: bool) -> void:
 	tn.process_priority = 0
 	tn.process_physics_priority = 0
 	var still := await _median_frame_usec(quick)
+	still_whole = median_whole
 	# The floor: the same node with its processing off (what a still frame would cost if nothing of the
 	# terrain ran at all).
 	tn.set_process(false)
@@ -283,6 +330,7 @@ func _still_and_edits(data: TerrainData, quick: bool) -> void:
 	var latency: Array[float] = []
 	var drawn_frames: Array[float] = []
 	var process_parts: Array[float] = []
+	var whole_excess: Array[float] = []
 	var space := tn.get_world_3d().direct_space_state
 	var vals := PackedFloat32Array()
 	vals.resize(256 * 256)
@@ -290,9 +338,7 @@ func _still_and_edits(data: TerrainData, quick: bool) -> void:
 		var h := 40.0 + k * 3.0
 		vals.fill(h)
 		var at := Vector2i(int(c.x) - 128 + (k % 3) * 7, int(c.y) - 128 + (k / 3) * 5)
-		last.frames.clear()
-		last.tick_counts.clear()
-		last.process_spans.clear()
+		last.reset()
 		last.recording = true
 		var t0 := Time.get_ticks_usec()
 		data.set_heights_region(Rect2i(at, Vector2i(256, 256)), vals)
@@ -321,6 +367,8 @@ func _still_and_edits(data: TerrainData, quick: bool) -> void:
 			latency.append(-1.0)  # never within 120 frames: shows as a negative median
 		# The rest of the edited tiles arrive within the write budget on later frames.
 		var sum := call + await _work_until_settled(frames)
+		# The call ran inside the first recorded frame: its whole time holds it already.
+		whole_excess.append(settled_whole_excess)
 		var in_process := 0.0
 		for f in last.process_spans:
 			in_process += f
@@ -328,8 +376,8 @@ func _still_and_edits(data: TerrainData, quick: bool) -> void:
 		process_parts.append(in_process)
 		calls.append(call)
 		ticks_needed.append(collidable)
-	print("bench main thread (%s) 4096² TerrainData: still camera %.1f µs a frame (goal <= 5 µs; references, the same scene drawn: an empty script node in its place %.1f µs, the node with its processing off %.1f µs); 256² edit under the target: call %.3f ms + later frames' terrain work until drawn, collidable and settled = %.3f ms median (%.3f ms of it in process passes: the data windows), worst %.3f ms (goal <= 0.5 ms), collidable after %d physics ticks, %.0f ms median (goal <= 3 ticks); drawn after %d frames (the windows are computed on the workers)" % [
-		renderer, still, empty, off, Util.median(calls), Util.median(totals), Util.median(process_parts), totals.max(), int(Util.median(ticks_needed)), Util.median(latency), int(Util.median(drawn_frames))])
+	print("bench main thread (%s) 4096² TerrainData: still camera %.1f µs a frame (goal <= 5 µs; references, the same scene drawn: an empty script node in its place %.1f µs, the node with its processing off %.1f µs); 256² edit under the target: call %.3f ms + later frames' terrain work until drawn, collidable and settled = %.3f ms median (%.3f ms of it in process passes: the data windows), worst %.3f ms (goal <= 0.5 ms), collidable after %d physics ticks, %.0f ms median (goal <= 3 ticks); drawn after %d frames (the windows are computed on the workers); whole main thread (every node and the engine's physics step) beyond a still frame's %.3f ms, the call and those frames: %.3f ms median" % [
+		renderer, still, empty, off, Util.median(calls), Util.median(totals), Util.median(process_parts), totals.max(), int(Util.median(ticks_needed)), Util.median(latency), int(Util.median(drawn_frames)), still_whole, Util.median(whole_excess)])
 	# Away from the target's collision (300 units off): a radius-128 raise dab and a 64² paint, each the call
 	# plus every later frame's terrain work until the terrain is back to a still frame's.
 	var brush := TerrainBrush.new()
@@ -337,13 +385,14 @@ func _still_and_edits(data: TerrainData, quick: bool) -> void:
 	brush.strength = 2.0
 	var dab := await _edit_cost(func(k: int) -> void:
 		data.apply_brush(brush, Vector2(c.x + 300 + k * 3, c.y - k * 2), 1.0 / 60.0), quick)
+	var dab_whole := edit_whole
 	var patch := PackedFloat32Array()
 	patch.resize(64 * 64)
 	patch.fill(1.0)
 	var paint := await _edit_cost(func(k: int) -> void:
 		data.set_layer_region(Rect2i(int(c.x) + 300 + k * 5, int(c.y) - 32, 64, 64), k % 3, patch), quick)
-	print("bench main thread (%s) 4096² TerrainData, 300 units from the target: radius-128 dab %.3f ms (goal <= 0.7 ms), 64² paint %.3f ms (goal <= 0.3 ms): the call plus every later frame's terrain work until settled, medians" % [
-		renderer, dab, paint])
+	print("bench main thread (%s) 4096² TerrainData, 300 units from the target: radius-128 dab %.3f ms (goal <= 0.7 ms), 64² paint %.3f ms (goal <= 0.3 ms): the call plus every later frame's terrain work until settled, medians; whole main thread beyond a still frame's: dab %.3f ms, paint %.3f ms" % [
+		renderer, dab, paint, dab_whole, edit_whole])
 	root.queue_free()
 	await tree.process_frame
 
@@ -359,18 +408,22 @@ func _centre_rig(data: Resource, c := Vector2(2048.5, 2048.5)) -> Array:
 
 ## [256² edit, radius-128 dab]: each the median of the call plus every later frame's terrain work until
 ## settled, made on `source` (a TerrainData or TerrainRegions: the same calls) under `c`.
+## Then the same two with the whole main thread beyond a still frame's (`_edit_cost`'s `edit_whole`).
 func _edits_under(source: Resource, c: Vector2, quick: bool) -> Array:
+	await _median_frame_usec(true)
+	still_whole = median_whole
 	var vals := PackedFloat32Array()
 	vals.resize(256 * 256)
 	var edit := await _edit_cost(func(k: int) -> void:
 		vals.fill(40.0 + k)
 		source.set_heights_region(Rect2i(int(c.x) - 128 + k * 3, int(c.y) - 128, 256, 256), vals), quick)
+	var edit_w := edit_whole
 	var brush := TerrainBrush.new()
 	brush.size = 256.0
 	brush.strength = 2.0
 	var dab := await _edit_cost(func(k: int) -> void:
 		source.apply_brush(brush, Vector2(c.x + k * 3, c.y - k * 2), 1.0 / 60.0), quick)
-	return [edit, dab]
+	return [edit, dab, edit_w, edit_whole]
 
 
 ## A 4096² WanderingTerrain: a 256² edit and a radius-128 dab under the camera, the call plus every later
@@ -394,8 +447,8 @@ func _wandering_edits(data: TerrainData, quick: bool) -> void:
 		whole.update(img)
 		resend.append((Time.get_ticks_usec() - t0) / 1000.0)
 		await tree.process_frame
-	print("bench main thread (%s) 4096² WanderingTerrain: 256² edit %.3f ms (goal <= 2 ms), radius-128 dab %.3f ms: the call plus every later frame's terrain work until settled, medians; reference: re-sending the whole data texture %.3f ms" % [
-		renderer, costs[0], costs[1], Util.median(resend)])
+	print("bench main thread (%s) 4096² WanderingTerrain: 256² edit %.3f ms (goal <= 2 ms), radius-128 dab %.3f ms: the call plus every later frame's terrain work until settled, medians; reference: re-sending the whole data texture %.3f ms; whole main thread beyond a still frame's %.3f ms: edit %.3f ms, dab %.3f ms" % [
+		renderer, costs[0], costs[1], Util.median(resend), still_whole, costs[2], costs[3]])
 	root.queue_free()
 	await tree.process_frame
 
@@ -424,24 +477,33 @@ func _regions_edited(label: String, regions: TerrainRegions, c: Vector2, quick: 
 		await tree.process_frame
 	var costs: Array = await _edits_under(regions, rig[2], quick)
 	regions.discard_changes()
-	print("bench main thread (%s) %s, under the target with default collision: 256² edit %.3f ms, radius-128 dab %.3f ms (goal <= 1 ms): the call plus every later frame's terrain work until settled, medians" % [
-		renderer, label, costs[0], costs[1]])
+	print("bench main thread (%s) %s, under the target with default collision: 256² edit %.3f ms, radius-128 dab %.3f ms (goal <= 1 ms): the call plus every later frame's terrain work until settled, medians; whole main thread (every node and the engine's physics step) beyond a still frame's %.3f ms: edit %.3f ms, dab %.3f ms" % [
+		renderer, label, costs[0], costs[1], still_whole, costs[2], costs[3]])
 	root.queue_free()
 	await tree.process_frame
 
 
 ## Median over a few edits made by `edit(k)` of the call's time plus the terrain's work on every later frame
 ## until it is back to a still frame's for ten frames (ms).
+## `edit_whole` is then the median of the whole main-thread time those frames took beyond a still frame's
+## (`still_whole`), the call included (it runs inside the first of them).
 func _edit_cost(edit: Callable, quick: bool) -> float:
 	var totals: Array[float] = []
+	var wholes: Array[float] = []
 	for k in (5 if quick else 10):
 		await tree.process_frame
-		last.frames.clear()
+		last.reset()
 		last.recording = true
 		var t0 := Time.get_ticks_usec()
 		edit.call(k)
-		totals.append((Time.get_ticks_usec() - t0) / 1000.0 + await _work_until_settled(0))
+		var call := (Time.get_ticks_usec() - t0) / 1000.0
+		totals.append(call + await _work_until_settled(0))
+		wholes.append(settled_whole_excess)
+	edit_whole = Util.median(wholes)
 	return Util.median(totals)
+
+
+var edit_whole := 0.0
 
 
 ## Waits (at most 120 recorded frames in all, `frames` of them already past) until the terrain's work is
@@ -455,8 +517,10 @@ func _work_until_settled(frames: int) -> float:
 		quiet = quiet + 1 if last.frames.size() > 0 and last.frames[-1] < 0.1 else 0
 	last.recording = false
 	var sum := 0.0
+	settled_whole_excess = 0.0
 	for i in last.frames.size() - quiet:
 		sum += last.frames[i]
+		settled_whole_excess += last.wholes[i] - still_whole
 	return sum
 
 
@@ -474,11 +538,12 @@ func _rig() -> Array:
 func _median_frame_usec(quick: bool) -> float:
 	for i in 30:
 		await tree.process_frame
-	last.frames.clear()
+	last.reset()
 	last.recording = true
 	for i in (120 if quick else 300):
 		await tree.process_frame
 	last.recording = false
+	median_whole = Util.median(last.wholes)
 	return Util.median(last.frames) * 1000.0
 
 

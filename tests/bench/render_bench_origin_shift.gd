@@ -80,7 +80,7 @@ func run(quick: bool) -> void:
 	for k in (6 if quick else 20):
 		for i in 20:
 			await tree.process_frame
-		m.last.frames.clear()
+		m.last.reset()
 		m.last.recording = true
 		shifter.set("pending", Vector3(1024.0 if k % 2 == 0 else -1024.0, 0, 0))
 		for i in 7:
@@ -136,7 +136,7 @@ func _flight(m, seconds: float, shifting: bool) -> void:
 		await tree.process_frame
 	var rss0 := OS.get_static_memory_usage()
 	var mem0 := _rss_mb()
-	m.last.frames.clear()
+	m.last.reset()
 	m.last.recording = true
 	pilot.set("flying", true)
 	var frames := int(seconds * 60.0)

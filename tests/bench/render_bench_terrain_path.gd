@@ -53,7 +53,7 @@ func run(quick: bool) -> void:
 	var frames_needed: Array[float] = []
 	var space := tn.get_world_3d().direct_space_state
 	for k in (6 if quick else 16):
-		m.last.frames.clear()
+		m.last.reset()
 		m.last.tick_counts.clear()
 		m.last.process_spans.clear()
 		m.last.recording = true

@@ -1,8 +1,11 @@
-//! What the terrain nodes share about following: the camera to follow, and keeping a `changed`
-//! connection to the resources they draw.
+//! What the terrain's objects share about following: the camera to follow, and the typed connections
+//! they keep to the resources they draw (`changed`, `region_changed`, …).
 
-use godot::classes::{object::ConnectFlags, Camera3D, EditorInterface, Engine, Node3D, Resource};
+use godot::classes::{object::ConnectFlags, Camera3D, EditorInterface, Engine, Node3D};
+use godot::obj::bounds::DeclUser;
+use godot::obj::Bounds;
 use godot::prelude::*;
+use godot::signal::ConnectHandle;
 
 /// The camera a terrain follows by default: the editor's 3D camera in the editor, else the viewport's current
 /// camera.
@@ -15,83 +18,68 @@ pub fn active_camera(node: &Gd<Node3D>) -> Option<Gd<Camera3D>> {
     node.get_viewport().and_then(|vp| vp.get_camera_3d())
 }
 
-/// Moves `callable`'s connection to the `changed` signal from `old` to `new`. Deferred connections suit
-/// resources that emit `changed` while the receiver is busy with them.
-pub fn relink_changed<T, U>(
-    old: Option<Gd<T>>,
-    new: Option<Gd<U>>,
-    callable: &Callable,
-    deferred: bool,
-) where
-    T: Inherits<Resource>,
-    U: Inherits<Resource>,
-{
-    relink("changed", old, new, callable, deferred);
-}
-
-/// Moves `callable`'s connection to `signal` from `old` to `new`.
-pub fn relink<T, U>(
-    signal: &str,
-    old: Option<Gd<T>>,
-    new: Option<Gd<U>>,
-    callable: &Callable,
-    deferred: bool,
-) where
-    T: Inherits<Resource>,
-    U: Inherits<Resource>,
-{
-    if let Some(old) = old {
-        let mut old = old.upcast::<Resource>();
-        if old.is_connected(signal, callable) {
-            old.disconnect(signal, callable);
-        }
-    }
-    if let Some(new) = new {
-        let flags = if deferred {
-            ConnectFlags::DEFERRED
-        } else {
-            ConnectFlags::default()
-        };
-        new.upcast::<Resource>()
-            .connect_flags(signal, callable, flags);
-    }
-}
-
-/// Signal handlers that are Rust methods, not script methods: connections call them through callables made
-/// once per object (so `is_connected` / `disconnect` find them again), and nothing `_on_…` shows in the
-/// class reference. A handler holds its object by id: a connection never keeps it alive, and once the
-/// object is freed the handler does nothing.
+/// The connections one object keeps to other objects' signals (typed signals' `ConnectHandle`s): replaced
+/// as a whole when what it follows changes, the old ones disconnected; disconnected when the holder goes.
+/// Handlers hold their receiver by id (`weak`, `weak_with`): a connection never keeps it alive (no cycle
+/// between resources that follow each other), and once it is freed the handler does nothing.
 #[derive(Default)]
-pub struct Handlers(Vec<(&'static str, Callable)>);
+pub struct Links(Vec<ConnectHandle>);
 
-impl Handlers {
-    /// The callable running `f` on `obj` for handler `name` (made on first use).
-    pub fn get<T>(
-        &mut self,
-        obj: &Gd<T>,
-        name: &'static str,
-        f: fn(&mut T, &[&Variant]),
-    ) -> Callable
-    where
-        T: GodotClass + godot::obj::Bounds<Declarer = godot::obj::bounds::DeclUser>,
-    {
-        if let Some((_, c)) = self.0.iter().find(|(n, _)| *n == name) {
-            return c.clone();
-        }
-        let id = obj.instance_id();
-        let c = Callable::from_linked_fn(name, obj, move |args: &[&Variant]| {
-            if let Ok(mut o) = Gd::<T>::try_from_instance_id(id) {
-                f(&mut o.bind_mut(), args);
+impl Links {
+    /// Drops the kept connections and keeps `new` instead.
+    pub fn replace(&mut self, new: impl IntoIterator<Item = ConnectHandle>) {
+        self.clear();
+        self.0.extend(new);
+    }
+
+    /// Disconnects every kept connection (those the emitter's end already dropped are skipped).
+    pub fn clear(&mut self) {
+        for h in self.0.drain(..) {
+            if h.is_connected() {
+                h.disconnect();
             }
-        });
-        self.0.push((name, c.clone()));
-        c
+        }
     }
 }
 
-/// A handler's first argument as `V` (the default when the signal sent none or another type).
-pub fn arg<V: FromGodot + Default>(args: &[&Variant]) -> V {
-    args.first()
-        .and_then(|a| a.try_to::<V>().ok())
-        .unwrap_or_default()
+impl Drop for Links {
+    fn drop(&mut self) {
+        self.clear();
+    }
+}
+
+/// A handler running `f` on the object `me` refers to, if it still exists (a signal without arguments).
+pub fn weak<T>(me: &Gd<T>, f: fn(&mut T)) -> impl FnMut() + 'static
+where
+    T: GodotClass + Bounds<Declarer = DeclUser>,
+{
+    let id = me.instance_id();
+    move || {
+        if let Ok(mut o) = Gd::<T>::try_from_instance_id(id) {
+            f(&mut o.bind_mut());
+        }
+    }
+}
+
+/// `weak` for a signal with one argument.
+pub fn weak_with<T, A>(me: &Gd<T>, f: fn(&mut T, A)) -> impl FnMut(A) + 'static
+where
+    T: GodotClass + Bounds<Declarer = DeclUser>,
+    A: 'static,
+{
+    let id = me.instance_id();
+    move |a| {
+        if let Ok(mut o) = Gd::<T>::try_from_instance_id(id) {
+            f(&mut o.bind_mut(), a);
+        }
+    }
+}
+
+/// Connection flags: deferred suits resources that emit while their follower is busy with them.
+pub fn flags(deferred: bool) -> ConnectFlags {
+    if deferred {
+        ConnectFlags::DEFERRED
+    } else {
+        ConnectFlags::default()
+    }
 }

@@ -5,8 +5,8 @@ use crate::data::layer_state::LayerState;
 use crate::data::terrain_data::TerrainData;
 use crate::data::terrain_regions::TerrainRegions;
 use crate::sample_rect::{from_rect2i, to_rect2i};
-use godot::classes::Resource;
 use godot::prelude::*;
+use godot::signal::ConnectHandle;
 use terrain_core::brush::Brush;
 use terrain_core::layers::Ground;
 use terrain_core::sample_rect::SampleRect;
@@ -19,11 +19,22 @@ pub(crate) enum EditTarget {
 }
 
 impl EditTarget {
-    /// The resource, for following its signals.
-    pub fn resource(&self) -> Gd<Resource> {
+    /// Connects `changed` (the whole resource changed) and `edited` (its `region_changed`: samples in a
+    /// rectangle were edited) to the resource's signals; the handles are the follower's to keep.
+    pub fn follow(
+        &self,
+        changed: impl FnMut() + 'static,
+        edited: impl FnMut(Rect2i) + 'static,
+    ) -> [ConnectHandle; 2] {
         match self {
-            EditTarget::Data(d) => d.clone().upcast(),
-            EditTarget::Regions(r) => r.clone().upcast(),
+            EditTarget::Data(d) => [
+                d.signals().changed().connect(changed),
+                d.signals().region_changed().connect(edited),
+            ],
+            EditTarget::Regions(r) => [
+                r.signals().changed().connect(changed),
+                r.signals().region_changed().connect(edited),
+            ],
         }
     }
 

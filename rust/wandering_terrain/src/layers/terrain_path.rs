@@ -1,7 +1,7 @@
 //! `TerrainPath`: a road, ramp or riverbed along a Path3D's curve, shaped into the terrain as a layer over
 //! the sculpted ground (maths in `terrain_core::terrain_path`, the stack in `terrain_core::layers`).
 
-use crate::follow::Handlers;
+use crate::follow::Links;
 use crate::layers::layer_link::LayerLink;
 use godot::classes::{Curve, IPath3D, Path3D};
 use godot::prelude::*;
@@ -117,7 +117,8 @@ pub struct TerrainPath {
     stale: bool,
     /// Set by the curve's `curve_changed` (which may come while this node is bound).
     curve_changed: Arc<AtomicBool>,
-    handlers: Handlers,
+    /// The connection to `falloff_curve` (`follow::Links`).
+    falloff_links: Links,
     base: Base<Path3D>,
 }
 
@@ -144,7 +145,7 @@ impl IPath3D for TerrainPath {
             layer: None,
             stale: true,
             curve_changed: Arc::default(),
-            handlers: Handlers::default(),
+            falloff_links: Links::default(),
             base,
         }
     }
@@ -153,14 +154,12 @@ impl IPath3D for TerrainPath {
         // The handler does not bind this node: the curve may change inside a call that holds it
         // (`lay_on_ground`, a script's method). It raises a flag and wakes the process pass.
         let (flag, id) = (self.curve_changed.clone(), self.base().instance_id());
-        let c =
-            Callable::from_linked_fn("curve_changed", &self.to_gd(), move |_: &[&Variant]| {
-                flag.store(true, Ordering::Relaxed);
-                if let Ok(mut node) = Gd::<godot::classes::Node>::try_from_instance_id(id) {
-                    node.set_process(true);
-                }
-            });
-        self.base_mut().connect("curve_changed", &c);
+        self.signals().curve_changed().connect(move || {
+            flag.store(true, Ordering::Relaxed);
+            if let Ok(mut node) = Gd::<godot::classes::Node>::try_from_instance_id(id) {
+                node.set_process(true);
+            }
+        });
         self.base_mut().set_notify_transform(true);
     }
 
@@ -316,10 +315,14 @@ impl TerrainPath {
     }
     #[func]
     fn set_falloff_curve(&mut self, v: Option<Gd<Curve>>) {
-        let c = self
-            .handlers
-            .get(&self.to_gd(), "falloff_changed", |t, _| t.touch());
-        crate::follow::relink_changed(self.falloff_curve.clone(), v.clone(), &c, true);
+        let me = self.to_gd();
+        self.falloff_links.replace(v.iter().map(|c| {
+            c.signals()
+                .changed()
+                .builder()
+                .flags(crate::follow::flags(true))
+                .connect(crate::follow::weak(&me, Self::touch))
+        }));
         self.falloff_curve = v;
         self.touch();
     }

@@ -57,7 +57,7 @@ pub struct TerrainLayer {
 impl TerrainLayer {
     /// Emitted (before `changed`) when `albedo_texture` or `normal_texture` is replaced.
     #[signal]
-    fn textures_changed();
+    pub(crate) fn textures_changed();
 
     #[func]
     fn set_name(&mut self, v: GString) {

@@ -1,6 +1,7 @@
 //! `TerrainMaterial`: the layers of a terrain and every shader parameter of its look (blending maths in
 //! `terrain_core::material`, shader in `shaders/terrain_material.gdshaderinc`).
 
+use crate::follow::weak;
 use crate::look::terrain_layer::TerrainLayer;
 use crate::object_array::objects_of;
 use godot::classes::image::{Format, Interpolation};
@@ -79,8 +80,8 @@ pub struct TerrainMaterial {
     normal_array: Option<Gd<Texture2DArray>>,
     /// The arrays need a rebuild before the next `apply_to`.
     dirty: bool,
-    /// Signal handlers (`follow::Handlers`).
-    handlers: crate::follow::Handlers,
+    /// The connections to the layers (`follow::Links`).
+    layer_links: crate::follow::Links,
     base: Base<Resource>,
 }
 
@@ -113,7 +114,7 @@ impl IResource for TerrainMaterial {
             albedo_array: None,
             normal_array: None,
             dirty: true,
-            handlers: Default::default(),
+            layer_links: Default::default(),
             base,
         }
     }
@@ -141,31 +142,25 @@ impl TerrainMaterial {
         }
         // A layer's parameters only need re-sending; its textures need the arrays rebuilt.
         let me = self.to_gd();
-        let handlers: [(&str, Callable); 2] = [
-            (
-                "changed",
-                self.handlers
-                    .get(&me, "layer_changed", |t, _| t.layer_changed()),
-            ),
-            (
-                "textures_changed",
-                self.handlers.get(&me, "layer_textures_changed", |t, _| {
-                    t.layer_textures_changed()
-                }),
-            ),
-        ];
-        for (signal, callable) in handlers {
-            for mut l in self.layers.iter_shared().flatten() {
-                if l.is_connected(signal, &callable) {
-                    l.disconnect(signal, &callable);
-                }
+        // A layer listed twice is followed once.
+        let mut seen = Vec::new();
+        let unique = v.iter_shared().flatten().filter(|l| {
+            let id = l.instance_id();
+            !seen.contains(&id) && {
+                seen.push(id);
+                true
             }
-            for mut l in v.iter_shared().flatten() {
-                if !l.is_connected(signal, &callable) {
-                    l.connect(signal, &callable);
-                }
-            }
-        }
+        });
+        self.layer_links.replace(unique.flat_map(|l| {
+            [
+                l.signals()
+                    .changed()
+                    .connect(weak(&me, Self::layer_changed)),
+                l.signals()
+                    .textures_changed()
+                    .connect(weak(&me, Self::layer_textures_changed)),
+            ]
+        }));
         self.layers = v;
         self.dirty = true;
         self.base_mut().emit_changed();

@@ -12,11 +12,8 @@ macro_rules! collision_api {
     ($class:ident, $retiled:expr) => {
         impl $class {
             /// The handler following the `collision` object's `changed`.
-            pub(crate) fn collision_handler(&mut self) -> Callable {
-                self.handlers
-                    .get(&self.to_gd(), "collision_changed", |t, _| {
-                        t.on_collision_changed()
-                    })
+            pub(crate) fn collision_handler(&self) -> impl FnMut() + 'static {
+                crate::follow::weak(&self.to_gd(), Self::on_collision_changed)
             }
 
             /// The `collision` object changed (or was replaced): its settings reach the tiles.
@@ -83,6 +80,7 @@ macro_rules! collision_api {
 
 pub(crate) use collision_api;
 
+use crate::follow::Links;
 use crate::physics::collision::{CollisionSettings, CollisionTiles};
 use crate::physics::terrain_collision::TerrainCollision;
 use godot::prelude::*;
@@ -90,11 +88,11 @@ use godot::prelude::*;
 /// A node's `collision` object: the settings both nodes hold (`TerrainCollision`), and its copy in the
 /// node's tiles. The node follows the object's `changed` (`follow`); the old `collision_*` properties,
 /// kept for saved scenes, forward to it through `forward`.
-pub(crate) struct CollisionObject(pub Gd<TerrainCollision>);
+pub(crate) struct CollisionObject(pub Gd<TerrainCollision>, Links);
 
 impl Default for CollisionObject {
     fn default() -> Self {
-        Self(TerrainCollision::new_gd())
+        Self(TerrainCollision::new_gd(), Links::default())
     }
 }
 
@@ -110,15 +108,15 @@ impl CollisionObject {
 
     /// A new object (null: a default one); the node's handler moves to it (`changed`, not deferred: a
     /// setting applies at once).
-    pub fn replace(&mut self, v: Option<Gd<TerrainCollision>>, handler: &Callable) {
-        let v = v.unwrap_or_else(TerrainCollision::new_gd);
-        crate::follow::relink_changed(Some(self.0.clone()), Some(v.clone()), handler, false);
-        self.0 = v;
+    pub fn replace(&mut self, v: Option<Gd<TerrainCollision>>, handler: impl FnMut() + 'static) {
+        self.0 = v.unwrap_or_else(TerrainCollision::new_gd);
+        self.follow(handler);
     }
 
-    /// Connects the node's handler (again after a re-entry: `relink` drops the old connection first).
-    pub fn follow(&self, handler: &Callable) {
-        crate::follow::relink_changed(Some(self.0.clone()), Some(self.0.clone()), handler, false);
+    /// Connects the node's handler (again after a re-entry: the old connection is dropped first).
+    pub fn follow(&mut self, handler: impl FnMut() + 'static) {
+        let h = self.0.signals().changed().connect(handler);
+        self.1.replace([h]);
     }
 
     /// An old `collision_*` setter: `store` runs on the object (checked there, `what` naming the old

@@ -92,8 +92,7 @@ impl FloatingOrigin {
         }
         self.move_world(&terrain, shift);
         self.shifts += 1;
-        self.base_mut()
-            .emit_signal("origin_shifted", &[shift.to_variant()]);
+        self.signals().origin_shifted().emit(shift);
         shift
     }
 

@@ -2,7 +2,6 @@
 //! their debug lines, and the navigation source-geometry parser.
 
 pub(crate) mod collision;
-pub(crate) mod collision_bands;
 pub(crate) mod collision_debug;
 pub(crate) mod navigation;
 pub(crate) mod resting_bodies;

@@ -198,7 +198,7 @@ fn region_of(r: terrain_core::sample_rect::SampleRect) -> Region {
 impl TerrainData {
     /// Emitted after an edit with the rectangle of samples whose data (height or slopes) changed.
     #[signal]
-    fn region_changed(region: Rect2i);
+    pub(crate) fn region_changed(region: Rect2i);
 
     /// Perlin base noise (the NOISE_* constants are the noise types of `generate_noise`).
     #[constant]

@@ -95,12 +95,12 @@ impl IResource for TerrainRegions {
 impl TerrainRegions {
     /// Emitted after an edit with the rectangle of samples whose data changed.
     #[signal]
-    fn region_changed(region: Rect2i);
+    pub(crate) fn region_changed(region: Rect2i);
 
     /// Emitted (on the main thread) when a region file cannot be read — damaged, truncated, missing: its
     /// samples are holes until the file is fixed; `message` names the file. Reported once per region.
     #[signal]
-    fn region_failed(region: Vector2i, message: GString);
+    pub(crate) fn region_failed(region: Vector2i, message: GString);
 
     /// Opens `folder` (see the property); a folder that cannot be opened is refused with an error.
     #[func]

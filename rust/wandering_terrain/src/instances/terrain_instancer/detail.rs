@@ -3,7 +3,6 @@
 
 use super::{area_arg, with_samples, TerrainInstancer};
 use crate::instances::detail_cells::{self, Frame};
-use crate::look::terrain_material::TerrainMaterial;
 use crate::surface::TerrainSurface;
 use godot::prelude::*;
 use terrain_core::detail::Ground;
@@ -130,13 +129,15 @@ impl TerrainInstancer {
             self.detail_stale = false;
             if material != self.detail_material {
                 // The material's tints and bands are the layer rule's: its edits regrow detail.
-                let callable = self.handlers.get(&self.to_gd(), "detail_changed", |t, _| {
-                    t.on_detail_changed()
-                });
-                let old = self
-                    .detail_material
-                    .and_then(|id| Gd::<TerrainMaterial>::try_from_instance_id(id).ok());
-                crate::follow::relink_changed(old, host.material.clone(), &callable, true);
+                let me = self.to_gd();
+                self.detail_material_links
+                    .replace(host.material.iter().map(|m| {
+                        m.signals()
+                            .changed()
+                            .builder()
+                            .flags(crate::follow::flags(true))
+                            .connect(crate::follow::weak(&me, Self::on_detail_changed))
+                    }));
             }
             self.detail_material = material;
             let layers = self.resolve_detail(host);

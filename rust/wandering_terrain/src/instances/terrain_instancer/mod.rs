@@ -5,7 +5,7 @@ use crate::instances::detail_cells::Detail;
 mod brush;
 mod detail;
 
-use crate::follow::active_camera;
+use crate::follow::{active_camera, flags, weak, weak_with, Links};
 use crate::instances::instance_cells::{body_current, Cells, View};
 use crate::instances::terrain_detail_layer::TerrainDetailLayer;
 use crate::instances::terrain_instance_mesh::{Resolved, TerrainInstanceMesh};
@@ -101,8 +101,13 @@ pub struct TerrainInstancer {
     /// Main-thread time spent in frame updates so far (µs), for benches: all, showing results, choosing
     /// cells, asking, colliding, detail.
     work_usec: [u64; 8],
-    /// Signal handlers (`follow::Handlers`).
-    handlers: crate::follow::Handlers,
+    /// The connections to the meshes, the detail layers (and the terrain material their rules read),
+    /// the instances resource and the followed terrain resource (`follow::Links`).
+    mesh_links: Links,
+    detail_links: Links,
+    detail_material_links: Links,
+    instances_links: Links,
+    followed_links: Links,
     base: Base<Node3D>,
 }
 
@@ -155,7 +160,11 @@ impl INode3D for TerrainInstancer {
             last_view: None,
             pending: false,
             work_usec: [0; 8],
-            handlers: Default::default(),
+            mesh_links: Links::default(),
+            detail_links: Links::default(),
+            detail_material_links: Links::default(),
+            instances_links: Links::default(),
+            followed_links: Links::default(),
             base,
         }
     }
@@ -228,25 +237,15 @@ impl TerrainInstancer {
 
     #[func]
     fn set_meshes(&mut self, meshes: Array<Option<Gd<TerrainInstanceMesh>>>) {
-        let callable = self.handlers.get(&self.to_gd(), "meshes_changed", |t, _| {
-            t.on_meshes_changed()
-        });
-        for m in self.meshes.iter_shared().flatten() {
-            crate::follow::relink_changed(
-                Some(m),
-                None::<Gd<TerrainInstanceMesh>>,
-                &callable,
-                true,
-            );
-        }
-        for m in meshes.iter_shared().flatten() {
-            crate::follow::relink_changed(
-                None::<Gd<TerrainInstanceMesh>>,
-                Some(m),
-                &callable,
-                true,
-            );
-        }
+        let me = self.to_gd();
+        self.mesh_links
+            .replace(meshes.iter_shared().flatten().map(|m| {
+                m.signals()
+                    .changed()
+                    .builder()
+                    .flags(flags(true))
+                    .connect(weak(&me, Self::on_meshes_changed))
+            }));
         self.meshes = meshes;
         self.on_meshes_changed();
     }
@@ -259,27 +258,27 @@ impl TerrainInstancer {
 
     #[func]
     fn set_detail_layers(&mut self, layers: Array<Option<Gd<TerrainDetailLayer>>>) {
-        let callable = self.handlers.get(&self.to_gd(), "detail_changed", |t, _| {
-            t.on_detail_changed()
-        });
-        for l in self.detail_layers.iter_shared().flatten() {
-            crate::follow::relink_changed(Some(l), None::<Gd<TerrainDetailLayer>>, &callable, true);
-        }
-        for l in layers.iter_shared().flatten() {
-            crate::follow::relink_changed(None::<Gd<TerrainDetailLayer>>, Some(l), &callable, true);
-        }
+        let me = self.to_gd();
+        self.detail_links
+            .replace(layers.iter_shared().flatten().map(|l| {
+                l.signals()
+                    .changed()
+                    .builder()
+                    .flags(flags(true))
+                    .connect(weak(&me, Self::on_detail_changed))
+            }));
         self.detail_layers = layers;
         self.on_detail_changed();
     }
 
     #[func]
     fn set_instances(&mut self, instances: Option<Gd<TerrainInstances>>) {
-        let callable = self
-            .handlers
-            .get(&self.to_gd(), "instances_changed", |t, _| {
-                t.on_instances_changed()
-            });
-        crate::follow::relink_changed(self.instances.clone(), instances.clone(), &callable, false);
+        let me = self.to_gd();
+        self.instances_links.replace(instances.iter().map(|i| {
+            i.signals()
+                .changed()
+                .connect(weak(&me, Self::on_instances_changed))
+        }));
         self.instances = instances;
         self.reset();
     }
@@ -826,18 +825,13 @@ impl TerrainInstancer {
         if self.followed.as_ref().map(EditTarget::id) == data.as_ref().map(EditTarget::id) {
             return;
         }
-        let region = self.handlers.get(&self.to_gd(), "region_changed", |t, a| {
-            t.on_region_changed(crate::follow::arg(a))
-        });
-        let changed = self
-            .handlers
-            .get(&self.to_gd(), "data_changed", |t, _| t.on_data_changed());
-        let (old, new) = (
-            self.followed.as_ref().map(EditTarget::resource),
-            data.as_ref().map(EditTarget::resource),
-        );
-        crate::follow::relink("region_changed", old.clone(), new.clone(), &region, false);
-        crate::follow::relink_changed(old, new, &changed, false);
+        let me = self.to_gd();
+        self.followed_links.replace(data.iter().flat_map(|d| {
+            d.follow(
+                weak(&me, Self::on_data_changed),
+                weak_with(&me, Self::on_region_changed),
+            )
+        }));
         self.followed = data;
     }
 

@@ -3,7 +3,7 @@
 use crate::data::terrain_data::TerrainData;
 use crate::data::terrain_generator::TerrainGenerator;
 use crate::data::terrain_regions::TerrainRegions;
-use crate::follow::{active_camera, relink, relink_changed};
+use crate::follow::{active_camera, weak, weak_with, Links};
 use crate::look::terrain_material::{self, TerrainMaterial};
 use crate::nodes::terrain_node::clipmap_data::ClipmapTexture;
 use crate::physics::collision::CollisionTiles;
@@ -230,8 +230,12 @@ pub struct TerrainNode {
     collision_frame: Option<Frame>,
     /// The floating origin: how far the world has been shifted (`shift_origin`).
     origin: crate::nodes::origin_shift::OriginShift,
-    /// Signal handlers (`follow::Handlers`).
-    handlers: crate::follow::Handlers,
+    /// The connections to `terrain_data`, `terrain_regions`, `terrain_generator` and `terrain_material`
+    /// (`follow::Links`).
+    data_links: Links,
+    regions_links: Links,
+    generator_links: Links,
+    look_links: Links,
     /// What the main thread did, counted (`get_work_stats`).
     work: WorkStats,
     /// Physics processing is off (collision had nothing to do with the target where it was then), and
@@ -333,7 +337,10 @@ impl INode3D for TerrainNode {
             target_node: std::cell::RefCell::new(None),
             collision_frame: None,
             origin: Default::default(),
-            handlers: Default::default(),
+            data_links: Links::default(),
+            regions_links: Links::default(),
+            generator_links: Links::default(),
+            look_links: Links::default(),
             work: WorkStats::default(),
             collision_asleep: false,
             process_asleep: false,
@@ -398,7 +405,7 @@ impl INode3D for TerrainNode {
                 self.rebuild();
                 // Collision is ready before the first physics frame.
                 let handler = self.collision_handler();
-                self.collision_object.follow(&handler);
+                self.collision_object.follow(handler);
                 self.on_collision_changed();
                 let node = self.base().clone();
                 if self.collision.enter_world(&node) {
@@ -512,60 +519,46 @@ impl TerrainNode {
 
     #[func]
     fn set_terrain_data(&mut self, data: Option<Gd<TerrainData>>) {
-        let callable = self
-            .handlers
-            .get(&self.to_gd(), "data_changed", |t, _| t.on_data_changed());
-        relink_changed(self.terrain_data.clone(), data.clone(), &callable, false);
-        let callable = self.handlers.get(&self.to_gd(), "region_changed", |t, a| {
-            t.on_region_changed(crate::follow::arg(a))
-        });
-        relink(
-            "region_changed",
-            self.terrain_data.clone(),
-            data.clone(),
-            &callable,
-            false,
-        );
+        let me = self.to_gd();
+        self.data_links.replace(data.iter().flat_map(|d| {
+            [
+                d.signals()
+                    .changed()
+                    .connect(weak(&me, Self::on_data_changed)),
+                d.signals()
+                    .region_changed()
+                    .connect(weak_with(&me, Self::on_region_changed)),
+            ]
+        }));
         self.terrain_data = data;
         self.source_changed();
     }
 
     #[func]
     fn set_terrain_regions(&mut self, regions: Option<Gd<TerrainRegions>>) {
-        let callable = self.handlers.get(&self.to_gd(), "source_changed", |t, _| {
-            t.on_source_changed()
-        });
-        relink_changed(
-            self.terrain_regions.clone(),
-            regions.clone(),
-            &callable,
-            false,
-        );
-        let callable = self.handlers.get(&self.to_gd(), "regions_edited", |t, a| {
-            t.on_regions_edited(crate::follow::arg(a))
-        });
-        relink(
-            "region_changed",
-            self.terrain_regions.clone(),
-            regions.clone(),
-            &callable,
-            false,
-        );
+        let me = self.to_gd();
+        self.regions_links.replace(regions.iter().flat_map(|r| {
+            [
+                r.signals()
+                    .changed()
+                    .connect(weak(&me, Self::on_source_changed)),
+                r.signals()
+                    .region_changed()
+                    .connect(weak_with(&me, Self::on_regions_edited)),
+            ]
+        }));
         self.terrain_regions = regions;
         self.source_changed();
     }
 
     #[func]
     fn set_terrain_generator(&mut self, generator: Option<Gd<TerrainGenerator>>) {
-        let callable = self.handlers.get(&self.to_gd(), "source_changed", |t, _| {
-            t.on_source_changed()
-        });
-        relink_changed(
-            self.terrain_generator.clone(),
-            generator.clone(),
-            &callable,
-            false,
-        );
+        let me = self.to_gd();
+        self.generator_links.replace(generator.iter().map(|g| {
+            g.signals()
+                .changed()
+                .connect(weak(&me, Self::on_source_changed))
+        }));
         self.terrain_generator = generator;
         self.source_changed();
     }
@@ -591,16 +584,10 @@ impl TerrainNode {
 
     #[func]
     fn set_terrain_material(&mut self, look: Option<Gd<TerrainMaterial>>) {
-        let callable = self
-            .handlers
-            .get(&self.to_gd(), "terrain_material_changed", |t, _| {
-                t.apply_look()
-            });
-        relink_changed(
-            self.terrain_material.clone(),
-            look.clone(),
-            &callable,
-            false,
+        let me = self.to_gd();
+        self.look_links.replace(
+            look.iter()
+                .map(|l| l.signals().changed().connect(weak(&me, Self::apply_look))),
         );
         self.terrain_material = look;
         self.apply_look();
@@ -703,7 +690,7 @@ impl TerrainNode {
     #[func]
     fn set_collision(&mut self, v: Option<Gd<TerrainCollision>>) {
         let handler = self.collision_handler();
-        self.collision_object.replace(v, &handler);
+        self.collision_object.replace(v, handler);
         self.on_collision_changed();
     }
     #[func]

@@ -124,8 +124,7 @@ impl TerrainNode {
         // into this node.
         self.base_mut()
             .propagate_notification(NOTIFICATION_ORIGIN_SHIFTED);
-        self.base_mut()
-            .emit_signal("origin_shifted", &[applied.to_variant()]);
+        self.signals().origin_shifted().emit(applied);
         applied
     }
 }

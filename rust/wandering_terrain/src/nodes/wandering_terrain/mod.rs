@@ -2,7 +2,7 @@
 //! and feeds the wandering terrain shader (placement maths in `terrain_core::wandering_terrain`).
 
 use crate::data::terrain_data::TerrainData;
-use crate::follow::{active_camera, relink, relink_changed};
+use crate::follow::{active_camera, flags, weak, weak_with, Links};
 use crate::look::terrain_material::{self, TerrainMaterial};
 use crate::nodes::wandering_mesh::WanderingMesh;
 use crate::physics::collision::CollisionTiles;
@@ -149,8 +149,10 @@ pub struct WanderingTerrain {
     // Interned once: the per-frame path allocates nothing.
     param_translation: StringName,
     param_rotation: StringName,
-    /// Signal handlers (`follow::Handlers`).
-    handlers: crate::follow::Handlers,
+    /// The connections to `terrain_data`, `mesh` and `terrain_material` (`follow::Links`).
+    data_links: Links,
+    mesh_links: Links,
+    look_links: Links,
     base: Base<Node3D>,
 }
 
@@ -188,7 +190,9 @@ impl INode3D for WanderingTerrain {
             last: None,
             param_translation: StringName::from("translation"),
             param_rotation: StringName::from("rotation"),
-            handlers: Default::default(),
+            data_links: Links::default(),
+            mesh_links: Links::default(),
+            look_links: Links::default(),
             base,
         }
     }
@@ -238,7 +242,7 @@ impl INode3D for WanderingTerrain {
                 // Navigation bakes see terrain nodes from then on.
                 crate::physics::navigation::register();
                 let handler = self.collision_handler();
-                self.collision_object.follow(&handler);
+                self.collision_object.follow(handler);
                 self.on_collision_changed();
                 let node = self.base().clone();
                 if self.collision.enter_world(&node) {
@@ -296,15 +300,17 @@ impl WanderingTerrain {
 
     #[func]
     fn set_terrain_data(&mut self, data: Option<Gd<TerrainData>>) {
-        let callable = self
-            .handlers
-            .get(&self.to_gd(), "data_changed", |t, _| t.on_data_changed());
-        relink_changed(self.terrain_data.clone(), data.clone(), &callable, false);
-        let callable = self.handlers.get(&self.to_gd(), "region_changed", |t, a| {
-            t.on_region_changed(crate::follow::arg(a))
-        });
-        let old = self.terrain_data.clone();
-        relink("region_changed", old, data.clone(), &callable, false);
+        let me = self.to_gd();
+        self.data_links.replace(data.iter().flat_map(|d| {
+            [
+                d.signals()
+                    .changed()
+                    .connect(weak(&me, Self::on_data_changed)),
+                d.signals()
+                    .region_changed()
+                    .connect(weak_with(&me, Self::on_region_changed)),
+            ]
+        }));
         self.terrain_data = data;
         self.collision.invalidate();
         self.on_data_changed();
@@ -331,7 +337,7 @@ impl WanderingTerrain {
     #[func]
     fn set_collision(&mut self, v: Option<Gd<TerrainCollision>>) {
         let handler = self.collision_handler();
-        self.collision_object.replace(v, &handler);
+        self.collision_object.replace(v, handler);
         self.on_collision_changed();
     }
     #[func]
@@ -445,10 +451,14 @@ impl WanderingTerrain {
     fn set_mesh(&mut self, mesh: Option<Gd<WanderingMesh>>) {
         // The culling box follows the mesh's reach; deferred, since a mesh emits `changed` while it is being
         // regenerated for this node.
-        let callable = self
-            .handlers
-            .get(&self.to_gd(), "data_changed", |t, _| t.on_data_changed());
-        relink_changed(self.mesh.clone(), mesh.clone(), &callable, true);
+        let me = self.to_gd();
+        self.mesh_links.replace(mesh.iter().map(|m| {
+            m.signals()
+                .changed()
+                .builder()
+                .flags(flags(true))
+                .connect(weak(&me, Self::on_data_changed))
+        }));
         self.mesh = mesh;
         self.sync_instance();
         self.on_data_changed();
@@ -504,16 +514,10 @@ impl WanderingTerrain {
 
     #[func]
     fn set_terrain_material(&mut self, look: Option<Gd<TerrainMaterial>>) {
-        let callable = self
-            .handlers
-            .get(&self.to_gd(), "terrain_material_changed", |t, _| {
-                t.apply_look()
-            });
-        relink_changed(
-            self.terrain_material.clone(),
-            look.clone(),
-            &callable,
-            false,
+        let me = self.to_gd();
+        self.look_links.replace(
+            look.iter()
+                .map(|l| l.signals().changed().connect(weak(&me, Self::apply_look))),
         );
         self.terrain_material = look;
         self.apply_look();

@@ -5,8 +5,8 @@
 //! target comes near is made again at the near tolerance on the workers (it stays collidable meanwhile,
 //! within the far tolerance), never on the main thread.
 
-use std::collections::{HashMap, HashSet};
-use terrain_core::collision::{TileId, Tiling};
+use crate::collision::{TileId, Tiling};
+use std::collections::HashSet;
 
 /// Far tiles' tolerance, as a multiple of `collision_tolerance` (1 cm near, 10 cm far by default).
 pub const FAR_FACTOR: f32 = 10.0;
@@ -83,7 +83,7 @@ impl Bands {
     /// made again anyway): the caller touches them so they are made again, at the near tolerance.
     pub fn take_near(
         &mut self,
-        used: &HashMap<TileId, usize>,
+        used: &HashSet<TileId>,
         tiling: &Tiling,
         near: &Reach,
         edited: impl Fn(&TileId) -> bool,
@@ -93,7 +93,7 @@ impl Bands {
         out.extend(
             self.coarse
                 .iter()
-                .filter(|id| used.contains_key(*id) && !edited(id) && near.is_near(tiling, **id)),
+                .filter(|id| used.contains(*id) && !edited(id) && near.is_near(tiling, **id)),
         );
         for id in out.iter() {
             self.coarse.remove(id);
