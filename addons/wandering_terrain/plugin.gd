@@ -9,16 +9,19 @@ extends EditorPlugin
 ## TerrainNode.raycast); this script only turns mouse events into dabs. "Generate…" (editor/generate_panel.gd)
 ## fills the terrain off the main thread through TerrainData.generate_async; "Import…" (editor/import_panel.gd)
 ## loads a heightmap file; "New…" (editor/new_terrain_panel.gd) gives the node new flat data; "Save data as .res…" (editor/external_data.gd) moves large embedded data to its own
-## file.
+## file. This file is input and selection (which terrain, which tool, mouse to dabs, one native
+## TerrainBrushStroke for every tool); the brush shown on the ground is editor/brush_cursor.gd, what the
+## tools changed and its saving editor/edit_bookkeeping.gd.
 
 const Toolbar := preload("res://addons/wandering_terrain/editor/brush_toolbar.gd")
-const InstanceStroke := preload("res://addons/wandering_terrain/editor/instance_stroke.gd")
 const GeneratePanel := preload("res://addons/wandering_terrain/editor/generate_panel.gd")
 const ErodePanel := preload("res://addons/wandering_terrain/editor/erode_panel.gd")
 const ImportPanel := preload("res://addons/wandering_terrain/editor/import_panel.gd")
 const ExternalData := preload("res://addons/wandering_terrain/editor/external_data.gd")
 const NewTerrainPanel := preload("res://addons/wandering_terrain/editor/new_terrain_panel.gd")
 const AssetDock := preload("res://addons/wandering_terrain/editor/asset_dock.gd")
+const BrushCursor := preload("res://addons/wandering_terrain/editor/brush_cursor.gd")
+const EditBookkeeping := preload("res://addons/wandering_terrain/editor/edit_bookkeeping.gd")
 
 ## Distance between dabs along the mouse path, as a share of the brush size.
 const DAB_SPACING := 0.25
@@ -31,35 +34,31 @@ var import_panel: ImportPanel
 var external_data: ExternalData
 var new_terrain_panel: NewTerrainPanel
 var terrain: Node3D
-var cursor: MeshInstance3D
-## The brush projected onto the ground under the cursor (Forward+ and Mobile draw decals): its falloff
-## and image as one dab weighs them (TerrainBrush.get_stamp), turned with the image.
-var decal: Decal
-## What the decal's texture was made from.
-var _stamp_key := []
-## The stroke being painted: a Stroke (terrain data) or an InstanceStroke (the instancer's cells).
-var stroke: RefCounted
+## The brush on the ground (ring, decal) and the holes overlay (`editor/brush_cursor.gd`).
+var _cursor := BrushCursor.new()
+## The brush projected onto the ground under the mouse (Forward+ and Mobile draw decals).
+var decal: Decal:
+	get:
+		return _cursor.decal
+## The stroke being painted (every tool: terrain data, instances and detail keep their undo data in it).
+var stroke: TerrainBrushStroke
 ## Seconds each dab lasts when > 0 (tests); otherwise the time since the last dab (strength per second).
 var fixed_dab_seconds := 0.0
 var _last_dab_pos := Vector3.INF
 var _last_dab_usec := 0
-## TerrainData and TerrainRegions edited since the last save (data in its own file and edited regions are
-## written with the scene).
-var _touched: Array[Resource] = []
-## Region maps saving on a worker (`save_async`, started by the editor's save): the toolbar shows their
-## progress, `is_saving()` ends them when done.
-var _saving: Array[TerrainRegions] = []
-## "N unsaved regions" in the toolbar while the selected region map has edits.
-var _unsaved: Label
+## What the tools changed and its saving (`editor/edit_bookkeeping.gd`).
+var _saves := EditBookkeeping.new()
+## "N unsaved regions" in the toolbar while the selected region map has edits ("saving regions N %" while
+## the editor's save writes them).
+var _unsaved: Label:
+	get:
+		return _saves.label
 ## Random image turns (Random mode).
 var _rng := RandomNumberGenerator.new()
 ## The "Terrain Assets" bottom panel (asset_dock.gd).
 var asset_dock: AssetDock
 ## The toolbar's debug view menu (debug_view of the selected TerrainNode or WanderingTerrain).
 var debug_view: OptionButton
-## The terrain material whose hole overlay is on: with a hole tool, holes are tinted instead of cut, so
-## they can be seen and removed.
-var _overlay_material: ShaderMaterial
 
 
 func _enter_tree() -> void:
@@ -85,12 +84,11 @@ func _enter_tree() -> void:
 	import_panel.imported.connect(_mark_touched)
 	external_data = ExternalData.new()
 	toolbar.add_child(external_data)
-	_unsaved = Label.new()
-	_unsaved.tooltip_text = "Edited regions of this region map, written when the scene is saved"
-	toolbar.add_child(_unsaved)
+	toolbar.add_child(_saves.label)
 	debug_view = OptionButton.new()
-	for v in ["View: normal", "Checker", "Heightmap", "Normals", "Slope", "Levels", "Holes", "Layer weights", "Control slots", "Collision tiles", "Regions", "Instance cells", "Navigation faces"]:
-		debug_view.add_item(v)
+	# The views as the class lists them (its debug_view property's enum hint): one list, never out of step.
+	for v in _debug_view_names():
+		debug_view.add_item("View: normal" if v == "Off" else v)
 	debug_view.tooltip_text = "Debug view of the selected terrain (its debug_view property)"
 	debug_view.item_selected.connect(func(i):
 		if _is_terrain(terrain):
@@ -105,19 +103,22 @@ func _enter_tree() -> void:
 	add_control_to_bottom_panel(asset_dock, "Terrain Assets")
 
 
+## The debug views' names, in their numbers' order, from TerrainNode's `debug_view` property hint.
+static func _debug_view_names() -> PackedStringArray:
+	for p in ClassDB.class_get_property_list("TerrainNode"):
+		if p["name"] == "debug_view":
+			return (p["hint_string"] as String).split(",")
+	return PackedStringArray(["Off"])
+
+
 func _exit_tree() -> void:
 	if stroke != null:
 		_end()
-	# Region saves finish before the editor goes (save() waits for a running save_async).
-	for d in _saving:
-		if is_instance_valid(d) and d.save() != OK:
-			push_error("Terrain: could not save the edited regions of %s" % d.folder)
-	_saving.clear()
+	_saves.finish()
 	if Engine.has_meta("wandering_terrain_plugin"):
 		Engine.remove_meta("wandering_terrain_plugin")
 	_drop_cursor()
-	_hide_hole_overlay()
-	_unsaved = null
+	_cursor.hide_holes()
 	debug_view = null
 	if asset_dock:
 		remove_control_from_bottom_panel(asset_dock)
@@ -131,13 +132,7 @@ func _exit_tree() -> void:
 
 func _process(_delta: float) -> void:
 	_update_hole_overlay()
-	if is_saving():
-		_show_save_progress()
-	elif _unsaved:
-		var src := _source()
-		var n: int = src.get_unsaved_region_count() if src is TerrainRegions else 0
-		_unsaved.visible = n > 0
-		_unsaved.text = "%d unsaved regions" % n
+	_saves.update_label(_source())
 	# Holding the button still keeps painting (strength is per second).
 	if stroke != null and is_finite(_last_dab_pos.x) and fixed_dab_seconds <= 0.0:
 		var now := Time.get_ticks_usec()
@@ -147,53 +142,19 @@ func _process(_delta: float) -> void:
 			_last_dab_usec = now
 
 
-## Writes the TerrainData the tools changed that live in their own resource files (embedded data is saved
-## with its scene anyway); the editor calls this when it saves.
+## Writes what the tools changed that lives in its own files (`edit_bookkeeping.gd`); the editor calls this
+## when it saves.
 func _save_external_data() -> void:
-	for d in _touched:
-		if not is_instance_valid(d):
-			continue
-		if d is TerrainRegions:
-			# Region maps write only their edited regions, each file safely, on a worker thread (an
-			# endless map's first save refreshes a region at every level: seconds); the toolbar shows it.
-			if d.has_unsaved_changes() and not _saving.has(d):
-				if d.save_async() == OK:
-					_saving.append(d)
-				else:
-					push_error("Terrain: could not save the edited regions of %s" % d.folder)
-		elif d.resource_path != "" and not d.resource_path.contains("::"):
-			ExternalData.save_safely(d)
-	_touched.clear()
-	if not _saving.is_empty():
-		_show_save_progress()
+	_saves.save_external_data()
 
 
-## Ends the region saves that are done (an error names a map that could not be saved); true while one
-## still runs.
+## True while a region map's save still runs (and ends those that are done).
 func is_saving() -> bool:
-	for d in _saving.duplicate():
-		var e: Error = d.finish_save() if is_instance_valid(d) else OK
-		if e == ERR_BUSY:
-			continue
-		if e != OK:
-			push_error("Terrain: could not save the edited regions of %s" % d.folder)
-		_saving.erase(d)
-	return not _saving.is_empty()
-
-
-func _show_save_progress() -> void:
-	if not _unsaved:
-		return
-	var p := 0.0
-	for d in _saving:
-		p += maxf(d.get_save_progress(), 0.0) / _saving.size()
-	_unsaved.visible = true
-	_unsaved.text = "saving regions %d %%" % int(p * 100.0)
+	return _saves.is_saving()
 
 
 func _mark_touched(d: Resource) -> void:
-	if not _touched.has(d):
-		_touched.append(d)
+	_saves.mark_touched(d)
 
 
 ## Shows holes on the selected terrain's material while a hole tool is chosen (`show_holes`).
@@ -203,23 +164,12 @@ func _update_hole_overlay() -> void:
 		var t := toolbar.tool_for(false, false)
 		if t == TerrainBrush.HOLE_ADD or t == TerrainBrush.HOLE_REMOVE:
 			want = terrain.get("material") as ShaderMaterial
-	if want == _overlay_material:
-		return
-	_hide_hole_overlay()
-	_overlay_material = want
-	if want:
-		want.set_shader_parameter("show_holes", true)
-
-
-func _hide_hole_overlay() -> void:
-	if _overlay_material and is_instance_valid(_overlay_material):
-		_overlay_material.set_shader_parameter("show_holes", false)
-	_overlay_material = null
+	_cursor.show_holes_on(want)
 
 
 ## Before the editor saves: the overlay is not saved with a material (it comes back on the next frame).
 func _apply_changes() -> void:
-	_hide_hole_overlay()
+	_cursor.hide_holes()
 
 
 ## What the brushes edit on the selected terrain: its TerrainData, else (TerrainNode) its TerrainRegions.
@@ -355,18 +305,14 @@ func _begin(hit: Vector3, event: InputEventMouseButton) -> void:
 	if t == TerrainBrush.SLOPE and brush.slope_from.is_equal_approx(brush.slope_to):
 		push_warning("Terrain slope: Alt+click its start and Alt+Ctrl+click its end first.")
 		return
-	if _is_instance_tool(t):
-		var inst := _instancer()
-		if inst == null:
-			push_warning("Terrain instances and detail: add a TerrainInstancer (with meshes or detail layers) under the terrain first.")
-			return
-		stroke = InstanceStroke.new(inst, t)
-		brush.tool = stroke.tool
-	else:
-		brush.tool = t
-		stroke = TerrainBrushStroke.begin(terrain, brush)
-		if stroke == null:
-			return
+	if _is_instance_tool(t) and _instancer() == null:
+		push_warning("Terrain instances and detail: add a TerrainInstancer (with meshes or detail layers) under the terrain first.")
+		return
+	brush.tool = t
+	stroke = TerrainBrushStroke.begin(terrain, brush)
+	if stroke == null:
+		return
+	if not _is_instance_tool(t):
 		_mark_touched(_source())
 	if brush.tool == TerrainBrush.FLATTEN:
 		brush.height = local.y
@@ -394,11 +340,6 @@ func _dabs_to(hit: Vector3) -> void:
 func _dab(world: Vector3, dt: float) -> void:
 	_turn_image(_last_dab_pos, world)
 	_last_dab_pos = world
-	if stroke is InstanceStroke:
-		# The instancer takes world X/Z.
-		stroke.before_dab(Vector2(world.x, world.z), brush.size)
-		stroke.instancer.apply_brush(brush, Vector2(world.x, world.z), dt)
-		return
 	# One call a dab: the stroke saves what the dab can reach for undo, then applies it.
 	stroke.dab(world, dt)
 
@@ -417,100 +358,23 @@ func _turn_image(from: Vector3, to: Vector3) -> void:
 
 
 func _end() -> void:
-	var s = stroke
+	var s := stroke
 	stroke = null
-	var native: bool = s is TerrainBrushStroke
-	var changed := true
-	if native:
-		changed = s.finish()
-	else:
-		s.finish()
-		changed = not s.is_empty()
-	if not changed:
+	if not s.finish():
 		return
 	var ur := get_undo_redo()
-	var tool: int = s.get_tool() if native else s.tool
+	var tool := s.get_tool()
 	# The terrain node as context: the action lands in its scene's history and marks the scene unsaved.
 	ur.create_action("Terrain: %s stroke" % toolbar.tool_name(tool), UndoRedo.MERGE_DISABLE, terrain)
-	if native:
-		ur.add_do_method(s, "redo")
-		ur.add_undo_method(s, "undo")
-	else:
-		ur.add_do_method(s, "apply", "after")
-		ur.add_undo_method(s, "apply", "before")
+	ur.add_do_method(s, "redo")
+	ur.add_undo_method(s, "undo")
 	# Already applied while painting: commit without doing it again.
 	ur.commit_action(false)
 
 
 func _show_cursor(hit: Vector3) -> void:
-	if not is_finite(hit.x):
-		if cursor:
-			cursor.visible = false
-		if decal:
-			decal.visible = false
-		return
-	if cursor == null:
-		cursor = MeshInstance3D.new()
-		cursor.mesh = _ring_mesh()
-		cursor.cast_shadow = GeometryInstance3D.SHADOW_CASTING_SETTING_OFF
-		var m := StandardMaterial3D.new()
-		m.shading_mode = BaseMaterial3D.SHADING_MODE_UNSHADED
-		m.albedo_color = Color(1.0, 0.85, 0.2)
-		m.no_depth_test = true
-		cursor.material_override = m
-		# Not part of the scene: an internal child, never saved.
-		terrain.add_child(cursor, false, Node.INTERNAL_MODE_BACK)
-	if not is_equal_approx(cursor.get_meta("hardness", -1.0), brush.hardness):
-		cursor.mesh = _ring_mesh()
-		cursor.set_meta("hardness", brush.hardness)
-	cursor.visible = true
-	cursor.global_position = hit + Vector3(0, 0.05, 0)
-	cursor.scale = Vector3.ONE * brush.size * 0.5
-	_show_decal(hit)
-
-
-## The decal at `hit`, the brush's world size (a TerrainNode's scale included), its texture remade when the
-## brush's shape changed.
-func _show_decal(hit: Vector3) -> void:
-	if decal == null:
-		decal = Decal.new()
-		decal.modulate = Color(1.0, 0.85, 0.2)
-		decal.albedo_mix = 0.6
-		decal.normal_fade = 0.0
-		terrain.add_child(decal, false, Node.INTERNAL_MODE_BACK)
-	var key := [brush.hardness, brush.image, brush.image_rotation]
-	# A falloff curve edited in place is the same object: its shape is part of the key.
-	if brush.falloff:
-		for i in 9:
-			key.append(brush.falloff.sample(i / 8.0))
-	if key != _stamp_key:
-		_stamp_key = key
-		decal.texture_albedo = ImageTexture.create_from_image(brush.get_stamp(64))
-	# World units per terrain unit (a TerrainNode's scale; 1 for a WanderingTerrain).
-	var s: Vector3 = Vector3.ONE / (terrain.to_terrain_position(hit + Vector3.ONE) - terrain.to_terrain_position(hit))
-	var side := brush.size * Vector2(s.x, s.z)
-	decal.size = Vector3(side.x, maxf(side.x, side.y), side.y)
-	decal.global_transform = Transform3D(Basis.IDENTITY, hit)
-	decal.visible = true
-
-
-## A unit circle of lines (scaled to the brush radius), with an inner circle at the falloff's hardness.
-func _ring_mesh() -> ImmediateMesh:
-	var m := ImmediateMesh.new()
-	for r in [1.0, maxf(brush.hardness, 0.05)]:
-		m.surface_begin(Mesh.PRIMITIVE_LINE_STRIP)
-		for i in 65:
-			var a := TAU * i / 64.0
-			m.surface_add_vertex(Vector3(cos(a) * r, 0, sin(a) * r))
-		m.surface_end()
-	return m
+	_cursor.show(terrain, brush, hit)
 
 
 func _drop_cursor() -> void:
-	if cursor and is_instance_valid(cursor):
-		cursor.queue_free()
-	cursor = null
-	if decal and is_instance_valid(decal):
-		decal.queue_free()
-	decal = null
-	_stamp_key = []
+	_cursor.drop()

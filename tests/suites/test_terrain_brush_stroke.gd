@@ -138,9 +138,66 @@ func test_bad_use_is_refused_by_name() -> void:
 	tn.terrain_data = _data()
 	expect_error("TerrainBrushStroke.begin: brush must be a TerrainBrush")
 	check(TerrainBrushStroke.begin(tn, null) == null, "no brush")
-	expect_error("go to TerrainInstancer.apply_brush")
-	check(TerrainBrushStroke.begin(tn, _brush(TerrainBrush.INSTANCE_ADD)) == null, "instance brushes go to the instancer")
+	# Instance and detail brushes paint the terrain's TerrainInstancer: none here.
+	expect_error("TerrainBrushStroke.begin: instance and detail brushes paint the TerrainNode's TerrainInstancer: add one")
+	check(TerrainBrushStroke.begin(tn, _brush(TerrainBrush.INSTANCE_ADD)) == null, "instance brushes need an instancer")
 	var s := TerrainBrushStroke.begin(tn, b)
 	expect_error("TerrainBrushStroke: finish the stroke before undo or redo")
 	s.undo()
 	tn.free()
+
+
+## Instance and detail brushes go through the same stroke: the instancer's cells (or the detail density) a
+## stroke painted come back bit for bit on undo, and the stroke's on redo; a stroke that changed nothing
+## needs no undo step.
+func test_instance_and_detail_strokes_undo_and_redo_exactly() -> void:
+	var tn := TerrainNode.new()
+	tn.terrain_data = _data()
+	var inst := TerrainInstancer.new()
+	var m := TerrainInstanceMesh.new()
+	m.mesh = BoxMesh.new()
+	m.density = 0.2
+	inst.meshes = [m] as Array[TerrainInstanceMesh]
+	var grass := TerrainDetailLayer.new()
+	inst.detail_layers = [grass] as Array[TerrainDetailLayer]
+	tn.add_child(inst)
+	tree.root.add_child(tn)
+	inst.scatter(0, Rect2(0, 0, 96, 80), 40, 3)
+	var area := Rect2(0, 0, 96, 80)
+	var keys := inst.get_cell_keys(area)
+	var before := inst.get_cells_data(keys)
+	var b := _brush(TerrainBrush.INSTANCE_ADD)
+	b.size = 30.0
+	b.hardness = 1.0
+	var s := TerrainBrushStroke.begin(tn, b)
+	check(s != null, "an instance stroke begins on a terrain with an instancer")
+	for p in _path(tn, PATH):
+		s.dab(p, 0.5)
+	check(s.finish(), "the stroke added instances")
+	var painted := inst.get_cells_data(keys)
+	check(inst.get_instance_count(0) > 40, "more instances after the stroke: %d" % inst.get_instance_count(0))
+	check(s.get_byte_size() > 0 and s.get_tool() == TerrainBrush.INSTANCE_ADD, "undo data kept, tool %d" % s.get_tool())
+	s.undo()
+	check(inst.get_cells_data(keys) == before and inst.get_instance_count(0) == 40, "undo gives back the cells bit for bit")
+	s.redo()
+	check(inst.get_cells_data(keys) == painted, "redo gives back the stroke's cells")
+	# A stroke far off the instances that erases nothing changes nothing.
+	b.tool = TerrainBrush.INSTANCE_REMOVE
+	var none := TerrainBrushStroke.begin(tn, b)
+	none.dab(tn.global_transform * Vector3(500, 0, 500), 0.5)
+	check(not none.finish(), "an erase where nothing stands is no undo step")
+	# Detail density: the painted density map before and after.
+	b.tool = TerrainBrush.DETAIL_REMOVE
+	var d0 := inst.instances.detail_density
+	var ds := TerrainBrushStroke.begin(tn, b)
+	for p in _path(tn, PATH):
+		ds.dab(p, 0.5)
+	check(ds.finish(), "the detail stroke painted the density")
+	var d1 := inst.instances.detail_density
+	check(d1 != d0, "the density changed")
+	ds.undo()
+	check(inst.instances.detail_density == d0, "undo gives back the density")
+	ds.redo()
+	check(inst.instances.detail_density == d1, "redo gives back the stroke's density")
+	tn.queue_free()
+

@@ -18,6 +18,7 @@ mod sample_rect;
 mod staging_textures;
 mod surface;
 mod water;
+mod work_stats;
 
 struct WanderingTerrainExtension;
 

@@ -1,6 +1,7 @@
 //! The terrain contract: what a terrain node offers to whatever stands on it (the instancer and its
-//! detail layers, navigation, debug views; roads and water next). Both terrain nodes implement
-//! `TerrainHost` (`#[godot_dyn]`); a feature finds its terrain with `host_of(node)` and never names a
+//! detail layers, navigation, debug views, roads and water). Both terrain nodes implement
+//! `TerrainHost` (`#[godot_dyn]`); a water node implements `TerrainWaterLevels` (what instances and detail
+//! read of it, `water_of`); a feature finds its terrain with `host_of(node)` and never names a
 //! node class, so nothing here or in a feature imports the nodes (they import the features, as a hub
 //! owns its parts).
 
@@ -159,6 +160,21 @@ pub(crate) trait TerrainHost {
     fn class_name(&self) -> &'static str;
     /// The physics layers the terrain collides on; 0 with collision off.
     fn collision_layers(&self) -> u32;
+}
+
+/// What a water node on a terrain offers what else stands there (instances and detail place themselves by
+/// it): the levels as last computed. `TerrainWater` implements it (`#[godot_dyn]`).
+pub(crate) trait TerrainWaterLevels {
+    fn water_levels(&self) -> Option<Arc<terrain_core::water::WaterLevels>>;
+}
+
+/// The water of `terrain`'s first child that has some (a TerrainWater), as last computed.
+pub(crate) fn water_of(terrain: &Gd<Node>) -> Option<Arc<terrain_core::water::WaterLevels>> {
+    terrain.get_children().iter_shared().find_map(|c| {
+        c.try_dynify::<dyn TerrainWaterLevels>()
+            .ok()
+            .map(|w| w.dyn_bind().water_levels())
+    })?
 }
 
 /// `node` as a terrain, when it is one.

@@ -3,6 +3,7 @@
 
 pub(crate) mod detail_cells;
 pub(crate) mod instance_cells;
+pub(crate) mod instance_stroke;
 pub(crate) mod terrain_detail_layer;
 pub(crate) mod terrain_instance_mesh;
 pub(crate) mod terrain_instancer;

@@ -364,7 +364,11 @@ impl TerrainDetailLayer {
     /// The layer in terrain space: `to_world` is the terrain's (a uniform horizontal scale, a vertical
     /// scale and a translation); `ground` the terrain material's blending and tints. An error when the
     /// terrain's scale makes the density or heights unusable.
-    pub fn resolve(&self, to_world: Transform3D, ground: Ground) -> Result<ResolvedDetail, String> {
+    pub fn resolve(
+        &self,
+        to_world: Transform3D,
+        ground: Ground,
+    ) -> Result<ResolvedDetail, DetailLayerError> {
         let (core, radius, fade) = self.core(to_world, ground)?;
         let (mesh, material) = match &self.mesh {
             Some(m) => (m.clone(), self.material.clone()),
@@ -391,11 +395,11 @@ impl TerrainDetailLayer {
         &self,
         to_world: Transform3D,
         mut ground: Ground,
-    ) -> Result<(DetailLayer, f32, f32), String> {
+    ) -> Result<(DetailLayer, f32, f32), DetailLayerError> {
         let s = f64::from(to_world.basis.get_scale().x.abs());
         let sy = f64::from(to_world.basis.get_scale().y.abs());
         if !(s > 1e-6 && sy > 1e-6) {
-            return Err("the terrain's scale must be > 0".into());
+            return Err(DetailLayerError::Scale);
         }
         let oy = f64::from(to_world.origin.y);
         let w = self.rules();
@@ -411,13 +415,10 @@ impl TerrainDetailLayer {
             },
             ..w
         };
-        rules
-            .check()
-            .map_err(|e| format!("on this terrain's scale, {e}"))?;
+        rules.check().map_err(DetailLayerError::Rules)?;
         // Cells of about a sixth of the radius: ~120 cells in view, a few entering per second of flight.
         let cell = (self.view_radius / 6.0).clamp(4.0, 256.0) / s;
-        let grid =
-            DetailGrid::new(rules.density, cell).ok_or("density and radius must be finite")?;
+        let grid = DetailGrid::new(rules.density, cell).ok_or(DetailLayerError::Grid)?;
         ground.allowed = self.layers.as_slice().iter().map(|&l| l as usize).collect();
         Ok((
             DetailLayer {
@@ -428,6 +429,27 @@ impl TerrainDetailLayer {
             (self.view_radius / s) as f32,
             ((self.view_radius - self.fade_distance) / s) as f32,
         ))
+    }
+}
+
+/// Why a detail layer cannot grow on a terrain (the instancer reports it and leaves the layer out).
+#[derive(Debug)]
+pub enum DetailLayerError {
+    /// The terrain's horizontal or vertical scale is 0.
+    Scale,
+    /// The rules, brought to the terrain's scale, left their ranges.
+    Rules(terrain_core::detail::DetailRulesError),
+    /// The density or the view radius is not finite.
+    Grid,
+}
+
+impl std::fmt::Display for DetailLayerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            Self::Scale => write!(f, "the terrain's scale must be > 0"),
+            Self::Rules(e) => write!(f, "on this terrain's scale, {e}"),
+            Self::Grid => write!(f, "density and radius must be finite"),
+        }
     }
 }
 

@@ -65,11 +65,11 @@ impl TerrainInstances {
         }
     }
     #[func]
-    fn get_detail_density(&self) -> PackedByteArray {
+    pub(crate) fn get_detail_density(&self) -> PackedByteArray {
         PackedByteArray::from(density::to_bytes(&self.densities))
     }
     #[func]
-    fn set_detail_density(&mut self, bytes: PackedByteArray) {
+    pub(crate) fn set_detail_density(&mut self, bytes: PackedByteArray) {
         match density::from_bytes(bytes.as_slice()) {
             Ok(d) => {
                 self.densities = d;

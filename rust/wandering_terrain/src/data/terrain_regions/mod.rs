@@ -433,28 +433,25 @@ impl TerrainRegions {
         Some(r)
     }
 
-    /// The opened folder, as a sample grid a TerrainNode draws from.
     /// Opens a folder, with the generator as the source of regions without files when one is set.
-    fn open_store(&self, folder: &GString) -> Result<core::TerrainRegions, String> {
+    fn open_store(&self, folder: &GString) -> Result<core::TerrainRegions, OpenError> {
         let dir = disk_path(folder);
         let Some(g) = &self.generator else {
-            let r = core::TerrainRegions::open(&dir).map_err(|e| e.to_string())?;
+            let r = core::TerrainRegions::open(&dir)?;
             if r.meta().endless {
-                return Err(format!(
-                    "{} holds an endless map, whose regions come from a generator: set generator first",
-                    dir.display()
-                ));
+                return Err(OpenError::EndlessWithoutGenerator(dir));
             }
             return Ok(r);
         };
-        let meta = *core::TerrainRegions::open(&dir)
-            .map_err(|e| e.to_string())?
-            .meta();
-        let gen = Generated::new(&g.bind().params(), meta.spacing).map_err(|e| e.to_string())?;
-        core::TerrainRegions::open_with(&dir, core::generated::fallback(Arc::new(gen), meta))
-            .map_err(|e| e.to_string())
+        let meta = *core::TerrainRegions::open(&dir)?.meta();
+        let gen = Generated::new(&g.bind().params(), meta.spacing).map_err(OpenError::Generator)?;
+        Ok(core::TerrainRegions::open_with(
+            &dir,
+            core::generated::fallback(Arc::new(gen), meta),
+        )?)
     }
 
+    /// The opened folder, as a sample grid a TerrainNode draws from.
     pub fn store(&self) -> Option<Arc<core::TerrainRegions>> {
         self.store.clone()
     }
@@ -541,6 +538,35 @@ impl TerrainData {
                 godot_error!("TerrainData.save_regions: {e}");
                 error_code(&e)
             }
+        }
+    }
+}
+
+/// Why a folder cannot be opened (`folder` reports it and keeps the previous one).
+#[derive(Debug)]
+enum OpenError {
+    Regions(core::RegionError),
+    /// An endless map's regions come from a generator.
+    EndlessWithoutGenerator(std::path::PathBuf),
+    Generator(terrain_core::generation::NoiseParamsError),
+}
+
+impl From<core::RegionError> for OpenError {
+    fn from(e: core::RegionError) -> Self {
+        Self::Regions(e)
+    }
+}
+
+impl std::fmt::Display for OpenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            Self::Regions(e) => write!(f, "{e}"),
+            Self::EndlessWithoutGenerator(dir) => write!(
+                f,
+                "{} holds an endless map, whose regions come from a generator: set generator first",
+                dir.display()
+            ),
+            Self::Generator(e) => write!(f, "{e}"),
         }
     }
 }

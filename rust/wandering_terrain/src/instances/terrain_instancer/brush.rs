@@ -13,7 +13,7 @@ impl TerrainInstancer {
     /// (its `mesh_index`, size, strength, falloff and image). Returns the world X/Z rectangle whose
     /// instances changed (empty: none).
     #[func]
-    fn apply_brush(
+    pub(crate) fn apply_brush(
         &mut self,
         brush: Option<Gd<TerrainBrush>>,
         center: Vector2,

@@ -109,11 +109,12 @@ impl TerrainInstancer {
 }
 
 impl TerrainInstancer {
-    /// The terrain's water (a TerrainWater beside this instancer), as last computed.
+    /// The terrain's water (a water node beside this instancer: the contract's `water_of`), as last
+    /// computed.
     pub(super) fn water(&self) -> Option<std::sync::Arc<terrain_core::water::WaterLevels>> {
         self.base()
             .get_parent()
-            .and_then(|p| crate::water::terrain_water::water_of(&p))
+            .and_then(|p| crate::surface::water_of(&p))
     }
 
     /// Detail's frame: its layers resolved when stale, then its cells (`detail_cells`).

@@ -34,7 +34,7 @@ impl TerrainNode {
         };
         self.work.collision_steps += 1;
         self.work.collision_tiles += written as u64;
-        self.work.collision_usec += super::work_stats::usec_since(t0);
+        self.work.collision_usec += crate::work_stats::usec_since(t0);
         written as i64
     }
 

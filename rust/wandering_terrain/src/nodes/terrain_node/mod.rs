@@ -35,9 +35,8 @@ mod origin_shift;
 mod queries;
 mod sleep;
 mod source;
+use crate::work_stats::WorkStats;
 pub use sleep::TerrainTargetWatch;
-mod work_stats;
-use work_stats::WorkStats;
 
 const DEFAULT_SHADER: &str = "res://addons/wandering_terrain/shaders/terrain_node.gdshader";
 /// The debug views' shader (`debug_view`): the shipped includes, drawing what they compute as colours.

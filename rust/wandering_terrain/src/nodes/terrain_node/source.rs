@@ -170,7 +170,7 @@ impl TerrainNode {
         let shown = self.step_windows(pos, target, wait);
         self.work.windows_steps += 1;
         self.work.windows_shown += u64::from(shown);
-        self.work.windows_usec += work_stats::usec_since(t0);
+        self.work.windows_usec += crate::work_stats::usec_since(t0);
         shown
     }
 
