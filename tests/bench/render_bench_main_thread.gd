@@ -47,10 +47,12 @@ class Stamp extends Node:
 	var watched_instancer: TerrainInstancer
 	var _stats_before := {}
 	var _instancer_before := PackedInt64Array()
-	## Per slow frame (over 2 ms; its index in `frames`): the counters' growth during it (its physics
-	## ticks and process pass). Only slow frames are kept: a dictionary a frame grew a 20-minute soak's
-	## memory by some 60 MB, the bench's own, not the terrain's.
-	var work := {}
+	## Frames over 2 ms, counted by their largest part (`parts_of`), and the three worst with their parts
+	## and counters ([ms, parts, counters]). Nothing is kept per frame: a dictionary a frame (even a slow
+	## frame only) grew a 20-minute soak's memory by 40–60 MB, the bench's own, not the terrain's.
+	var slow := 0
+	var by_part := {}
+	var worst: Array = []
 
 	func _init(is_first: bool) -> void:
 		first = is_first
@@ -83,11 +85,38 @@ class Stamp extends Node:
 				if inst.size() == _instancer_before.size() and inst.size() >= 8:
 					d["grass_show_usec"] = inst[6] - _instancer_before[6]
 					d["grass_choose_usec"] = inst[7] - _instancer_before[7]
-				work[frames.size() - 1] = d
+				_count_slow(ms, d)
 			_stats_before = now
 			_instancer_before = inst
 		physics_usec = 0
 		ticks = 0
+
+	## Counts a slow frame by its largest part and keeps it if it is among the three worst.
+	func _count_slow(ms: float, d: Dictionary) -> void:
+		var p := parts_of(ms, d)
+		var top := "other"
+		for k in p:
+			if p[k] > p[top]:
+				top = k
+		slow += 1
+		by_part[top] = by_part.get(top, 0) + 1
+		worst.append([ms, p, d])
+		worst.sort_custom(func(a: Array, b: Array) -> bool: return a[0] > b[0])
+		if worst.size() > 3:
+			worst.resize(3)
+
+	## What a frame of `ms` spent by part, from its counters' growth `w` (`TerrainNode.get_work_stats` and
+	## the instancer's breakdown): sending texture layers, the rest of the windows step (starting and
+	## showing jobs, laying pieces out), collision hand-overs, instances, grass, and the remainder (the
+	## node's per-frame calls and whatever else ran between the stamps).
+	static func parts_of(ms: float, w: Dictionary) -> Dictionary:
+		var up: float = w["upload_usec"] / 1000.0
+		var win: float = (w["windows_usec"] - w["upload_usec"]) / 1000.0
+		var col: float = w["collision_usec"] / 1000.0
+		var grass: float = w.get("grass_usec", 0) / 1000.0
+		var inst: float = w.get("instancer_usec", 0) / 1000.0 - grass
+		return {"uploads": up, "windows": win, "collision": col, "instances": inst, "grass": grass,
+			"other": maxf(ms - up - win - col - inst - grass, 0.0)}
 
 	## Forgets what was recorded (the frames, their parts and slow frames' counters).
 	func reset() -> void:
@@ -95,7 +124,9 @@ class Stamp extends Node:
 		tick_counts.clear()
 		process_spans.clear()
 		wholes.clear()
-		work.clear()
+		slow = 0
+		by_part = {}
+		worst = []
 
 	## The first stamp: the open tick (its nodes, then the engine's step) ends where the next tick or the
 	## process pass begins.
@@ -240,7 +271,7 @@ func _flight(label: String, g: TerrainGenerator, data: TerrainData, speed: float
 	print("bench main thread (%s) %s: %d frames (%d physics ticks) in %.0f s, terrain work per frame median %.3f ms, p99 %.3f ms, worst %.2f ms (goal <= 0.5 / 2 ms); rays down at the target after 1 s: %d, %d missed, worst |hit - get_height| %.4f m (goal < 0.05); late collision tiles computed on the main thread: %d" % [
 		renderer, label, f.size(), ticks, seconds, Util.median(f), Util.quantile(f, 0.99), f.max(), checked[0], checked[1], checked[2], _late_tiles(tn) - late0])
 	print(whole_line(label, last.wholes, cpu_line))
-	_attribute(label, f, last.work)
+	_attribute(label, last)
 	last.watched = null
 	root.queue_free()
 	await tree.process_frame
@@ -253,41 +284,18 @@ func whole_line(label: String, w: Array[float], cpu_line: String) -> String:
 		renderer, label, Util.median(w), Util.quantile(w, 0.99), w.max(), cpu_line]
 
 
-## Attributes every frame over 2 ms of terrain work to what the node did in it (`get_work_stats`):
-## sending texture layers, the rest of the windows step (starting and showing jobs, laying pieces out),
-## collision hand-overs, and the remainder (the node's per-frame calls and whatever else ran between the
-## stamps). Prints the counts by largest part and the three worst frames.
-func _attribute(label: String, f: Array[float], work: Dictionary) -> void:
-	var slow: Array[int] = []
-	for i in work:
-		if i < f.size() and f[i] > 2.0:
-			slow.append(i)
-	var by := {"uploads": 0, "windows": 0, "collision": 0, "instances": 0, "grass": 0, "other": 0}
-	var parts := func(i: int) -> Dictionary:
-		var w: Dictionary = work[i]
-		var up: float = w["upload_usec"] / 1000.0
-		var win: float = (w["windows_usec"] - w["upload_usec"]) / 1000.0
-		var col: float = w["collision_usec"] / 1000.0
-		var grass: float = w.get("grass_usec", 0) / 1000.0
-		var inst: float = w.get("instancer_usec", 0) / 1000.0 - grass
-		return {"uploads": up, "windows": win, "collision": col, "instances": inst, "grass": grass,
-			"other": maxf(f[i] - up - win - col - inst - grass, 0.0)}
-	for i in slow:
-		var p: Dictionary = parts.call(i)
-		var top := "other"
-		for k in p:
-			if p[k] > p[top]:
-				top = k
-		by[top] += 1
-	slow.sort_custom(func(a: int, b: int) -> bool: return f[a] > f[b])
-	var worst := PackedStringArray()
-	for i in slow.slice(0, 3):
-		var p: Dictionary = parts.call(i)
-		var w: Dictionary = work[i]
-		worst.append("%.2f ms = uploads %.2f (%d layers) + windows %.2f (%d shown) + collision %.2f (%d tiles, %d ticks) + instances %.2f + grass %.2f (showing %.2f, choosing %.2f) + other %.2f" % [
-			f[i], p["uploads"], w["layers_uploaded"], p["windows"], w["windows_shown"], p["collision"], w["collision_tiles"], w["collision_steps"], p["instances"], p["grass"], w.get("grass_show_usec", 0) / 1000.0, w.get("grass_choose_usec", 0) / 1000.0, p["other"]])
+## Prints the frames over 2 ms of terrain work counted by their largest part (`Stamp.parts_of`) and the
+## three worst split into their parts.
+func _attribute(label: String, st: Stamp) -> void:
+	var lines := PackedStringArray()
+	for e in st.worst:
+		var p: Dictionary = e[1]
+		var w: Dictionary = e[2]
+		lines.append("%.2f ms = uploads %.2f (%d layers) + windows %.2f (%d shown) + collision %.2f (%d tiles, %d ticks) + instances %.2f + grass %.2f (showing %.2f, choosing %.2f) + other %.2f" % [
+			e[0], p["uploads"], w["layers_uploaded"], p["windows"], w["windows_shown"], p["collision"], w["collision_tiles"], w["collision_steps"], p["instances"], p["grass"], w.get("grass_show_usec", 0) / 1000.0, w.get("grass_choose_usec", 0) / 1000.0, p["other"]])
+	var by := st.by_part
 	print("bench main thread (%s) %s: %d frames over 2 ms, by largest part: uploads %d, windows %d, collision %d, instances %d, grass %d, other %d; worst: %s" % [
-		renderer, label, slow.size(), by["uploads"], by["windows"], by["collision"], by["instances"], by["grass"], by["other"], "; ".join(worst) if worst.size() > 0 else "none"])
+		renderer, label, st.slow, by.get("uploads", 0), by.get("windows", 0), by.get("collision", 0), by.get("instances", 0), by.get("grass", 0), by.get("other", 0), "; ".join(lines) if lines.size() > 0 else "none"])
 
 
 ## A still camera over `data`, then 256² edits under it: the call, then every frame's terrain work until
@@ -517,9 +525,12 @@ func _work_until_settled(frames: int) -> float:
 		quiet = quiet + 1 if last.frames.size() > 0 and last.frames[-1] < 0.1 else 0
 	last.recording = false
 	var sum := 0.0
-	settled_whole_excess = 0.0
 	for i in last.frames.size() - quiet:
 		sum += last.frames[i]
+	# The whole time from the first recorded frame on: the edit's call ran inside it, even when the
+	# terrain's own work after it was a still frame's.
+	settled_whole_excess = 0.0
+	for i in mini(maxi(last.frames.size() - quiet, 1), last.wholes.size()):
 		settled_whole_excess += last.wholes[i] - still_whole
 	return sum
 

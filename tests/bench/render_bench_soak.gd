@@ -127,11 +127,11 @@ func run(quick: bool) -> void:
 	sorted.sort()
 	var over2 := f.filter(func(x: float) -> bool: return x > 2.0).size()
 	var over4 := f.filter(func(x: float) -> bool: return x > 4.0).size()
-	print("bench soak (%s) %.0f s at 300 m/s over an endless region map (regions kept: %d MB budget, %.1f MB at the end; %.0f km in %d physics ticks), %d instances drawn at the end + grass, an edit a second (%d made), a save every %.0f s (%d, median %.1f ms, worst %.1f ms, %d failed): terrain work per frame median %.3f ms, p90 %.3f, p99 %.3f, p99.9 %.3f, worst %.3f ms (goal <= 4 ms); %d frames over 2 ms, %d over 4 ms of %d; resident memory growth %.1f MB, %.1f MB of it beyond the regions cache's growth (goal <= 32 MB); ground under the camera missing on %d of %d ticks" % [
+	print("bench soak (%s) %.0f s at 300 m/s over an endless region map (regions kept: %d MB budget, %.1f MB at the end; %.0f km in %d physics ticks), %d instances drawn at the end + grass, an edit a second (%d made), a save every %.0f s (%d, median %.1f ms, worst %.1f ms, %d failed): terrain work per frame median %.3f ms, p90 %.3f, p99 %.3f, p99.9 %.3f, worst %.3f ms (goal <= 4 ms); %d frames over 2 ms, %d over 4 ms of %d; resident memory growth %.1f MB, %.1f MB of it beyond the regions cache's growth (goal <= 32 MB; Godot's static memory %+.1f MB of that); ground under the camera missing on %d of %d ticks" % [
 		renderer, seconds, regions.budget_mb, regions.get_cached_bytes() / 1048576.0, pilot.get("ticks") * 5.0 / 1000.0, pilot.get("ticks"), inst.get_drawn_count(0), pilot.get("edits"), save_every, saves.size(), Util.median(saves) if saves.size() > 0 else 0.0, saves.max() if saves.size() > 0 else 0.0, save_errors,
-		Util.median(f), Util.quantile(f, 0.9), Util.quantile(f, 0.99), Util.quantile(f, 0.999), sorted.back(), over2, over4, f.size(), _rss_mb() - mem0, _rss_mb() - mem0 - (regions.get_cached_bytes() / 1048576.0 - cache0), pilot.get("missing"), pilot.get("ticks")])
+		Util.median(f), Util.quantile(f, 0.9), Util.quantile(f, 0.99), Util.quantile(f, 0.999), sorted.back(), over2, over4, f.size(), _rss_mb() - mem0, _rss_mb() - mem0 - (regions.get_cached_bytes() / 1048576.0 - cache0), (Performance.get_monitor(Performance.MEMORY_STATIC) - static0) / 1048576.0, pilot.get("missing"), pilot.get("ticks")])
 	print(m.whole_line("soak, frames with a save left out", wholes, cpu_line))
-	m._attribute("soak", f, m.last.work)
+	m._attribute("soak", m.last)
 	var em: Array[float] = pilot.get("edit_ms")
 	var worst_at := f.find(sorted.back())
 	print("bench soak (%s): the edits (read, raise, write back: the game's calls, in the physics pass) median %.3f ms, worst %.3f ms; the worst frame was frame %d of %d" % [

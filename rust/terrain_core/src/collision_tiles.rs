@@ -1,5 +1,5 @@
 //! Which collision tiles a terrain keeps in its physics engine, and when each is made: the tile policy,
-//! engine-free (the engine's side, bodies and shapes, is a `TileSink`: `physics/collision.rs` in the gdext
+//! engine-free (the engine's side, bodies and shapes, is a `TileSink`: `physics/collision_tiles.rs` in the gdext
 //! crate). Tiles within `radius` of the target, and of where it is heading, are wanted; their grids are
 //! computed on the worker threads, nearest to the target's path first, and handed to the engine within a
 //! main-thread budget a frame; a tile missing under the target is computed at once. An edit makes the

@@ -15,6 +15,7 @@ pub mod collision_tiles;
 pub mod control;
 pub mod detail;
 pub mod erosion;
+pub mod free_memory;
 pub mod generation;
 mod hash;
 pub mod height_range;

@@ -120,9 +120,10 @@ impl TerrainBrushStroke {
             (_, Chunks::Instances(c)) => {
                 // The instancer takes world X/Z; it returns the world rectangle it changed.
                 let r = c.dab(&self.brush, Vector2::new(position.x, position.z), seconds);
+                let (lo, hi) = (r.position.floor(), r.end().ceil());
                 return Rect2i::new(
-                    Vector2i::new(r.position.x.floor() as i32, r.position.y.floor() as i32),
-                    Vector2i::new(r.size.x.ceil() as i32, r.size.y.ceil() as i32),
+                    Vector2i::new(lo.x as i32, lo.y as i32),
+                    Vector2i::new((hi.x - lo.x) as i32, (hi.y - lo.y) as i32),
                 );
             }
             (Some(t), c) => (t, c),

@@ -35,14 +35,16 @@ pub(crate) struct LayerLink {
 impl LayerLink {
     /// Finds the terrain node above `node` and the resource its edits go to. A layer that lived in
     /// another resource leaves it. Err: what is missing, in the user's words.
-    pub fn attach(&mut self, node: &Gd<Node3D>, class: &str) -> Result<&Attached, String> {
+    pub fn attach(
+        &mut self,
+        node: &Gd<Node3D>,
+        class: &'static str,
+    ) -> Result<&Attached, AttachError> {
         self.id = node.instance_id().to_i64() as u64;
         let host = host_above(&node.clone().upcast());
         let Some(host) = host else {
             self.detach();
-            return Err(format!(
-                "{class} must be a child (or grandchild) of a TerrainNode or a WanderingTerrain"
-            ));
+            return Err(AttachError::NoTerrain { class });
         };
         let (who, surface) = {
             let h = host.dyn_bind();
@@ -50,9 +52,7 @@ impl LayerLink {
         };
         let Some(target) = surface.edits else {
             self.detach();
-            return Err(format!(
-                "the {who} has no terrain_data or terrain_regions for the {class} to shape (a generated world gets layers through a TerrainRegions map)"
-            ));
+            return Err(AttachError::NothingToShape { who, class });
         };
         if self
             .attached
@@ -190,5 +190,32 @@ impl LayerLink {
             .as_mut()
             .and_then(|a| a.target.with_layers(|l, _| l.stack.kept_bytes_of(tiles)))
             .unwrap_or(0)
+    }
+}
+
+/// Why a layer node finds nothing to shape (reported in the user's words, once).
+#[derive(Debug)]
+pub(crate) enum AttachError {
+    NoTerrain {
+        class: &'static str,
+    },
+    NothingToShape {
+        who: &'static str,
+        class: &'static str,
+    },
+}
+
+impl std::fmt::Display for AttachError {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            Self::NoTerrain { class } => write!(
+                f,
+                "{class} must be a child (or grandchild) of a TerrainNode or a WanderingTerrain"
+            ),
+            Self::NothingToShape { who, class } => write!(
+                f,
+                "the {who} has no terrain_data or terrain_regions for the {class} to shape (a generated world gets layers through a TerrainRegions map)"
+            ),
+        }
     }
 }

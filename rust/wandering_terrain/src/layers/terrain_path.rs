@@ -469,7 +469,7 @@ impl TerrainPath {
         let (to_terrain, frame, spacing, bounds) = match self.link.attach(&node, "TerrainPath") {
             Ok(a) => (a.to_terrain, a.frame, a.spacing, a.bounds),
             Err(e) => {
-                self.report(Some(e));
+                self.report(Some(e.to_string()));
                 self.layer = None;
                 return;
             }

@@ -264,7 +264,7 @@ impl TerrainStamp {
         let node = self.to_gd().upcast::<Node3D>();
         let (to_terrain, frame, spacing, bounds) = match self.link.attach(&node, "TerrainStamp") {
             Ok(a) => (a.to_terrain, a.frame, a.spacing, a.bounds),
-            Err(e) => return self.report(Some(e)),
+            Err(e) => return self.report(Some(e.to_string())),
         };
         let Some(image) = self.pixels() else {
             // No image: the stamp covers nothing (its old ground comes back).

@@ -36,14 +36,14 @@ macro_rules! collision_api {
         impl $class {
             /// `collision_mode`: no collision.
             #[constant]
-            const COLLISION_DISABLED: i64 = $crate::physics::collision::MODE_DISABLED;
+            const COLLISION_DISABLED: i64 = $crate::physics::collision_tiles::MODE_DISABLED;
             /// `collision_mode`: tiles around the followed target (a TerrainNode's `target`, a
             /// WanderingTerrain's camera).
             #[constant]
-            const COLLISION_DYNAMIC: i64 = $crate::physics::collision::MODE_DYNAMIC;
+            const COLLISION_DYNAMIC: i64 = $crate::physics::collision_tiles::MODE_DYNAMIC;
             /// `collision_mode`: every tile.
             #[constant]
-            const COLLISION_FULL: i64 = $crate::physics::collision::MODE_FULL;
+            const COLLISION_FULL: i64 = $crate::physics::collision_tiles::MODE_FULL;
 
             /// World positions of the grid points drawn for *Debug → Visible Collision Shapes* (every
             /// tile's points, as handed to the physics engine); empty when the scene tree does not show
@@ -81,7 +81,7 @@ macro_rules! collision_api {
 pub(crate) use collision_api;
 
 use crate::follow::Links;
-use crate::physics::collision::{CollisionSettings, CollisionTiles};
+use crate::physics::collision_tiles::{CollisionSettings, CollisionTiles};
 use crate::physics::terrain_collision::TerrainCollision;
 use godot::prelude::*;
 

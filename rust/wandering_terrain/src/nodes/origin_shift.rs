@@ -34,27 +34,19 @@ impl OriginShift {
         class: &str,
         by: Vector3,
         steps: Option<[f64; 2]>,
-    ) -> Result<[f64; 2], String> {
+    ) -> Result<[f64; 2], ShiftError> {
         let by = [f64::from(by.x), f64::from(by.z)];
+        let (class, kept) = (class.to_string(), self.offset);
         if !by.iter().all(|v| v.is_finite()) {
-            return Err(format!(
-                "{class}.shift_origin: the shift must be finite, got ({}, {}); the origin stays at {:?}",
-                by[0], by[1], self.offset
-            ));
+            return Err(ShiftError::NotFinite { class, by, kept });
         }
         let Some(steps) = steps else {
-            return Err(format!(
-                "{class}.shift_origin: the coarsest clipmap level's vertex step and the sample step share no multiple up to 1024 steps (set vertex_spacing to a multiple or a power-of-two fraction of the sample spacing); the origin stays at {:?}",
-                self.offset
-            ));
+            return Err(ShiftError::NoCommonStep { class, kept });
         };
         let d = [snap(by[0], steps[0]), snap(by[1], steps[1])];
         let next = [self.offset[0] + d[0], self.offset[1] + d[1]];
         if next.iter().any(|v| v.abs() > MAX_OFFSET) {
-            return Err(format!(
-                "{class}.shift_origin: the origin offset must stay within ±{MAX_OFFSET} world units per axis, got ({}, {}); the origin stays at {:?}",
-                next[0], next[1], self.offset
-            ));
+            return Err(ShiftError::TooFar { class, next, kept });
         }
         self.offset = next;
         self.moved |= d != [0.0, 0.0];
@@ -68,5 +60,45 @@ impl OriginShift {
             shift_step(lattice, sample[0])?,
             shift_step(lattice, sample[1])?,
         ])
+    }
+}
+
+/// Why a shift of the origin was refused (the origin stays at `kept`).
+#[derive(Debug)]
+pub enum ShiftError {
+    NotFinite {
+        class: String,
+        by: [f64; 2],
+        kept: [f64; 2],
+    },
+    NoCommonStep {
+        class: String,
+        kept: [f64; 2],
+    },
+    TooFar {
+        class: String,
+        next: [f64; 2],
+        kept: [f64; 2],
+    },
+}
+
+impl std::fmt::Display for ShiftError {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match self {
+            Self::NotFinite { class, by, kept } => write!(
+                f,
+                "{class}.shift_origin: the shift must be finite, got ({}, {}); the origin stays at {kept:?}",
+                by[0], by[1]
+            ),
+            Self::NoCommonStep { class, kept } => write!(
+                f,
+                "{class}.shift_origin: the coarsest clipmap level's vertex step and the sample step share no multiple up to 1024 steps (set vertex_spacing to a multiple or a power-of-two fraction of the sample spacing); the origin stays at {kept:?}"
+            ),
+            Self::TooFar { class, next, kept } => write!(
+                f,
+                "{class}.shift_origin: the origin offset must stay within ±{MAX_OFFSET} world units per axis, got ({}, {}); the origin stays at {kept:?}",
+                next[0], next[1]
+            ),
+        }
     }
 }

@@ -1,9 +1,9 @@
 //! `TerrainCollision`: a terrain node's collision settings as one object (mode, radius, layers, mask,
 //! physics material, subdivision, tolerance, lifting bodies), held by both terrain nodes as their
 //! `collision` property. The settings' rules live here once; the tiles in the physics engine are the
-//! node's (`collision.rs`), which follows this object's `changed`.
+//! node's (`collision_tiles.rs`), which follows this object's `changed`.
 
-use crate::physics::collision::{
+use crate::physics::collision_tiles::{
     CollisionSettings, MAX_TOLERANCE, MODE_DISABLED, MODE_DYNAMIC, MODE_FULL,
 };
 use godot::classes::{IResource, PhysicsMaterial, Resource};

@@ -95,7 +95,12 @@ impl TerrainRegions {
     /// in this resource), and the error reported by `what`.
     fn saved(&mut self, what: &str, res: Result<usize, RegionError>) -> Error {
         match res.and_then(|_| self.save_layer_base()) {
-            Ok(_) => Error::OK,
+            Ok(_) => {
+                // The save's buffers are free now, and the frames since the last save left free memory
+                // behind live allocations: given back to the system (`free_memory.rs`).
+                terrain_core::free_memory::return_free_pages();
+                Error::OK
+            }
             Err(e) => {
                 godot_error!("{what}: {e}; the edits stay unsaved");
                 error_code(&e)

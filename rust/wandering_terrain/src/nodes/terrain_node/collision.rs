@@ -1,6 +1,6 @@
 //! `TerrainNode` collision: the shared collision surface (`collision_api.rs`: constants,
 //! `update_collision`, counts, debug points) and this node's step (its target and frame); the tiles in
-//! `collision.rs`. The property accessors are in `terrain_node.rs` (the class's first API block).
+//! `physics/collision_tiles.rs`. The property accessors are in `terrain_node/mod.rs` (the class's first API block).
 
 use super::*;
 

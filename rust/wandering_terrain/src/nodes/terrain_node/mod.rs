@@ -6,7 +6,7 @@ use crate::data::terrain_regions::TerrainRegions;
 use crate::follow::{active_camera, weak, weak_with, Links};
 use crate::look::terrain_material::{self, TerrainMaterial};
 use crate::nodes::terrain_node::clipmap_data::ClipmapTexture;
-use crate::physics::collision::CollisionTiles;
+use crate::physics::collision_tiles::CollisionTiles;
 use crate::physics::terrain_collision::TerrainCollision;
 use crate::surface::{Surface, TerrainHost, TerrainSurface};
 use godot::classes::mesh::{ArrayType, PrimitiveType};

@@ -1,4 +1,4 @@
-//! `WanderingTerrain`'s collision: the tiles around its camera (the rules in `physics/collision.rs`, the
+//! `WanderingTerrain`'s collision: the tiles around its camera (the rules in core `collision_tiles.rs`, the
 //! API in `collision_api!`).
 
 use super::*;

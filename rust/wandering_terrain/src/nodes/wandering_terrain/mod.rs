@@ -5,7 +5,7 @@ use crate::data::terrain_data::TerrainData;
 use crate::follow::{active_camera, flags, weak, weak_with, Links};
 use crate::look::terrain_material::{self, TerrainMaterial};
 use crate::nodes::wandering_mesh::WanderingMesh;
-use crate::physics::collision::CollisionTiles;
+use crate::physics::collision_tiles::CollisionTiles;
 use crate::physics::terrain_collision::TerrainCollision;
 use crate::surface::{Surface, TerrainHost, TerrainSurface};
 use godot::classes::{
