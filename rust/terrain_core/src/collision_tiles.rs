@@ -157,6 +157,9 @@ pub struct CollisionTiles {
     /// The target at the last update, and where it is heading (terrain units ahead of it).
     last_target: Option<[f64; 2]>,
     lead: [f64; 2],
+    /// The target's motion over the last update (none for a jump): the late path covers where it will be
+    /// by the next one.
+    step: [f64; 2],
     /// Tiles computed on the main thread because the workers had not brought them in time.
     late_tiles: u64,
     /// The tiling and spacing of the last update (the tile-state view, the engine's placement).
@@ -438,12 +441,14 @@ impl CollisionTiles {
     /// Keeps the target and how far ahead of it to prepare tiles: its motion over `LEAD_TICKS` updates
     /// (nothing for a jump: a teleport prepares around where it lands).
     fn follow_target(&mut self, target: Option<[f64; 2]>, tile: f64) {
+        self.step = [0.0; 2];
         self.lead = match (target, self.last_target) {
             (Some(p), Some(q)) => {
                 let d = [p[0] - q[0], p[1] - q[1]];
                 let step = d[0].hypot(d[1]);
                 let most = self.settings.radius.max(tile) * 2.0;
                 if step.is_finite() && step <= most {
+                    self.step = d;
                     let k = (LEAD_TICKS * step).min(most) / step.max(1e-12);
                     [d[0] * k, d[1] * k]
                 } else {
@@ -559,8 +564,9 @@ impl CollisionTiles {
         written
     }
 
-    /// Computes on this thread the tiles the target cannot wait for: a missing or edited tile under it
-    /// (the workers fell behind, or an edit reached the ground it stands on), every tile it needs when it
+    /// Computes on this thread the tiles the target cannot wait for: a missing or edited tile under it or
+    /// where it will be by the next update (the workers fell behind, or an edit reached the ground it
+    /// stands on), every tile it needs when it
     /// has none yet (the first frame, a teleport), and with `now` everything wanted and every edit.
     #[allow(clippy::too_many_arguments)]
     fn compute_late<S: Samples + ?Sized>(
@@ -577,8 +583,11 @@ impl CollisionTiles {
         let area = match (now, first, self.last_target) {
             (true, _, _) => *want,
             (false, true, _) => *must,
+            // Where the target is and where it will be by the next update: with the workers behind (no
+            // core for them), a body moving fast must not reach a tile that is not there yet.
             (false, false, Some(p)) => {
-                tiles_around(tiling, t.spacing(), &[p], LATE_REACH * t.spacing())
+                let next = [p[0] + self.step[0], p[1] + self.step[1]];
+                tiles_around(tiling, t.spacing(), &[p, next], LATE_REACH * t.spacing())
             }
             (false, false, None) => return 0,
         };
