@@ -531,12 +531,14 @@ impl CollisionTiles {
             current
         });
         let p = self.last_target.unwrap_or([0.0; 2]);
+        let next = [p[0] + self.step[0], p[1] + self.step[1]];
         let spacing = self.key.map_or(1.0, |k| k.0);
-        // Distance (samples, max norm) from the target to a tile's centre; within `under` it holds the
-        // target.
+        // Distance (samples, max norm) from the target, or where it will be by the next update, to a
+        // tile's centre; within `under` it holds one of them (never held back by the budget).
         let dist = |r: &ReadyTile| {
             let c = r.grid.centre;
-            ((c[0] - p[0]).abs().max((c[1] - p[1]).abs()) / spacing) as i64
+            let d = |q: [f64; 2]| (c[0] - q[0]).abs().max((c[1] - q[1]).abs());
+            (d(p).min(d(next)) / spacing) as i64
         };
         let under = (tiling.tile_cells() as f64 * 0.5 + LATE_REACH) as i64;
         ready.sort_unstable_by_key(dist);
