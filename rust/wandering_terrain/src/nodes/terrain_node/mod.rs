@@ -1,5 +1,6 @@
 //! `TerrainNode`: renders a TerrainData as a geometry clipmap (layout in `terrain_core::clipmap`).
 
+use crate::data::edit_target::EditTarget;
 use crate::data::terrain_data::TerrainData;
 use crate::data::terrain_generator::TerrainGenerator;
 use crate::data::terrain_regions::TerrainRegions;
@@ -519,15 +520,12 @@ impl TerrainNode {
     #[func]
     fn set_terrain_data(&mut self, data: Option<Gd<TerrainData>>) {
         let me = self.to_gd();
+        // The same two connections every follower of an edit target makes (`EditTarget::follow`).
         self.data_links.replace(data.iter().flat_map(|d| {
-            [
-                d.signals()
-                    .changed()
-                    .connect(weak(&me, Self::on_data_changed)),
-                d.signals()
-                    .region_changed()
-                    .connect(weak_with(&me, Self::on_region_changed)),
-            ]
+            EditTarget::Data(d.clone()).follow(
+                weak(&me, Self::on_data_changed),
+                weak_with(&me, Self::on_region_changed),
+            )
         }));
         self.terrain_data = data;
         self.source_changed();
@@ -536,15 +534,12 @@ impl TerrainNode {
     #[func]
     fn set_terrain_regions(&mut self, regions: Option<Gd<TerrainRegions>>) {
         let me = self.to_gd();
+        // The same two connections every follower of an edit target makes (`EditTarget::follow`).
         self.regions_links.replace(regions.iter().flat_map(|r| {
-            [
-                r.signals()
-                    .changed()
-                    .connect(weak(&me, Self::on_source_changed)),
-                r.signals()
-                    .region_changed()
-                    .connect(weak_with(&me, Self::on_regions_edited)),
-            ]
+            EditTarget::Regions(r.clone()).follow(
+                weak(&me, Self::on_source_changed),
+                weak_with(&me, Self::on_regions_edited),
+            )
         }));
         self.terrain_regions = regions;
         self.source_changed();

@@ -1,6 +1,7 @@
 //! `WanderingTerrain`: the follow logic of camera-following LOD rings. Places a WanderingMesh in front of the camera each frame
 //! and feeds the wandering terrain shader (placement maths in `terrain_core::wandering_terrain`).
 
+use crate::data::edit_target::EditTarget;
 use crate::data::terrain_data::TerrainData;
 use crate::follow::{active_camera, flags, weak, weak_with, Links};
 use crate::look::terrain_material::{self, TerrainMaterial};
@@ -301,15 +302,12 @@ impl WanderingTerrain {
     #[func]
     fn set_terrain_data(&mut self, data: Option<Gd<TerrainData>>) {
         let me = self.to_gd();
+        // The same two connections every follower of an edit target makes (`EditTarget::follow`).
         self.data_links.replace(data.iter().flat_map(|d| {
-            [
-                d.signals()
-                    .changed()
-                    .connect(weak(&me, Self::on_data_changed)),
-                d.signals()
-                    .region_changed()
-                    .connect(weak_with(&me, Self::on_region_changed)),
-            ]
+            EditTarget::Data(d.clone()).follow(
+                weak(&me, Self::on_data_changed),
+                weak_with(&me, Self::on_region_changed),
+            )
         }));
         self.terrain_data = data;
         self.collision.invalidate();
