@@ -485,6 +485,63 @@ func test_endless_world_collides_around_a_flying_target() -> void:
 	target.queue_free()
 
 
+## Moves its target `step` a physics tick and casts a ray under it at once, in the same tick, before the
+## engine's step (as a character's move_and_slide would query); added after the terrain, so it runs after
+## the terrain's collision update.
+class Flyer extends Node:
+	var target: Node3D
+	var terrain: TerrainNode
+	var step := Vector3.ZERO
+	var ticks := 0
+	var misses := 0
+
+	func _physics_process(_delta: float) -> void:
+		var q := target.position + step
+		target.position = q
+		ticks += 1
+		var space := terrain.get_world_3d().direct_space_state
+		var ray := PhysicsRayQueryParameters3D.create(q + Vector3(0, 1000, 0), q - Vector3(0, 1000, 0))
+		misses += int(space.intersect_ray(ray).is_empty())
+
+
+func test_a_fast_target_finds_ground_every_tick_with_the_cores_busy() -> void:
+	var g := TerrainGenerator.new()
+	g.seed = 4096
+	g.frequency = 1.0 / 700.0
+	g.height = 220.0
+	# Default collision (DYNAMIC, radius 64 m, subdivision 4); the workers get no core of their own.
+	var s := following_node(g, Vector3(0, 0, 0))
+	var tn: TerrainNode = s[0]
+	var target: Node3D = s[1]
+	await tree.physics_frame
+	await tree.physics_frame
+	var busy := [true]
+	var threads: Array[Thread] = []
+	for i in 3:
+		var th := Thread.new()
+		th.start(func() -> void:
+			var n := 0
+			while busy[0]:
+				n += 1)
+		threads.append(th)
+	var flyer := Flyer.new()
+	flyer.target = target
+	flyer.terrain = tn
+	# 450 m/s at 60 ticks a second.
+	flyer.step = Vector3(7.5, 0, 1.0)
+	tree.root.add_child(flyer)
+	while flyer.ticks < 400:
+		await tree.physics_frame
+	busy[0] = false
+	for th in threads:
+		th.wait_to_finish()
+	check_eq(flyer.misses, 0, "ticks without ground under the target, of %d (%s)" % [flyer.ticks, _engine()])
+	print("fast target with the cores busy (%s): %d ticks, %d without ground, %d tiles computed late" % [_engine(), flyer.ticks, flyer.misses, tn.get_collision_late_tiles()])
+	flyer.queue_free()
+	tn.queue_free()
+	target.queue_free()
+
+
 func test_visible_collision_shapes_draw_the_tiles_exactly() -> void:
 	var t := _hilly()
 	# Off (the default): nothing is drawn, nothing spent.

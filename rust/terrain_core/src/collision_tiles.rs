@@ -87,6 +87,11 @@ const LEAD_TICKS: f64 = 15.0;
 /// A missing tile within this many samples of the target is computed at once rather than waited for.
 const LATE_REACH: f64 = 2.0;
 
+/// The late path covers where the target will be this many updates ahead: a tile written in an update is
+/// found by Godot Physics' queries only after the engine's next step (its broadphase refits then), so
+/// a body moved and queried in the next tick, before that step, needs the tile one update earlier.
+const LATE_UPDATES: f64 = 2.0;
+
 /// Grid points per tile side in DYNAMIC mode (about 0.1 ms to build in Godot Physics, 0.3 ms in Jolt).
 pub const DYNAMIC_TILE_POINTS: usize = 65;
 
@@ -158,7 +163,7 @@ pub struct CollisionTiles {
     last_target: Option<[f64; 2]>,
     lead: [f64; 2],
     /// The target's motion over the last update (none for a jump): the late path covers where it will be
-    /// by the next one.
+    /// `LATE_UPDATES` updates ahead.
     step: [f64; 2],
     /// Tiles computed on the main thread because the workers had not brought them in time.
     late_tiles: u64,
@@ -460,6 +465,14 @@ impl CollisionTiles {
         self.last_target = target;
     }
 
+    /// Where a target at `p` will be `LATE_UPDATES` updates ahead at its last speed.
+    fn late_ahead(&self, p: [f64; 2]) -> [f64; 2] {
+        [
+            p[0] + LATE_UPDATES * self.step[0],
+            p[1] + LATE_UPDATES * self.step[1],
+        ]
+    }
+
     /// Drops the tiles, results and edit marks outside what is kept; edited tiles beyond what is wanted
     /// are dropped rather than rewritten (they are prepared again if the target comes near).
     fn drop_outside(&mut self, sink: &mut impl TileSink, [_, want, keep]: [Range2; 3]) {
@@ -531,9 +544,9 @@ impl CollisionTiles {
             current
         });
         let p = self.last_target.unwrap_or([0.0; 2]);
-        let next = [p[0] + self.step[0], p[1] + self.step[1]];
+        let next = self.late_ahead(p);
         let spacing = self.key.map_or(1.0, |k| k.0);
-        // Distance (samples, max norm) from the target, or where it will be by the next update, to a
+        // Distance (samples, max norm) from the target, or where it will be `LATE_UPDATES` ahead, to a
         // tile's centre; within `under` it holds one of them (never held back by the budget).
         let dist = |r: &ReadyTile| {
             let c = r.grid.centre;
@@ -567,7 +580,7 @@ impl CollisionTiles {
     }
 
     /// Computes on this thread the tiles the target cannot wait for: a missing or edited tile under it or
-    /// where it will be by the next update (the workers fell behind, or an edit reached the ground it
+    /// where it will be `LATE_UPDATES` updates ahead (the workers fell behind, or an edit reached the ground it
     /// stands on), every tile it needs when it
     /// has none yet (the first frame, a teleport), and with `now` everything wanted and every edit.
     #[allow(clippy::too_many_arguments)]
@@ -585,11 +598,11 @@ impl CollisionTiles {
         let area = match (now, first, self.last_target) {
             (true, _, _) => *want,
             (false, true, _) => *must,
-            // Where the target is and where it will be by the next update: with the workers behind (no
+            // Where the target is and where it will be `LATE_UPDATES` ahead: with the workers behind (no
             // core for them), a body moving fast must not reach a tile that is not there yet.
             (false, false, Some(p)) => {
-                let next = [p[0] + self.step[0], p[1] + self.step[1]];
-                tiles_around(tiling, t.spacing(), &[p, next], LATE_REACH * t.spacing())
+                let ahead = self.late_ahead(p);
+                tiles_around(tiling, t.spacing(), &[p, ahead], LATE_REACH * t.spacing())
             }
             (false, false, None) => return 0,
         };
@@ -598,7 +611,8 @@ impl CollisionTiles {
         for z in area.1[0]..area.1[1] {
             for x in area.0[0]..area.0[1] {
                 let id = [x, z];
-                if contains(*must, &id) || now {
+                // Wanted ones only (the target's path may leave the wanted range at a jump-like speed).
+                if contains(*want, &id) {
                     // Missing, or edited: the ground under the target is never stale.
                     let used = self.used.contains(&id);
                     // A tile being refined stays collidable as it is until the workers bring it.
