@@ -30,6 +30,7 @@ pub mod progress;
 pub mod raycast;
 pub mod sample_rect;
 pub mod samples;
+pub mod surface_cache;
 pub mod terrain_data;
 pub mod terrain_edit;
 pub mod terrain_path;

@@ -29,6 +29,8 @@ unsafe impl ExtensionLibrary for WanderingTerrainExtension {
         // first terrain node entering a tree registers the parser).
         if stage == InitStage::MainLoop {
             physics::navigation::register();
+            // Any shader may include terrain_surface.gdshaderinc before a terrain exists.
+            look::surface_cache::register_globals();
         }
     }
 

@@ -41,6 +41,9 @@ work_counters! {
         collision_steps,
         collision_tiles,
         collision_usec,
+        /// The surface cache's updates (µs) and the texels it asked the GPU to draw.
+        surface_usec,
+        surface_texels,
     }
 }
 

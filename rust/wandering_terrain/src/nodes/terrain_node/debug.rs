@@ -23,13 +23,9 @@ impl TerrainNode {
         }
     }
 
-    /// Sets a per-frame shader parameter on the node's material and on the debug view's.
+    /// Sets a per-frame shader parameter on the node's material, the debug view's and the surface cache's.
     pub(crate) fn set_param(&mut self, name: &StringName, value: &Variant) {
-        for m in self
-            .material
-            .iter_mut()
-            .chain(self.debug_material.iter_mut())
-        {
+        for m in self.shader_materials() {
             m.set_shader_parameter(name, value);
         }
     }

@@ -172,11 +172,7 @@ impl TerrainNode {
             self.morph_width,
             self.last_target,
         );
-        for mat in self
-            .material
-            .iter_mut()
-            .chain(self.debug_material.iter_mut())
-        {
+        for mat in self.shader_materials() {
             mat.set_shader_parameter("clipmap_data", &tex.to_variant());
             mat.set_shader_parameter("clipmap_window", &window.to_variant());
             mat.set_shader_parameter("clipmap_split", &split.to_variant());
@@ -197,5 +193,6 @@ impl TerrainNode {
             mat.set_shader_parameter("terrain_shift", &shift.to_variant());
         }
         self.send_uv_shift();
+        self.invalidate_surface_cache();
     }
 }

@@ -36,6 +36,7 @@ mod origin_shift;
 mod queries;
 mod sleep;
 mod source;
+mod surface_cache;
 use crate::work_stats::WorkStats;
 pub use sleep::TerrainTargetWatch;
 
@@ -156,6 +157,27 @@ pub struct TerrainNode {
     #[export(flags_3d_render)]
     #[var(set = set_layers)]
     layers: u32,
+
+    /// The terrain's shaded surface (albedo, normal, roughness, height) kept around the camera for meshes
+    /// to blend into the ground: `TerrainBlendMaterial`, or any shader including `terrain_surface.gdshaderinc`.
+    /// Drawn by the GPU only where the camera uncovered ground or an edit, a paint stroke or a material
+    /// change landed. The first terrain node with a cache in the scene provides it.
+    #[export]
+    #[export_group(name = "Surface cache")]
+    #[var(set = set_surface_cache_enabled)]
+    surface_cache_enabled: bool,
+    /// Levels of the cache (1..=4); each doubles the texel and the reach (the first's texel is the
+    /// terrain's sample spacing).
+    #[export(range = (1.0, 4.0))]
+    #[var(set = set_surface_cache_levels)]
+    surface_cache_levels: i64,
+    /// Texels per side of each level (32..=1024, a multiple of 16); memory is 12 bytes a texel (3 MiB at
+    /// the defaults, 4 levels of 256).
+    #[export(range = (32.0, 1024.0, 16.0))]
+    #[var(set = set_surface_cache_size)]
+    surface_cache_size: i64,
+    /// The cache while enabled and in the tree.
+    surface_cache: Option<crate::look::surface_cache::SurfaceCache>,
 
     /// Collision: which tiles exist around the target (`mode`, `radius`), how finely they follow the drawn
     /// surface (`subdivision`, `tolerance`), the physics layers and material, and what edits do to the bodies
@@ -307,6 +329,10 @@ impl INode3D for TerrainNode {
             morph_width: 8.0,
             cast_shadow: 1,
             layers: 1,
+            surface_cache_enabled: true,
+            surface_cache_levels: 4,
+            surface_cache_size: 256,
+            surface_cache: None,
             collision_mode: PhantomVar::default(),
             collision_radius: PhantomVar::default(),
             collision_layer: PhantomVar::default(),
@@ -365,6 +391,7 @@ impl INode3D for TerrainNode {
             self.warn_if_many_sources();
         }
         self.update_frame(false);
+        self.refresh_surface_cache();
         self.update_cell_view();
         if self.terrain_data.is_none() {
             if let Some(r) = self.terrain_regions.as_mut() {
@@ -411,8 +438,10 @@ impl INode3D for TerrainNode {
                 if self.collision.enter_world(&node) {
                     self.update_collision();
                 }
+                self.attach_surface_cache();
             }
             N::EXIT_TREE => {
+                self.detach_surface_cache();
                 self.target_node.replace(None);
                 self.drop_watch();
                 self.free_instances();
@@ -591,7 +620,30 @@ impl TerrainNode {
     fn apply_look(&mut self) {
         terrain_material::bind(self.terrain_material.as_mut(), self.material.as_ref());
         terrain_material::bind(self.terrain_material.as_mut(), self.debug_material.as_ref());
+        let fill = self
+            .surface_cache
+            .as_mut()
+            .map(|c| c.material_mut().clone());
+        terrain_material::bind(self.terrain_material.as_mut(), fill.as_ref());
         self.send_uv_shift();
+        self.invalidate_surface_cache();
+    }
+
+    #[func]
+    fn set_surface_cache_enabled(&mut self, v: bool) {
+        self.enable_surface_cache(v);
+    }
+
+    /// Levels 1..=4; out of range is refused with an error and the old value kept.
+    #[func]
+    fn set_surface_cache_levels(&mut self, v: i64) {
+        self.configure_surface_cache(v, self.surface_cache_size);
+    }
+
+    /// 32..=1024, a multiple of 16; out of range is refused with an error and the old value kept.
+    #[func]
+    fn set_surface_cache_size(&mut self, v: i64) {
+        self.configure_surface_cache(self.surface_cache_levels, v);
     }
 
     #[func]
@@ -663,11 +715,16 @@ impl TerrainNode {
     /// data windows started or showed a worker's job) and `windows_usec` (their time, uploads and layout
     /// included), `windows_shown` (jobs shown), `layers_uploaded` and `upload_usec` (texture layers sent
     /// to the GPU), `collision_steps` (physics ticks with collision work), `collision_tiles` (tiles
-    /// handed to the physics engine) and `collision_usec`.
+    /// handed to the physics engine) and `collision_usec`, `surface_usec` (the surface cache's updates)
+    /// and `surface_texels` (cache texels it asked the GPU to draw).
     #[func]
     fn get_work_stats(&self) -> VarDictionary {
         let mut w = self.work;
         (w.layers_uploaded, w.upload_usec) = self.gpu.sent();
+        w.surface_texels = self
+            .surface_cache
+            .as_ref()
+            .map_or(0, |c| c.texels_written());
         w.to_dictionary()
     }
 

@@ -19,11 +19,7 @@ impl TerrainNode {
 
     /// One sample step in world units on X and Z (signed, as the node's scale).
     fn sample_steps(&self) -> [f64; 2] {
-        let sp = match (&self.terrain_data, &self.streamed) {
-            (Some(d), _) => d.bind().get_spacing(),
-            (None, Some(g)) => g.spacing(),
-            _ => 1.0,
-        };
+        let sp = self.sample_spacing();
         let f = self.placement_frame();
         [sp * f.scale[0], sp * f.scale[2]]
     }
@@ -84,11 +80,7 @@ impl TerrainNode {
     pub(crate) fn send_uv_shift(&mut self) {
         let shift = self.shift_in_terrain();
         let look = self.terrain_material.clone();
-        for m in self
-            .material
-            .iter_mut()
-            .chain(self.debug_material.iter_mut())
-        {
+        for m in self.shader_materials() {
             terrain_material::bind_uv_shift(look.as_ref(), m, shift);
         }
     }

@@ -77,6 +77,7 @@ impl TerrainNode {
             && self.terrain_regions.is_none()
             && !matches!(self.debug_view, COLLISION | REGIONS | INSTANCES | NAVIGATION)
             && !self.nav_view.is_shown()
+            && !self.surface_cache_waits()
             && self.frame_target.is_some()
             && self.frame_target == self.last_pos
             && self

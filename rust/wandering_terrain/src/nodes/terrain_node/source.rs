@@ -15,6 +15,7 @@ impl TerrainNode {
         let r = from_rect2i(region);
         self.gpu.mark_edited(r);
         self.collision.mark(r);
+        self.surface_cache_edited(r);
         self.wake();
     }
 
@@ -89,6 +90,7 @@ impl TerrainNode {
         // The next worker job recomputes the texels the edit reached (drawn a frame or two later).
         self.gpu.mark_edited(r);
         self.collision.mark(r);
+        self.surface_cache_edited(r);
         self.wake();
         self.nav_view.edits += 1;
     }
@@ -221,6 +223,7 @@ impl TerrainNode {
             return false;
         };
         self.layout_pieces(t);
+        self.update_surface_cache(pos);
         self.last_pos = Some(pos);
         let fo = self.fine_origin_sent();
         if Some(fo) != self.sent_fine_origin {

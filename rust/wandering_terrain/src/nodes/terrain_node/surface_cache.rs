@@ -1,0 +1,153 @@
+//! `TerrainNode`'s surface cache (`look/surface_cache.rs`): made when the node enters the tree, given the
+//! node's shader parameters like its own material, drawn where the data windows just showed new ground.
+
+use super::*;
+use crate::look::surface_cache::SurfaceCache;
+use terrain_core::sample_rect::SampleRect;
+use terrain_core::surface_cache::SurfaceCacheConfig;
+
+#[godot_api(secondary)]
+impl TerrainNode {
+    /// The surface cache's atlas (null while the cache is off or the node is outside the tree): levels in
+    /// rows of `surface_cache_size`, three planes side by side — albedo (sRGB) and roughness, the world
+    /// normal (× 0.5 + 0.5) and coverage, the height's f32 bytes. Show it in a TextureRect to see the cache.
+    #[func]
+    pub(crate) fn get_surface_cache_texture(&self) -> Option<Gd<godot::classes::Texture2D>> {
+        self.surface_cache
+            .as_ref()
+            .and_then(|c| c.texture())
+            .map(|t| t.upcast())
+    }
+}
+
+impl TerrainNode {
+    pub(crate) fn enable_surface_cache(&mut self, v: bool) {
+        self.surface_cache_enabled = v;
+        self.detach_surface_cache();
+        self.attach_surface_cache();
+    }
+
+    pub(crate) fn configure_surface_cache(&mut self, levels: i64, size: i64) {
+        match SurfaceCacheConfig::new(levels, size) {
+            Ok(_) => {
+                (self.surface_cache_levels, self.surface_cache_size) = (levels, size);
+                self.detach_surface_cache();
+                self.attach_surface_cache();
+            }
+            Err(e) => godot_error!("TerrainNode.{e}; keeping the previous value"),
+        }
+    }
+
+    /// Every material the node sets its shader parameters on: its own, the debug view's, the cache's fill.
+    pub(crate) fn shader_materials(&mut self) -> impl Iterator<Item = &mut Gd<ShaderMaterial>> {
+        self.material
+            .iter_mut()
+            .chain(self.debug_material.iter_mut())
+            .chain(
+                self.surface_cache
+                    .iter_mut()
+                    .map(SurfaceCache::material_mut),
+            )
+    }
+
+    /// Makes the cache (enabled, in the tree) and gives its fill the node's parameters.
+    pub(crate) fn attach_surface_cache(&mut self) {
+        if !self.surface_cache_enabled
+            || self.surface_cache.is_some()
+            || !self.base().is_inside_tree()
+        {
+            return;
+        }
+        let Ok(cfg) = SurfaceCacheConfig::new(self.surface_cache_levels, self.surface_cache_size)
+        else {
+            return;
+        };
+        let mut cache = SurfaceCache::new(cfg);
+        let mut node = self.base().clone().upcast::<Node>();
+        cache.attach(&mut node, self.base().instance_id().to_i64());
+        self.surface_cache = Some(cache);
+        self.update_material();
+        self.apply_look();
+        self.wake();
+    }
+
+    pub(crate) fn detach_surface_cache(&mut self) {
+        if let Some(mut c) = self.surface_cache.take() {
+            c.detach();
+        }
+    }
+
+    pub(crate) fn invalidate_surface_cache(&mut self) {
+        if let Some(c) = self.surface_cache.as_mut() {
+            c.invalidate_all();
+            self.wake();
+        }
+    }
+
+    /// The process pass: a cache invalidated (or just made) is drawn now around the shown target, not at
+    /// the next window update (a still camera has none).
+    pub(crate) fn refresh_surface_cache(&mut self) {
+        let stale = self
+            .surface_cache
+            .as_ref()
+            .is_some_and(SurfaceCache::is_stale);
+        if let (true, true, Some(p)) = (stale, self.drawable, self.last_pos) {
+            self.update_surface_cache(p);
+        }
+    }
+
+    /// Whether the cache still waits to be drawn (the node must not sleep).
+    pub(crate) fn surface_cache_waits(&self) -> bool {
+        self.surface_cache
+            .as_ref()
+            .is_some_and(SurfaceCache::is_stale)
+    }
+
+    /// Edited samples `r` (unshifted sample indices): the cache texels over them are drawn again once the
+    /// windows show the edit.
+    pub(crate) fn surface_cache_edited(&mut self, r: SampleRect) {
+        if self.surface_cache.is_none() || r.is_empty() {
+            return;
+        }
+        let sp = self.sample_spacing();
+        let sh = self.shift_in_terrain();
+        let lo = [r.x as f64 * sp - sh[0], r.z as f64 * sp - sh[1]];
+        let hi = [
+            (r.x + r.w as i64) as f64 * sp - sh[0],
+            (r.z + r.d as i64) as f64 * sp - sh[1],
+        ];
+        if let Some(c) = self.surface_cache.as_mut() {
+            c.mark_edited(lo, hi);
+        }
+    }
+
+    /// After the windows showed new data around the target at world position `pos`: the cache follows.
+    pub(crate) fn update_surface_cache(&mut self, pos: Vector3) {
+        if self.surface_cache.is_none() {
+            return;
+        }
+        let t0 = std::time::Instant::now();
+        let (o, s) = self.frame();
+        let centre = [
+            (f64::from(pos.x) - f64::from(o.x)) / f64::from(s.x),
+            (f64::from(pos.z) - f64::from(o.z)) / f64::from(s.z),
+        ];
+        let sp = self.sample_spacing();
+        if let Some(c) = self.surface_cache.as_mut() {
+            let before = c.texels_written();
+            c.update(centre, sp, (o, s));
+            if c.texels_written() != before {
+                self.work.surface_usec += crate::work_stats::usec_since(t0);
+            }
+        }
+    }
+
+    /// Terrain units between samples of the drawn source.
+    pub(crate) fn sample_spacing(&self) -> f64 {
+        match (&self.terrain_data, &self.streamed) {
+            (Some(d), _) => d.bind().get_spacing(),
+            (None, Some(g)) => g.spacing(),
+            _ => 1.0,
+        }
+    }
+}

@@ -1,0 +1,295 @@
+extends "res://wt_test.gd"
+## The surface cache (TerrainNode.surface_cache_*, terrain_surface.gdshaderinc, TerrainBlendMaterial):
+## what a mesh reads is what the terrain draws (colour within 2/255, height = get_height at the texels),
+## edits reach it within two frames, a move draws only the strips it uncovered, and a half-buried mesh
+## shows no seam with the blend (and a clear one without it).
+
+const MAGENTA := Color(1, 0, 1)
+const PROBE := "res://render/material_probe.gdshader"
+const SURFACE_PROBE := "res://render/surface_probe.gdshader"
+const SIZE := 128
+## Two painted layers (sRGB): grass on the west half, soil on the east.
+const GRASS := Color8(60, 140, 50)
+const SOIL := Color8(150, 100, 60)
+
+
+func _data() -> TerrainData:
+	var t := TerrainData.new()
+	t.size = Vector2i(SIZE, SIZE)
+	var h := PackedFloat32Array()
+	for z in SIZE:
+		for x in SIZE:
+			h.append(2.0 * sin(x * 0.05) * cos(z * 0.04) + 0.01 * x)
+	t.heights = h
+	var w := PackedFloat32Array()
+	w.resize(SIZE * SIZE / 2)
+	w.fill(1.0)
+	check(t.set_layer_region(Rect2i(SIZE / 2, 0, SIZE / 2, SIZE), 1, w), "soil painted")
+	return t
+
+
+func _layer(c: Color) -> TerrainLayer:
+	var l := TerrainLayer.new()
+	var img := Image.create_empty(16, 16, false, Image.FORMAT_RGBA8)
+	img.fill(c)
+	l.albedo_texture = ImageTexture.create_from_image(img)
+	return l
+
+
+func _material() -> TerrainMaterial:
+	var m := TerrainMaterial.new()
+	var layers: Array[TerrainLayer] = [_layer(GRASS), _layer(SOIL)]
+	m.layers = layers
+	m.auto_texturing = false
+	m.texture_size = 64
+	return m
+
+
+## A scene with a camera straight above the terrain's centre (orthographic), and the terrain.
+func _top_down(material: ShaderMaterial) -> Array:
+	RenderingServer.set_default_clear_color(MAGENTA)
+	var root := Node3D.new()
+	tree.root.add_child(root)
+	var cam := Camera3D.new()
+	cam.projection = Camera3D.PROJECTION_ORTHOGONAL
+	cam.size = SIZE * 0.9
+	cam.far = 500.0
+	cam.position = Vector3(SIZE * 0.5, 200.0, SIZE * 0.5)
+	cam.rotation_degrees = Vector3(-90, 0, 0)
+	root.add_child(cam)
+	cam.make_current()
+	var t := _data()
+	var tn := TerrainNode.new()
+	if material:
+		tn.material = material
+	tn.terrain_material = _material()
+	tn.terrain_data = t
+	root.add_child(tn)
+	tn.target = tn.get_path_to(cam)
+	return [root, cam, tn, t]
+
+
+## A plane over the whole terrain drawn with `mat`, 10 above its highest point.
+func _plane(root: Node3D, mat: Material) -> MeshInstance3D:
+	var m := MeshInstance3D.new()
+	var p := PlaneMesh.new()
+	p.size = Vector2(SIZE * 2, SIZE * 2)
+	m.mesh = p
+	m.material_override = mat
+	m.position = Vector3(SIZE * 0.5, 10.0, SIZE * 0.5)
+	root.add_child(m)
+	return m
+
+
+## Level 0's window origin for a camera at terrain x/z `c` (texel 1): surface_cache.rs's rule.
+func _origin(c: Vector2, size: int) -> Vector2i:
+	return Vector2i(floori(c.x) - size / 2, floori(c.y) - size / 2)
+
+
+## The f32 in the height plane of the atlas at level-0 texel index `i`.
+func _cached_height(img: Image, i: Vector2i, size: int) -> float:
+	var slot := Vector2i(posmod(i.x, size), posmod(i.y, size))
+	var c := img.get_pixel(2 * size + slot.x, slot.y)
+	var b := PackedByteArray([roundi(c.r * 255), roundi(c.g * 255), roundi(c.b * 255), roundi(c.a * 255)])
+	return b.decode_float(0)
+
+
+## Worst |cached height - get_height| over the level-0 texels inside `area` (texel indices).
+func _height_error(tn: TerrainNode, area: Rect2i) -> float:
+	var img: Image = tn.get_surface_cache_texture().get_image()
+	var size: int = tn.surface_cache_size
+	var worst := 0.0
+	for z in range(area.position.y, area.end.y):
+		for x in range(area.position.x, area.end.x):
+			var want := tn.get_height(Vector2(x + 0.5, z + 0.5))
+			worst = worst_of(worst, absf(_cached_height(img, Vector2i(x, z), size) - want))
+	return worst
+
+
+func test_a_mesh_reads_what_the_terrain_draws() -> void:
+	var probe := ShaderMaterial.new()
+	probe.shader = load(PROBE)
+	var s := _top_down(probe)
+	var root: Node3D = s[0]
+	var cam: Camera3D = s[1]
+	var tn: TerrainNode = s[2]
+	await frames(3)
+	var ground := screenshot("surface_cache_terrain")
+	var plane_mat := ShaderMaterial.new()
+	plane_mat.shader = load(SURFACE_PROBE)
+	var plane := _plane(root, plane_mat)
+	await frames(2)
+	var read := screenshot("surface_cache_read_back")
+	# Pixels away from the layer border (x = 64 in terrain units) and from the picture's edge.
+	var n := 0
+	var worst := 0.0
+	var total := 0.0
+	for py in range(2, read.get_height() - 2, 2):
+		for px in range(2, read.get_width() - 2, 2):
+			var o := cam.project_ray_origin(Vector2(px + 0.5, py + 0.5))
+			if absf(o.x - SIZE * 0.5) < 2.0 or o.x < 2.0 or o.z < 2.0 or o.x > SIZE - 2 or o.z > SIZE - 2:
+				continue
+			var a := ground.get_pixel(px, py)
+			var b := read.get_pixel(px, py)
+			var err := maxf(maxf(absf(a.r - b.r), absf(a.g - b.g)), absf(a.b - b.b))
+			worst = worst_of(worst, err)
+			total += err
+			n += 1
+	print("surface cache read back (%s): %d pixels, worst %.1f/255, mean %.2f/255" % [renderer, n, worst * 255.0, total / maxi(n, 1) * 255.0])
+	check(n > 1000, "pixels compared: %d" % n)
+	check(worst <= 2.5 / 255.0, "terrain_surface colour = the terrain's own (worst %.1f/255)" % (worst * 255.0))
+	# Heights: the f32 stored at every level-0 texel over the terrain is get_height there.
+	var size: int = tn.surface_cache_size
+	var o := _origin(Vector2(SIZE * 0.5, SIZE * 0.5), size)
+	var area := Rect2i(o, Vector2i(size, size)).intersection(Rect2i(1, 1, SIZE - 2, SIZE - 2))
+	var herr := _height_error(tn, area)
+	print("surface cache heights (%s): %d texels, worst |h - get_height| %s" % [renderer, area.get_area(), herr])
+	check(herr <= 1e-5, "cached heights = get_height (worst %s)" % herr)
+	# The albedo plane holds the layers' colours as spatial shaders see them, sRGB-encoded: the painted
+	# colour on Forward+ (linear there), encoded once more on Compatibility (which shades the stored values).
+	var atlas: Image = tn.get_surface_cache_texture().get_image()
+	for c in [[Vector2i(30, 64), GRASS], [Vector2i(100, 64), SOIL]]:
+		var i: Vector2i = c[0]
+		var got := atlas.get_pixel(posmod(i.x, size), posmod(i.y, size))
+		var want: Color = c[1] if renderer != "opengl3" else c[1].linear_to_srgb()
+		var e := maxf(maxf(absf(got.r - want.r), absf(got.g - want.g)), absf(got.b - want.b))
+		check(e <= 1.5 / 255.0, "cached albedo at %s: %s, painted %s" % [i, got, want])
+	plane.queue_free()
+	root.queue_free()
+	await frames(1)
+
+
+func test_edits_and_moves_redraw_only_what_changed() -> void:
+	var s := _top_down(null)
+	var root: Node3D = s[0]
+	var cam: Camera3D = s[1]
+	var tn: TerrainNode = s[2]
+	var t: TerrainData = s[3]
+	await frames(3)
+	var size: int = tn.surface_cache_size
+	var first: int = tn.get_work_stats()["surface_texels"]
+	check_eq(first, size * size * tn.surface_cache_levels, "the first update draws every level whole")
+	# A raise of 3 m under the camera: the cache holds the new heights within two frames.
+	var r := Rect2i(60, 60, 8, 8)
+	var h := t.get_heights_region(r)
+	for i in h.size():
+		h[i] += 3.0
+	t.set_heights_region(r, h)
+	await tree.process_frame
+	await tree.process_frame
+	await RenderingServer.frame_post_draw
+	var herr := _height_error(tn, Rect2i(58, 58, 12, 12))
+	check(herr <= 1e-5, "an edit reaches the cache within two frames (worst %s)" % herr)
+	var after_edit: int = tn.get_work_stats()["surface_texels"]
+	check(after_edit - first < 2000, "an edit redraws only its texels (%d)" % (after_edit - first))
+	# One texel east: level 0 draws one column; coarser levels a column each at most.
+	cam.position.x += 1.0
+	await frames(2)
+	var moved: int = tn.get_work_stats()["surface_texels"] - after_edit
+	print("surface cache (%s): first %d texels, edit %d, one-texel move %d" % [renderer, first, after_edit - first, moved])
+	check(moved >= size and moved <= size * tn.surface_cache_levels, "a one-texel move draws its strips only (%d texels)" % moved)
+	root.queue_free()
+	await frames(1)
+
+
+## A lit side view of a box (a wall) half-buried in the painted terrain at the layer border, the camera
+## looking at its foot: the mean colour difference between the rows just above and just below the
+## contact line.
+func _seam(blend: bool) -> float:
+	RenderingServer.set_default_clear_color(MAGENTA)
+	var root := Node3D.new()
+	tree.root.add_child(root)
+	add_sun(root)
+	var t := _data()
+	var tn := TerrainNode.new()
+	tn.terrain_material = _material()
+	tn.terrain_data = t
+	root.add_child(tn)
+	var at := Vector3(SIZE * 0.5 - 10.0, 0.0, SIZE * 0.5)
+	at.y = t.get_height(Vector2(at.x, at.z))
+	var box := MeshInstance3D.new()
+	var bm := BoxMesh.new()
+	bm.size = Vector3(12, 4, 2)
+	box.mesh = bm
+	var mat := TerrainBlendMaterial.new()
+	mat.albedo_color = Color8(120, 120, 125)
+	mat.blend_enabled = blend
+	mat.blend_height = 0.6
+	mat.blend_sharpness = 0.3
+	box.material_override = mat
+	box.position = at
+	root.add_child(box)
+	var cam := Camera3D.new()
+	root.add_child(cam)
+	cam.fov = 30.0
+	cam.look_at_from_position(at + Vector3(0, 1.5, 12), at, Vector3.UP)
+	cam.make_current()
+	tn.target = tn.get_path_to(cam)
+	await frames(3)
+	var img := screenshot("surface_blend_" + ("on" if blend else "off"))
+	# The contact line along the box's front face (z + 1), sampled across its width.
+	var diff := 0.0
+	var n := 0
+	for k in 9:
+		var x := at.x - 2.0 + k * 0.5
+		var z := at.z + 1.0
+		var y := t.get_height(Vector2(x, z))
+		var above := cam.unproject_position(Vector3(x, y + 0.15, z))
+		var below := cam.unproject_position(Vector3(x, y, z + 0.3))
+		if not (Rect2(Vector2.ZERO, img.get_size()).has_point(above) and Rect2(Vector2.ZERO, img.get_size()).has_point(below)):
+			continue
+		var a := img.get_pixelv(Vector2i(above))
+		var b := img.get_pixelv(Vector2i(below))
+		diff += (absf(a.r - b.r) + absf(a.g - b.g) + absf(a.b - b.b)) / 3.0
+		n += 1
+	check(n >= 7, "contact points in view: %d" % n)
+	root.queue_free()
+	await frames(1)
+	return diff / maxi(n, 1)
+
+
+func test_a_blended_mesh_shows_no_seam_with_the_ground() -> void:
+	var with_blend := await _seam(true)
+	var without := await _seam(false)
+	print("seam at the contact line (%s): %.1f/255 blended, %.1f/255 without" % [renderer, with_blend * 255.0, without * 255.0])
+	check(with_blend <= 6.0 / 255.0, "blended: the contact line is hidden (%.1f/255)" % (with_blend * 255.0))
+	check(without >= 20.0 / 255.0, "without the blend the seam shows (%.1f/255): the test bites" % (without * 255.0))
+
+
+func test_no_terrain_draws_the_mesh_as_without_the_blend() -> void:
+	RenderingServer.set_default_clear_color(MAGENTA)
+	var pics: Array[Image] = []
+	for blend in [true, false]:
+		var root := Node3D.new()
+		tree.root.add_child(root)
+		add_sun(root)
+		var box := MeshInstance3D.new()
+		box.mesh = BoxMesh.new()
+		var mat := TerrainBlendMaterial.new()
+		mat.albedo_color = Color8(120, 120, 125)
+		mat.blend_enabled = blend
+		box.material_override = mat
+		root.add_child(box)
+		var cam := Camera3D.new()
+		root.add_child(cam)
+		cam.look_at_from_position(Vector3(0, 1, 3), Vector3.ZERO, Vector3.UP)
+		cam.make_current()
+		await frames(2)
+		pics.append(tree.root.get_texture().get_image())
+		root.queue_free()
+		await frames(1)
+	var worst := 0.0
+	for y in range(0, pics[0].get_height(), 4):
+		for x in range(0, pics[0].get_width(), 4):
+			var a := pics[0].get_pixel(x, y)
+			var b := pics[1].get_pixel(x, y)
+			worst = worst_of(worst, maxf(maxf(absf(a.r - b.r), absf(a.g - b.g)), absf(a.b - b.b)))
+	check(worst <= 1.0 / 255.0, "no terrain: the blend changes nothing (worst %.1f/255)" % (worst * 255.0))
+	# Bad values are refused by name, the old ones kept.
+	var m := TerrainBlendMaterial.new()
+	expect_error("TerrainBlendMaterial.blend_height must be in")
+	m.blend_height = -1.0
+	check_eq(m.blend_height, 0.5, "blend_height kept")
+	expect_error("TerrainBlendMaterial.blend_sharpness must be in")
+	m.blend_sharpness = NAN
+	check_eq(m.blend_sharpness, 0.5, "blend_sharpness kept")
