@@ -188,6 +188,31 @@ func test_edits_and_moves_redraw_only_what_changed() -> void:
 	var moved: int = tn.get_work_stats()["surface_texels"] - after_edit
 	print("surface cache (%s): first %d texels, edit %d, one-texel move %d" % [renderer, first, after_edit - first, moved])
 	check(moved >= size and moved <= size * tn.surface_cache_levels, "a one-texel move draws its strips only (%d texels)" % moved)
+	# GPU memory of the cache: the texture memory it adds when turned on.
+	tn.surface_cache_enabled = false
+	await frames(2)
+	var off := RenderingServer.get_rendering_info(RenderingServer.RENDERING_INFO_TEXTURE_MEM_USED)
+	var off_video := RenderingServer.get_rendering_info(RenderingServer.RENDERING_INFO_VIDEO_MEM_USED)
+	tn.surface_cache_enabled = true
+	await frames(3)
+	var on := RenderingServer.get_rendering_info(RenderingServer.RENDERING_INFO_TEXTURE_MEM_USED)
+	var on_video := RenderingServer.get_rendering_info(RenderingServer.RENDERING_INFO_VIDEO_MEM_USED)
+	var mib := (on - off) / 1048576.0
+	print("surface cache (%s): %.2f MiB of texture memory, %.2f MiB of video memory" % [renderer, mib, (on_video - off_video) / 1048576.0])
+	# Forward+ does not count render targets in these counters (0 there); Compatibility counts the atlas
+	# and the depth buffer it gives every render target.
+	if on > off:
+		check(mib > 1.6 and mib <= 4.0, "the cache takes at most 4 MiB at the defaults (%.2f MiB)" % mib)
+	else:
+		print("surface cache (%s): the renderer does not count render targets; the atlas is %d bytes" % [renderer, size * 3 * size * tn.surface_cache_levels * 4])
+	check(tn.get_surface_cache_texture() != null, "and draws again")
+	# Bad sizes are refused by name and the old ones kept.
+	expect_error("surface_cache_size must be 32..=1024")
+	tn.surface_cache_size = 100
+	check_eq(tn.surface_cache_size, 192, "surface_cache_size kept")
+	expect_error("surface_cache_levels must be 1..=4")
+	tn.surface_cache_levels = 9
+	check_eq(tn.surface_cache_levels, 4, "surface_cache_levels kept")
 	root.queue_free()
 	await frames(1)
 

@@ -165,7 +165,8 @@ pub struct CollisionTiles {
     /// The target's motion over the last update (none for a jump): the late path covers where it will be
     /// `LATE_UPDATES` updates ahead.
     step: [f64; 2],
-    /// Tiles computed on the main thread because the workers had not brought them in time.
+    /// Tiles computed on the main thread because the workers had not brought them when the target stood
+    /// on them (tiles made ahead of it, where it is going, do not count).
     late_tiles: u64,
     /// The tiling and spacing of the last update (the tile-state view, the engine's placement).
     view: Option<(Tiling, f64)>,
@@ -607,19 +608,23 @@ impl CollisionTiles {
             (false, false, None) => return 0,
         };
         self.todo.clear();
+        // Late: missing where the target stands (tiles made for where it is going are not).
+        let here = self.last_target.map_or(area, |p| {
+            tiles_around(tiling, t.spacing(), &[p], LATE_REACH * t.spacing())
+        });
         let mut late = 0;
         for z in area.1[0]..area.1[1] {
             for x in area.0[0]..area.0[1] {
                 let id = [x, z];
-                // Wanted ones only (the target's path may leave the wanted range at a jump-like speed).
-                if contains(*want, &id) {
+                // Within the radius (the main thread does not compute far ahead of a very fast target).
+                if contains(*must, &id) || now {
                     // Missing, or edited: the ground under the target is never stale.
                     let used = self.used.contains(&id);
                     // A tile being refined stays collidable as it is until the workers bring it.
                     let edited = self.tiles.get(&id).is_some_and(is_edited)
                         && !(used && !now && self.bands.is_refining(&id));
                     if (!used || edited) && !self.ready.iter().any(|r| r.id == id) {
-                        late += usize::from(!used);
+                        late += usize::from(!used && contains(here, &id));
                         self.todo.push(id);
                     }
                 }

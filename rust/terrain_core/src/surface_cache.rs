@@ -25,6 +25,8 @@ pub const MAX_SIZE: usize = 1024;
 pub const SIZE_STEP: usize = 16;
 /// Dirty rectangles kept per level before they merge into their bounding box.
 const MAX_DIRTY: usize = 16;
+/// Positions past this many texels from the origin are not followed (a NaN, an absurd transform).
+const MAX_INDEX: f64 = 1e15;
 
 /// Bad cache parameters: which one, and the allowed range.
 #[derive(Clone, Debug, PartialEq)]
@@ -55,11 +57,13 @@ pub struct SurfaceCacheConfig {
 }
 
 impl Default for SurfaceCacheConfig {
-    /// 4 levels of 256²: 3 MiB; at 1 m samples the finest level spans 256 m, the last 2 km.
+    /// 4 levels of 192²: 1.7 MiB of texels (the Compatibility renderer adds a depth buffer of the same
+    /// size to every render target: 3.4 MiB there); at 1 m samples the finest level spans 192 m, the
+    /// last 1.5 km.
     fn default() -> Self {
         Self {
             levels: 4,
-            size: 256,
+            size: 192,
         }
     }
 }
@@ -197,7 +201,11 @@ impl SurfaceCache {
     /// again at the next update, on every level that holds them. A texel at `(i + 0.5) · t` depends on the
     /// surface there, so a one-texel margin covers the patch reaching into neighbours.
     pub fn invalidate(&mut self, lo: [f64; 2], hi: [f64; 2]) {
-        if !(lo.iter().chain(&hi).all(|v| v.is_finite())) {
+        if !(lo
+            .iter()
+            .chain(&hi)
+            .all(|v| (v / self.texel).abs() < MAX_INDEX))
+        {
             return;
         }
         for l in 0..self.config.levels {
@@ -242,10 +250,11 @@ impl SurfaceCache {
 
     /// Follows the camera at terrain position `centre` and writes into `out` the atlas rectangles to draw:
     /// the strips each level's window uncovered, and the dirty texels inside the windows. Returns the
-    /// texels to draw (once per plane). A non-finite centre changes nothing.
+    /// texels to draw (once per plane). A non-finite or absurd centre changes nothing.
     pub fn update(&mut self, centre: [f64; 2], out: &mut Vec<AtlasRect>) -> u64 {
         out.clear();
-        if !(centre[0].is_finite() && centre[1].is_finite()) {
+        // Indices stay far inside i64 (and a texel's index inside f64's integers).
+        if !centre.iter().all(|c| (c / self.texel).abs() < MAX_INDEX) {
             return 0;
         }
         let s = self.config.size as i64;

@@ -307,20 +307,23 @@ fn the_tile_states_show_tiles_in_place_and_edits_on_their_way() {
 fn a_fast_target_finds_ground_two_updates_ahead_even_with_the_workers_behind() {
     let t = hills();
     let (mut plan, mut e) = (CollisionTiles::default(), Engine::default());
-    plan.configure(settings(CollisionMode::Dynamic));
-    // 35 units an update (a 300 m/s body at ~8 updates a second); no update waits for the workers, and
+    // A radius that holds two updates of motion; 40 units an update (a 300 m/s body at 7.5 updates a second); no update waits for the workers, and
     // what they compute for an update can only arrive by the next one. A tile written in an update is
     // queryable in Godot Physics only after the engine's step, so the ground must be there two updates
     // ahead: a body moved and queried before the next step stands on a tile written an update earlier.
-    let mut p = [60.5, 256.5];
-    for f in 1..8 {
+    plan.configure(TileSettings {
+        radius: 100.0,
+        ..settings(CollisionMode::Dynamic)
+    });
+    let mut p = [40.5, 256.5];
+    for f in 1..10 {
         plan.update(&mut e, &t, None, &Frame::default(), Some(p), false, f);
-        let next = [p[0] + 35.0, p[1]];
+        let next = [p[0] + 40.0, p[1]];
         if f > 1 {
             for (q, what) in [
                 (p, "under the target"),
                 (next, "a step ahead"),
-                ([p[0] + 70.0, p[1]], "two steps ahead"),
+                ([p[0] + 80.0, p[1]], "two steps ahead"),
             ] {
                 assert!(tile_at(&e, q).is_some(), "update {f}: no ground {what}");
             }

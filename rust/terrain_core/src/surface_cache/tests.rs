@@ -60,8 +60,8 @@ fn config_keeps_only_valid_values() {
         e.contains("surface_cache_size") && e.contains("multiple of 16"),
         "{e}"
     );
-    // The defaults fit the 4 MiB budget.
-    assert_eq!(SurfaceCacheConfig::default().bytes(), 3 * 1024 * 1024);
+    // The defaults fit the 4 MiB budget even where the renderer doubles a render target (depth).
+    assert!(2 * SurfaceCacheConfig::default().bytes() <= 4 * 1024 * 1024);
 }
 
 #[test]
@@ -159,6 +159,10 @@ fn an_edit_redraws_its_texels_on_every_level_that_holds_them() {
     cache.invalidate([f64::NAN, 0.0], [1.0, 1.0]);
     assert_eq!(cache.update([0.5, 0.5], &mut out), 0);
     assert_eq!(cache.update([f64::NAN, 0.5], &mut out), 0);
+    // Absurd positions (a node scaled to nothing, a huge transform) neither panic nor draw.
+    assert_eq!(cache.update([1e300, 0.5], &mut out), 0);
+    cache.invalidate([-1e300, 0.0], [1e300, 1.0]);
+    assert_eq!(cache.update([0.5, 0.5], &mut out), 0);
 }
 
 #[test]

@@ -171,8 +171,8 @@ pub struct TerrainNode {
     #[export(range = (1.0, 4.0))]
     #[var(set = set_surface_cache_levels)]
     surface_cache_levels: i64,
-    /// Texels per side of each level (32..=1024, a multiple of 16); memory is 12 bytes a texel (3 MiB at
-    /// the defaults, 4 levels of 256).
+    /// Texels per side of each level (32..=1024, a multiple of 16); memory is 12 bytes a texel (1.7 MiB
+    /// at the defaults, 4 levels of 192; twice that on Compatibility, which gives the atlas a depth buffer).
     #[export(range = (32.0, 1024.0, 16.0))]
     #[var(set = set_surface_cache_size)]
     surface_cache_size: i64,
@@ -331,7 +331,7 @@ impl INode3D for TerrainNode {
             layers: 1,
             surface_cache_enabled: true,
             surface_cache_levels: 4,
-            surface_cache_size: 256,
+            surface_cache_size: 192,
             surface_cache: None,
             collision_mode: PhantomVar::default(),
             collision_radius: PhantomVar::default(),
