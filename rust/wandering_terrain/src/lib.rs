@@ -22,9 +22,19 @@ mod work_stats;
 
 struct WanderingTerrainExtension;
 
+/// The thread the extension was loaded on (Godot's main thread).
+static MAIN_THREAD: std::sync::OnceLock<std::thread::ThreadId> = std::sync::OnceLock::new();
+
+/// Whether this is Godot's main thread: the editor makes objects on worker threads too (its class
+/// documentation asks every class for its default values), where no Godot call may be made.
+pub(crate) fn on_main_thread() -> bool {
+    MAIN_THREAD.get() == Some(&std::thread::current().id())
+}
+
 #[gdextension]
 unsafe impl ExtensionLibrary for WanderingTerrainExtension {
     fn on_stage_init(stage: InitStage) {
+        let _ = MAIN_THREAD.set(std::thread::current().id());
         // Navigation bakes see terrain nodes from the start (when the server exists by then; otherwise the
         // first terrain node entering a tree registers the parser).
         if stage == InitStage::MainLoop {

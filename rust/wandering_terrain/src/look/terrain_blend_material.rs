@@ -56,9 +56,12 @@ pub struct TerrainBlendMaterial {
 #[godot_api]
 impl IShaderMaterial for TerrainBlendMaterial {
     fn init(base: Base<ShaderMaterial>) -> Self {
-        match try_load::<Shader>(SHADER) {
-            Ok(s) => base.to_init_gd().set_shader(&s),
-            Err(e) => godot_error!("TerrainBlendMaterial: cannot load {SHADER}: {e}"),
+        // The editor's documentation makes one on a worker thread for its defaults: no loading there.
+        if crate::on_main_thread() {
+            match try_load::<Shader>(SHADER) {
+                Ok(s) => base.to_init_gd().set_shader(&s),
+                Err(e) => godot_error!("TerrainBlendMaterial: cannot load {SHADER}: {e}"),
+            }
         }
         Self {
             albedo_color: Color::WHITE,
