@@ -82,13 +82,18 @@ func _rock(p: Vector2) -> void:
 func _wall(p: Vector2) -> void:
 	var wall := MeshInstance3D.new()
 	var box := BoxMesh.new()
-	box.size = Vector3(14, 3.5, 1.2)
+	box.size = Vector3(14, 7.0, 1.2)
 	wall.mesh = box
 	wall.material_override = _blend("res://textures/road_albedo.png", "res://textures/road_normal.png", 0.6)
-	var lo := minf(terrain.get_height(p + Vector2(-7, 0)), terrain.get_height(p + Vector2(7, 0)))
-	wall.position = Vector3(p.x, lo + 0.9, p.y)
+	# Its foot under the ground all along, its top 3 m above the highest end.
+	var hi := maxf(terrain.get_height(p + Vector2(-7, 0)), terrain.get_height(p + Vector2(7, 0)))
+	wall.position = Vector3(p.x, hi - 0.5, p.y)
 	add_child(wall)
-	_view("Wall", _ground(p), Vector3(-4, 2.5, 9))
+	# Seen from the lower side, so no crest hides its foot.
+	var side := 12.0 if terrain.get_height(p + Vector2(0, 12)) < terrain.get_height(p + Vector2(0, -12)) else -12.0
+	var front := _ground(p + Vector2(-3, side))
+	var up := maxf(front.y, _ground(p).y) - _ground(p).y + 4.0
+	_view("Wall", _ground(p), Vector3(-3, up, side))
 
 
 ## A trunk on grass (and a crown that does not blend).
