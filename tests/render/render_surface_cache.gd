@@ -180,8 +180,21 @@ func test_edits_and_moves_redraw_only_what_changed() -> void:
 	await RenderingServer.frame_post_draw
 	var herr := _height_error(tn, Rect2i(58, 58, 12, 12))
 	check(herr <= 1e-5, "an edit reaches the cache within two frames (worst %s)" % herr)
+	# Paint: soil over a patch of the grass half, in the cache within two frames.
+	var w := PackedFloat32Array()
+	w.resize(64)
+	w.fill(1.0)
+	t.set_layer_region(Rect2i(40, 60, 8, 8), 1, w)
+	await tree.process_frame
+	await tree.process_frame
+	await RenderingServer.frame_post_draw
+	var atlas: Image = tn.get_surface_cache_texture().get_image()
+	var got := atlas.get_pixel(posmod(44, size), posmod(64, size))
+	var want: Color = SOIL if renderer != "opengl3" else SOIL.linear_to_srgb()
+	var e := maxf(maxf(absf(got.r - want.r), absf(got.g - want.g)), absf(got.b - want.b))
+	check(e <= 1.5 / 255.0, "a paint stroke reaches the cache within two frames: %s, painted %s" % [got, want])
 	var after_edit: int = tn.get_work_stats()["surface_texels"]
-	check(after_edit - first < 2000, "an edit redraws only its texels (%d)" % (after_edit - first))
+	check(after_edit - first < 4000, "an edit and a stroke redraw only their texels (%d)" % (after_edit - first))
 	# One texel east: level 0 draws one column; coarser levels a column each at most.
 	cam.position.x += 1.0
 	await frames(2)
