@@ -24,6 +24,9 @@ const GLOBALS: [(&str, G); 6] = [
     ("terrain_surface_scale", G::VEC4),
 ];
 
+/// Edited rectangles kept between two updates before they merge into one.
+const MAX_MARKS: usize = 32;
+
 /// The instance id of the node whose cache the globals show (0: none).
 static OWNER: AtomicI64 = AtomicI64::new(0);
 
@@ -167,6 +170,19 @@ impl SurfaceCache {
     /// Terrain rectangle `lo`..`hi` (terrain units of the shader, after the origin shift) changed.
     pub fn mark_edited(&mut self, lo: [f64; 2], hi: [f64; 2]) {
         self.fresh.push([lo[0], lo[1], hi[0], hi[1]]);
+        // Bounded while nothing is drawn (a node not drawable yet): many edits become their bounding box.
+        if self.fresh.len() > MAX_MARKS {
+            let all = self.fresh.iter().fold(self.fresh[0], |a, r| {
+                [
+                    a[0].min(r[0]),
+                    a[1].min(r[1]),
+                    a[2].max(r[2]),
+                    a[3].max(r[3]),
+                ]
+            });
+            self.fresh.clear();
+            self.fresh.push(all);
+        }
     }
 
     /// After the data windows showed new data: follows the camera at `centre` (terrain units), draws what
