@@ -18,6 +18,7 @@ const VIEWS := {
 	"Collision": TerrainNode.DEBUG_VIEW_COLLISION,
 	"Instances": TerrainNode.DEBUG_VIEW_INSTANCES,
 	"Navigation": TerrainNode.DEBUG_VIEW_NAVIGATION,
+	"SurfaceCache": TerrainNode.DEBUG_VIEW_SURFACE_CACHE,
 	# Last: it draws the region files instead of the data.
 	"Regions": TerrainNode.DEBUG_VIEW_REGIONS,
 }

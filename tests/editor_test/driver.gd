@@ -567,7 +567,7 @@ func _test_asset_dock(plugin, tn: TerrainNode) -> void:
 func _test_debug_view_menu(plugin, tn: TerrainNode) -> void:
 	_begin("test_debug_view_menu")
 	var menu: OptionButton = plugin.debug_view
-	check(menu.visible and menu.item_count == TerrainNode.DEBUG_VIEW_NAVIGATION + 1, "the toolbar lists the debug views")
+	check(menu.visible and menu.item_count == TerrainNode.DEBUG_VIEW_SURFACE_CACHE + 1, "the toolbar lists the debug views")
 	for v in [TerrainNode.DEBUG_VIEW_SLOPE, TerrainNode.DEBUG_VIEW_LAYER_WEIGHTS]:
 		menu.select(v)
 		menu.item_selected.emit(v)

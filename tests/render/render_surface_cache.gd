@@ -154,7 +154,23 @@ func test_a_mesh_reads_what_the_terrain_draws() -> void:
 		var want: Color = c[1] if renderer != "opengl3" else c[1].linear_to_srgb()
 		var e := maxf(maxf(absf(got.r - want.r), absf(got.g - want.g)), absf(got.b - want.b))
 		check(e <= 1.5 / 255.0, "cached albedo at %s: %s, painted %s" % [i, got, want])
+	# The SURFACE_CACHE debug view draws the same colours on the terrain itself.
 	plane.queue_free()
+	tn.debug_view = TerrainNode.DEBUG_VIEW_SURFACE_CACHE
+	await frames(3)
+	var view := screenshot("surface_cache_debug_view")
+	var vworst := 0.0
+	var vn := 0
+	for py in range(2, view.get_height() - 2, 3):
+		for px in range(2, view.get_width() - 2, 3):
+			var p := cam.project_ray_origin(Vector2(px + 0.5, py + 0.5))
+			if absf(p.x - SIZE * 0.5) < 2.0 or p.x < 2.0 or p.z < 2.0 or p.x > SIZE - 2 or p.z > SIZE - 2:
+				continue
+			var a := ground.get_pixel(px, py)
+			var b := view.get_pixel(px, py)
+			vworst = worst_of(vworst, maxf(maxf(absf(a.r - b.r), absf(a.g - b.g)), absf(a.b - b.b)))
+			vn += 1
+	check(vn > 500 and vworst <= 2.5 / 255.0, "the SURFACE_CACHE view draws the cache (%d pixels, worst %.1f/255)" % [vn, vworst * 255.0])
 	root.queue_free()
 	await frames(1)
 

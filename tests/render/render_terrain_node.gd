@@ -219,8 +219,8 @@ func test_debug_views_show_what_the_shader_computes() -> void:
 	var back := screenshot("debug_view_off_" + renderer)
 	var c0 := back.get_pixel(back.get_width() / 2 + 3, back.get_height() / 2 + 3)
 	check(not c0.is_equal_approx(mid), "OFF draws the node's material again")
-	expect_error("TerrainNode.debug_view must be in [0, 12]")
-	tn.debug_view = 13
+	expect_error("TerrainNode.debug_view must be in [0, 13]")
+	tn.debug_view = 14
 	check_eq(tn.debug_view, TerrainNode.DEBUG_VIEW_OFF, "kept")
 	s[0].queue_free()
 

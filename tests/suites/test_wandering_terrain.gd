@@ -128,7 +128,7 @@ func test_debug_view_refuses_unknown_views() -> void:
 	var wt: WanderingTerrain = s[1]
 	wt.debug_view = WanderingTerrain.DEBUG_VIEW_CONTROL
 	check_eq(wt.debug_view, WanderingTerrain.DEBUG_VIEW_CONTROL, "a view is taken")
-	expect_error("WanderingTerrain.debug_view must be in [0, 12]")
+	expect_error("WanderingTerrain.debug_view must be in [0, 13]")
 	wt.debug_view = -1
 	check_eq(wt.debug_view, WanderingTerrain.DEBUG_VIEW_CONTROL, "kept after a bad view")
 	wt.debug_view = WanderingTerrain.DEBUG_VIEW_OFF

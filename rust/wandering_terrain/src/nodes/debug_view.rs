@@ -24,11 +24,12 @@ pub enum DebugView {
     Regions,
     Instances,
     Navigation,
+    SurfaceCache,
 }
 
 impl DebugView {
     /// Every view, in `debug_view` order.
-    pub const ALL: [DebugView; 13] = [
+    pub const ALL: [DebugView; 14] = [
         Self::Off,
         Self::Checker,
         Self::Heightmap,
@@ -42,6 +43,7 @@ impl DebugView {
         Self::Regions,
         Self::Instances,
         Self::Navigation,
+        Self::SurfaceCache,
     ];
 
     /// The view numbered `v`, if there is one.
@@ -65,6 +67,7 @@ impl DebugView {
             Self::Regions => "REGIONS",
             Self::Instances => "INSTANCES",
             Self::Navigation => "NAVIGATION",
+            Self::SurfaceCache => "SURFACE_CACHE",
         }
     }
 
@@ -80,6 +83,8 @@ impl DebugView {
             Self::Control => (8, false),
             // Cells the node fills in every frame (`CellView`).
             Self::Collision | Self::Regions | Self::Instances => (9, false),
+            // What meshes blend into: the surface cache's albedo (magenta where none covers the ground).
+            Self::SurfaceCache => (10, false),
             // The heightmap (NAVIGATION draws its lines over it: `NavView`).
             Self::Off | Self::Heightmap | Self::Navigation => (4, false),
         }
@@ -87,7 +92,7 @@ impl DebugView {
 }
 
 /// The inspector's list of the views (`debug_view`'s enum hint), in `ALL`'s order (a test checks it).
-pub const HINT: &str = "Off,Checker,Heightmap,Normals,Slope,Levels,Holes,Layer Weights,Control,Collision,Regions,Instances,Navigation";
+pub const HINT: &str = "Off,Checker,Heightmap,Normals,Slope,Levels,Holes,Layer Weights,Control,Collision,Regions,Instances,Navigation,Surface Cache";
 
 /// The last view's number.
 pub const LAST: i64 = DebugView::ALL.len() as i64 - 1;

@@ -58,6 +58,12 @@ macro_rules! debug_view_api {
             #[constant]
             const DEBUG_VIEW_NAVIGATION: i64 =
                 $crate::nodes::debug_view::DebugView::Navigation as i64;
+            /// `debug_view`: the surface cache meshes blend into (`surface_cache_enabled`): its albedo,
+            /// unshaded; magenta where no cache covers the ground (beyond its last level, or a node without
+            /// one).
+            #[constant]
+            const DEBUG_VIEW_SURFACE_CACHE: i64 =
+                $crate::nodes::debug_view::DebugView::SurfaceCache as i64;
         }
     };
 }
