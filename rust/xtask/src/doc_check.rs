@@ -39,6 +39,7 @@ pub fn undocumented(file: &str, src: &str) -> Vec<String> {
         }
         let item = lines.get(j).map(|l| l.trim()).unwrap_or("");
         let name = item
+            .trim_start_matches("pub(crate) ")
             .trim_start_matches("pub ")
             .trim_start_matches("fn ")
             .trim_start_matches("const ")
@@ -73,16 +74,21 @@ mod tests {
 
     #[test]
     fn every_exposed_item_of_the_extension_is_documented() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../wandering_terrain/src");
+        let root =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../wandering_terrain/src");
         let mut missing = vec![];
-        for e in std::fs::read_dir(&dir).unwrap().flatten() {
-            let p = e.path();
-            if p.extension().is_some_and(|x| x == "rs") {
-                let src = std::fs::read_to_string(&p).unwrap();
-                missing.extend(undocumented(
-                    &p.file_name().unwrap().to_string_lossy(),
-                    &src,
-                ));
+        // Every file, in the concept folders too.
+        let mut dirs = vec![root.clone()];
+        while let Some(dir) = dirs.pop() {
+            for e in std::fs::read_dir(&dir).unwrap().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    dirs.push(p);
+                } else if p.extension().is_some_and(|x| x == "rs") {
+                    let src = std::fs::read_to_string(&p).unwrap();
+                    let name = p.strip_prefix(&root).unwrap_or(&p).to_string_lossy();
+                    missing.extend(undocumented(&name, &src));
+                }
             }
         }
         assert!(

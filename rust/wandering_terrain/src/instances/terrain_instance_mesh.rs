@@ -272,10 +272,13 @@ impl TerrainInstanceMesh {
             r.placement.set_water_depth_max(v as f32)
         });
     }
+    /// `water_placement`: only on dry ground (the default).
     #[constant]
     const WATER_AVOID: i64 = 0;
+    /// `water_placement`: on dry ground and under water alike.
     #[constant]
     const WATER_ANY: i64 = 1;
+    /// `water_placement`: only under water, between `water_depth_min` and `water_depth_max`.
     #[constant]
     const WATER_ONLY: i64 = 2;
 }

@@ -191,12 +191,16 @@ impl IPath3D for TerrainPath {
 
 #[godot_api]
 impl TerrainPath {
+    /// `mode`: cut and fill to the curve (a road, a ramp that also cuts).
     #[constant]
     const MODE_FOLLOW: i64 = 0;
+    /// `mode`: only where the curve is above the ground (an embankment).
     #[constant]
     const MODE_RAISE: i64 = 1;
+    /// `mode`: only where the curve is below the ground (a cutting).
     #[constant]
     const MODE_LOWER: i64 = 2;
+    /// `mode`: down to `depth` under the curve where the ground is higher (a riverbed).
     #[constant]
     const MODE_CARVE: i64 = 3;
 

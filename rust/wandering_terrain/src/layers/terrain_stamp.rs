@@ -114,12 +114,16 @@ impl INode3D for TerrainStamp {
 
 #[godot_api]
 impl TerrainStamp {
+    /// `blend_mode`: the ground plus the image's heights.
     #[constant]
     const BLEND_ADD: i64 = 0;
+    /// `blend_mode`: the higher of the two (a mesa that does not bury hills).
     #[constant]
     const BLEND_MAX: i64 = 1;
+    /// `blend_mode`: the lower of the two (a bowl that does not fill valleys).
     #[constant]
     const BLEND_MIN: i64 = 2;
+    /// `blend_mode`: the image's heights above the node replace the ground's.
     #[constant]
     const BLEND_REPLACE: i64 = 3;
 

@@ -18,6 +18,7 @@ pub struct TerrainBlendMaterial {
     #[export]
     #[var(set = set_albedo_color)]
     albedo_color: Color,
+    /// The mesh's texture (multiplied by `albedo_color`); none: the colour alone.
     #[export]
     #[var(set = set_albedo_texture)]
     albedo_texture: Option<Gd<Texture2D>>,
