@@ -66,6 +66,11 @@ pub struct SurfaceCache {
     /// Everything waits to be drawn (made, or invalidated): the node updates it without waiting for new
     /// window data.
     stale: bool,
+    /// What changes only with the frame, the spacing or the owner (the fill's size and texel; the
+    /// globals' texture, parameters, origin and scale) was sent; a drawing frame sends the windows only.
+    constants_sent: bool,
+    /// The globals were this cache's at the last update.
+    was_mine: bool,
     owner: i64,
 }
 
@@ -84,6 +89,8 @@ impl SurfaceCache {
             fresh: Vec::new(),
             older: Vec::new(),
             stale: true,
+            constants_sent: false,
+            was_mine: false,
             owner: 0,
         }
     }
@@ -199,6 +206,7 @@ impl SurfaceCache {
         if self.placed != Some(placed) || self.plan.texel() != texel {
             self.plan = plan::SurfaceCache::new(self.plan.config(), texel);
             self.placed = Some(placed);
+            self.constants_sent = false;
         }
         for r in self.older.drain(..).chain(self.fresh.iter().copied()) {
             self.plan.invalidate([r[0], r[1]], [r[2], r[3]]);
@@ -209,6 +217,10 @@ impl SurfaceCache {
             || OWNER
                 .compare_exchange(0, self.owner, Ordering::AcqRel, Ordering::Acquire)
                 .is_ok();
+        if mine && !self.was_mine {
+            self.constants_sent = false;
+        }
+        self.was_mine = mine;
         if self.rects.is_empty() {
             return;
         }
@@ -216,6 +228,7 @@ impl SurfaceCache {
         if mine {
             self.publish(placed);
         }
+        self.constants_sent = true;
     }
 
     /// Asks the viewport to draw this frame's rectangles on every plane.
@@ -230,8 +243,10 @@ impl SurfaceCache {
             })
             .collect();
         let m = &mut self.fill;
-        m.set_shader_parameter("cache_size", &(size as i32).to_variant());
-        m.set_shader_parameter("cache_texel", &(texel as f32).to_variant());
+        if !self.constants_sent {
+            m.set_shader_parameter("cache_size", &(size as i32).to_variant());
+            m.set_shader_parameter("cache_texel", &(texel as f32).to_variant());
+        }
         m.set_shader_parameter("cache_windows", &windows.to_variant());
         let mut rs = RenderingServer::singleton();
         rs.canvas_item_clear(self.item);
@@ -249,18 +264,23 @@ impl SurfaceCache {
         }
     }
 
-    /// The globals `terrain_surface.gdshaderinc` reads.
+    /// The globals `terrain_surface.gdshaderinc` reads: the windows each time, the rest when not sent.
     fn publish(&self, (o, s): Placement) {
         let cfg = self.plan.config();
         let mut rs = RenderingServer::singleton();
-        if let Some(t) = self.texture() {
-            rs.global_shader_parameter_set("terrain_surface_cache", &t.to_variant());
-        }
         let w = |l: usize| self.plan.origin(l.min(cfg.levels() - 1)).unwrap_or([0, 0]);
         let pair = |a: usize| {
             let (p, q) = (w(a), w(a + 1));
             Vector4i::new(p[0] as i32, p[1] as i32, q[0] as i32, q[1] as i32)
         };
+        rs.global_shader_parameter_set("terrain_surface_windows_a", &pair(0).to_variant());
+        rs.global_shader_parameter_set("terrain_surface_windows_b", &pair(2).to_variant());
+        if self.constants_sent {
+            return;
+        }
+        if let Some(t) = self.texture() {
+            rs.global_shader_parameter_set("terrain_surface_cache", &t.to_variant());
+        }
         let params = Vector4::new(
             self.plan.texel() as f32,
             cfg.size() as f32,
@@ -268,8 +288,6 @@ impl SurfaceCache {
             1.0,
         );
         rs.global_shader_parameter_set("terrain_surface_params", &params.to_variant());
-        rs.global_shader_parameter_set("terrain_surface_windows_a", &pair(0).to_variant());
-        rs.global_shader_parameter_set("terrain_surface_windows_b", &pair(2).to_variant());
         rs.global_shader_parameter_set(
             "terrain_surface_origin",
             &Vector4::new(o.x, o.y, o.z, 0.0).to_variant(),
