@@ -106,6 +106,29 @@ func _height_error(tn: TerrainNode, area: Rect2i) -> float:
 	return worst
 
 
+## The largest channel difference of two colours (NaN-safe in the callers through worst_of).
+func _colour_error(a: Color, b: Color) -> float:
+	return maxf(maxf(absf(a.r - b.r), absf(a.g - b.g)), absf(a.b - b.b))
+
+
+## [pixels, worst, mean] colour error between two top-down pictures, every `step`-th pixel over the terrain
+## away from the layer border (x = 64 in terrain units) and the terrain's edge.
+func _picture_error(a: Image, b: Image, cam: Camera3D, step: int) -> Array:
+	var n := 0
+	var worst := 0.0
+	var total := 0.0
+	for py in range(2, b.get_height() - 2, step):
+		for px in range(2, b.get_width() - 2, step):
+			var o := cam.project_ray_origin(Vector2(px + 0.5, py + 0.5))
+			if absf(o.x - SIZE * 0.5) < 2.0 or o.x < 2.0 or o.z < 2.0 or o.x > SIZE - 2 or o.z > SIZE - 2:
+				continue
+			var err := _colour_error(a.get_pixel(px, py), b.get_pixel(px, py))
+			worst = worst_of(worst, err)
+			total += err
+			n += 1
+	return [n, worst, total / maxi(n, 1)]
+
+
 func test_a_mesh_reads_what_the_terrain_draws() -> void:
 	var probe := ShaderMaterial.new()
 	probe.shader = load(PROBE)
@@ -120,21 +143,10 @@ func test_a_mesh_reads_what_the_terrain_draws() -> void:
 	var plane := _plane(root, plane_mat)
 	await frames(2)
 	var read := screenshot("surface_cache_read_back")
-	# Pixels away from the layer border (x = 64 in terrain units) and from the picture's edge.
-	var n := 0
-	var worst := 0.0
-	var total := 0.0
-	for py in range(2, read.get_height() - 2, 2):
-		for px in range(2, read.get_width() - 2, 2):
-			var o := cam.project_ray_origin(Vector2(px + 0.5, py + 0.5))
-			if absf(o.x - SIZE * 0.5) < 2.0 or o.x < 2.0 or o.z < 2.0 or o.x > SIZE - 2 or o.z > SIZE - 2:
-				continue
-			var a := ground.get_pixel(px, py)
-			var b := read.get_pixel(px, py)
-			var err := maxf(maxf(absf(a.r - b.r), absf(a.g - b.g)), absf(a.b - b.b))
-			worst = worst_of(worst, err)
-			total += err
-			n += 1
+	var e := _picture_error(ground, read, cam, 2)
+	var n: int = e[0]
+	var worst: float = e[1]
+	var total: float = e[2] * n
 	print("surface cache read back (%s): %d pixels, worst %.1f/255, mean %.2f/255" % [renderer, n, worst * 255.0, total / maxi(n, 1) * 255.0])
 	check(n > 1000, "pixels compared: %d" % n)
 	check(worst <= 2.5 / 255.0, "terrain_surface colour = the terrain's own (worst %.1f/255)" % (worst * 255.0))
@@ -152,24 +164,15 @@ func test_a_mesh_reads_what_the_terrain_draws() -> void:
 		var i: Vector2i = c[0]
 		var got := atlas.get_pixel(posmod(i.x, size), posmod(i.y, size))
 		var want: Color = c[1] if renderer != "opengl3" else c[1].linear_to_srgb()
-		var e := maxf(maxf(absf(got.r - want.r), absf(got.g - want.g)), absf(got.b - want.b))
-		check(e <= 1.5 / 255.0, "cached albedo at %s: %s, painted %s" % [i, got, want])
+		check(_colour_error(got, want) <= 1.5 / 255.0, "cached albedo at %s: %s, painted %s" % [i, got, want])
 	# The SURFACE_CACHE debug view draws the same colours on the terrain itself.
 	plane.queue_free()
 	tn.debug_view = TerrainNode.DEBUG_VIEW_SURFACE_CACHE
 	await frames(3)
 	var view := screenshot("surface_cache_debug_view")
-	var vworst := 0.0
-	var vn := 0
-	for py in range(2, view.get_height() - 2, 3):
-		for px in range(2, view.get_width() - 2, 3):
-			var p := cam.project_ray_origin(Vector2(px + 0.5, py + 0.5))
-			if absf(p.x - SIZE * 0.5) < 2.0 or p.x < 2.0 or p.z < 2.0 or p.x > SIZE - 2 or p.z > SIZE - 2:
-				continue
-			var a := ground.get_pixel(px, py)
-			var b := view.get_pixel(px, py)
-			vworst = worst_of(vworst, maxf(maxf(absf(a.r - b.r), absf(a.g - b.g)), absf(a.b - b.b)))
-			vn += 1
+	var ve := _picture_error(ground, view, cam, 3)
+	var vn: int = ve[0]
+	var vworst: float = ve[1]
 	check(vn > 500 and vworst <= 2.5 / 255.0, "the SURFACE_CACHE view draws the cache (%d pixels, worst %.1f/255)" % [vn, vworst * 255.0])
 	root.queue_free()
 	await frames(1)
@@ -207,8 +210,7 @@ func test_edits_and_moves_redraw_only_what_changed() -> void:
 	var atlas: Image = tn.get_surface_cache_texture().get_image()
 	var got := atlas.get_pixel(posmod(44, size), posmod(64, size))
 	var want: Color = SOIL if renderer != "opengl3" else SOIL.linear_to_srgb()
-	var e := maxf(maxf(absf(got.r - want.r), absf(got.g - want.g)), absf(got.b - want.b))
-	check(e <= 1.5 / 255.0, "a paint stroke reaches the cache within two frames: %s, painted %s" % [got, want])
+	check(_colour_error(got, want) <= 1.5 / 255.0, "a paint stroke reaches the cache within two frames: %s, painted %s" % [got, want])
 	var after_edit: int = tn.get_work_stats()["surface_texels"]
 	check(after_edit - first < 4000, "an edit and a stroke redraw only their texels (%d)" % (after_edit - first))
 	# One texel east: level 0 draws one column; coarser levels a column each at most.
@@ -337,7 +339,7 @@ func test_no_terrain_draws_the_mesh_as_without_the_blend() -> void:
 		for x in range(0, pics[0].get_width(), 4):
 			var a := pics[0].get_pixel(x, y)
 			var b := pics[1].get_pixel(x, y)
-			worst = worst_of(worst, maxf(maxf(absf(a.r - b.r), absf(a.g - b.g)), absf(a.b - b.b)))
+			worst = worst_of(worst, _colour_error(a, b))
 	check(worst <= 1.0 / 255.0, "no terrain: the blend changes nothing (worst %.1f/255)" % (worst * 255.0))
 	# Bad values are refused by name, the old ones kept.
 	var m := TerrainBlendMaterial.new()
