@@ -7,6 +7,7 @@ extends "res://wt_test.gd"
 const MAGENTA := Color(1, 0, 1)
 const PROBE := "res://render/material_probe.gdshader"
 const SURFACE_PROBE := "res://render/surface_probe.gdshader"
+const WANDERING_PROBE := "res://render/wandering_look_probe.gdshader"
 const SIZE := 128
 ## Two painted layers (sRGB): grass on the west half, soil on the east.
 const GRASS := Color8(60, 140, 50)
@@ -94,14 +95,15 @@ func _cached_height(img: Image, i: Vector2i, size: int) -> float:
 	return b.decode_float(0)
 
 
-## Worst |cached height - get_height| over the level-0 texels inside `area` (texel indices).
-func _height_error(tn: TerrainNode, area: Rect2i) -> float:
+## Worst |cached height - get_height| over the level-0 texels inside `area` (texel indices); `tn` a
+## TerrainNode or a WanderingTerrain.
+func _height_error(tn: Node3D, area: Rect2i) -> float:
 	var img: Image = tn.get_surface_cache_texture().get_image()
 	var size: int = tn.surface_cache_size
 	var worst := 0.0
 	for z in range(area.position.y, area.end.y):
 		for x in range(area.position.x, area.end.x):
-			var want := tn.get_height(Vector2(x + 0.5, z + 0.5))
+			var want: float = tn.get_height(Vector2(x + 0.5, z + 0.5))
 			worst = worst_of(worst, absf(_cached_height(img, Vector2i(x, z), size) - want))
 	return worst
 
@@ -129,6 +131,17 @@ func _picture_error(a: Image, b: Image, cam: Camera3D, step: int) -> Array:
 	return [n, worst, total / maxi(n, 1)]
 
 
+## Pixels of a read-back west of the terrain (x < -2, inside the cache's windows, whose texel indices are
+## negative there) that are not magenta: terrain_surface must say "no ground" outside the terrain.
+func _ground_west_of_terrain(read: Image, cam: Camera3D) -> int:
+	var n := 0
+	for py in range(0, read.get_height(), 4):
+		for px in range(0, read.get_width(), 2):
+			if cam.project_ray_origin(Vector2(px + 0.5, py + 0.5)).x < -2.0 and _colour_error(read.get_pixel(px, py), MAGENTA) > 0.02:
+				n += 1
+	return n
+
+
 func test_a_mesh_reads_what_the_terrain_draws() -> void:
 	var probe := ShaderMaterial.new()
 	probe.shader = load(PROBE)
@@ -150,6 +163,7 @@ func test_a_mesh_reads_what_the_terrain_draws() -> void:
 	print("surface cache read back (%s): %d pixels, worst %.1f/255, mean %.2f/255" % [renderer, n, worst * 255.0, total / maxi(n, 1) * 255.0])
 	check(n > 1000, "pixels compared: %d" % n)
 	check(worst <= 2.5 / 255.0, "terrain_surface colour = the terrain's own (worst %.1f/255)" % (worst * 255.0))
+	check_eq(_ground_west_of_terrain(read, cam), 0, "no ground read west of the terrain")
 	# Heights: the f32 stored at every level-0 texel over the terrain is get_height there.
 	var size: int = tn.surface_cache_size
 	var o := _origin(Vector2(SIZE * 0.5, SIZE * 0.5), size)
@@ -174,6 +188,84 @@ func test_a_mesh_reads_what_the_terrain_draws() -> void:
 	var vn: int = ve[0]
 	var vworst: float = ve[1]
 	check(vn > 500 and vworst <= 2.5 / 255.0, "the SURFACE_CACHE view draws the cache (%d pixels, worst %.1f/255)" % [vn, vworst * 255.0])
+	root.queue_free()
+	await frames(1)
+
+
+## A WanderingTerrain gives meshes its surface as a TerrainNode does: the read-back equals its own look
+## (layers; then its plain colour set on its material), heights are get_height's, an edit arrives within
+## two frames.
+func test_a_wandering_terrain_gives_meshes_its_surface() -> void:
+	RenderingServer.set_default_clear_color(MAGENTA)
+	var root := Node3D.new()
+	tree.root.add_child(root)
+	var cam := Camera3D.new()
+	cam.projection = Camera3D.PROJECTION_ORTHOGONAL
+	cam.size = SIZE * 0.9
+	cam.far = 500.0
+	cam.position = Vector3(SIZE * 0.5, 200.0, SIZE * 0.5)
+	cam.rotation_degrees = Vector3(-90, 0, 0)
+	root.add_child(cam)
+	cam.make_current()
+	var t := _data()
+	var probe := ShaderMaterial.new()
+	probe.shader = load(WANDERING_PROBE)
+	var wt := WanderingTerrain.new()
+	var mesh := WanderingMesh.new()
+	mesh.start_size = 64.0
+	mesh.start_subdivision = 5
+	mesh.lods = PackedInt32Array([2, 2, 2, 2, 2, 2])
+	wt.mesh = mesh
+	# A top-down camera: the mesh must reach behind it too.
+	wt.back_offset = SIZE
+	wt.material = probe
+	wt.terrain_material = _material()
+	wt.terrain_data = t
+	root.add_child(wt)
+	await frames(3)
+	check(wt.get_surface_cache_texture() != null, "the wandering terrain keeps a cache")
+	var ground := screenshot("surface_cache_wandering_terrain")
+	var plane_mat := ShaderMaterial.new()
+	plane_mat.shader = load(SURFACE_PROBE)
+	var plane := _plane(root, plane_mat)
+	await frames(2)
+	var read := screenshot("surface_cache_wandering_read_back")
+	var e := _picture_error(ground, read, cam, 2)
+	print("wandering surface cache read back (%s): %d pixels, worst %.1f/255, mean %.2f/255" % [renderer, e[0], e[1] * 255.0, e[2] * 255.0])
+	check(e[0] > 1000 and e[1] <= 2.5 / 255.0, "terrain_surface = the wandering terrain's look (%d pixels, worst %.1f/255)" % [e[0], e[1] * 255.0])
+	var size: int = wt.surface_cache_size
+	var o := _origin(Vector2(SIZE * 0.5, SIZE * 0.5), size)
+	var area := Rect2i(o, Vector2i(size, size)).intersection(Rect2i(1, 1, SIZE - 2, SIZE - 2))
+	var herr := _height_error(wt, area)
+	print("wandering surface cache heights (%s): worst |h - get_height| %s" % [renderer, herr])
+	check(herr <= 1e-4, "cached heights = get_height (worst %s)" % herr)
+	var r := Rect2i(60, 60, 8, 8)
+	var h := t.get_heights_region(r)
+	for i in h.size():
+		h[i] += 3.0
+	t.set_heights_region(r, h)
+	await tree.process_frame
+	await tree.process_frame
+	await RenderingServer.frame_post_draw
+	herr = _height_error(wt, Rect2i(58, 58, 12, 12))
+	check(herr <= 1e-4, "an edit reaches the wandering cache within two frames (worst %s)" % herr)
+	# No layers: the plain colour the user gave the terrain's material is what meshes read.
+	wt.terrain_material = null
+	probe.set_shader_parameter("albedo", Color8(200, 40, 40))
+	wt.material = probe
+	await frames(3)
+	plane.visible = false
+	await frames(2)
+	ground = screenshot("surface_cache_wandering_plain")
+	plane.visible = true
+	await frames(2)
+	read = screenshot("surface_cache_wandering_plain_read_back")
+	# The plain look's roughness (1) is stored, not an unset value.
+	var rough := wt.get_surface_cache_texture().get_image().get_pixel(5, 64).a
+	check(is_equal_approx(rough, 1.0), "the plain look's roughness is cached: %s" % rough)
+	e = _picture_error(ground, read, cam, 3)
+	check_eq(_ground_west_of_terrain(read, cam), 0, "no ground read west of the wandering terrain")
+	check(e[0] > 500 and e[1] <= 2.5 / 255.0, "the material's own colour reaches the cache (%d pixels, worst %.1f/255)" % [e[0], e[1] * 255.0])
 	root.queue_free()
 	await frames(1)
 

@@ -1,7 +1,7 @@
-//! A TerrainNode's surface cache on the GPU: terrain_core's `surface_cache.rs` decides which texels to draw;
-//! here a SubViewport (an internal child of the node, never cleared) draws them with
-//! `terrain_surface_fill.gdshader`, and the global shader uniforms that `terrain_surface.gdshaderinc`
-//! reads are kept current. One terrain owns the globals at a time (the first whose cache draws).
+//! A terrain's surface cache on the GPU: terrain_core's `surface_cache.rs` decides which texels to draw;
+//! here a SubViewport (an internal child of the node, never cleared) draws them with the terrain's fill
+//! shader (`Fill`), and the global shader uniforms that `terrain_surface.gdshaderinc` reads are kept
+//! current. One terrain owns the globals at a time (the first whose cache draws).
 
 use godot::classes::node::InternalMode;
 use godot::classes::rendering_server::GlobalShaderParameterType as G;
@@ -11,7 +11,35 @@ use godot::prelude::*;
 use std::sync::atomic::{AtomicI64, Ordering};
 use terrain_core::surface_cache::{self as plan, AtlasRect, SurfaceCacheConfig, PLANES};
 
-const FILL_SHADER: &str = "res://addons/wandering_terrain/shaders/terrain_surface_fill.gdshader";
+/// A terrain class's fill: its shader and the uniforms of its look copied from the node's material (a
+/// user's colours; the layers come from the TerrainMaterial).
+pub struct Fill {
+    shader: &'static str,
+    label: &'static str,
+    look: &'static [&'static str],
+}
+
+/// TerrainNode's fill (`terrain_node_look.gdshaderinc`).
+pub const TERRAIN_NODE_FILL: Fill = Fill {
+    shader: "res://addons/wandering_terrain/shaders/terrain_surface_fill.gdshader",
+    label: "TerrainNode surface cache",
+    look: &["albedo", "slope_albedo"],
+};
+
+/// WanderingTerrain's fill (`wandering_terrain_look.gdshaderinc`).
+pub const WANDERING_FILL: Fill = Fill {
+    shader: "res://addons/wandering_terrain/shaders/wandering_surface_fill.gdshader",
+    label: "WanderingTerrain surface cache",
+    look: &[
+        "checker",
+        "albedo",
+        "color_tile_scaling",
+        "color_tile_on",
+        "color_tile_off",
+        "border_thickness",
+        "color_border",
+    ],
+};
 
 /// The global uniforms, their types (registered when the extension loads, so any shader that includes
 /// `terrain_surface.gdshaderinc` compiles, with or without a terrain).
@@ -57,6 +85,7 @@ pub struct SurfaceCache {
     viewport: Option<Gd<SubViewport>>,
     item: Rid,
     fill: Gd<ShaderMaterial>,
+    look: &'static [&'static str],
     rects: Vec<AtlasRect>,
     placed: Option<Placement>,
     /// Edited terrain rectangles (terrain units, lo and hi corners): each is drawn at the next two window
@@ -75,15 +104,13 @@ pub struct SurfaceCache {
 }
 
 impl SurfaceCache {
-    pub fn new(config: SurfaceCacheConfig) -> Self {
+    pub fn new(config: SurfaceCacheConfig, fill: &Fill) -> Self {
         Self {
             plan: plan::SurfaceCache::new(config, 1.0),
             viewport: None,
             item: Rid::Invalid,
-            fill: crate::look::terrain_material::default_material(
-                FILL_SHADER,
-                "TerrainNode surface cache",
-            ),
+            fill: crate::look::terrain_material::default_material(fill.shader, fill.label),
+            look: fill.look,
             rects: Vec::new(),
             placed: None,
             fresh: Vec::new(),
@@ -98,6 +125,14 @@ impl SurfaceCache {
     /// The fill's material: the node sets its parameters on it as on its own material.
     pub fn material_mut(&mut self) -> &mut Gd<ShaderMaterial> {
         &mut self.fill
+    }
+
+    /// Copies the look's uniforms from the node's `material` (unset ones go back to the fill's defaults).
+    pub fn copy_look(&mut self, material: Option<&Gd<ShaderMaterial>>) {
+        for name in self.look {
+            let v = material.map_or(Variant::nil(), |m| m.get_shader_parameter(*name));
+            self.fill.set_shader_parameter(*name, &v);
+        }
     }
 
     pub fn texels_written(&self) -> u64 {

@@ -2,7 +2,7 @@
 //! node's shader parameters like its own material, drawn where the data windows just showed new ground.
 
 use super::*;
-use crate::look::surface_cache::SurfaceCache;
+use crate::look::surface_cache::{SurfaceCache, TERRAIN_NODE_FILL};
 use terrain_core::sample_rect::SampleRect;
 use terrain_core::surface_cache::SurfaceCacheConfig;
 
@@ -62,7 +62,7 @@ impl TerrainNode {
         else {
             return;
         };
-        let mut cache = SurfaceCache::new(cfg);
+        let mut cache = SurfaceCache::new(cfg, &TERRAIN_NODE_FILL);
         let mut node = self.base().clone().upcast::<Node>();
         cache.attach(&mut node, self.base().instance_id().to_i64());
         self.surface_cache = Some(cache);
@@ -79,6 +79,7 @@ impl TerrainNode {
 
     pub(crate) fn invalidate_surface_cache(&mut self) {
         if let Some(c) = self.surface_cache.as_mut() {
+            c.copy_look(self.material.as_ref());
             c.invalidate_all();
             self.wake();
         }

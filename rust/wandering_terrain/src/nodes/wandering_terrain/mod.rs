@@ -21,6 +21,7 @@ mod debug;
 mod draw;
 mod queries;
 mod source;
+mod surface_cache;
 const DEFAULT_SHADER: &str = "res://addons/wandering_terrain/shaders/wandering_terrain.gdshader";
 /// The debug views' shader (`debug_view`, see `debug_view.rs`).
 const DEBUG_SHADER: &str =
@@ -105,6 +106,28 @@ pub struct WanderingTerrain {
     #[var(set = set_layers)]
     layers: u32,
 
+    /// The terrain's shaded surface (albedo, normal, roughness, height) kept around the camera for meshes
+    /// to blend into the ground: `TerrainBlendMaterial`, or any shader including `terrain_surface.gdshaderinc`
+    /// (as `TerrainNode.surface_cache_enabled`). The first terrain with a cache in the scene provides it.
+    #[export]
+    #[export_group(name = "Surface cache")]
+    #[var(set = set_surface_cache_enabled)]
+    surface_cache_enabled: bool,
+    /// Levels of the cache (1..=4); each doubles the texel and the reach (the first's texel is the
+    /// terrain's sample spacing).
+    #[export(range = (1.0, 4.0))]
+    #[var(set = set_surface_cache_levels)]
+    surface_cache_levels: i64,
+    /// Texels per side of each level (32..=1024, a multiple of 16); 12 bytes a texel (see
+    /// `TerrainNode.surface_cache_size`).
+    #[export(range = (32.0, 1024.0, 16.0))]
+    #[var(set = set_surface_cache_size)]
+    surface_cache_size: i64,
+    /// The cache while enabled and in the tree.
+    surface_cache: Option<crate::look::surface_cache::SurfaceCache>,
+    /// What the cache was drawn from: size, spacing, the data and control textures.
+    surface_source: Option<(Vector2i, f64, Option<Rid>, Option<Rid>)>,
+
     /// Collision: which tiles exist around the target (`mode`, `radius`), how finely they follow the drawn
     /// surface (`subdivision`, `tolerance`), the physics layers and material, and what edits do to the bodies
     /// on them. A `TerrainCollision` (assigning null makes a default one); its changes apply at once.
@@ -174,6 +197,11 @@ impl INode3D for WanderingTerrain {
             back_offset: 0.0,
             cast_shadow: 1,
             layers: 1,
+            surface_cache_enabled: true,
+            surface_cache_levels: 4,
+            surface_cache_size: 192,
+            surface_cache: None,
+            surface_source: None,
             collision_mode: PhantomVar::default(),
             collision_radius: PhantomVar::default(),
             collision_layer: PhantomVar::default(),
@@ -224,6 +252,9 @@ impl INode3D for WanderingTerrain {
 
     fn process(&mut self, _delta: f64) {
         self.follow();
+        if let Some(cam) = self.followed_camera() {
+            self.update_surface_cache(cam.get_global_position());
+        }
         self.update_cell_view();
     }
 
@@ -253,8 +284,10 @@ impl INode3D for WanderingTerrain {
                 if self.mesh.is_some() {
                     self.make_instance();
                 }
+                self.attach_surface_cache();
             }
             N::EXIT_TREE => {
+                self.detach_surface_cache();
                 self.collision.exit();
                 if let Some(rid) = self.instance.take() {
                     RenderingServer::singleton().free_rid(rid);
@@ -495,6 +528,23 @@ impl WanderingTerrain {
     }
 
     #[func]
+    fn set_surface_cache_enabled(&mut self, v: bool) {
+        self.enable_surface_cache(v);
+    }
+
+    /// Levels 1..=4; out of range is refused with an error and the old value kept.
+    #[func]
+    fn set_surface_cache_levels(&mut self, v: i64) {
+        self.configure_surface_cache(v, self.surface_cache_size);
+    }
+
+    /// 32..=1024, a multiple of 16; out of range is refused with an error and the old value kept.
+    #[func]
+    fn set_surface_cache_size(&mut self, v: i64) {
+        self.configure_surface_cache(self.surface_cache_levels, v);
+    }
+
+    #[func]
     fn set_cast_shadow(&mut self, value: i64) {
         if !(0..=3).contains(&value) {
             godot_error!("WanderingTerrain.cast_shadow must be in [0, 3], got {value}");
@@ -525,6 +575,12 @@ impl WanderingTerrain {
     fn apply_look(&mut self) {
         terrain_material::bind(self.terrain_material.as_mut(), self.material.as_ref());
         terrain_material::bind(self.terrain_material.as_mut(), self.debug_material.as_ref());
+        let fill = self
+            .surface_cache
+            .as_mut()
+            .map(|c| c.material_mut().clone());
+        terrain_material::bind(self.terrain_material.as_mut(), fill.as_ref());
+        self.invalidate_surface_cache();
     }
 }
 

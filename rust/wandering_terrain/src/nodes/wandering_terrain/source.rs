@@ -9,11 +9,13 @@ impl WanderingTerrain {
     pub(super) fn on_region_changed(&mut self, region: Rect2i) {
         self.nav_view.edits += 1;
         self.collision.mark(crate::sample_rect::from_rect2i(region));
+        self.surface_cache_edited(region);
     }
 
     /// Refreshes the shader's data uniforms and the culling box after the terrain data changed.
     pub(super) fn on_data_changed(&mut self) {
-        if self.material.is_none() && self.debug_material.is_none() {
+        if self.material.is_none() && self.debug_material.is_none() && self.surface_cache.is_none()
+        {
             return;
         }
         let (tex, control, size, spacing, range) = match self.terrain_data.as_mut() {
@@ -29,11 +31,7 @@ impl WanderingTerrain {
             }
             None => (None, None, Vector2i::ZERO, 1.0, Vector2::ZERO),
         };
-        for mat in self
-            .material
-            .iter_mut()
-            .chain(self.debug_material.iter_mut())
-        {
+        for mat in self.shader_materials() {
             mat.set_shader_parameter("data_tex", &tex.to_variant());
             mat.set_shader_parameter("has_control", &control.is_some().to_variant());
             mat.set_shader_parameter("control_tex", &control.to_variant());
@@ -56,5 +54,16 @@ impl WanderingTerrain {
             RenderingServer::singleton().instance_set_custom_aabb(rid, self.instance_aabb);
         }
         self.last = None;
+        // Edits emit `changed` too; their regions reach the cache through `on_region_changed`.
+        let key = (
+            size,
+            spacing,
+            tex.map(|t| t.get_rid()),
+            control.map(|t| t.get_rid()),
+        );
+        if self.surface_source != Some(key) {
+            self.surface_source = Some(key);
+            self.invalidate_surface_cache();
+        }
     }
 }
