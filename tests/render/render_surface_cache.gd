@@ -270,6 +270,70 @@ func test_a_wandering_terrain_gives_meshes_its_surface() -> void:
 	await frames(1)
 
 
+## [mean colour, mean neighbour contrast] over the picture's pixels above terrain x in [x0, x1] (away
+## from the edges in z).
+func _patch_stats(img: Image, cam: Camera3D, x0: float, x1: float) -> Array:
+	var n := 0
+	var mean := 0.0
+	var contrast := 0.0
+	for py in range(4, img.get_height() - 4, 2):
+		for px in range(2, img.get_width() - 3):
+			var o := cam.project_ray_origin(Vector2(px + 0.5, py + 0.5))
+			if o.x < x0 or o.x > x1 or o.z < 4.0 or o.z > SIZE - 4:
+				continue
+			var c := img.get_pixel(px, py)
+			mean += (c.r + c.g + c.b) / 3.0
+			contrast += _colour_error(c, img.get_pixel(px + 1, py))
+			n += 1
+	return [mean / maxi(n, 1), contrast / maxi(n, 1)]
+
+
+## Far away (surface_cache_far_distance) the terrain draws its cache: the same look (a plain layer's
+## colour within a few /255), averaged over a cache texel (a checker finer than a texel turns flat).
+func test_the_far_terrain_draws_its_cache() -> void:
+	var s := _top_down(null)
+	var root: Node3D = s[0]
+	var cam: Camera3D = s[1]
+	var tn: TerrainNode = s[2]
+	var checker := TerrainLayer.new()
+	var img := Image.create_empty(64, 64, false, Image.FORMAT_RGBA8)
+	for y in 64:
+		for x in 64:
+			img.set_pixel(x, y, Color.WHITE if ((x / 8) + (y / 8)) % 2 == 0 else Color.BLACK)
+	checker.albedo_texture = ImageTexture.create_from_image(img)
+	# 8 cells a 4 m repeat: 0.5 m cells, about a pixel here; a cache texel is 1 m.
+	checker.uv_scale = 0.25
+	var look := _material()
+	look.layers = [checker, _layer(SOIL)] as Array[TerrainLayer]
+	tn.terrain_material = look
+	# Lit from straight above (Compatibility has no ambient light from the clear colour).
+	var sun := DirectionalLight3D.new()
+	sun.rotation_degrees = Vector3(-90, 0, 0)
+	root.add_child(sun)
+	await frames(3)
+	var near := screenshot("surface_cache_far_off")
+	tn.surface_cache_far_distance = 16.0
+	await frames(3)
+	var far := screenshot("surface_cache_far_on")
+	var a := _patch_stats(near, cam, SIZE * 0.5 + 3.0, SIZE - 4.0)
+	var b := _patch_stats(far, cam, SIZE * 0.5 + 3.0, SIZE - 4.0)
+	var ca := _patch_stats(near, cam, 4.0, SIZE * 0.5 - 3.0)
+	var cb := _patch_stats(far, cam, 4.0, SIZE * 0.5 - 3.0)
+	print("far terrain from the cache (%s): plain layer mean %.1f/255 vs %.1f/255; checker contrast %.1f/255 drawn, %.1f/255 from the cache" % [renderer, a[0] * 255.0, b[0] * 255.0, ca[1] * 255.0, cb[1] * 255.0])
+	check(absf(a[0] - b[0]) <= 3.0 / 255.0, "the far terrain keeps the plain layer's colour (%.1f vs %.1f /255)" % [a[0] * 255.0, b[0] * 255.0])
+	check(ca[1] > 0.15 and cb[1] < ca[1] * 0.5, "the far terrain is the cache's (checker contrast %.3f -> %.3f)" % [ca[1], cb[1]])
+	# Refused by name, the old value kept; 0 draws the layers again.
+	expect_error("surface_cache_far_distance must be 0 (never) or in [16, 100000]")
+	tn.surface_cache_far_distance = 5.0
+	check_eq(tn.surface_cache_far_distance, 16.0, "kept")
+	tn.surface_cache_far_distance = 0.0
+	await frames(3)
+	var back := _patch_stats(screenshot("surface_cache_far_back"), cam, 4.0, SIZE * 0.5 - 3.0)
+	check(absf(back[1] - ca[1]) < 0.01, "0 draws the layers again (contrast %.3f)" % back[1])
+	root.queue_free()
+	await frames(1)
+
+
 func test_edits_and_moves_redraw_only_what_changed() -> void:
 	var s := _top_down(null)
 	var root: Node3D = s[0]

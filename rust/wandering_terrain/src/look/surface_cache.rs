@@ -135,6 +135,11 @@ impl SurfaceCache {
         }
     }
 
+    /// Whether the scene's shaders read this cache (the globals were this cache's at its last update).
+    pub fn provides(&self) -> bool {
+        self.was_mine && self.viewport.is_some()
+    }
+
     pub fn texels_written(&self) -> u64 {
         self.plan.texels_written()
     }

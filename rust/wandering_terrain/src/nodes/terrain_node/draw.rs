@@ -194,5 +194,8 @@ impl TerrainNode {
         }
         self.send_uv_shift();
         self.invalidate_surface_cache();
+        // A new material (or one cleared by a save) gets the far distance again.
+        self.surface_far_sent = f32::NAN;
+        self.send_surface_far();
     }
 }

@@ -62,6 +62,7 @@ const RUNTIME_PARAMS: &[&str] = &[
     "clipmap_slot_shift",
     "terrain_shift",
     "layer_uv_shift",
+    "surface_cache_far",
 ];
 
 /// Heightmap terrain drawn as a geometry clipmap (Losasso & Hoppe 2004; Asirvatham & Hoppe, GPU Gems 2): rings of tiles centred on `target`, each
@@ -176,6 +177,15 @@ pub struct TerrainNode {
     #[export(range = (32.0, 1024.0, 16.0))]
     #[var(set = set_surface_cache_size)]
     surface_cache_size: i64,
+    /// Beyond this distance from the camera (world units) the terrain draws its surface cache instead of
+    /// blending its layers: one filtered read instead of up to four layers' textures, the look the same
+    /// but averaged over a cache texel (2–8 samples there). 0: never; 0 or 16..=100000. Only the default
+    /// material reads it, and only while this node's cache is the scene's.
+    #[export(range = (0.0, 100000.0, or_greater))]
+    #[var(set = set_surface_cache_far_distance)]
+    surface_cache_far_distance: f64,
+    /// The value the material has (sent when it changes, or when the cache starts or stops providing).
+    surface_far_sent: f32,
     /// The cache while enabled and in the tree.
     surface_cache: Option<crate::look::surface_cache::SurfaceCache>,
 
@@ -332,6 +342,8 @@ impl INode3D for TerrainNode {
             surface_cache_enabled: true,
             surface_cache_levels: 4,
             surface_cache_size: 192,
+            surface_cache_far_distance: 0.0,
+            surface_far_sent: 0.0,
             surface_cache: None,
             collision_mode: PhantomVar::default(),
             collision_radius: PhantomVar::default(),
@@ -632,6 +644,20 @@ impl TerrainNode {
     #[func]
     fn set_surface_cache_enabled(&mut self, v: bool) {
         self.enable_surface_cache(v);
+    }
+
+    /// 0 (never) or 16..=100000 world units; anything else is refused with an error and the old value kept.
+    #[func]
+    fn set_surface_cache_far_distance(&mut self, v: f64) {
+        if !(v == 0.0 || (16.0..=1.0e5).contains(&v)) {
+            godot_error!(
+                "TerrainNode.surface_cache_far_distance must be 0 (never) or in [16, 100000], got {v}; keeping {}",
+                self.surface_cache_far_distance
+            );
+            return;
+        }
+        self.surface_cache_far_distance = v;
+        self.send_surface_far();
     }
 
     /// Levels 1..=4; out of range is refused with an error and the old value kept.

@@ -75,6 +75,7 @@ impl TerrainNode {
         if let Some(mut c) = self.surface_cache.take() {
             c.detach();
         }
+        self.send_surface_far();
     }
 
     pub(crate) fn invalidate_surface_cache(&mut self) {
@@ -140,6 +141,27 @@ impl TerrainNode {
             if c.texels_written() != before {
                 self.work.surface_usec += crate::work_stats::usec_since(t0);
             }
+        }
+        self.send_surface_far();
+    }
+
+    /// Tells the material how far the terrain draws itself (0 unless this cache is the scene's).
+    pub(crate) fn send_surface_far(&mut self) {
+        let provides = self
+            .surface_cache
+            .as_ref()
+            .is_some_and(SurfaceCache::provides);
+        let far = if provides {
+            self.surface_cache_far_distance as f32
+        } else {
+            0.0
+        };
+        if far == self.surface_far_sent {
+            return;
+        }
+        self.surface_far_sent = far;
+        if let Some(m) = self.material.as_mut() {
+            m.set_shader_parameter("surface_cache_far", &far.to_variant());
         }
     }
 
