@@ -41,7 +41,11 @@ func _layer(color: Color, band: Vector2) -> TerrainLayer:
 		for x in 128:
 			img.set_pixel(x, y, color * (0.6 + 0.4 * img.get_pixel(x, y).r))
 	l.albedo_texture = ImageTexture.create_from_image(img)
-	l.normal_texture = ImageTexture.create_from_image(n.get_seamless_image(128, 128, false, false, 0.1, true))
+	# A real normal map (the noise as a bump map), not the noise itself.
+	var bump := n.get_seamless_image(128, 128)
+	bump.convert(Image.FORMAT_RGBA8)
+	bump.bump_map_to_normal_map(4.0)
+	l.normal_texture = ImageTexture.create_from_image(bump)
 	l.height_band = band
 	return l
 
@@ -61,6 +65,8 @@ func run(quick: bool) -> void:
 	data.size = Vector2i(n, n)
 	data.generate_noise(9, 1.0 / 600.0, 7, 2.0, 0.5, 200.0, -20.0, TerrainData.NOISE_PERLIN)
 	var tn := TerrainNode.new()
+	# The layers drawn everywhere (the rows kept comparable with earlier runs); the far cache below.
+	tn.surface_cache_far_distance = 0.0
 	tn.terrain_data = data
 	root.add_child(tn)
 	var c := Vector2(n / 2, n / 2)
@@ -92,6 +98,26 @@ func run(quick: bool) -> void:
 	var triplanar := await _frame_ms(count)
 	print("bench terrain_material frame (%s, 1 view, 4096², camera 60 m up): plain colours %.2f ms, 5 textured layers %.2f ms (ratio %.2f), with triplanar rock %.2f ms (ratio %.2f); median of %d frames" % [
 		renderer, plain, textured, textured / plain, triplanar, triplanar / plain, count])
+	# The far terrain from the surface cache (surface_cache_far_distance), against the layers drawn everywhere
+	# (the same 5 layers with triplanar rock; re-measured here, interleaved, for drift).
+	var far := {}
+	for d in [0.0, 256.0, 128.0, 0.0]:
+		tn.surface_cache_far_distance = d
+		await frames(10)
+		far[d] = far.get(d, []) + [await _frame_ms(count)]
+	var full: float = median(far[0.0])
+	print("bench terrain_material far from the cache (%s): layers everywhere %.2f ms, from the cache beyond 256 m %.2f ms (ratio %.2f), beyond 128 m %.2f ms (ratio %.2f)" % [
+		renderer, full, far[256.0][0], far[256.0][0] / full, far[128.0][0], far[128.0][0] / full])
+	for v in [0.0, 128.0, 256.0]:
+		tn.surface_cache_far_distance = v
+		await frames(6)
+		var path := OS.get_user_data_dir().path_join("bench_far_%s_%d.png" % [renderer, int(v)])
+		tree.root.get_viewport().get_texture().get_image().save_png(path)
+		print("bench terrain_material picture: ", path)
+	var atlas_path := OS.get_user_data_dir().path_join("bench_far_atlas_%s.png" % renderer)
+	tn.get_surface_cache_texture().get_image().save_png(atlas_path)
+	print("bench terrain_material atlas: ", atlas_path)
+	tn.surface_cache_far_distance = 0.0
 	# Painting: a 64² region of one layer, then the node's next update.
 	var patch := PackedFloat32Array()
 	patch.resize(64 * 64)
