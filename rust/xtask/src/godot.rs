@@ -25,25 +25,36 @@ pub enum Renderer {
     OpenGl3,
     /// Forward+ (Vulkan, Mesa lavapipe).
     Vulkan,
+    /// Mobile (Vulkan, Mesa lavapipe).
+    Mobile,
 }
 
 impl Renderer {
     pub fn driver(self) -> &'static str {
         match self {
             Renderer::OpenGl3 => "opengl3",
-            Renderer::Vulkan => "vulkan",
+            Renderer::Vulkan | Renderer::Mobile => "vulkan",
+        }
+    }
+    /// The name of its test run (`render-<label>`).
+    pub fn label(self) -> &'static str {
+        match self {
+            Renderer::Mobile => "mobile",
+            r => r.driver(),
         }
     }
     pub fn method(self) -> &'static str {
         match self {
             Renderer::OpenGl3 => "gl_compatibility",
             Renderer::Vulkan => "forward_plus",
+            Renderer::Mobile => "mobile",
         }
     }
     pub fn parse(s: &str) -> Option<Renderer> {
         match s {
             "opengl3" | "gl" | "compatibility" => Some(Renderer::OpenGl3),
             "vulkan" | "forward_plus" => Some(Renderer::Vulkan),
+            "mobile" => Some(Renderer::Mobile),
             _ => None,
         }
     }
