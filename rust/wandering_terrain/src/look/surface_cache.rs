@@ -103,7 +103,37 @@ pub struct SurfaceCache {
     owner: i64,
 }
 
+/// Checks a node's new `surface_cache_levels` and `surface_cache_size` (`class`: the node's, for the
+/// error); false when refused (the error printed names the property and its range).
+pub fn settings_ok(class: &str, levels: i64, size: i64) -> bool {
+    match SurfaceCacheConfig::new(levels, size) {
+        Ok(_) => true,
+        Err(e) => {
+            godot_error!("{class}.{e}; keeping the previous value");
+            false
+        }
+    }
+}
+
 impl SurfaceCache {
+    /// The cache of terrain node `node` with its `surface_cache_*` settings, attached to it; None while
+    /// it is off, its settings are invalid or the node is outside the tree.
+    pub fn made_for(
+        node: &Gd<Node3D>,
+        enabled: bool,
+        levels: i64,
+        size: i64,
+        fill: &Fill,
+    ) -> Option<Self> {
+        let cfg = SurfaceCacheConfig::new(levels, size).ok()?;
+        if !enabled || !node.is_inside_tree() {
+            return None;
+        }
+        let mut cache = SurfaceCache::new(cfg, fill);
+        cache.attach(&mut node.clone().upcast(), node.instance_id().to_i64());
+        Some(cache)
+    }
+
     pub fn new(config: SurfaceCacheConfig, fill: &Fill) -> Self {
         Self {
             plan: plan::SurfaceCache::new(config, 1.0),
@@ -230,6 +260,41 @@ impl SurfaceCache {
             self.fresh.clear();
             self.fresh.push(all);
         }
+    }
+
+    /// A data window (or a level's reach) moved from rectangle `a` to `b` (`[lo, hi]`, terrain units of
+    /// the shader): the texels along its edges read other data now, those within `m` of the edges' old
+    /// and new places are drawn at the next update.
+    pub fn mark_window_moved(&mut self, a: [[f64; 2]; 2], b: [[f64; 2]; 2], m: f64) {
+        for k in 0..2 {
+            let j = 1 - k;
+            let span = [a[0][j].min(b[0][j]) - m, a[1][j].max(b[1][j]) + m];
+            for e in 0..2 {
+                if a[e][k] == b[e][k] {
+                    continue;
+                }
+                let mut lo = [0.0; 2];
+                let mut hi = [0.0; 2];
+                (lo[k], hi[k]) = (a[e][k].min(b[e][k]) - m, a[e][k].max(b[e][k]) + m);
+                (lo[j], hi[j]) = (span[0], span[1]);
+                self.plan.invalidate(lo, hi);
+            }
+        }
+    }
+
+    /// The terrain units the cache reaches from its centre (half its last level's side).
+    pub fn reach(&self) -> f64 {
+        self.level_reach(self.plan.config().levels() - 1)
+    }
+
+    /// Half the side of level `l` (terrain units).
+    pub fn level_reach(&self, l: usize) -> f64 {
+        0.5 * self.plan.config().size() as f64 * self.plan.texel() * f64::from(1u32 << l)
+    }
+
+    /// Terrain units per texel of the first level.
+    pub fn texel(&self) -> f64 {
+        self.plan.texel()
     }
 
     /// After the data windows showed new data: follows the camera at `centre` (terrain units), draws what

@@ -189,6 +189,8 @@ pub struct TerrainNode {
     surface_far_sent: f32,
     /// The cache while enabled and in the tree.
     surface_cache: Option<crate::look::surface_cache::SurfaceCache>,
+    /// The windows' target (`last_target`) and fine origin the cache last saw.
+    surface_windows: Option<(Vector2, Vector2)>,
 
     /// Collision: which tiles exist around the target (`mode`, `radius`), how finely they follow the drawn
     /// surface (`subdivision`, `tolerance`), the physics layers and material, and what edits do to the bodies
@@ -346,6 +348,7 @@ impl INode3D for TerrainNode {
             surface_cache_far_distance: 256.0,
             surface_far_sent: 0.0,
             surface_cache: None,
+            surface_windows: None,
             collision_mode: PhantomVar::default(),
             collision_radius: PhantomVar::default(),
             collision_layer: PhantomVar::default(),

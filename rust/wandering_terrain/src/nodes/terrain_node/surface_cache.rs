@@ -4,7 +4,6 @@
 use super::*;
 use crate::look::surface_cache::{SurfaceCache, TERRAIN_NODE_FILL};
 use terrain_core::sample_rect::SampleRect;
-use terrain_core::surface_cache::SurfaceCacheConfig;
 
 #[godot_api(secondary)]
 impl TerrainNode {
@@ -28,13 +27,10 @@ impl TerrainNode {
     }
 
     pub(crate) fn configure_surface_cache(&mut self, levels: i64, size: i64) {
-        match SurfaceCacheConfig::new(levels, size) {
-            Ok(_) => {
-                (self.surface_cache_levels, self.surface_cache_size) = (levels, size);
-                self.detach_surface_cache();
-                self.attach_surface_cache();
-            }
-            Err(e) => godot_error!("TerrainNode.{e}; keeping the previous value"),
+        if crate::look::surface_cache::settings_ok("TerrainNode", levels, size) {
+            (self.surface_cache_levels, self.surface_cache_size) = (levels, size);
+            self.detach_surface_cache();
+            self.attach_surface_cache();
         }
     }
 
@@ -52,20 +48,19 @@ impl TerrainNode {
 
     /// Makes the cache (enabled, in the tree) and gives its fill the node's parameters.
     pub(crate) fn attach_surface_cache(&mut self) {
-        if !self.surface_cache_enabled
-            || self.surface_cache.is_some()
-            || !self.base().is_inside_tree()
-        {
+        if self.surface_cache.is_some() {
             return;
         }
-        let Ok(cfg) = SurfaceCacheConfig::new(self.surface_cache_levels, self.surface_cache_size)
-        else {
+        self.surface_cache = SurfaceCache::made_for(
+            &self.base().clone(),
+            self.surface_cache_enabled,
+            self.surface_cache_levels,
+            self.surface_cache_size,
+            &TERRAIN_NODE_FILL,
+        );
+        if self.surface_cache.is_none() {
             return;
-        };
-        let mut cache = SurfaceCache::new(cfg, &TERRAIN_NODE_FILL);
-        let mut node = self.base().clone().upcast::<Node>();
-        cache.attach(&mut node, self.base().instance_id().to_i64());
-        self.surface_cache = Some(cache);
+        }
         self.update_material();
         self.apply_look();
         self.wake();
@@ -135,6 +130,7 @@ impl TerrainNode {
             (f64::from(pos.z) - f64::from(o.z)) / f64::from(s.z),
         ];
         let sp = self.sample_spacing();
+        self.surface_cache_data_moved();
         if let Some(c) = self.surface_cache.as_mut() {
             let before = c.texels_written();
             c.update(centre, sp, (o, s));
@@ -143,6 +139,62 @@ impl TerrainNode {
             }
         }
         self.send_surface_far();
+    }
+
+    /// The windows moved: the level a texel reads changes along each level's edge (which follows the target
+    /// continuously), the exact samples end at the fine window's edge (which snaps), and coverage at the
+    /// coarsest level's. Texels drawn before would keep the data they saw (a coarser level's, before the
+    /// finer arrived): the strips those edges swept are drawn again.
+    fn surface_cache_data_moved(&mut self) {
+        let (t, fine) = (self.last_target, self.fine_origin_sent());
+        let Some((prev, prev_fine)) = self.surface_windows.replace((t, fine)) else {
+            return;
+        };
+        let (o, s) = self.frame();
+        let sp = self.sample_spacing();
+        let (sx, sz) = (f64::from(s.x), f64::from(s.z));
+        let to_tp = |v: Vector2| {
+            [
+                (f64::from(v.x) - f64::from(o.x)) / sx,
+                (f64::from(v.y) - f64::from(o.z)) / sz,
+            ]
+        };
+        let (p, q) = (to_tp(prev), to_tp(t));
+        let reach0 = (2 * self.tile_resolution - 1) as f64 * self.vertex_spacing;
+        let (levels, window) = (self.gpu.fine_layer(), self.gpu.window() as f64);
+        let Some(c) = self.surface_cache.as_mut() else {
+            return;
+        };
+        let (outer, texel0, reach_first) = (c.reach(), c.texel(), c.level_reach(0));
+        // One cache texel where an edge lies (texel centres decide what they read), plus a sample.
+        let margin = |r: f64| {
+            let top = (outer / reach_first).log2();
+            texel0 * (r / reach_first).log2().ceil().clamp(0.0, top).exp2() + sp
+        };
+        if prev != t {
+            for l in 0..levels {
+                let r = reach0 * f64::from(1u32 << l);
+                let r = [r / sx, r / sz];
+                if r[0].min(r[1]) > outer {
+                    break;
+                }
+                let square = |c: [f64; 2]| [[c[0] - r[0], c[1] - r[1]], [c[0] + r[0], c[1] + r[1]]];
+                let m = margin(r[0].max(r[1]));
+                c.mark_window_moved(square(p), square(q), m);
+            }
+        }
+        if prev_fine != fine {
+            // Samples f of the fine window cover [f + 0.5, f + window - 0.5) * spacing.
+            let rect = |f: Vector2| {
+                let lo = [(f64::from(f.x) + 0.5) * sp, (f64::from(f.y) + 0.5) * sp];
+                [
+                    lo,
+                    [lo[0] + (window - 1.0) * sp, lo[1] + (window - 1.0) * sp],
+                ]
+            };
+            let m = margin(0.5 * window * sp);
+            c.mark_window_moved(rect(prev_fine), rect(fine), m);
+        }
     }
 
     /// Tells the material how far the terrain draws itself (0 unless this cache is the scene's).

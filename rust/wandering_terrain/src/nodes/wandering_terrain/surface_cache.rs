@@ -4,7 +4,6 @@
 
 use super::*;
 use crate::look::surface_cache::{SurfaceCache, WANDERING_FILL};
-use terrain_core::surface_cache::SurfaceCacheConfig;
 
 #[godot_api(secondary)]
 impl WanderingTerrain {
@@ -27,32 +26,28 @@ impl WanderingTerrain {
     }
 
     pub(super) fn configure_surface_cache(&mut self, levels: i64, size: i64) {
-        match SurfaceCacheConfig::new(levels, size) {
-            Ok(_) => {
-                (self.surface_cache_levels, self.surface_cache_size) = (levels, size);
-                self.detach_surface_cache();
-                self.attach_surface_cache();
-            }
-            Err(e) => godot_error!("WanderingTerrain.{e}; keeping the previous value"),
+        if crate::look::surface_cache::settings_ok("WanderingTerrain", levels, size) {
+            (self.surface_cache_levels, self.surface_cache_size) = (levels, size);
+            self.detach_surface_cache();
+            self.attach_surface_cache();
         }
     }
 
     /// Makes the cache (enabled, in the tree) and gives its fill the node's parameters.
     pub(super) fn attach_surface_cache(&mut self) {
-        if !self.surface_cache_enabled
-            || self.surface_cache.is_some()
-            || !self.base().is_inside_tree()
-        {
+        if self.surface_cache.is_some() {
             return;
         }
-        let Ok(cfg) = SurfaceCacheConfig::new(self.surface_cache_levels, self.surface_cache_size)
-        else {
+        self.surface_cache = SurfaceCache::made_for(
+            &self.base().clone(),
+            self.surface_cache_enabled,
+            self.surface_cache_levels,
+            self.surface_cache_size,
+            &WANDERING_FILL,
+        );
+        if self.surface_cache.is_none() {
             return;
-        };
-        let mut cache = SurfaceCache::new(cfg, &WANDERING_FILL);
-        let mut node = self.base().clone().upcast::<Node>();
-        cache.attach(&mut node, self.base().instance_id().to_i64());
-        self.surface_cache = Some(cache);
+        }
         self.surface_source = None;
         self.on_data_changed();
         self.apply_look();
