@@ -114,9 +114,6 @@ func run(quick: bool) -> void:
 		var path := OS.get_user_data_dir().path_join("bench_far_%s_%d.png" % [renderer, int(v)])
 		tree.root.get_viewport().get_texture().get_image().save_png(path)
 		print("bench terrain_material picture: ", path)
-	var atlas_path := OS.get_user_data_dir().path_join("bench_far_atlas_%s.png" % renderer)
-	tn.get_surface_cache_texture().get_image().save_png(atlas_path)
-	print("bench terrain_material atlas: ", atlas_path)
 	tn.surface_cache_far_distance = 0.0
 	# Painting: a 64² region of one layer, then the node's next update.
 	var patch := PackedFloat32Array()

@@ -9,7 +9,8 @@ const SHADER: &str = "res://addons/wandering_terrain/shaders/terrain_blend.gdsha
 /// A lit material (albedo colour and texture, roughness, normal map) whose lower part takes on the
 /// terrain under it: colour, normal and roughness blend toward the ground's over `blend_height` above the
 /// exact terrain surface, so a rock or a wall shows no seam where it meets the ground. Reads the surface
-/// cache of the scene's TerrainNode (`surface_cache_enabled`); without one it draws as without the blend.
+/// cache of the scene's terrain (`surface_cache_enabled` of a TerrainNode or WanderingTerrain); without
+/// one it draws as without the blend.
 /// For your own shaders: `#include "res://addons/wandering_terrain/shaders/terrain_surface.gdshaderinc"`.
 #[derive(GodotClass)]
 #[class(tool, base=ShaderMaterial)]

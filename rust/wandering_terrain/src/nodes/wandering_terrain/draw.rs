@@ -109,12 +109,11 @@ impl WanderingTerrain {
         self.last = None;
     }
 
-    pub(super) fn follow(&mut self) {
-        let cam = self.followed_camera();
-        if let Some(cam) = cam {
-            let t = cam.get_global_transform();
-            self.place_for(t);
-        }
+    /// Places the mesh for the followed camera; its position (None without one).
+    pub(super) fn follow(&mut self) -> Option<Vector3> {
+        let t = self.followed_camera()?.get_global_transform();
+        self.place_for(t);
+        Some(t.origin)
     }
 
     pub(super) fn followed_camera(&self) -> Option<Gd<Camera3D>> {

@@ -251,9 +251,8 @@ impl INode3D for WanderingTerrain {
     }
 
     fn process(&mut self, _delta: f64) {
-        self.follow();
-        if let Some(cam) = self.followed_camera() {
-            self.update_surface_cache(cam.get_global_position());
+        if let Some(at) = self.follow() {
+            self.update_surface_cache(at);
         }
         self.update_cell_view();
     }
