@@ -1,6 +1,6 @@
 //! `TerrainLayer`: one texture layer of a `TerrainMaterial` (blending in `terrain_core::material`).
 
-use godot::classes::Texture2D;
+use godot::classes::{PhysicsMaterial, Texture2D};
 use godot::prelude::*;
 
 /// One ground texture of a `TerrainMaterial`: albedo and normal map, a tint, how often it repeats, whether
@@ -50,6 +50,17 @@ pub struct TerrainLayer {
     #[export]
     #[var(set = set_height_band)]
     height_band: Vector2,
+    /// What the ground is for gameplay where this layer dominates (`get_surface`): a name your footstep,
+    /// dust or tyre code looks up, e.g. `&"grass"`, `&"rock"`, `&"ice"`. Empty: none given.
+    #[export]
+    #[export_group(name = "Surface")]
+    #[var(set = set_surface_name)]
+    surface_name: StringName,
+    /// Friction and bounce where this layer dominates (`get_surface`); None: the terrain collision's
+    /// `physics_material` (or Godot's defaults, friction 1 and bounce 0).
+    #[export]
+    #[var(set = set_physics_material)]
+    physics_material: Option<Gd<PhysicsMaterial>>,
     base: Base<Resource>,
 }
 
@@ -121,6 +132,16 @@ impl TerrainLayer {
         self.base_mut().emit_changed();
     }
     #[func]
+    fn set_surface_name(&mut self, v: StringName) {
+        self.surface_name = v;
+        self.base_mut().emit_changed();
+    }
+    #[func]
+    fn set_physics_material(&mut self, v: Option<Gd<PhysicsMaterial>>) {
+        self.physics_material = v;
+        self.base_mut().emit_changed();
+    }
+    #[func]
     fn set_height_band(&mut self, v: Vector2) {
         if !((-1.0e7..=1.0e7).contains(&v.x) && (0.0..=1.0e7).contains(&v.y)) {
             godot_error!(
@@ -135,6 +156,12 @@ impl TerrainLayer {
 }
 
 impl TerrainLayer {
+    pub fn surface_name(&self) -> StringName {
+        self.surface_name.clone()
+    }
+    pub fn physics_material(&self) -> Option<Gd<PhysicsMaterial>> {
+        self.physics_material.clone()
+    }
     pub fn albedo_texture(&self) -> Option<Gd<Texture2D>> {
         self.albedo_texture.clone()
     }

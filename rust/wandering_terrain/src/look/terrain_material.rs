@@ -80,6 +80,8 @@ pub struct TerrainMaterial {
     normal_array: Option<Gd<Texture2DArray>>,
     /// The arrays need a rebuild before the next `apply_to`.
     dirty: bool,
+    /// `blending()`, made again at every change (`look_changed`): the CPU twin is asked per query.
+    blending: Blending,
     /// The connections to the layers (`follow::Links`).
     layer_links: crate::follow::Links,
     base: Base<Resource>,
@@ -114,6 +116,7 @@ impl IResource for TerrainMaterial {
             albedo_array: None,
             normal_array: None,
             dirty: true,
+            blending: Blending::default(),
             layer_links: Default::default(),
             base,
         }
@@ -163,10 +166,10 @@ impl TerrainMaterial {
         }));
         self.layers = v;
         self.dirty = true;
-        self.base_mut().emit_changed();
+        self.look_changed();
     }
     fn layer_changed(&mut self) {
-        self.base_mut().emit_changed();
+        self.look_changed();
     }
 
     /// The layer's `changed` follows and re-sends everything.
@@ -177,7 +180,7 @@ impl TerrainMaterial {
     #[func]
     fn set_auto_texturing(&mut self, v: bool) {
         self.auto_texturing = v;
-        self.base_mut().emit_changed();
+        self.look_changed();
     }
 
     #[func]
@@ -190,7 +193,7 @@ impl TerrainMaterial {
             return;
         }
         self.triplanar_slope = v;
-        self.base_mut().emit_changed();
+        self.look_changed();
     }
 
     #[func]
@@ -203,7 +206,7 @@ impl TerrainMaterial {
             return;
         }
         self.blend_sharpness = v;
-        self.base_mut().emit_changed();
+        self.look_changed();
     }
 
     #[func]
@@ -217,7 +220,7 @@ impl TerrainMaterial {
             return;
         }
         self.cliff_layer = v;
-        self.base_mut().emit_changed();
+        self.look_changed();
     }
 
     #[func]
@@ -230,7 +233,7 @@ impl TerrainMaterial {
             return;
         }
         self.cliff_slope = v;
-        self.base_mut().emit_changed();
+        self.look_changed();
     }
 
     #[func]
@@ -253,7 +256,7 @@ impl TerrainMaterial {
         }
         self.texture_size = v;
         self.dirty = true;
-        self.base_mut().emit_changed();
+        self.look_changed();
     }
 
     /// Sets every parameter of the look on `material` (a ShaderMaterial whose shader includes
@@ -314,6 +317,11 @@ impl TerrainMaterial {
             .map(|l| l.unwrap_or_else(TerrainLayer::new_gd))
     }
 
+    /// Layer `i` (None past the end or for an empty slot).
+    pub fn layer(&self, i: usize) -> Option<Gd<TerrainLayer>> {
+        self.layers.get(i).flatten()
+    }
+
     /// How many layers there are (indices `0..layer_count()` are what paint and layer rules name).
     pub fn layer_count(&self) -> usize {
         self.layers.len()
@@ -321,6 +329,21 @@ impl TerrainMaterial {
 
     /// What the layer weights depend on (the CPU twin's input).
     pub fn blending(&self) -> Blending {
+        self.blending.clone()
+    }
+
+    /// `blending()` without a copy (a query per call: `get_surface`).
+    pub fn blending_ref(&self) -> &Blending {
+        &self.blending
+    }
+
+    /// Anything changed (this or a layer): the CPU twin's input is made again and the nodes are told.
+    fn look_changed(&mut self) {
+        self.blending = self.make_blending();
+        self.base_mut().emit_changed();
+    }
+
+    fn make_blending(&self) -> Blending {
         let layer_count = self.layers.len();
         let bands = if self.auto_texturing {
             self.layer_slots()

@@ -22,6 +22,42 @@ macro_rules! terrain_host_api {
             pub(crate) fn get_height_at(&self, position: Vector3) -> f32 {
                 self.get_height(Vector2::new(position.x, position.z))
             }
+
+            /// What the ground is under world point `position` (its X and Z), for footsteps, dust or grip:
+            /// `{surface: StringName, layer: int, weights: PackedFloat32Array, friction: float,
+            /// bounce: float}` — the layer the shader draws most there (`layer`; -1 without a
+            /// TerrainMaterial or data), its `TerrainLayer.surface_name` (`&""` without one), the
+            /// weights of every layer (`get_layer_weights`), and the friction and bounce of the layer's
+            /// `physics_material` (else the collision's, else 1 and 0). Answered from the data: no
+            /// physics query.
+            #[func]
+            pub(crate) fn get_surface(&self, position: Vector3) -> VarDictionary {
+                let at = Vector2::new(position.x, position.z);
+                self.ground_at(at).to_dictionary(self.get_layer_weights(at))
+            }
+
+            /// `get_surface(position)["surface"]` without building a Dictionary (a footstep each frame).
+            #[func]
+            pub(crate) fn get_surface_name(&self, position: Vector3) -> StringName {
+                self.ground_at(Vector2::new(position.x, position.z)).name
+            }
+
+            /// `get_surface` where a ray hit (the Dictionary `PhysicsDirectSpaceState3D.intersect_ray`
+            /// returns; its `position`). An empty `hit` (the ray hit nothing) gives an empty Dictionary.
+            #[func]
+            pub(crate) fn get_surface_at_hit(&self, hit: VarDictionary) -> VarDictionary {
+                match hit.get("position").map(|p| p.try_to::<Vector3>()) {
+                    Some(Ok(p)) => self.get_surface(p),
+                    None if hit.is_empty() => VarDictionary::new(),
+                    _ => {
+                        godot_error!(
+                            "{}.get_surface_at_hit: hit must be a ray's result with a Vector3 `position` (or empty), got {hit}",
+                            stringify!($class)
+                        );
+                        VarDictionary::new()
+                    }
+                }
+            }
         }
     };
 }

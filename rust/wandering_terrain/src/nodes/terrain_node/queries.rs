@@ -23,6 +23,20 @@ impl TerrainNode {
         }
     }
 
+    /// The ground at world X/Z `pos` for `get_surface` (`look/ground_surface.rs`).
+    pub(crate) fn ground_at(&self, pos: Vector2) -> crate::look::ground_surface::Ground {
+        use crate::look::ground_surface::ground_at;
+        let p = self.to_terrain_xz(pos);
+        let look = self.terrain_material.as_ref();
+        let fallback = || self.collision_object.settings().material;
+        let gs = self.grad_scale();
+        match (&self.terrain_data, &self.streamed) {
+            (Some(d), _) => ground_at(look, Some(d.bind().core()), p.0, p.1, gs, fallback),
+            (None, Some(g)) => ground_at(look, Some(&**g), p.0, p.1, gs, fallback),
+            _ => ground_at(look, None, p.0, p.1, gs, fallback),
+        }
+    }
+
     /// The surface inside the world box `area` as triangles (world space, three vertices each, clockwise
     /// seen from above: what `NavigationMeshSourceGeometryData3D.add_faces` takes), on the drawn surface,
     /// hole triangles left out, flat ground merged where it stays within `tolerance` world units of the

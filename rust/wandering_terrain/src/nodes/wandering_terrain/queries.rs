@@ -36,6 +36,21 @@ impl WanderingTerrain {
         )
     }
 
+    /// The ground at world X/Z `pos` for `get_surface` (`look/ground_surface.rs`).
+    pub(crate) fn ground_at(&self, pos: Vector2) -> crate::look::ground_surface::Ground {
+        let p = self.to_terrain_xz(pos);
+        let data = self.terrain_data.as_ref().map(|d| d.bind());
+        crate::look::ground_surface::ground_at(
+            self.terrain_material.as_ref(),
+            data.as_ref()
+                .map(|d| d.core() as &dyn terrain_core::samples::Samples),
+            p.0,
+            p.1,
+            [1.0, 1.0],
+            || self.collision_object.settings().material,
+        )
+    }
+
     /// The box the drawn mesh is culled by, around the camera's placement (local to the mesh's
     /// placement: the rings' reach on X/Z, the data's height range on Y).
     #[func]
