@@ -171,6 +171,36 @@ pub fn layer_weights<S: crate::samples::Samples + ?Sized>(
     blending.blend(corners, t, h, ny)
 }
 
+/// The layer drawn most over the square of terrain units centred at `centre` with half side `half`:
+/// the blend's weights summed over a 5 × 5 grid of points (a collision tile's dominant ground; the first
+/// of equals). None without layers or off the data.
+pub fn dominant_layer<S: crate::samples::Samples + ?Sized>(
+    blending: &Blending,
+    data: &S,
+    centre: [f64; 2],
+    half: f64,
+    grad_scale: [f32; 2],
+) -> Option<usize> {
+    const N: usize = 5;
+    let mut sums = [0.0f32; MAX_LAYERS];
+    for j in 0..N {
+        for i in 0..N {
+            let f = |k: usize| (k as f64 / (N - 1) as f64) * 2.0 - 1.0;
+            let (x, z) = (centre[0] + f(i) * half, centre[1] + f(j) * half);
+            for (layer, w) in layer_weights(blending, data, x, z, grad_scale) {
+                if layer < MAX_LAYERS {
+                    sums[layer] += w;
+                }
+            }
+        }
+    }
+    let (best, w) = sums
+        .iter()
+        .enumerate()
+        .fold((0, 0.0f32), |b, (i, &w)| if w > b.1 { (i, w) } else { b });
+    (w > 0.0).then_some(best)
+}
+
 /// The control value of one splat-map texel (red, green, blue select layers first + 1 .. first + 3, black —
 /// what is left — layer `first`): the two strongest of the four, renormalised. `None` for an all-zero texel
 /// that still has black: layer `first` alone.
@@ -277,6 +307,35 @@ mod tests {
 
     fn close(a: f32, b: f32) -> bool {
         (a - b).abs() < 1e-5
+    }
+
+    #[test]
+    fn a_tiles_dominant_layer_is_the_one_drawn_most_over_it() {
+        // Layer 1 painted on the east 12 of 16 columns; layer 0 (the auto layer without bands) elsewhere.
+        let mut t = TerrainData::flat(16, 16, 1.0);
+        let control = (0..256)
+            .map(|i| {
+                if i % 16 >= 4 {
+                    paint(0, slot_of(1), 1.0)
+                } else {
+                    0
+                }
+            })
+            .collect();
+        t.set_control_map(control).unwrap();
+        let b = Blending {
+            layer_count: 2,
+            ..Blending::default()
+        };
+        assert_eq!(dominant_layer(&b, &t, [2.0, 8.0], 1.5, [1.0; 2]), Some(0));
+        assert_eq!(dominant_layer(&b, &t, [10.0, 8.0], 4.0, [1.0; 2]), Some(1));
+        // A tile over both: the larger share wins.
+        assert_eq!(dominant_layer(&b, &t, [6.0, 8.0], 5.0, [1.0; 2]), Some(1));
+        // No layers: none.
+        assert_eq!(
+            dominant_layer(&Blending::default(), &t, [8.0, 8.0], 4.0, [1.0; 2]),
+            None
+        );
     }
 
     #[test]

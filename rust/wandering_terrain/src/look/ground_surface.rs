@@ -76,3 +76,26 @@ pub fn ground_at(
         ..Ground::plain(l.physics_material().or_else(fallback))
     }
 }
+
+/// The layers' friction and bounce for the collision tiles (`collision_tiles.rs`); None when no layer of
+/// `look` has a physics material (every tile then takes the collision's).
+pub fn frictions(
+    look: Option<&Gd<TerrainMaterial>>,
+    grad_scale: [f32; 2],
+) -> Option<crate::physics::collision_tiles::SurfaceFrictions> {
+    let look = look?.bind();
+    let layers: Vec<Option<(f32, f32)>> = (0..look.layer_count())
+        .map(|i| {
+            let m = look.layer(i)?.bind().physics_material()?;
+            Some(crate::physics::collision_tiles::engine_params(Some(&m)))
+        })
+        .collect();
+    layers
+        .iter()
+        .any(Option::is_some)
+        .then(|| crate::physics::collision_tiles::SurfaceFrictions {
+            blending: look.blending(),
+            layers,
+            grad_scale,
+        })
+}

@@ -109,6 +109,70 @@ pub struct CollisionTiles {
     pub settings: CollisionSettings,
     plan: plan::CollisionTiles,
     engine: EngineTiles,
+    /// The layers' friction and bounce (None: no layer has a physics material, every tile takes the
+    /// settings' material).
+    surfaces: Option<SurfaceFrictions>,
+}
+
+/// What a tile's body takes from the ground it holds: the blend's input (to find the tile's dominant
+/// layer) and each layer's (friction, bounce) as the engine takes them (None: the settings' material).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SurfaceFrictions {
+    pub blending: terrain_core::material::Blending,
+    pub layers: Vec<Option<(f32, f32)>>,
+    /// The node's vertical over horizontal scale (the cliff layer reads world slopes).
+    pub grad_scale: [f32; 2],
+}
+
+/// A physics material's (friction, bounce) as a body takes them: as StaticBody3D does, a rough material's
+/// friction and an absorbent one's bounce are negative (the engines combine those by max).
+pub fn engine_params(m: Option<&Gd<PhysicsMaterial>>) -> (f32, f32) {
+    match m {
+        Some(m) => {
+            let f = m.get_friction() * if m.is_rough() { -1.0 } else { 1.0 };
+            let b = m.get_bounce() * if m.is_absorbent() { -1.0 } else { 1.0 };
+            (f, b)
+        }
+        None => (1.0, 0.0),
+    }
+}
+
+/// The engine's tiles with each written tile's body given its dominant layer's friction and bounce.
+struct Surfaced<'a, S: ?Sized> {
+    engine: &'a mut EngineTiles,
+    terrain: &'a S,
+    surfaces: &'a SurfaceFrictions,
+}
+
+impl<S: Samples + ?Sized> TileSink for Surfaced<'_, S> {
+    fn write(&mut self, id: TileId, g: &TileGrid, frame: &Frame) {
+        self.engine.write(id, g, frame);
+        let half = 0.5 * (g.width.max(g.depth) - 1) as f64 * g.step;
+        let f = self.surfaces;
+        let own = terrain_core::material::dominant_layer(
+            &f.blending,
+            self.terrain,
+            g.centre,
+            half,
+            f.grad_scale,
+        )
+        .and_then(|l| f.layers.get(l).copied().flatten());
+        let params = own.unwrap_or_else(|| engine_params(self.engine.settings.material.as_ref()));
+        if let Some(&slot) = self.engine.used.get(&id) {
+            self.engine.set_params(self.engine.slots[slot].0, params);
+        }
+    }
+    fn release(&mut self, id: TileId) {
+        self.engine.release(id);
+    }
+    fn place(
+        &mut self,
+        frame: &Frame,
+        rescale: bool,
+        tiles: &mut dyn Iterator<Item = (TileId, [f64; 2])>,
+    ) {
+        self.engine.place(frame, rescale, tiles);
+    }
 }
 
 /// The bodies and shapes in the physics server, one slot a tile.
@@ -208,6 +272,17 @@ impl CollisionTiles {
         self.plan.configure(tile_settings(s))
     }
 
+    /// The layers' friction and bounce (`SurfaceFrictions`); a change rebuilds every tile (their bodies
+    /// take the new values; back to the settings' material with None).
+    pub fn set_surfaces(&mut self, s: Option<SurfaceFrictions>) {
+        if self.surfaces == s {
+            return;
+        }
+        self.surfaces = s;
+        self.apply_body_settings();
+        self.plan.invalidate();
+    }
+
     /// Every tile is rebuilt on the next update (a new terrain).
     pub fn invalidate(&mut self) {
         self.plan.invalidate();
@@ -292,9 +367,20 @@ impl CollisionTiles {
             return 0;
         };
         let this_frame = Engine::singleton().get_process_frames();
-        let written = self
-            .plan
-            .update(&mut self.engine, t, shared, frame, target, now, this_frame);
+        let written = match &self.surfaces {
+            Some(surfaces) => {
+                let mut sink = Surfaced {
+                    engine: &mut self.engine,
+                    terrain: t,
+                    surfaces,
+                };
+                self.plan
+                    .update(&mut sink, t, shared, frame, target, now, this_frame)
+            }
+            None => self
+                .plan
+                .update(&mut self.engine, t, shared, frame, target, now, this_frame),
+        };
         if !self.plan.edits_pending() {
             self.engine.resting.forget();
         }
@@ -439,15 +525,12 @@ impl EngineTiles {
         let mut ps = PhysicsServer3D::singleton();
         ps.body_set_collision_layer(body, self.settings.layer);
         ps.body_set_collision_mask(body, self.settings.mask);
-        // As StaticBody3D does: a rough material's friction and an absorbent one's bounce are negative.
-        let (friction, bounce) = match &self.settings.material {
-            Some(m) => {
-                let f = m.get_friction() * if m.is_rough() { -1.0 } else { 1.0 };
-                let b = m.get_bounce() * if m.is_absorbent() { -1.0 } else { 1.0 };
-                (f, b)
-            }
-            None => (1.0, 0.0),
-        };
+        self.set_params(body, engine_params(self.settings.material.as_ref()));
+    }
+
+    /// A tile body's (friction, bounce).
+    fn set_params(&self, body: Rid, (friction, bounce): (f32, f32)) {
+        let mut ps = PhysicsServer3D::singleton();
         ps.body_set_param(body, BodyParameter::FRICTION, &friction.to_variant());
         ps.body_set_param(body, BodyParameter::BOUNCE, &bounce.to_variant());
     }

@@ -643,6 +643,12 @@ impl TerrainNode {
         terrain_material::bind(self.terrain_material.as_mut(), fill.as_ref());
         self.send_uv_shift();
         self.invalidate_surface_cache();
+        let frictions = crate::look::ground_surface::frictions(
+            self.terrain_material.as_ref(),
+            self.grad_scale(),
+        );
+        self.collision.set_surfaces(frictions);
+        self.wake();
     }
 
     #[func]

@@ -580,6 +580,9 @@ impl WanderingTerrain {
             .map(|c| c.material_mut().clone());
         terrain_material::bind(self.terrain_material.as_mut(), fill.as_ref());
         self.invalidate_surface_cache();
+        let frictions =
+            crate::look::ground_surface::frictions(self.terrain_material.as_ref(), [1.0, 1.0]);
+        self.collision.set_surfaces(frictions);
     }
 }
 
