@@ -4,6 +4,8 @@ extends "res://wt_test.gd"
 ## than on grass as the friction values say.
 
 const SIZE := 128
+## Away from where the other physics tests put their bodies.
+const AT := Vector3(3000, 0, 3000)
 
 
 ## Flat ground: grass (friction 0.4) on the west half, ice (0.1) painted on the east half.
@@ -30,6 +32,7 @@ func _terrain() -> TerrainNode:
 	tn.collision_mode = TerrainNode.COLLISION_FULL
 	tn.terrain_material = m
 	tn.terrain_data = t
+	tn.position = AT
 	tree.root.add_child(tn)
 	return tn
 
@@ -50,7 +53,7 @@ func _slide(x: float, z: float, speed: float) -> float:
 	b.linear_damp = 0.0
 	b.angular_damp_mode = RigidBody3D.DAMP_MODE_REPLACE
 	b.angular_damp = 0.0
-	b.position = Vector3(x, 0.5, z)
+	b.position = AT + Vector3(x, 0.5, z)
 	tree.root.add_child(b)
 	# Settle, then push.
 	for i in 20:
@@ -83,7 +86,7 @@ func test_a_box_slides_further_on_ice_as_the_frictions_say() -> void:
 	await tree.physics_frame
 	await tree.physics_frame
 	await tree.physics_frame
-	check_eq(tn.get_surface_name(Vector3(100, 0, 64)), &"ice", "ice in the east")
+	check_eq(tn.get_surface_name(AT + Vector3(100, 0, 64)), &"ice", "ice in the east")
 	var speed := 3.0
 	var grass := await _median_slide(10.0, speed)
 	var ice := await _median_slide(70.0, speed)
@@ -93,6 +96,14 @@ func test_a_box_slides_further_on_ice_as_the_frictions_say() -> void:
 	var want_ice := speed * speed / (2.0 * 0.1 * 9.8)
 	print("friction %s: slid %.3f m on grass (predicted %.3f), %.3f m on ice (%.3f); ratio %.2f, predicted 4" % [engine, grass, want_grass, ice, want_ice, ice / grass])
 	check(absf(ice / grass / 4.0 - 1.0) <= 0.1, "ice / grass distance %.2f, frictions say 4 (within 10 %%)" % (ice / grass))
+	# A new collision material leaves the layers' own frictions (the tiles are made again with them).
+	var other := PhysicsMaterial.new()
+	other.friction = 0.8
+	tn.collision.physics_material = other
+	for i in 3:
+		await tree.physics_frame
+	var ice_again := await _median_slide(70.0, speed)
+	check(absf(ice_again / want_ice - 1.0) <= 0.1, "ice keeps its friction after the collision's material changed (%.3f m)" % ice_again)
 	tn.queue_free()
 	await tree.physics_frame
 	# Without the layers' materials every tile takes the collision's: equal slides, as on grass.

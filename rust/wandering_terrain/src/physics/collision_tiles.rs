@@ -262,14 +262,20 @@ impl CollisionTiles {
     }
 
     /// New settings (the node's `collision` object changed). Returns whether the tiles are made again
-    /// (mode, radius, subdivision or tolerance changed: the node must step collision again).
+    /// (mode, radius, subdivision or tolerance changed, or the material while layers carry their own:
+    /// the node must step collision again).
     pub fn apply(&mut self, s: &CollisionSettings) -> bool {
         let old = std::mem::replace(&mut self.settings, s.clone());
         self.engine.settings = s.clone();
+        // Tiles that took a layer's friction take the settings' back here: made again.
+        let remake = self.surfaces.is_some() && old.material != s.material;
         if (old.layer, old.mask, &old.material) != (s.layer, s.mask, &s.material) {
             self.apply_body_settings();
         }
-        self.plan.configure(tile_settings(s))
+        if remake {
+            self.plan.invalidate();
+        }
+        self.plan.configure(tile_settings(s)) || remake
     }
 
     /// The layers' friction and bounce (`SurfaceFrictions`); a change rebuilds every tile (their bodies
