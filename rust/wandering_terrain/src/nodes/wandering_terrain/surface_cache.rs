@@ -5,34 +5,9 @@
 use super::*;
 use crate::look::surface_cache::{SurfaceCache, WANDERING_FILL};
 
-#[godot_api(secondary)]
-impl WanderingTerrain {
-    /// The surface cache's atlas (null while the cache is off or the node is outside the tree); the layout
-    /// of `TerrainNode.get_surface_cache_texture()`.
-    #[func]
-    pub(crate) fn get_surface_cache_texture(&self) -> Option<Gd<godot::classes::Texture2D>> {
-        self.surface_cache
-            .as_ref()
-            .and_then(|c| c.texture())
-            .map(|t| t.upcast())
-    }
-}
+crate::nodes::surface_cache_api::surface_cache_api!(WanderingTerrain);
 
 impl WanderingTerrain {
-    pub(super) fn enable_surface_cache(&mut self, v: bool) {
-        self.surface_cache_enabled = v;
-        self.detach_surface_cache();
-        self.attach_surface_cache();
-    }
-
-    pub(super) fn configure_surface_cache(&mut self, levels: i64, size: i64) {
-        if crate::look::surface_cache::settings_ok("WanderingTerrain", levels, size) {
-            (self.surface_cache_levels, self.surface_cache_size) = (levels, size);
-            self.detach_surface_cache();
-            self.attach_surface_cache();
-        }
-    }
-
     /// Makes the cache (enabled, in the tree) and gives its fill the node's parameters.
     pub(super) fn attach_surface_cache(&mut self) {
         if self.surface_cache.is_some() {
@@ -51,18 +26,6 @@ impl WanderingTerrain {
         self.surface_source = None;
         self.on_data_changed();
         self.apply_look();
-    }
-
-    /// Every material the node sets its data parameters on: its own, the debug view's, the cache's fill.
-    pub(super) fn shader_materials(&mut self) -> impl Iterator<Item = &mut Gd<ShaderMaterial>> {
-        self.material
-            .iter_mut()
-            .chain(self.debug_material.iter_mut())
-            .chain(
-                self.surface_cache
-                    .iter_mut()
-                    .map(SurfaceCache::material_mut),
-            )
     }
 
     pub(super) fn detach_surface_cache(&mut self) {
