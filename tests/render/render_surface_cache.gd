@@ -46,8 +46,9 @@ func _material() -> TerrainMaterial:
 	return m
 
 
-## A scene with a camera straight above the terrain's centre (orthographic), and the terrain.
-func _top_down(material: ShaderMaterial) -> Array:
+## A root in the tree with a current camera straight above the terrain's centre (orthographic), magenta
+## behind: [root, camera].
+func _top_camera() -> Array:
 	RenderingServer.set_default_clear_color(MAGENTA)
 	var root := Node3D.new()
 	tree.root.add_child(root)
@@ -59,6 +60,14 @@ func _top_down(material: ShaderMaterial) -> Array:
 	cam.rotation_degrees = Vector3(-90, 0, 0)
 	root.add_child(cam)
 	cam.make_current()
+	return [root, cam]
+
+
+## A scene with a camera straight above the terrain's centre (orthographic), and the terrain.
+func _top_down(material: ShaderMaterial) -> Array:
+	var rc := _top_camera()
+	var root: Node3D = rc[0]
+	var cam: Camera3D = rc[1]
 	var t := _data()
 	var tn := TerrainNode.new()
 	if material:
@@ -196,17 +205,9 @@ func test_a_mesh_reads_what_the_terrain_draws() -> void:
 ## (layers; then its plain colour set on its material), heights are get_height's, an edit arrives within
 ## two frames.
 func test_a_wandering_terrain_gives_meshes_its_surface() -> void:
-	RenderingServer.set_default_clear_color(MAGENTA)
-	var root := Node3D.new()
-	tree.root.add_child(root)
-	var cam := Camera3D.new()
-	cam.projection = Camera3D.PROJECTION_ORTHOGONAL
-	cam.size = SIZE * 0.9
-	cam.far = 500.0
-	cam.position = Vector3(SIZE * 0.5, 200.0, SIZE * 0.5)
-	cam.rotation_degrees = Vector3(-90, 0, 0)
-	root.add_child(cam)
-	cam.make_current()
+	var rc := _top_camera()
+	var root: Node3D = rc[0]
+	var cam: Camera3D = rc[1]
 	var t := _data()
 	var probe := ShaderMaterial.new()
 	probe.shader = load(WANDERING_PROBE)
