@@ -217,6 +217,8 @@ pub struct InteractionField {
     now: f64,
     /// No texel holds a time past this: the field is blank once `now` passes it.
     live_until: f64,
+    /// Cleared between frames: the next frame clears the GPU's texture.
+    clear_pending: bool,
     frame: FieldFrame,
 }
 
@@ -228,6 +230,7 @@ impl InteractionField {
             origin: None,
             now: 0.0,
             live_until: 0.0,
+            clear_pending: false,
             frame: FieldFrame::default(),
         }
     }
@@ -255,16 +258,18 @@ impl InteractionField {
         self.now >= self.live_until
     }
 
-    /// Forgets every press (the GPU clears its texture at the next frame).
+    /// Forgets every press (this frame's work, or the next frame's, clears the GPU's texture).
     pub fn clear(&mut self) {
         self.texels.fill(0);
         self.live_until = 0.0;
         self.frame.clear_all = true;
+        self.clear_pending = true;
     }
 
     /// Starts a frame: time moves on by `dt` seconds and the window follows `centre` (terrain units).
     pub fn begin_frame(&mut self, dt: f64, centre: [f64; 2]) {
         self.frame.reset();
+        self.frame.clear_all = std::mem::take(&mut self.clear_pending);
         if dt.is_finite() && dt > 0.0 {
             self.now += dt * UNITS_PER_SECOND;
         }
@@ -274,6 +279,7 @@ impl InteractionField {
             self.clear();
         }
         self.follow(centre);
+        self.clear_pending = false;
     }
 
     fn follow(&mut self, centre: [f64; 2]) {

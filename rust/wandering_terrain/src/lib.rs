@@ -8,6 +8,7 @@ use godot::prelude::*;
 mod async_job;
 mod data;
 mod follow;
+mod interaction;
 mod instances;
 mod layers;
 mod look;
@@ -41,6 +42,7 @@ unsafe impl ExtensionLibrary for WanderingTerrainExtension {
             physics::navigation::register();
             // Any shader may include terrain_surface.gdshaderinc before a terrain exists.
             look::surface_cache::register_globals();
+            interaction::interaction_field::register_globals();
         }
     }
 

@@ -150,3 +150,17 @@ fn the_field_starts_over_before_its_times_overflow() {
     assert_eq!(f.trample(0.0, 0.0), 0.0);
     assert!(f.now() < 1.0);
 }
+
+#[test]
+fn a_clear_between_frames_reaches_the_next_frame() {
+    let mut f = field();
+    f.begin_frame(0.1, [0.0, 0.0]);
+    assert!(!f.frame().clear_all);
+    f.stamp(&stamp(0.0, 0.0, 1.0, 1.0));
+    f.clear();
+    f.begin_frame(0.1, [0.0, 0.0]);
+    assert!(f.frame().clear_all);
+    assert_eq!(f.trample(0.0, 0.0), 0.0);
+    f.begin_frame(0.1, [0.0, 0.0]);
+    assert!(!f.frame().clear_all);
+}

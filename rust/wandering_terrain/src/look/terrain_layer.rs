@@ -61,6 +61,24 @@ pub struct TerrainLayer {
     #[export]
     #[var(set = set_physics_material)]
     physics_material: Option<Gd<PhysicsMaterial>>,
+    /// Snow, mud, sand: where interactors pressed the ground (`TerrainInteractor`, the node's interaction
+    /// field), this layer's drawn surface sinks by up to `deform_depth` and darkens by up to
+    /// `deform_darken`, recovering with the field. Drawn only: heights, collision and `get_height` keep
+    /// the undented ground (`get_trample` × `deform_depth` is the dent).
+    #[export]
+    #[export_group(name = "Deformation")]
+    #[var(set = set_deformable)]
+    deformable: bool,
+    /// How deep a full press sinks the drawn surface (world units), [0, 4].
+    #[export(range = (0.0, 4.0, 0.01))]
+    #[var(set = set_deform_depth)]
+    #[init(val = 0.1)]
+    deform_depth: f64,
+    /// How much a full press darkens the layer (0: not at all, 1: black), [0, 1].
+    #[export(range = (0.0, 1.0, 0.01))]
+    #[var(set = set_deform_darken)]
+    #[init(val = 0.3)]
+    deform_darken: f64,
     base: Base<Resource>,
 }
 
@@ -142,6 +160,35 @@ impl TerrainLayer {
         self.base_mut().emit_changed();
     }
     #[func]
+    fn set_deformable(&mut self, v: bool) {
+        self.deformable = v;
+        self.base_mut().emit_changed();
+    }
+    #[func]
+    fn set_deform_depth(&mut self, v: f64) {
+        if !(0.0..=4.0).contains(&v) {
+            godot_error!(
+                "TerrainLayer.deform_depth must be in [0, 4] (world units), got {v}; keeping {}",
+                self.deform_depth
+            );
+            return;
+        }
+        self.deform_depth = v;
+        self.base_mut().emit_changed();
+    }
+    #[func]
+    fn set_deform_darken(&mut self, v: f64) {
+        if !(0.0..=1.0).contains(&v) {
+            godot_error!(
+                "TerrainLayer.deform_darken must be in [0, 1], got {v}; keeping {}",
+                self.deform_darken
+            );
+            return;
+        }
+        self.deform_darken = v;
+        self.base_mut().emit_changed();
+    }
+    #[func]
     fn set_height_band(&mut self, v: Vector2) {
         if !((-1.0e7..=1.0e7).contains(&v.x) && (0.0..=1.0e7).contains(&v.y)) {
             godot_error!(
@@ -177,6 +224,15 @@ impl TerrainLayer {
     /// Texture repeats per terrain unit.
     pub fn uv_scale(&self) -> f64 {
         self.uv_scale
+    }
+
+    /// (depth, darken) of a full press; zero unless deformable (the shader's `layer_deform`).
+    pub fn deform(&self) -> Vector2 {
+        if self.deformable {
+            Vector2::new(self.deform_depth as f32, self.deform_darken as f32)
+        } else {
+            Vector2::ZERO
+        }
     }
 
     pub fn params(&self) -> Vector4 {

@@ -26,6 +26,7 @@ pub const PARAMS: &[&str] = &[
     "layer_count",
     "layer_color",
     "layer_params",
+    "layer_deform",
     "auto_texturing",
     "triplanar_slope",
     "blend_sharpness",
@@ -280,6 +281,8 @@ impl TerrainMaterial {
         m.set_shader_parameter("layer_count", &(self.layers.len() as i32).to_variant());
         m.set_shader_parameter("layer_color", &colors.to_variant());
         m.set_shader_parameter("layer_params", &params.to_variant());
+        let deform: PackedVector2Array = self.layer_slots().map(|l| l.bind().deform()).collect();
+        m.set_shader_parameter("layer_deform", &deform.to_variant());
         m.set_shader_parameter("auto_texturing", &self.auto_texturing.to_variant());
         m.set_shader_parameter(
             "triplanar_slope",

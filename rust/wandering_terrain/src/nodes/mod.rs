@@ -5,6 +5,7 @@ pub(crate) mod collision_api;
 pub(crate) mod debug_view;
 pub(crate) mod debug_view_api;
 pub(crate) mod floating_origin;
+pub(crate) mod interaction_api;
 pub(crate) mod origin_shift;
 pub(crate) mod setup;
 pub(crate) mod surface_cache_api;

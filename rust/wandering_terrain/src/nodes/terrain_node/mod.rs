@@ -37,6 +37,8 @@ mod queries;
 mod sleep;
 mod source;
 mod surface_cache;
+
+crate::nodes::interaction_api::interaction_api!(TerrainNode);
 use crate::work_stats::WorkStats;
 pub use sleep::TerrainTargetWatch;
 
@@ -189,6 +191,29 @@ pub struct TerrainNode {
     surface_far_sent: f32,
     /// The cache while enabled and in the tree.
     surface_cache: Option<crate::look::surface_cache::SurfaceCache>,
+    /// Keep an interaction field around the camera: `TerrainInteractor` nodes press it, grass bends away,
+    /// deformable layers (`TerrainLayer.deformable`) sink and darken, `get_trample` answers gameplay. Made
+    /// when the node enters the tree (1 MiB of GPU memory at the defaults; no upload per frame, only the
+    /// pressed texels are drawn); the first terrain node with one gives it to the scene's shaders.
+    #[export]
+    #[export_group(name = "Interaction")]
+    #[var(set = set_interaction_enabled)]
+    interaction_enabled: bool,
+    /// Texels per side of the field (64..=2048, a multiple of 64); 4 bytes a texel.
+    #[export(range = (64.0, 2048.0, 64.0))]
+    #[var(set = set_interaction_size)]
+    interaction_size: i64,
+    /// Side of a field texel (terrain units), [0.01, 16]: at 0.25 and 512 texels the field spans 128 m
+    /// around the camera and keeps a footprint.
+    #[export(range = (0.01, 16.0, 0.01))]
+    #[var(set = set_interaction_texel_size)]
+    interaction_texel_size: f64,
+    /// Seconds a full press takes to recover (linearly), [0.1, 3600].
+    #[export(range = (0.1, 3600.0, 0.1))]
+    #[var(set = set_interaction_recovery_time)]
+    interaction_recovery_time: f64,
+    /// The field while enabled and in the tree.
+    interaction: Option<crate::interaction::interaction_field::InteractionField>,
     /// The windows' target (`last_target`) and fine origin the cache last saw.
     surface_windows: Option<(Vector2, Vector2)>,
 
@@ -348,6 +373,11 @@ impl INode3D for TerrainNode {
             surface_cache_far_distance: 256.0,
             surface_far_sent: 0.0,
             surface_cache: None,
+            interaction_enabled: true,
+            interaction_size: 512,
+            interaction_texel_size: 0.25,
+            interaction_recovery_time: 20.0,
+            interaction: None,
             surface_windows: None,
             collision_mode: PhantomVar::default(),
             collision_radius: PhantomVar::default(),
@@ -402,12 +432,15 @@ impl INode3D for TerrainNode {
         self.process_asleep = false;
     }
 
-    fn process(&mut self, _delta: f64) {
+    fn process(&mut self, delta: f64) {
         if std::mem::take(&mut self.check_sources) {
             self.warn_if_many_sources();
         }
         self.update_frame(false);
         self.refresh_surface_cache();
+        if let Some(p) = self.frame_target.or(self.last_pos) {
+            self.update_interaction(delta, p);
+        }
         self.update_cell_view();
         if self.terrain_data.is_none() {
             if let Some(r) = self.terrain_regions.as_mut() {
@@ -455,9 +488,11 @@ impl INode3D for TerrainNode {
                     self.update_collision();
                 }
                 self.attach_surface_cache();
+                self.attach_interaction();
             }
             N::EXIT_TREE => {
                 self.detach_surface_cache();
+                self.detach_interaction();
                 self.target_node.replace(None);
                 self.drop_watch();
                 self.free_instances();
@@ -680,6 +715,29 @@ impl TerrainNode {
     #[func]
     fn set_surface_cache_size(&mut self, v: i64) {
         self.configure_surface_cache(self.surface_cache_levels, v);
+    }
+
+    #[func]
+    fn set_interaction_enabled(&mut self, v: bool) {
+        self.enable_interaction(v);
+    }
+
+    /// 64..=2048, a multiple of 64; out of range is refused with an error and the old value kept.
+    #[func]
+    fn set_interaction_size(&mut self, v: i64) {
+        self.configure_interaction(v, self.interaction_texel_size, self.interaction_recovery_time);
+    }
+
+    /// 0.01..=16; out of range (or NaN) is refused with an error and the old value kept.
+    #[func]
+    fn set_interaction_texel_size(&mut self, v: f64) {
+        self.configure_interaction(self.interaction_size, v, self.interaction_recovery_time);
+    }
+
+    /// 0.1..=3600 seconds; out of range (or NaN) is refused with an error and the old value kept.
+    #[func]
+    fn set_interaction_recovery_time(&mut self, v: f64) {
+        self.configure_interaction(self.interaction_size, self.interaction_texel_size, v);
     }
 
     #[func]

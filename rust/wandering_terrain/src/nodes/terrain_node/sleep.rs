@@ -78,6 +78,7 @@ impl TerrainNode {
             && !matches!(self.debug_view, COLLISION | REGIONS | INSTANCES | NAVIGATION)
             && !self.nav_view.is_shown()
             && !self.surface_cache_waits()
+            && !self.interaction_busy()
             && self.frame_target.is_some()
             && self.frame_target == self.last_pos
             && self

@@ -22,6 +22,8 @@ mod draw;
 mod queries;
 mod source;
 mod surface_cache;
+
+crate::nodes::interaction_api::interaction_api!(WanderingTerrain);
 const DEFAULT_SHADER: &str = "res://addons/wandering_terrain/shaders/wandering_terrain.gdshader";
 /// The debug views' shader (`debug_view`, see `debug_view.rs`).
 const DEBUG_SHADER: &str =
@@ -125,6 +127,29 @@ pub struct WanderingTerrain {
     surface_cache_size: i64,
     /// The cache while enabled and in the tree.
     surface_cache: Option<crate::look::surface_cache::SurfaceCache>,
+    /// Keep an interaction field around the camera: `TerrainInteractor` nodes press it, grass bends away,
+    /// deformable layers (`TerrainLayer.deformable`) sink and darken, `get_trample` answers gameplay. Made
+    /// when the node enters the tree (1 MiB of GPU memory at the defaults; no upload per frame, only the
+    /// pressed texels are drawn); the first terrain node with one gives it to the scene's shaders.
+    #[export]
+    #[export_group(name = "Interaction")]
+    #[var(set = set_interaction_enabled)]
+    interaction_enabled: bool,
+    /// Texels per side of the field (64..=2048, a multiple of 64); 4 bytes a texel.
+    #[export(range = (64.0, 2048.0, 64.0))]
+    #[var(set = set_interaction_size)]
+    interaction_size: i64,
+    /// Side of a field texel (terrain units), [0.01, 16]: at 0.25 and 512 texels the field spans 128 m
+    /// around the camera and keeps a footprint.
+    #[export(range = (0.01, 16.0, 0.01))]
+    #[var(set = set_interaction_texel_size)]
+    interaction_texel_size: f64,
+    /// Seconds a full press takes to recover (linearly), [0.1, 3600].
+    #[export(range = (0.1, 3600.0, 0.1))]
+    #[var(set = set_interaction_recovery_time)]
+    interaction_recovery_time: f64,
+    /// The field while enabled and in the tree.
+    interaction: Option<crate::interaction::interaction_field::InteractionField>,
     /// What the cache was drawn from: size, spacing, the data and control textures.
     surface_source: Option<(Vector2i, f64, Option<Rid>, Option<Rid>)>,
 
@@ -201,6 +226,11 @@ impl INode3D for WanderingTerrain {
             surface_cache_levels: 4,
             surface_cache_size: 192,
             surface_cache: None,
+            interaction_enabled: true,
+            interaction_size: 512,
+            interaction_texel_size: 0.25,
+            interaction_recovery_time: 20.0,
+            interaction: None,
             surface_source: None,
             collision_mode: PhantomVar::default(),
             collision_radius: PhantomVar::default(),
@@ -250,9 +280,10 @@ impl INode3D for WanderingTerrain {
         self.base_mut().set_physics_process(true);
     }
 
-    fn process(&mut self, _delta: f64) {
+    fn process(&mut self, delta: f64) {
         if let Some(at) = self.follow() {
             self.update_surface_cache(at);
+            self.update_interaction(delta, at);
         }
         self.update_cell_view();
     }
@@ -284,9 +315,11 @@ impl INode3D for WanderingTerrain {
                     self.make_instance();
                 }
                 self.attach_surface_cache();
+                self.attach_interaction();
             }
             N::EXIT_TREE => {
                 self.detach_surface_cache();
+                self.detach_interaction();
                 self.collision.exit();
                 if let Some(rid) = self.instance.take() {
                     RenderingServer::singleton().free_rid(rid);
@@ -541,6 +574,29 @@ impl WanderingTerrain {
     #[func]
     fn set_surface_cache_size(&mut self, v: i64) {
         self.configure_surface_cache(self.surface_cache_levels, v);
+    }
+
+    #[func]
+    fn set_interaction_enabled(&mut self, v: bool) {
+        self.enable_interaction(v);
+    }
+
+    /// 64..=2048, a multiple of 64; out of range is refused with an error and the old value kept.
+    #[func]
+    fn set_interaction_size(&mut self, v: i64) {
+        self.configure_interaction(v, self.interaction_texel_size, self.interaction_recovery_time);
+    }
+
+    /// 0.01..=16; out of range (or NaN) is refused with an error and the old value kept.
+    #[func]
+    fn set_interaction_texel_size(&mut self, v: f64) {
+        self.configure_interaction(self.interaction_size, v, self.interaction_recovery_time);
+    }
+
+    /// 0.1..=3600 seconds; out of range (or NaN) is refused with an error and the old value kept.
+    #[func]
+    fn set_interaction_recovery_time(&mut self, v: f64) {
+        self.configure_interaction(self.interaction_size, self.interaction_texel_size, v);
     }
 
     #[func]

@@ -1,0 +1,171 @@
+//! `TerrainInteractor`: a node that presses the ground it stands on (`terrain_core::interaction_field`).
+
+use std::cell::RefCell;
+
+use godot::prelude::*;
+use terrain_core::interaction_field::{Stamp, StampShape};
+
+thread_local! {
+    /// The interactors in the tree (main thread only): the terrains read them every frame without a
+    /// group lookup.
+    static INTERACTORS: RefCell<Vec<Gd<TerrainInteractor>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Calls `f` with every interactor in the tree.
+pub(crate) fn with_interactors<R>(f: impl FnOnce(&[Gd<TerrainInteractor>]) -> R) -> R {
+    INTERACTORS.with(|l| f(&l.borrow()))
+}
+
+/// Whether any interactor is in the tree.
+pub(crate) fn any_interactor() -> bool {
+    INTERACTORS.with(|l| !l.borrow().is_empty())
+}
+
+/// Presses the ground where it stands, every frame, into the interaction field of the terrain nodes in
+/// the scene: grass bends away, deformable layers (snow, mud) sink and darken, and `get_trample` on the
+/// terrain answers how trampled a point is; the press recovers over the terrain's
+/// `interaction_recovery_time`. Make it a child of a player, an NPC or a wheel. Hidden, or higher than
+/// `reach` above the ground, it presses nothing.
+///
+/// Every property refuses values outside its range with an error naming it and keeps the previous value.
+#[derive(GodotClass)]
+#[class(tool, init, base=Node3D)]
+pub struct TerrainInteractor {
+    /// Radius of the press (world units), [0.01, 100].
+    #[export(range = (0.01, 100.0, 0.01, or_greater))]
+    #[var(set = set_radius)]
+    #[init(val = 0.5)]
+    radius: f64,
+    /// How hard it presses: the trample it leaves at its core, [0, 1].
+    #[export(range = (0.0, 1.0, 0.01))]
+    #[var(set = set_strength)]
+    #[init(val = 1.0)]
+    strength: f64,
+    /// The outer share of the radius over which the press fades to nothing, [0, 1] (0: a hard edge).
+    #[export(range = (0.0, 1.0, 0.01))]
+    #[var(set = set_falloff)]
+    #[init(val = 0.5)]
+    falloff: f64,
+    /// Footprint: `SHAPE_ROUND` (a disc) or `SHAPE_SQUARE` (a square along the terrain's axes, side twice
+    /// the radius: a crate, a wheel's contact).
+    #[export(enum = (Round = 0, Square = 1))]
+    #[var(set = set_shape)]
+    shape: i64,
+    /// Presses only while at most this far above the ground (world units), [0, 1000]: a jump or a flying
+    /// bird leaves no mark.
+    #[export(range = (0.0, 1000.0, 0.01))]
+    #[var(set = set_reach)]
+    #[init(val = 1.0)]
+    reach: f64,
+    base: Base<Node3D>,
+}
+
+#[godot_api]
+impl INode3D for TerrainInteractor {
+    fn on_notification(&mut self, what: godot::classes::notify::Node3DNotification) {
+        use godot::classes::notify::Node3DNotification as N;
+        match what {
+            N::ENTER_TREE => INTERACTORS.with(|l| {
+                let me = self.to_gd();
+                let mut l = l.borrow_mut();
+                if !l.contains(&me) {
+                    l.push(me);
+                }
+            }),
+            N::EXIT_TREE => {
+                let me = self.to_gd();
+                INTERACTORS.with(|l| l.borrow_mut().retain(|g| *g != me));
+            }
+            _ => {}
+        }
+    }
+}
+
+#[godot_api]
+impl TerrainInteractor {
+    /// `shape`: a disc.
+    #[constant]
+    pub const SHAPE_ROUND: i64 = 0;
+    /// `shape`: a square along the terrain's axes.
+    #[constant]
+    pub const SHAPE_SQUARE: i64 = 1;
+
+    #[func]
+    fn set_radius(&mut self, v: f64) {
+        if !(0.01..=1.0e4).contains(&v) {
+            godot_error!(
+                "TerrainInteractor.radius must be in [0.01, 10000] (world units), got {v}; keeping {}",
+                self.radius
+            );
+            return;
+        }
+        self.radius = v;
+    }
+    #[func]
+    fn set_strength(&mut self, v: f64) {
+        if !(0.0..=1.0).contains(&v) {
+            godot_error!(
+                "TerrainInteractor.strength must be in [0, 1], got {v}; keeping {}",
+                self.strength
+            );
+            return;
+        }
+        self.strength = v;
+    }
+    #[func]
+    fn set_falloff(&mut self, v: f64) {
+        if !(0.0..=1.0).contains(&v) {
+            godot_error!(
+                "TerrainInteractor.falloff must be in [0, 1], got {v}; keeping {}",
+                self.falloff
+            );
+            return;
+        }
+        self.falloff = v;
+    }
+    #[func]
+    fn set_shape(&mut self, v: i64) {
+        if !(0..=1).contains(&v) {
+            godot_error!(
+                "TerrainInteractor.shape must be SHAPE_ROUND (0) or SHAPE_SQUARE (1), got {v}; keeping {}",
+                self.shape
+            );
+            return;
+        }
+        self.shape = v;
+    }
+    #[func]
+    fn set_reach(&mut self, v: f64) {
+        if !(0.0..=1000.0).contains(&v) {
+            godot_error!(
+                "TerrainInteractor.reach must be in [0, 1000] (world units), got {v}; keeping {}",
+                self.reach
+            );
+            return;
+        }
+        self.reach = v;
+    }
+}
+
+impl TerrainInteractor {
+    /// Its press at world point `at` in a terrain's units (`to_terrain`: world → terrain point, `unit`: world
+    /// units per terrain unit on X/Z), given the world height of the ground under it (None: unknown, no
+    /// press).
+    pub(crate) fn stamp(&self, at: Vector3, ground: Option<f64>, to_terrain: [f64; 2], unit: f64) -> Option<Stamp> {
+        let above = at.y as f64 - ground?;
+        if !(above <= self.reach) || self.strength <= 0.0 {
+            return None;
+        }
+        Some(Stamp {
+            centre: to_terrain,
+            radius: self.radius / unit,
+            strength: self.strength as f32,
+            falloff: self.falloff as f32,
+            shape: if self.shape == Self::SHAPE_SQUARE {
+                StampShape::Square
+            } else {
+                StampShape::Round
+            },
+        })
+    }
+}
