@@ -323,9 +323,15 @@ impl Gpu {
         let rects = if f.clear_all { &whole[..] } else { &f.rects[..] };
         let count = rects.len().min(MAX_QUADS);
         let q = self.quads.as_mut_slice();
+        // A texel of margin around each rectangle: the Compatibility and Mobile renderers left a rectangle's
+        // edge row undrawn (the shader computes every pixel from the stamps, so drawing more is harmless).
+        let sz = size as f32;
         for (r, out) in rects[..count].iter().zip(q.chunks_exact_mut(QUAD_FLOATS)) {
-            let (w, h) = (r.w as f32, r.h as f32);
-            out.copy_from_slice(&[w, 0.0, 0.0, r.x as f32 + w * 0.5, 0.0, h, 0.0, r.z as f32 + h * 0.5]);
+            let (x0, z0) = ((r.x as f32 - 1.0).max(0.0), (r.z as f32 - 1.0).max(0.0));
+            let x1 = ((r.x + r.w) as f32 + 1.0).min(sz);
+            let z1 = ((r.z + r.h) as f32 + 1.0).min(sz);
+            let (w, h) = (x1 - x0, z1 - z0);
+            out.copy_from_slice(&[w, 0.0, 0.0, x0 + w * 0.5, 0.0, h, 0.0, z0 + h * 0.5]);
         }
         let s = self.stamps.as_mut_slice();
         let p = self.peaks.as_mut_slice();

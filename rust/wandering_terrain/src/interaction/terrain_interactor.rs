@@ -11,6 +11,33 @@ thread_local! {
     static INTERACTORS: RefCell<Vec<Gd<TerrainInteractor>>> = const { RefCell::new(Vec::new()) };
 }
 
+thread_local! {
+    /// The terrain nodes that keep a field (instance ids): a new interactor wakes them (a still terrain
+    /// node turns its process pass off).
+    static FIELDS: RefCell<Vec<InstanceId>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A terrain node keeps a field (`add`) or no longer does.
+pub(crate) fn register_field(node: InstanceId, add: bool) {
+    FIELDS.with(|l| {
+        let mut l = l.borrow_mut();
+        l.retain(|i| *i != node);
+        if add {
+            l.push(node);
+        }
+    });
+}
+
+/// Turns the process pass of every terrain node with a field back on.
+fn wake_fields() {
+    let ids = FIELDS.with(|l| l.borrow().clone());
+    for id in ids {
+        if let Ok(mut n) = Gd::<Node>::try_from_instance_id(id) {
+            n.set_process(true);
+        }
+    }
+}
+
 /// Calls `f` with every interactor in the tree.
 pub(crate) fn with_interactors<R>(f: impl FnOnce(&[Gd<TerrainInteractor>]) -> R) -> R {
     INTERACTORS.with(|l| f(&l.borrow()))
@@ -65,13 +92,16 @@ impl INode3D for TerrainInteractor {
     fn on_notification(&mut self, what: godot::classes::notify::Node3DNotification) {
         use godot::classes::notify::Node3DNotification as N;
         match what {
-            N::ENTER_TREE => INTERACTORS.with(|l| {
-                let me = self.to_gd();
-                let mut l = l.borrow_mut();
-                if !l.contains(&me) {
-                    l.push(me);
-                }
-            }),
+            N::ENTER_TREE => {
+                INTERACTORS.with(|l| {
+                    let me = self.to_gd();
+                    let mut l = l.borrow_mut();
+                    if !l.contains(&me) {
+                        l.push(me);
+                    }
+                });
+                wake_fields();
+            }
             N::EXIT_TREE => {
                 let me = self.to_gd();
                 INTERACTORS.with(|l| l.borrow_mut().retain(|g| *g != me));

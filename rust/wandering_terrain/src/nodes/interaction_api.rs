@@ -65,11 +65,15 @@ macro_rules! interaction_api {
                     self.interaction_texel_size,
                     self.interaction_recovery_time,
                 );
+                let id = self.base().instance_id();
+                $crate::interaction::terrain_interactor::register_field(id, self.interaction.is_some());
             }
 
             pub(crate) fn detach_interaction(&mut self) {
                 if let Some(mut f) = self.interaction.take() {
                     f.detach();
+                    let id = self.base().instance_id();
+                    $crate::interaction::terrain_interactor::register_field(id, false);
                 }
             }
 
