@@ -174,22 +174,12 @@ impl GpuStamp {
     }
 }
 
-/// A rectangle of the field texture (slots), pixels `[x, x + w) × [z, z + h)`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SlotRect {
-    pub x: u32,
-    pub z: u32,
-    pub w: u32,
-    pub h: u32,
-}
-
-/// What the GPU draws this frame: the stamps, the strips that came into view (window-local index rects
-/// `[x0, z0, x1, z1)`, cleared before the stamps) and the texture rectangles to draw over (both).
+/// What the GPU draws this frame: the stamps and the strips that came into view (window-local index rects
+/// `[x0, z0, x1, z1)`, cleared before the stamps; the stamp shader splits both where the slots wrap).
 #[derive(Clone, Debug, Default)]
 pub struct FieldFrame {
     pub stamps: Vec<GpuStamp>,
     pub clears: Vec<[i64; 4]>,
-    pub rects: Vec<SlotRect>,
     /// Everything is cleared (first frame, a jump, a restart).
     pub clear_all: bool,
 }
@@ -198,12 +188,11 @@ impl FieldFrame {
     fn reset(&mut self) {
         self.stamps.clear();
         self.clears.clear();
-        self.rects.clear();
         self.clear_all = false;
     }
 
     pub fn is_empty(&self) -> bool {
-        self.rects.is_empty() && !self.clear_all
+        self.stamps.is_empty() && self.clears.is_empty() && !self.clear_all
     }
 }
 
@@ -324,7 +313,6 @@ impl InteractionField {
     }
 
     fn clear_local(&mut self, r: [i64; 4]) {
-        let s = self.config.size as i64;
         let o = self.origin.expect("followed");
         for j in r[1]..r[3] {
             for i in r[0]..r[2] {
@@ -333,7 +321,6 @@ impl InteractionField {
             }
         }
         self.frame.clears.push(r);
-        push_slot_rects(&mut self.frame.rects, o, s, r);
     }
 
     fn slot(&self, i: i64, j: i64) -> usize {
@@ -353,9 +340,14 @@ impl InteractionField {
         let t = self.config.texel;
         let s = self.config.size as i64;
         let r = stamp.radius / t;
-        let (cx, cz) = (stamp.centre[0] / t - o[0] as f64, stamp.centre[1] / t - o[1] as f64);
+        let (cx, cz) = (
+            stamp.centre[0] / t - o[0] as f64,
+            stamp.centre[1] / t - o[1] as f64,
+        );
         let finite = r.is_finite() && cx.is_finite() && cz.is_finite();
-        if !finite || r <= 0.0 || !(stamp.strength > 0.0) || !(stamp.falloff >= 0.0) {
+        // NaN strength or falloff fail these tests too.
+        let valid = stamp.strength > 0.0 && stamp.falloff >= 0.0;
+        if !finite || r <= 0.0 || !valid {
             return false;
         }
         let lo = [(cx - r).floor() as i64, (cz - r).floor() as i64];
@@ -372,18 +364,30 @@ impl InteractionField {
             peak: (stamp.strength.min(1.0) as f64 * self.config.recovery_units()) as f32,
         };
         let now = self.now.floor() as f32;
+        // Slots stepped along (no division a texel).
+        let sx0 = (o[0] + rect[0]).rem_euclid(s) as usize;
+        let mut sz = (o[1] + rect[1]).rem_euclid(s) as usize;
+        let su = s as usize;
         for j in rect[1]..rect[3] {
+            let row = &mut self.texels[sz * su..(sz + 1) * su];
+            let mut sx = sx0;
             for i in rect[0]..rect[2] {
                 let v = g.time_at(i, j, now);
-                if v > 0 {
-                    let k = self.slot(o[0] + i, o[1] + j);
-                    self.texels[k] = self.texels[k].max(v);
+                if v > row[sx] {
+                    row[sx] = v;
                 }
+                sx += 1;
+                if sx == su {
+                    sx = 0;
+                }
+            }
+            sz += 1;
+            if sz == su {
+                sz = 0;
             }
         }
         self.live_until = self.live_until.max(now as f64 + g.peak as f64);
         self.frame.stamps.push(g);
-        push_slot_rects(&mut self.frame.rects, o, s, rect);
         true
     }
 
@@ -413,29 +417,6 @@ impl InteractionField {
         let a = self.texel_value(i, j) * (1.0 - fx) + self.texel_value(i + 1, j) * fx;
         let b = self.texel_value(i, j + 1) * (1.0 - fx) + self.texel_value(i + 1, j + 1) * fx;
         a * (1.0 - fz) + b * fz
-    }
-}
-
-/// The texture rectangles of window-local index rect `r` (split where the slots wrap).
-fn push_slot_rects(out: &mut Vec<SlotRect>, origin: [i64; 2], s: i64, r: [i64; 4]) {
-    let split = |a: i64, b: i64, o: i64| -> [(i64, i64); 2] {
-        let start = (o + a).rem_euclid(s);
-        let len = b - a;
-        let first = len.min(s - start);
-        [(start, first), (0, len - first)]
-    };
-    for (x, w) in split(r[0], r[2], origin[0]) {
-        for (z, h) in split(r[1], r[3], origin[1]) {
-            if w > 0 && h > 0 {
-                let c = |v: i64| v as u32;
-                out.push(SlotRect {
-                    x: c(x),
-                    z: c(z),
-                    w: c(w),
-                    h: c(h),
-                });
-            }
-        }
     }
 }
 

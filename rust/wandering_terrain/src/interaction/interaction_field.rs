@@ -13,9 +13,10 @@ use godot::classes::{QuadMesh, RenderingServer, ShaderMaterial, SubViewport, Vie
 use godot::prelude::*;
 use terrain_core::interaction_field::{self as core, InteractionConfig, MAX_STAMPS};
 
-use super::terrain_interactor::with_interactors;
+use super::terrain_interactor::{with_interactors, Params};
 
-const STAMP_SHADER: &str = "res://addons/wandering_terrain/shaders/interaction_field_stamp.gdshader";
+const STAMP_SHADER: &str =
+    "res://addons/wandering_terrain/shaders/interaction_field_stamp.gdshader";
 
 /// The global uniforms and their types (registered when the extension loads, so any shader including
 /// `interaction_field.gdshaderinc` compiles with or without a terrain).
@@ -27,8 +28,8 @@ const GLOBALS: [(&str, G); 5] = [
     ("terrain_interaction_scale", G::VEC4),
 ];
 
-/// Quads a frame: each stamp's rectangle split in up to four where the slots wrap, and the cleared
-/// strips (two rectangles, up to four pieces each).
+/// Quads drawn a frame: each stamp's rectangle in up to four pieces where the slots wrap, and the two
+/// cleared strips' (the stamp shader places them from its uniforms).
 const MAX_QUADS: usize = MAX_STAMPS * 4 + 8;
 /// Floats per quad in a 2D MultiMesh buffer (a Transform2D).
 const QUAD_FLOATS: usize = 8;
@@ -68,13 +69,9 @@ pub fn settings_ok(class: &str, size: i64, texel: f64, recovery: f64) -> bool {
 struct Names {
     stamps: StringName,
     peaks: StringName,
-    stamp_count: StringName,
     clears: StringName,
-    clear_count: StringName,
-    clear_all: StringName,
-    now: StringName,
-    size: StringName,
-    origin_slot: StringName,
+    frame_info: StringName,
+    window_info: StringName,
     params: StringName,
     window: StringName,
     origin: StringName,
@@ -88,13 +85,9 @@ impl Names {
         Self {
             stamps: n("stamps"),
             peaks: n("peaks"),
-            stamp_count: n("stamp_count"),
             clears: n("clears"),
-            clear_count: n("clear_count"),
-            clear_all: n("clear_all"),
-            now: n("now"),
-            size: n("size"),
-            origin_slot: n("origin_slot"),
+            frame_info: n("frame_info"),
+            window_info: n("window_info"),
             params: n(GLOBALS[2].0),
             window: n(GLOBALS[1].0),
             origin: n(GLOBALS[3].0),
@@ -111,10 +104,11 @@ struct Gpu {
     multimesh: Rid,
     _quad: Gd<QuadMesh>,
     material: Gd<ShaderMaterial>,
-    quads: PackedFloat32Array,
     stamps: PackedVector4Array,
     peaks: PackedFloat32Array,
     clears: PackedVector4Array,
+    /// The window uniform last sent.
+    window_sent: Option<Vector4i>,
 }
 
 pub struct InteractionField {
@@ -127,12 +121,24 @@ pub struct InteractionField {
     window_sent: Option<[i64; 2]>,
     was_mine: bool,
     owner: i64,
+    /// The origin and scale the globals were last given.
+    placement_sent: Option<(Vector3, Vector3)>,
+    /// Kept buffers: the visible interactors' positions and settings, their X/Z and ground heights.
+    seen: Vec<(Vector3, Params)>,
+    xz: Vec<Vector2>,
+    heights: Vec<f64>,
 }
 
 impl InteractionField {
     /// The field of terrain node `node` with its `interaction_*` settings, its viewport an internal child
     /// of `node`; None while off, with invalid settings or outside the tree.
-    pub fn made_for(node: &Gd<Node3D>, enabled: bool, size: i64, texel: f64, recovery: f64) -> Option<Self> {
+    pub fn made_for(
+        node: &Gd<Node3D>,
+        enabled: bool,
+        size: i64,
+        texel: f64,
+        recovery: f64,
+    ) -> Option<Self> {
         let config = InteractionConfig::new(size, texel, recovery).ok()?;
         if !enabled || !node.is_inside_tree() {
             return None;
@@ -145,6 +151,10 @@ impl InteractionField {
             window_sent: None,
             was_mine: false,
             owner: node.instance_id().to_i64(),
+            placement_sent: None,
+            seen: Vec::new(),
+            xz: Vec::new(),
+            heights: Vec::new(),
         };
         f.gpu = Gpu::new(config.size(), &mut node.clone().upcast());
         Some(f)
@@ -171,30 +181,54 @@ impl InteractionField {
     }
 
     /// A frame: time moves on by `dt`, the window follows world point `centre`, every interactor presses
-    /// (`ground`: the world height of the ground at world x, z), and the GPU draws what changed.
-    pub fn update(&mut self, node: &Gd<Node3D>, dt: f64, centre: Vector3, ground: impl Fn(f64, f64) -> Option<f64>) {
-        let placed = (node.get_global_position(), node.get_global_basis().get_scale());
+    /// (`ground`: the world heights of the ground at world X/Z points, NaN where unknown), and the GPU
+    /// draws what changed.
+    pub fn update(
+        &mut self,
+        node: &Gd<Node3D>,
+        dt: f64,
+        centre: Vector3,
+        ground: impl FnOnce(&[Vector2], &mut Vec<f64>),
+    ) {
+        let placed = (
+            node.get_global_position(),
+            node.get_global_basis().get_scale(),
+        );
         if self.placed.is_some_and(|p| p != placed) {
             // The terrain moved (a floating origin's shift, a script): its presses no longer fit it.
             self.core.clear();
         }
         self.placed = Some(placed);
         let (o, s) = placed;
-        let to_terrain = |p: Vector3| [(p.x as f64 - o.x as f64) / s.x as f64, (p.z as f64 - o.z as f64) / s.z as f64];
+        let to_terrain = |p: Vector3| {
+            [
+                (p.x as f64 - o.x as f64) / s.x as f64,
+                (p.z as f64 - o.z as f64) / s.z as f64,
+            ]
+        };
         self.core.begin_frame(dt, to_terrain(centre));
-        let core = &mut self.core;
+        let seen = &mut self.seen;
+        seen.clear();
         with_interactors(|list| {
-            for i in list {
-                if !i.is_visible_in_tree() {
-                    continue;
-                }
-                let at = i.get_global_position();
-                let ground = ground(at.x as f64, at.z as f64);
-                if let Some(st) = i.bind().stamp(at, ground, to_terrain(at), s.x as f64) {
-                    core.stamp(&st);
+            for e in list {
+                if e.node.is_visible_in_tree() {
+                    seen.push((e.node.get_global_position(), e.params));
                 }
             }
         });
+        self.xz.clear();
+        self.xz
+            .extend(self.seen.iter().map(|(p, _)| Vector2::new(p.x, p.z)));
+        self.heights.clear();
+        if !self.seen.is_empty() {
+            ground(&self.xz, &mut self.heights);
+        }
+        for (k, (at, params)) in self.seen.iter().enumerate() {
+            let h = self.heights.get(k).copied().unwrap_or(f64::NAN);
+            if let Some(st) = params.stamp(*at, h, to_terrain(*at), s.x as f64) {
+                self.core.stamp(&st);
+            }
+        }
         self.send_globals();
         if let Some(g) = self.gpu.as_mut() {
             g.draw(&self.core, &self.names);
@@ -203,7 +237,8 @@ impl InteractionField {
 
     /// Gives the globals this field when no other node's field has them.
     fn send_globals(&mut self) {
-        let mine = match OWNER.compare_exchange(0, self.owner, Ordering::AcqRel, Ordering::Acquire) {
+        let mine = match OWNER.compare_exchange(0, self.owner, Ordering::AcqRel, Ordering::Acquire)
+        {
             Ok(_) => true,
             Err(v) => v == self.owner,
         };
@@ -221,9 +256,19 @@ impl InteractionField {
             }
             self.window_sent = None;
         }
-        if let Some((o, s)) = self.placed {
-            rs.global_shader_parameter_set(&n.origin, &Vector4::new(o.x, o.y, o.z, 0.0).to_variant());
-            rs.global_shader_parameter_set(&n.scale, &Vector4::new(s.x, s.y, s.z, 0.0).to_variant());
+        if fresh {
+            self.placement_sent = None;
+        }
+        if let Some((o, s)) = self.placed.filter(|p| Some(*p) != self.placement_sent) {
+            rs.global_shader_parameter_set(
+                &n.origin,
+                &Vector4::new(o.x, o.y, o.z, 0.0).to_variant(),
+            );
+            rs.global_shader_parameter_set(
+                &n.scale,
+                &Vector4::new(s.x, s.y, s.z, 0.0).to_variant(),
+            );
+            self.placement_sent = self.placed;
         }
         if let Some(w) = self.core.origin().filter(|w| Some(*w) != self.window_sent) {
             let size = cfg.size() as i64;
@@ -236,7 +281,11 @@ impl InteractionField {
             rs.global_shader_parameter_set(&n.window, &v.to_variant());
             self.window_sent = Some(w);
         }
-        let size = if self.gpu.is_some() && self.window_sent.is_some() { cfg.size() as f32 } else { 0.0 };
+        let size = if self.gpu.is_some() && self.window_sent.is_some() {
+            cfg.size() as f32
+        } else {
+            0.0
+        };
         let params = Vector4::new(
             size,
             cfg.texel() as f32,
@@ -284,15 +333,31 @@ impl Gpu {
         quad.set_size(Vector2::ONE);
         let multimesh = rs.multimesh_create();
         rs.multimesh_set_mesh(multimesh, quad.get_rid());
-        rs.multimesh_allocate_data(multimesh, MAX_QUADS as i32, MultimeshTransformFormat::TRANSFORM_2D);
-        rs.multimesh_set_visible_instances(multimesh, 0);
+        rs.multimesh_allocate_data(
+            multimesh,
+            MAX_QUADS as i32,
+            MultimeshTransformFormat::TRANSFORM_2D,
+        );
+        // Identity transforms, set once: the shader places every quad.
+        let mut quads = PackedFloat32Array::new();
+        for _ in 0..MAX_QUADS {
+            quads.extend([1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0]);
+        }
+        debug_assert_eq!(quads.len(), MAX_QUADS * QUAD_FLOATS);
+        rs.multimesh_set_buffer(multimesh, &quads);
+        // The quads cover any pixel: no culling by the (unit) mesh's bounds.
+        rs.canvas_item_set_custom_rect_ex(item, true)
+            .rect(Rect2::new(Vector2::ZERO, Vector2::splat(size as f32)))
+            .done();
         rs.canvas_item_add_multimesh(item, multimesh);
         node.call_deferred(
             "add_child",
-            &[vp.to_variant(), false.to_variant(), InternalMode::BACK.to_variant()],
+            &[
+                vp.to_variant(),
+                false.to_variant(),
+                InternalMode::BACK.to_variant(),
+            ],
         );
-        let mut quads = PackedFloat32Array::new();
-        quads.resize(MAX_QUADS * QUAD_FLOATS);
         let mut stamps = PackedVector4Array::new();
         stamps.resize(MAX_STAMPS);
         let mut peaks = PackedFloat32Array::new();
@@ -305,10 +370,10 @@ impl Gpu {
             multimesh,
             _quad: quad,
             material,
-            quads,
             stamps,
             peaks,
             clears,
+            window_sent: None,
         })
     }
 
@@ -319,20 +384,6 @@ impl Gpu {
             return;
         }
         let size = core.config().size() as u32;
-        let whole = [core::SlotRect { x: 0, z: 0, w: size, h: size }];
-        let rects = if f.clear_all { &whole[..] } else { &f.rects[..] };
-        let count = rects.len().min(MAX_QUADS);
-        let q = self.quads.as_mut_slice();
-        // A texel of margin around each rectangle: the Compatibility and Mobile renderers left a rectangle's
-        // edge row undrawn (the shader computes every pixel from the stamps, so drawing more is harmless).
-        let sz = size as f32;
-        for (r, out) in rects[..count].iter().zip(q.chunks_exact_mut(QUAD_FLOATS)) {
-            let (x0, z0) = ((r.x as f32 - 1.0).max(0.0), (r.z as f32 - 1.0).max(0.0));
-            let x1 = ((r.x + r.w) as f32 + 1.0).min(sz);
-            let z1 = ((r.z + r.h) as f32 + 1.0).min(sz);
-            let (w, h) = (x1 - x0, z1 - z0);
-            out.copy_from_slice(&[w, 0.0, 0.0, x0 + w * 0.5, 0.0, h, 0.0, z0 + h * 0.5]);
-        }
         let s = self.stamps.as_mut_slice();
         let p = self.peaks.as_mut_slice();
         for (i, st) in f.stamps.iter().enumerate() {
@@ -345,20 +396,33 @@ impl Gpu {
             c[i] = Vector4::new(r[0] as f32, r[1] as f32, r[2] as f32, r[3] as f32);
         }
         let o = core.origin().unwrap_or_default();
-        let slot = Vector2i::new(o[0].rem_euclid(size as i64) as i32, o[1].rem_euclid(size as i64) as i32);
+        let window = Vector4i::new(
+            size as i32,
+            o[0].rem_euclid(size as i64) as i32,
+            o[1].rem_euclid(size as i64) as i32,
+            0,
+        );
+        let frame = Vector4::new(
+            core.now().floor() as f32,
+            f.stamps.len() as f32,
+            f.clears.len().min(2) as f32,
+            if f.clear_all { 1.0 } else { 0.0 },
+        );
         let mut rs = RenderingServer::singleton();
-        rs.multimesh_set_buffer(self.multimesh, &self.quads);
-        rs.multimesh_set_visible_instances(self.multimesh, count as i32);
-        let m = &mut self.material;
-        m.set_shader_parameter(&n.stamps, &self.stamps.to_variant());
-        m.set_shader_parameter(&n.peaks, &self.peaks.to_variant());
-        m.set_shader_parameter(&n.stamp_count, &(f.stamps.len() as i32).to_variant());
-        m.set_shader_parameter(&n.clears, &self.clears.to_variant());
-        m.set_shader_parameter(&n.clear_count, &(f.clears.len().min(2) as i32).to_variant());
-        m.set_shader_parameter(&n.clear_all, &f.clear_all.to_variant());
-        m.set_shader_parameter(&n.now, &(core.now().floor() as f32).to_variant());
-        m.set_shader_parameter(&n.size, &(size as i32).to_variant());
-        m.set_shader_parameter(&n.origin_slot, &slot.to_variant());
+        // Straight to the server: the material's own parameter list is never read back.
+        let m = self.material.get_rid();
+        if !f.stamps.is_empty() {
+            rs.material_set_param(m, &n.stamps, &self.stamps.to_variant());
+            rs.material_set_param(m, &n.peaks, &self.peaks.to_variant());
+        }
+        if !f.clears.is_empty() {
+            rs.material_set_param(m, &n.clears, &self.clears.to_variant());
+        }
+        rs.material_set_param(m, &n.frame_info, &frame.to_variant());
+        if self.window_sent != Some(window) {
+            rs.material_set_param(m, &n.window_info, &window.to_variant());
+            self.window_sent = Some(window);
+        }
         self.viewport.set_update_mode(UpdateMode::ONCE);
     }
 

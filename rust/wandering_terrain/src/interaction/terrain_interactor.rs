@@ -5,10 +5,27 @@ use std::cell::RefCell;
 use godot::prelude::*;
 use terrain_core::interaction_field::{Stamp, StampShape};
 
+/// An interactor in the tree as the terrains read it every frame: its node (position, visibility) and a
+/// copy of its settings (no bind a frame).
+pub(crate) struct Entry {
+    pub node: Gd<Node3D>,
+    pub params: Params,
+}
+
+/// A `TerrainInteractor`'s settings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Params {
+    radius: f64,
+    strength: f64,
+    falloff: f64,
+    square: bool,
+    reach: f64,
+}
+
 thread_local! {
     /// The interactors in the tree (main thread only): the terrains read them every frame without a
     /// group lookup.
-    static INTERACTORS: RefCell<Vec<Gd<TerrainInteractor>>> = const { RefCell::new(Vec::new()) };
+    static INTERACTORS: RefCell<Vec<Entry>> = const { RefCell::new(Vec::new()) };
 }
 
 thread_local! {
@@ -39,7 +56,7 @@ fn wake_fields() {
 }
 
 /// Calls `f` with every interactor in the tree.
-pub(crate) fn with_interactors<R>(f: impl FnOnce(&[Gd<TerrainInteractor>]) -> R) -> R {
+pub(crate) fn with_interactors<R>(f: impl FnOnce(&[Entry]) -> R) -> R {
     INTERACTORS.with(|l| f(&l.borrow()))
 }
 
@@ -93,18 +110,18 @@ impl INode3D for TerrainInteractor {
         use godot::classes::notify::Node3DNotification as N;
         match what {
             N::ENTER_TREE => {
+                let node = self.to_gd().upcast::<Node3D>();
+                let params = self.params();
                 INTERACTORS.with(|l| {
-                    let me = self.to_gd();
                     let mut l = l.borrow_mut();
-                    if !l.contains(&me) {
-                        l.push(me);
-                    }
+                    l.retain(|e| e.node != node);
+                    l.push(Entry { node, params });
                 });
                 wake_fields();
             }
             N::EXIT_TREE => {
-                let me = self.to_gd();
-                INTERACTORS.with(|l| l.borrow_mut().retain(|g| *g != me));
+                let node = self.to_gd().upcast::<Node3D>();
+                INTERACTORS.with(|l| l.borrow_mut().retain(|e| e.node != node));
             }
             _ => {}
         }
@@ -130,6 +147,7 @@ impl TerrainInteractor {
             return;
         }
         self.radius = v;
+        self.publish();
     }
     #[func]
     fn set_strength(&mut self, v: f64) {
@@ -141,6 +159,7 @@ impl TerrainInteractor {
             return;
         }
         self.strength = v;
+        self.publish();
     }
     #[func]
     fn set_falloff(&mut self, v: f64) {
@@ -152,6 +171,7 @@ impl TerrainInteractor {
             return;
         }
         self.falloff = v;
+        self.publish();
     }
     #[func]
     fn set_shape(&mut self, v: i64) {
@@ -163,6 +183,7 @@ impl TerrainInteractor {
             return;
         }
         self.shape = v;
+        self.publish();
     }
     #[func]
     fn set_reach(&mut self, v: f64) {
@@ -174,16 +195,50 @@ impl TerrainInteractor {
             return;
         }
         self.reach = v;
+        self.publish();
     }
 }
 
 impl TerrainInteractor {
-    /// Its press at world point `at` in a terrain's units (`to_terrain`: world → terrain point, `unit`: world
-    /// units per terrain unit on X/Z), given the world height of the ground under it (None: unknown, no
-    /// press).
-    pub(crate) fn stamp(&self, at: Vector3, ground: Option<f64>, to_terrain: [f64; 2], unit: f64) -> Option<Stamp> {
-        let above = at.y as f64 - ground?;
-        if !(above <= self.reach) || self.strength <= 0.0 {
+    fn params(&self) -> Params {
+        Params {
+            radius: self.radius,
+            strength: self.strength,
+            falloff: self.falloff,
+            square: self.shape == Self::SHAPE_SQUARE,
+            reach: self.reach,
+        }
+    }
+
+    /// Gives the registry this interactor's new settings (when it is in the tree).
+    fn publish(&self) {
+        if !self.base().is_inside_tree() {
+            return;
+        }
+        let node = self.to_gd().upcast::<Node3D>();
+        let params = self.params();
+        INTERACTORS.with(|l| {
+            if let Some(e) = l.borrow_mut().iter_mut().find(|e| e.node == node) {
+                e.params = params;
+            }
+        });
+    }
+}
+
+impl Params {
+    /// The press at world point `at` in a terrain's units (`to_terrain`: `at` as a terrain point, `unit`:
+    /// world units per terrain unit on X/Z), given the world height of the ground under it (NaN: unknown,
+    /// no press).
+    pub(crate) fn stamp(
+        &self,
+        at: Vector3,
+        ground: f64,
+        to_terrain: [f64; 2],
+        unit: f64,
+    ) -> Option<Stamp> {
+        // A NaN height (no ground) is not within reach.
+        let within = at.y as f64 - ground <= self.reach;
+        if !within || self.strength <= 0.0 {
             return None;
         }
         Some(Stamp {
@@ -191,7 +246,7 @@ impl TerrainInteractor {
             radius: self.radius / unit,
             strength: self.strength as f32,
             falloff: self.falloff as f32,
-            shape: if self.shape == Self::SHAPE_SQUARE {
+            shape: if self.square {
                 StampShape::Square
             } else {
                 StampShape::Round

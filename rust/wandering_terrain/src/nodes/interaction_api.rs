@@ -1,7 +1,7 @@
 //! The interaction field's script methods and settings glue both terrain nodes share
 //! (`interaction/interaction_field.rs`), written once: gdext registers methods per class, hence a macro
 //! (as `terrain_host_api!`). The class has the fields `interaction_enabled`, `interaction_size`,
-//! `interaction_texel_size`, `interaction_recovery_time`, `interaction` and a `get_height(Vector2)`.
+//! `interaction_texel_size`, `interaction_recovery_time`, `interaction` and `ground_heights` (world heights at world X/Z points, NaN where unknown).
 
 macro_rules! interaction_api {
     ($class:ident) => {
@@ -13,7 +13,9 @@ macro_rules! interaction_api {
             /// `interaction_texel_size` around the camera) and while the field is off.
             #[func]
             pub(crate) fn get_trample(&self, position: Vector3) -> f32 {
-                self.interaction.as_ref().map_or(0.0, |f| f.trample(position))
+                self.interaction
+                    .as_ref()
+                    .map_or(0.0, |f| f.trample(position))
             }
 
             /// The field texture (null while the field is off or outside the tree): RGBA8, each texel the
@@ -58,15 +60,19 @@ macro_rules! interaction_api {
                 if self.interaction.is_some() {
                     return;
                 }
-                self.interaction = $crate::interaction::interaction_field::InteractionField::made_for(
-                    &self.base().clone().upcast(),
-                    self.interaction_enabled,
-                    self.interaction_size,
-                    self.interaction_texel_size,
-                    self.interaction_recovery_time,
-                );
+                self.interaction =
+                    $crate::interaction::interaction_field::InteractionField::made_for(
+                        &self.base().clone().upcast(),
+                        self.interaction_enabled,
+                        self.interaction_size,
+                        self.interaction_texel_size,
+                        self.interaction_recovery_time,
+                    );
                 let id = self.base().instance_id();
-                $crate::interaction::terrain_interactor::register_field(id, self.interaction.is_some());
+                $crate::interaction::terrain_interactor::register_field(
+                    id,
+                    self.interaction.is_some(),
+                );
             }
 
             pub(crate) fn detach_interaction(&mut self) {
@@ -91,10 +97,7 @@ macro_rules! interaction_api {
                     return;
                 };
                 let node = self.base().clone().upcast::<Node3D>();
-                f.update(&node, dt, centre, |x, z| {
-                    let h = self.get_height(Vector2::new(x as f32, z as f32));
-                    h.is_finite().then_some(h as f64)
-                });
+                f.update(&node, dt, centre, |xz, out| self.ground_heights(xz, out));
                 self.interaction = Some(f);
             }
         }

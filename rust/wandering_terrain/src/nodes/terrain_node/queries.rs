@@ -52,6 +52,21 @@ impl TerrainNode {
         )
     }
 
+    /// World heights at world X/Z points (NaN without terrain), the frame and samples taken once.
+    pub(crate) fn ground_heights(&self, xz: &[Vector2], out: &mut Vec<f64>) {
+        out.clear();
+        let f = self.terrain_frame();
+        let made = self.with_samples(|t| {
+            for p in xz {
+                let q = f.to_terrain([f64::from(p.x), 0.0, f64::from(p.y)]);
+                out.push(samples::height_at(t, q[0], q[2]) as f64 * f.scale[1] + f.origin[1]);
+            }
+        });
+        if made.is_none() {
+            out.resize(xz.len(), f64::NAN);
+        }
+    }
+
     /// Height of the drawn terrain at world X/Z `pos` (this node's position and scale applied, and its
     /// origin shift: exact however far out the world is); NaN without terrain data.
     /// `pos` is a Vector2 (X, Z): from a Vector3 such as `global_position`, pass `Vector2(p.x, p.z)` or

@@ -584,7 +584,11 @@ impl WanderingTerrain {
     /// 64..=2048, a multiple of 64; out of range is refused with an error and the old value kept.
     #[func]
     fn set_interaction_size(&mut self, v: i64) {
-        self.configure_interaction(v, self.interaction_texel_size, self.interaction_recovery_time);
+        self.configure_interaction(
+            v,
+            self.interaction_texel_size,
+            self.interaction_recovery_time,
+        );
     }
 
     /// 0.01..=16; out of range (or NaN) is refused with an error and the old value kept.

@@ -85,6 +85,19 @@ impl WanderingTerrain {
         }
     }
 
+    /// World heights at world X/Z points (NaN without terrain data), the data bound once.
+    pub(crate) fn ground_heights(&self, xz: &[Vector2], out: &mut Vec<f64>) {
+        out.clear();
+        let o = self.origin();
+        match &self.terrain_data {
+            Some(d) => {
+                let d = d.bind();
+                out.extend(xz.iter().map(|p| f64::from(d.get_height(*p - o))));
+            }
+            None => out.resize(xz.len(), f64::NAN),
+        }
+    }
+
     /// Whether world X/Z `pos` is over the terrain data (from this node's origin to `size × spacing`);
     /// false without terrain data. Beyond the edge `get_height` answers the nearest edge's height.
     #[func]
