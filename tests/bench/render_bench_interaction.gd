@@ -95,18 +95,20 @@ func run(quick: bool) -> void:
 	var n := 120 if quick else 600
 	var on := await _frames(first, last, n)
 	var pressed := tn.get_trample(walkers.list[0].position)
+	var mem_on := RenderingServer.get_rendering_info(RenderingServer.RENDERING_INFO_TEXTURE_MEM_USED)
 	tn.interaction_enabled = false
 	for i in 30:
 		await tree.process_frame
+	var mem_off := RenderingServer.get_rendering_info(RenderingServer.RENDERING_INFO_TEXTURE_MEM_USED)
 	var off := await _frames(first, last, n)
 	tn.interaction_enabled = true
 	var engine: String = ProjectSettings.get_setting("physics/3d/physics_engine")
 	var m_on := Util.median(on)
 	var m_off := Util.median(off)
-	print("interaction (%s, %s): %d walkers, %d frames paced at 60 fps; terrain process pass median %.3f ms with the field, %.3f ms without (field %.3f ms); p99 %.3f / %.3f ms; trample under a walker %.2f; field texture %d KiB" % [
+	print("interaction (%s, %s): %d walkers, %d frames paced at 60 fps; terrain process pass median %.3f ms with the field, %.3f ms without (field %.3f ms); p99 %.3f / %.3f ms; trample under a walker %.2f; field texture %d KiB, GPU texture memory %+d KiB with the field" % [
 		renderer, engine if engine != "" else "DEFAULT", WALKERS, n, m_on, m_off, m_on - m_off,
 		Util.quantile(on, 0.99), Util.quantile(off, 0.99), pressed,
-		tn.interaction_size * tn.interaction_size * 4 / 1024])
+		tn.interaction_size * tn.interaction_size * 4 / 1024, (mem_on - mem_off) / 1024])
 	Engine.max_fps = 0
 	root.queue_free()
 	await tree.process_frame

@@ -127,9 +127,11 @@ pub enum StampShape {
     Square,
 }
 
-/// One interactor's press this frame, in terrain units.
+/// One interactor's press this frame, in terrain units: swept from `from` (where it was the frame before)
+/// to `centre`, so a fast interactor leaves a trail, not a row of prints.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Stamp {
+    pub from: [f64; 2],
     pub centre: [f64; 2],
     pub radius: f64,
     /// 0..=1: the trample it leaves at its core.
@@ -143,6 +145,7 @@ pub struct Stamp {
 /// at `i + 0.5`), `peak` in time units.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GpuStamp {
+    pub from: [f32; 2],
     pub centre: [f32; 2],
     pub radius: f32,
     pub falloff: f32,
@@ -151,10 +154,19 @@ pub struct GpuStamp {
 }
 
 impl GpuStamp {
-    /// The press (0..=1) at window-local point (x, z): the shader's `tis_profile`.
+    /// The press (0..=1) at window-local point (x, z): the stamp shader's `ifield_profile` (the distance to
+    /// the swept segment, Euclidean for a disc, the largest axis for a square).
     pub fn profile(&self, x: f32, z: f32) -> f32 {
-        let dx = x - self.centre[0];
-        let dz = z - self.centre[1];
+        let (ax, az) = (x - self.from[0], z - self.from[1]);
+        let (ex, ez) = (self.centre[0] - self.from[0], self.centre[1] - self.from[1]);
+        let ee = ex * ex + ez * ez;
+        let k = if ee > 0.0 {
+            ((ax * ex + az * ez) / ee).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        let dx = ax - ex * k;
+        let dz = az - ez * k;
         let d = if self.square {
             dx.abs().max(dz.abs())
         } else {
@@ -344,19 +356,24 @@ impl InteractionField {
             stamp.centre[0] / t - o[0] as f64,
             stamp.centre[1] / t - o[1] as f64,
         );
-        let finite = r.is_finite() && cx.is_finite() && cz.is_finite();
+        let (fx, fz) = (
+            stamp.from[0] / t - o[0] as f64,
+            stamp.from[1] / t - o[1] as f64,
+        );
+        let finite = [r, cx, cz, fx, fz].iter().all(|v| v.is_finite());
         // NaN strength or falloff fail these tests too.
         let valid = stamp.strength > 0.0 && stamp.falloff >= 0.0;
         if !finite || r <= 0.0 || !valid {
             return false;
         }
-        let lo = [(cx - r).floor() as i64, (cz - r).floor() as i64];
-        let hi = [(cx + r).ceil() as i64, (cz + r).ceil() as i64];
+        let lo = [(cx.min(fx) - r).floor() as i64, (cz.min(fz) - r).floor() as i64];
+        let hi = [(cx.max(fx) + r).ceil() as i64, (cz.max(fz) + r).ceil() as i64];
         let rect = [lo[0].max(0), lo[1].max(0), hi[0].min(s), hi[1].min(s)];
         if rect[0] >= rect[2] || rect[1] >= rect[3] {
             return false;
         }
         let g = GpuStamp {
+            from: [fx as f32, fz as f32],
             centre: [cx as f32, cz as f32],
             radius: r as f32,
             falloff: stamp.falloff.min(1.0),

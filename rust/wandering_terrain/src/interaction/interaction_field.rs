@@ -68,7 +68,7 @@ pub fn settings_ok(class: &str, size: i64, texel: f64, recovery: f64) -> bool {
 /// The stamp shader's uniform names, interned once.
 struct Names {
     stamps: StringName,
-    peaks: StringName,
+    stamp_from: StringName,
     clears: StringName,
     frame_info: StringName,
     window_info: StringName,
@@ -84,7 +84,7 @@ impl Names {
         let n = StringName::from;
         Self {
             stamps: n("stamps"),
-            peaks: n("peaks"),
+            stamp_from: n("stamp_from"),
             clears: n("clears"),
             frame_info: n("frame_info"),
             window_info: n("window_info"),
@@ -105,7 +105,7 @@ struct Gpu {
     _quad: Gd<QuadMesh>,
     material: Gd<ShaderMaterial>,
     stamps: PackedVector4Array,
-    peaks: PackedFloat32Array,
+    stamp_from: PackedVector4Array,
     clears: PackedVector4Array,
     /// The window uniform last sent.
     window_sent: Option<Vector4i>,
@@ -124,7 +124,7 @@ pub struct InteractionField {
     /// The origin and scale the globals were last given.
     placement_sent: Option<(Vector3, Vector3)>,
     /// Kept buffers: the visible interactors' positions and settings, their X/Z and ground heights.
-    seen: Vec<(Vector3, Params)>,
+    seen: Vec<(Vector3, Option<Vector3>, Params)>,
     xz: Vec<Vector2>,
     heights: Vec<f64>,
 }
@@ -209,23 +209,26 @@ impl InteractionField {
         self.core.begin_frame(dt, to_terrain(centre));
         let seen = &mut self.seen;
         seen.clear();
+        let frame = godot::classes::Engine::singleton().get_process_frames();
         with_interactors(|list| {
             for e in list {
                 if e.node.is_visible_in_tree() {
-                    seen.push((e.node.get_global_position(), e.params));
+                    let at = e.node.get_global_position();
+                    seen.push((at, e.previous(frame, at), e.params));
                 }
             }
         });
         self.xz.clear();
         self.xz
-            .extend(self.seen.iter().map(|(p, _)| Vector2::new(p.x, p.z)));
+            .extend(self.seen.iter().map(|(p, _, _)| Vector2::new(p.x, p.z)));
         self.heights.clear();
         if !self.seen.is_empty() {
             ground(&self.xz, &mut self.heights);
         }
-        for (k, (at, params)) in self.seen.iter().enumerate() {
+        for (k, (at, before, params)) in self.seen.iter().enumerate() {
             let h = self.heights.get(k).copied().unwrap_or(f64::NAN);
-            if let Some(st) = params.stamp(*at, h, to_terrain(*at), s.x as f64) {
+            let from = to_terrain(before.unwrap_or(*at));
+            if let Some(st) = params.stamp(*at, h, from, to_terrain(*at), s.x as f64) {
                 self.core.stamp(&st);
             }
         }
@@ -360,8 +363,8 @@ impl Gpu {
         );
         let mut stamps = PackedVector4Array::new();
         stamps.resize(MAX_STAMPS);
-        let mut peaks = PackedFloat32Array::new();
-        peaks.resize(MAX_STAMPS);
+        let mut stamp_from = PackedVector4Array::new();
+        stamp_from.resize(MAX_STAMPS);
         let mut clears = PackedVector4Array::new();
         clears.resize(2);
         Some(Self {
@@ -371,7 +374,7 @@ impl Gpu {
             _quad: quad,
             material,
             stamps,
-            peaks,
+            stamp_from,
             clears,
             window_sent: None,
         })
@@ -385,11 +388,11 @@ impl Gpu {
         }
         let size = core.config().size() as u32;
         let s = self.stamps.as_mut_slice();
-        let p = self.peaks.as_mut_slice();
+        let p = self.stamp_from.as_mut_slice();
         for (i, st) in f.stamps.iter().enumerate() {
             let r = if st.square { -st.radius } else { st.radius };
             s[i] = Vector4::new(st.centre[0], st.centre[1], r, st.falloff);
-            p[i] = st.peak;
+            p[i] = Vector4::new(st.from[0], st.from[1], st.peak, 0.0);
         }
         let c = self.clears.as_mut_slice();
         for (i, r) in f.clears.iter().take(2).enumerate() {
@@ -413,7 +416,7 @@ impl Gpu {
         let m = self.material.get_rid();
         if !f.stamps.is_empty() {
             rs.material_set_param(m, &n.stamps, &self.stamps.to_variant());
-            rs.material_set_param(m, &n.peaks, &self.peaks.to_variant());
+            rs.material_set_param(m, &n.stamp_from, &self.stamp_from.to_variant());
         }
         if !f.clears.is_empty() {
             rs.material_set_param(m, &n.clears, &self.clears.to_variant());

@@ -10,6 +10,25 @@ use terrain_core::interaction_field::{Stamp, StampShape};
 pub(crate) struct Entry {
     pub node: Gd<Node3D>,
     pub params: Params,
+    /// The process frame it was last seen in, where, and where the frame before (for the sweep).
+    track: std::cell::Cell<(u64, Vector3, Option<Vector3>)>,
+}
+
+impl Entry {
+    /// Where it was the frame before `frame` (seen at `at` in `frame`), when it moved there in one step
+    /// (not a teleport): every terrain reading it in `frame` gets the same answer.
+    pub(crate) fn previous(&self, frame: u64, at: Vector3) -> Option<Vector3> {
+        let (seen, pos, before) = self.track.get();
+        let before = if seen == frame {
+            before
+        } else {
+            let b = (seen + 1 == frame).then_some(pos);
+            self.track.set((frame, at, b));
+            b
+        };
+        let reach = 16.0 * self.params.radius + 4.0;
+        before.filter(|b| (b.distance_to(at) as f64) <= reach)
+    }
 }
 
 /// A `TerrainInteractor`'s settings.
@@ -115,7 +134,11 @@ impl INode3D for TerrainInteractor {
                 INTERACTORS.with(|l| {
                     let mut l = l.borrow_mut();
                     l.retain(|e| e.node != node);
-                    l.push(Entry { node, params });
+                    l.push(Entry {
+                        node,
+                        params,
+                        track: std::cell::Cell::new((u64::MAX - 1, Vector3::ZERO, None)),
+                    });
                 });
                 wake_fields();
             }
@@ -226,13 +249,15 @@ impl TerrainInteractor {
 }
 
 impl Params {
-    /// The press at world point `at` in a terrain's units (`to_terrain`: `at` as a terrain point, `unit`:
+    /// The press at world point `at` in a terrain's units, swept from terrain point `from` (`to_terrain`:
+    /// `at` as a terrain point, `unit`:
     /// world units per terrain unit on X/Z), given the world height of the ground under it (NaN: unknown,
     /// no press).
     pub(crate) fn stamp(
         &self,
         at: Vector3,
         ground: f64,
+        from: [f64; 2],
         to_terrain: [f64; 2],
         unit: f64,
     ) -> Option<Stamp> {
@@ -242,6 +267,7 @@ impl Params {
             return None;
         }
         Some(Stamp {
+            from,
             centre: to_terrain,
             radius: self.radius / unit,
             strength: self.strength as f32,
