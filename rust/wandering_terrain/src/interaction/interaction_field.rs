@@ -125,6 +125,8 @@ pub struct InteractionField {
     placement_sent: Option<(Vector3, Vector3)>,
     /// Kept buffers: the visible interactors' positions and settings, their X/Z and ground heights.
     seen: Vec<(Vector3, Option<Vector3>, Params)>,
+    /// Where the next frame's stamps start among `seen` when there are more than it draws.
+    turn: usize,
     xz: Vec<Vector2>,
     heights: Vec<f64>,
 }
@@ -153,6 +155,7 @@ impl InteractionField {
             owner: node.instance_id().to_i64(),
             placement_sent: None,
             seen: Vec::new(),
+            turn: 0,
             xz: Vec::new(),
             heights: Vec::new(),
         };
@@ -225,7 +228,13 @@ impl InteractionField {
         if !self.seen.is_empty() {
             ground(&self.xz, &mut self.heights);
         }
-        for (k, (at, before, params)) in self.seen.iter().enumerate() {
+        // With more interactors than a frame draws, they take turns (the first drawn moves on each frame).
+        let n = self.seen.len();
+        let first = if n > MAX_STAMPS { self.turn % n } else { 0 };
+        self.turn = self.turn.wrapping_add(MAX_STAMPS);
+        for i in 0..n {
+            let k = (first + i) % n;
+            let (at, before, params) = &self.seen[k];
             let h = self.heights.get(k).copied().unwrap_or(f64::NAN);
             let from = to_terrain(before.unwrap_or(*at));
             if let Some(st) = params.stamp(*at, h, from, to_terrain(*at), s.x as f64) {
