@@ -44,6 +44,21 @@ impl Ground {
     }
 }
 
+/// The layer drawn most at terrain X/Z (x, z) of `data` with `look` (strongest first; equal weights: the
+/// one blended first, as the shader picks), and that layer's resource (None for an empty slot).
+fn dominant(
+    look: Option<&Gd<TerrainMaterial>>,
+    data: Option<&dyn Samples>,
+    x: f64,
+    z: f64,
+    grad_scale: [f32; 2],
+) -> Option<(usize, Option<Gd<crate::look::terrain_layer::TerrainLayer>>)> {
+    let look = look?.bind();
+    let blend = terrain_core::material::layer_weights(look.blending_ref(), data?, x, z, grad_scale);
+    let &(layer, _) = blend.first()?;
+    Some((layer, look.layer(layer)))
+}
+
 /// The ground at terrain X/Z (x, z) of `data` (None: no source) drawn with `look`; `grad_scale` as
 /// `weights_at`; `fallback`: the collision's physics material (asked only when a layer has none).
 pub fn ground_at(
@@ -54,26 +69,34 @@ pub fn ground_at(
     grad_scale: [f32; 2],
     fallback: impl Fn() -> Option<Gd<PhysicsMaterial>>,
 ) -> Ground {
-    let (Some(look), Some(data)) = (look, data) else {
-        return Ground::plain(fallback());
-    };
-    let look = look.bind();
-    let blend = terrain_core::material::layer_weights(look.blending_ref(), data, x, z, grad_scale);
-    // Strongest first; equal weights: the one blended first (as the shader picks).
-    let Some(&(layer, _)) = blend.first() else {
-        return Ground::plain(fallback());
-    };
-    let Some(l) = look.layer(layer) else {
-        return Ground {
+    match dominant(look, data, x, z, grad_scale) {
+        None => Ground::plain(fallback()),
+        Some((layer, None)) => Ground {
             layer: layer as i64,
             ..Ground::plain(fallback())
-        };
-    };
-    let l = l.bind();
-    Ground {
-        layer: layer as i64,
-        name: l.surface_name(),
-        ..Ground::plain(l.physics_material().or_else(fallback))
+        },
+        Some((layer, Some(l))) => {
+            let l = l.bind();
+            Ground {
+                layer: layer as i64,
+                name: l.surface_name(),
+                ..Ground::plain(l.physics_material().or_else(fallback))
+            }
+        }
+    }
+}
+
+/// `ground_at(..).name` alone: no physics material read (a footstep each frame).
+pub fn surface_name_at(
+    look: Option<&Gd<TerrainMaterial>>,
+    data: Option<&dyn Samples>,
+    x: f64,
+    z: f64,
+    grad_scale: [f32; 2],
+) -> StringName {
+    match dominant(look, data, x, z, grad_scale) {
+        Some((_, Some(l))) => l.bind().surface_name(),
+        _ => StringName::default(),
     }
 }
 

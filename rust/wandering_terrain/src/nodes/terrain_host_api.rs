@@ -39,7 +39,7 @@ macro_rules! terrain_host_api {
             /// `get_surface(position)["surface"]` without building a Dictionary (a footstep each frame).
             #[func]
             pub(crate) fn get_surface_name(&self, position: Vector3) -> StringName {
-                self.ground_at(Vector2::new(position.x, position.z)).name
+                self.surface_name_at(Vector2::new(position.x, position.z))
             }
 
             /// `get_surface` where a ray hit (the Dictionary `PhysicsDirectSpaceState3D.intersect_ray`

@@ -23,6 +23,19 @@ impl TerrainNode {
         }
     }
 
+    /// The surface name at world X/Z `pos` for `get_surface_name` (`look/ground_surface.rs`).
+    pub(crate) fn surface_name_at(&self, pos: Vector2) -> StringName {
+        use crate::look::ground_surface::surface_name_at;
+        let p = self.to_terrain_xz(pos);
+        let look = self.terrain_material.as_ref();
+        let gs = self.grad_scale();
+        match (&self.terrain_data, &self.streamed) {
+            (Some(d), _) => surface_name_at(look, Some(d.bind().core()), p.0, p.1, gs),
+            (None, Some(g)) => surface_name_at(look, Some(&**g), p.0, p.1, gs),
+            _ => StringName::default(),
+        }
+    }
+
     /// The ground at world X/Z `pos` for `get_surface` (`look/ground_surface.rs`).
     pub(crate) fn ground_at(&self, pos: Vector2) -> crate::look::ground_surface::Ground {
         use crate::look::ground_surface::ground_at;

@@ -36,6 +36,20 @@ impl WanderingTerrain {
         )
     }
 
+    /// The surface name at world X/Z `pos` for `get_surface_name` (`look/ground_surface.rs`).
+    pub(crate) fn surface_name_at(&self, pos: Vector2) -> StringName {
+        let p = self.to_terrain_xz(pos);
+        let data = self.terrain_data.as_ref().map(|d| d.bind());
+        crate::look::ground_surface::surface_name_at(
+            self.terrain_material.as_ref(),
+            data.as_ref()
+                .map(|d| d.core() as &dyn terrain_core::samples::Samples),
+            p.0,
+            p.1,
+            [1.0, 1.0],
+        )
+    }
+
     /// The ground at world X/Z `pos` for `get_surface` (`look/ground_surface.rs`).
     pub(crate) fn ground_at(&self, pos: Vector2) -> crate::look::ground_surface::Ground {
         let p = self.to_terrain_xz(pos);
