@@ -366,8 +366,14 @@ impl InteractionField {
         if !finite || r <= 0.0 || !valid {
             return false;
         }
-        let lo = [(cx.min(fx) - r).floor() as i64, (cz.min(fz) - r).floor() as i64];
-        let hi = [(cx.max(fx) + r).ceil() as i64, (cz.max(fz) + r).ceil() as i64];
+        let lo = [
+            (cx.min(fx) - r).floor() as i64,
+            (cz.min(fz) - r).floor() as i64,
+        ];
+        let hi = [
+            (cx.max(fx) + r).ceil() as i64,
+            (cz.max(fz) + r).ceil() as i64,
+        ];
         let rect = [lo[0].max(0), lo[1].max(0), hi[0].min(s), hi[1].min(s)];
         if rect[0] >= rect[2] || rect[1] >= rect[3] {
             return false;

@@ -94,10 +94,17 @@ pub fn surface_name_at(
     z: f64,
     grad_scale: [f32; 2],
 ) -> StringName {
-    match dominant(look, data, x, z, grad_scale) {
-        Some((_, Some(l))) => l.bind().surface_name(),
-        _ => StringName::default(),
-    }
+    let Some(look) = look else {
+        return StringName::default();
+    };
+    let look = look.bind();
+    let Some(data) = data else {
+        return StringName::default();
+    };
+    let blend = terrain_core::material::layer_weights(look.blending_ref(), data, x, z, grad_scale);
+    blend
+        .first()
+        .map_or_else(StringName::default, |&(layer, _)| look.surface_name(layer))
 }
 
 /// The layers' friction and bounce for the collision tiles (`collision_tiles.rs`); None when no layer of

@@ -83,6 +83,8 @@ pub struct TerrainMaterial {
     dirty: bool,
     /// `blending()`, made again at every change (`look_changed`): the CPU twin is asked per query.
     blending: Blending,
+    /// Each layer's `surface_name`, made with `blending` (`get_surface_name` reads no layer).
+    surface_names: Vec<StringName>,
     /// The connections to the layers (`follow::Links`).
     layer_links: crate::follow::Links,
     base: Base<Resource>,
@@ -118,6 +120,7 @@ impl IResource for TerrainMaterial {
             normal_array: None,
             dirty: true,
             blending: Blending::default(),
+            surface_names: Vec::new(),
             layer_links: Default::default(),
             base,
         }
@@ -335,6 +338,11 @@ impl TerrainMaterial {
         self.blending.clone()
     }
 
+    /// Layer `i`'s `surface_name` (empty past the end or for an empty slot).
+    pub fn surface_name(&self, i: usize) -> StringName {
+        self.surface_names.get(i).cloned().unwrap_or_default()
+    }
+
     /// `blending()` without a copy (a query per call: `get_surface`).
     pub fn blending_ref(&self) -> &Blending {
         &self.blending
@@ -343,6 +351,10 @@ impl TerrainMaterial {
     /// Anything changed (this or a layer): the CPU twin's input is made again and the nodes are told.
     fn look_changed(&mut self) {
         self.blending = self.make_blending();
+        self.surface_names = self
+            .layer_slots()
+            .map(|l| l.bind().surface_name())
+            .collect();
         self.base_mut().emit_changed();
     }
 
