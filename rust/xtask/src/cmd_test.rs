@@ -143,6 +143,18 @@ pub(crate) fn test(repo: &Path, args: &[String]) -> Result<bool, String> {
     )?;
     totals.add_report("doc snippets", &r);
 
+    // The C# wrappers: generated afresh, equal to the committed ones, covering ClassDB, compiling.
+    if filter.is_none_or(|f| "csharp".contains(f)) {
+        println!("== C# wrappers (addons/wandering_terrain/csharp)");
+        let ok = crate::cmd_csharp::check(&g, repo)?;
+        totals.add("csharp wrappers", usize::from(ok), usize::from(!ok));
+        if !ok {
+            totals
+                .failures
+                .push("csharp wrappers: see the lines above".into());
+        }
+    }
+
     // Collision in real physics, once per engine (selected by the project's override.cfg).
     for (label, engine) in [
         ("physics-godot", "GodotPhysics3D"),

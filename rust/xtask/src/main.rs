@@ -15,6 +15,7 @@ mod arm64_suite;
 mod binary_check;
 mod cmd_bench;
 mod cmd_build;
+mod cmd_csharp;
 mod cmd_demo;
 mod cmd_test;
 #[cfg(test)]
@@ -106,6 +107,7 @@ fn main() -> ExitCode {
         Some("demo") => demo(&repo, &args[1..]),
         Some("bench") => bench(&repo, &args[1..]),
         Some("godot") => run_raw_godot(&repo, &args[1..]),
+        Some("csharp") => cmd_csharp::csharp(&repo, &args[1..]),
         Some("textures") => textures::generate(&repo.join("godot-project/textures")).map(|files| {
             files.iter().for_each(|f| println!("{f}"));
             true
@@ -114,7 +116,7 @@ fn main() -> ExitCode {
         Some("editor") => editor_only(&repo),
         Some("platforms") => platforms_only(&repo),
         _ => {
-            eprintln!("usage: cargo xtask build [--release] | test [--no-render] [--filter TEXT] | demo [--renderer opengl3|vulkan] [--measure] | bench [--quick] [--godot-only] [--no-render] [--only TEXT] [--renderer vulkan|opengl3] [--physics jolt] | editor | package [--debug] [--all-platforms] | platforms | textures | godot -- ARGS");
+            eprintln!("usage: cargo xtask build [--release] | test [--no-render] [--filter TEXT] | demo [--renderer opengl3|vulkan] [--measure] | bench [--quick] [--godot-only] [--no-render] [--only TEXT] [--renderer vulkan|opengl3] [--physics jolt] | csharp [--check] | editor | package [--debug] [--all-platforms] | platforms | textures | godot -- ARGS");
             return ExitCode::from(2);
         }
     };

@@ -293,11 +293,10 @@ impl InteractionField {
             rs.global_shader_parameter_set(&n.window, &v.to_variant());
             self.window_sent = Some(w);
         }
-        let size = if self.gpu.is_some() && self.window_sent.is_some() {
-            cfg.size() as f32
-        } else {
-            0.0
-        };
+        // Size 0 while nothing is pressed: the shaders then read no texel (the terrain's vertices, every
+        // grass blade).
+        let live = self.gpu.is_some() && self.window_sent.is_some() && !self.core.is_blank();
+        let size = if live { cfg.size() as f32 } else { 0.0 };
         let params = Vector4::new(
             size,
             cfg.texel() as f32,
