@@ -261,3 +261,72 @@ func test_a_deformable_layer_sinks_by_the_press() -> void:
 	check_near(_decode(img.get_pixel(c, img.get_height() / 2), r), FLAT, 0.005, "no dent without deformable")
 	i.queue_free()
 	s[0].queue_free()
+
+
+func test_a_wandering_terrain_sinks_too() -> void:
+	RenderingServer.set_default_clear_color(MAGENTA)
+	var root := Node3D.new()
+	var t := TerrainData.new()
+	t.size = Vector2i(64, 64)
+	var h := PackedFloat32Array()
+	h.resize(64 * 64)
+	h.fill(FLAT)
+	t.heights = h
+	var snow := TerrainLayer.new()
+	snow.deformable = true
+	snow.deform_depth = 0.5
+	var look := TerrainMaterial.new()
+	look.layers = [snow] as Array[TerrainLayer]
+	var cam := _camera(root, 32.0, 32.0, 16.0)
+	# The terrain follows another camera (not rendering), looking along +Z over the press.
+	var tracker := Camera3D.new()
+	root.add_child(tracker)
+	tracker.look_at_from_position(Vector3(32, 10, 28), Vector3(32, 9.8, 29))
+	var wt := WanderingTerrain.new()
+	var wm := WanderingMesh.new()
+	wm.start_size = 6.0
+	wm.start_subdivision = 5
+	wm.lods = PackedInt32Array([2, 2])
+	wt.mesh = wm
+	var m := ShaderMaterial.new()
+	m.shader = load("res://addons/wandering_terrain/shaders/wandering_terrain_debug.gdshader")
+	m.set_shader_parameter("debug_mode", 2)
+	var r := Vector2(FLAT - 1.0, FLAT + 1.0)
+	m.set_shader_parameter("debug_height_range", r)
+	wt.material = m
+	wt.terrain_data = t
+	wt.terrain_material = look
+	root.add_child(wt)
+	wt.camera = wt.get_path_to(tracker)
+	tree.root.add_child(root)
+	# A cone-shaped press 5 units wide: linear between the mesh's vertices except at its tip.
+	var i := _interactor(root, Vector3(32, FLAT, 32), 5.0)
+	i.falloff = 1.0
+	await frames(4)
+	# Paused: the field's time stands still between the picture and get_trample.
+	tree.paused = true
+	await frames(2)
+	var img := screenshot("deform_wandering_" + renderer)
+	tree.paused = false
+	var worst := 0.0
+	var deepest := 0.0
+	var n := 0
+	for py in range(0, img.get_height(), 3):
+		for px in range(0, img.get_width(), 3):
+			var c := img.get_pixel(px, py)
+			if c.is_equal_approx(MAGENTA):
+				continue
+			var w := _world(img, cam, px, py)
+			# Not the cone's tip, where the mesh cuts the peak between vertices.
+			if w.distance_to(Vector2(32, 32)) < 0.6:
+				continue
+			var want := FLAT - snow.deform_depth * wt.get_trample(Vector3(w.x, 0, w.y))
+			var got := _decode(c, r)
+			worst = worst_of(worst, absf(got - want))
+			deepest = maxf(deepest, FLAT - got)
+			n += 1
+	root.queue_free()
+	check(n > 2000, "pixels compared: %d" % n)
+	check(worst <= 0.01, "drawn dent vs depth x get_trample: worst %s units" % worst)
+	check(deepest >= 0.4, "the press sank the surface by %s (depth 0.5)" % deepest)
+	print("wandering terrain's deformable layer: drawn (vertex-interpolated) dent = depth x get_trample within %s units over %d pixels, deepest %s (%s)" % [worst, n, deepest, renderer])
