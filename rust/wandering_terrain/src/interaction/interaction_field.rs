@@ -121,8 +121,9 @@ pub struct InteractionField {
     window_sent: Option<[i64; 2]>,
     was_mine: bool,
     owner: i64,
-    /// The origin and scale the globals were last given.
+    /// The origin and scale, and the parameters, the globals were last given.
     placement_sent: Option<(Vector3, Vector3)>,
+    params_sent: Option<Vector4>,
     /// Kept buffers: the visible interactors' positions and settings, their X/Z and ground heights.
     seen: Vec<(Vector3, Option<Vector3>, Params)>,
     /// Where the next frame's stamps start among `seen` when there are more than it draws.
@@ -154,6 +155,7 @@ impl InteractionField {
             was_mine: false,
             owner: node.instance_id().to_i64(),
             placement_sent: None,
+            params_sent: None,
             seen: Vec::new(),
             turn: 0,
             xz: Vec::new(),
@@ -267,9 +269,8 @@ impl InteractionField {
                 rs.global_shader_parameter_set(&n.texture, &t.to_variant());
             }
             self.window_sent = None;
-        }
-        if fresh {
             self.placement_sent = None;
+            self.params_sent = None;
         }
         if let Some((o, s)) = self.placed.filter(|p| Some(*p) != self.placement_sent) {
             rs.global_shader_parameter_set(
@@ -293,17 +294,24 @@ impl InteractionField {
             rs.global_shader_parameter_set(&n.window, &v.to_variant());
             self.window_sent = Some(w);
         }
-        // Size 0 while nothing is pressed: the shaders then read no texel (the terrain's vertices, every
-        // grass blade).
+        // All zero (size 0) while nothing is pressed: the shaders then read no texel (the terrain's vertices,
+        // every grass blade), and the uniform, unchanged, is not sent again (no call a frame for a terrain
+        // nobody walks on).
         let live = self.gpu.is_some() && self.window_sent.is_some() && !self.core.is_blank();
-        let size = if live { cfg.size() as f32 } else { 0.0 };
-        let params = Vector4::new(
-            size,
-            cfg.texel() as f32,
-            self.core.now() as f32,
-            (1.0 / cfg.recovery_units()) as f32,
-        );
-        rs.global_shader_parameter_set(&n.params, &params.to_variant());
+        let params = if live {
+            Vector4::new(
+                cfg.size() as f32,
+                cfg.texel() as f32,
+                self.core.now() as f32,
+                (1.0 / cfg.recovery_units()) as f32,
+            )
+        } else {
+            Vector4::ZERO
+        };
+        if self.params_sent != Some(params) {
+            rs.global_shader_parameter_set(&n.params, &params.to_variant());
+            self.params_sent = Some(params);
+        }
     }
 
     /// Frees the viewport and gives the globals up.

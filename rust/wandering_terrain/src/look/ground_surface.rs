@@ -45,18 +45,16 @@ impl Ground {
 }
 
 /// The layer drawn most at terrain X/Z (x, z) of `data` with `look` (strongest first; equal weights: the
-/// one blended first, as the shader picks), and that layer's resource (None for an empty slot).
+/// one blended first, as the shader picks).
 fn dominant(
-    look: Option<&Gd<TerrainMaterial>>,
-    data: Option<&dyn Samples>,
+    look: &TerrainMaterial,
+    data: &dyn Samples,
     x: f64,
     z: f64,
-    grad_scale: [f32; 2],
-) -> Option<(usize, Option<Gd<crate::look::terrain_layer::TerrainLayer>>)> {
-    let look = look?.bind();
-    let blend = terrain_core::material::layer_weights(look.blending_ref(), data?, x, z, grad_scale);
-    let &(layer, _) = blend.first()?;
-    Some((layer, look.layer(layer)))
+    gs: [f32; 2],
+) -> Option<usize> {
+    let blend = terrain_core::material::layer_weights(look.blending_ref(), data, x, z, gs);
+    blend.first().map(|&(layer, _)| layer)
 }
 
 /// The ground at terrain X/Z (x, z) of `data` (None: no source) drawn with `look`; `grad_scale` as
@@ -69,13 +67,19 @@ pub fn ground_at(
     grad_scale: [f32; 2],
     fallback: impl Fn() -> Option<Gd<PhysicsMaterial>>,
 ) -> Ground {
-    match dominant(look, data, x, z, grad_scale) {
-        None => Ground::plain(fallback()),
-        Some((layer, None)) => Ground {
+    let (Some(look), Some(data)) = (look, data) else {
+        return Ground::plain(fallback());
+    };
+    let look = look.bind();
+    let Some(layer) = dominant(&look, data, x, z, grad_scale) else {
+        return Ground::plain(fallback());
+    };
+    match look.layer(layer) {
+        None => Ground {
             layer: layer as i64,
             ..Ground::plain(fallback())
         },
-        Some((layer, Some(l))) => {
+        Some(l) => {
             let l = l.bind();
             Ground {
                 layer: layer as i64,
@@ -94,17 +98,12 @@ pub fn surface_name_at(
     z: f64,
     grad_scale: [f32; 2],
 ) -> StringName {
-    let Some(look) = look else {
+    let (Some(look), Some(data)) = (look, data) else {
         return StringName::default();
     };
     let look = look.bind();
-    let Some(data) = data else {
-        return StringName::default();
-    };
-    let blend = terrain_core::material::layer_weights(look.blending_ref(), data, x, z, grad_scale);
-    blend
-        .first()
-        .map_or_else(StringName::default, |&(layer, _)| look.surface_name(layer))
+    dominant(&look, data, x, z, grad_scale)
+        .map_or_else(StringName::default, |layer| look.surface_name(layer))
 }
 
 /// The layers' friction and bounce for the collision tiles (`collision_tiles.rs`); None when no layer of

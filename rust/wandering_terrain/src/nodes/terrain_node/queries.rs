@@ -27,13 +27,9 @@ impl TerrainNode {
     pub(crate) fn surface_name_at(&self, pos: Vector2) -> StringName {
         use crate::look::ground_surface::surface_name_at;
         let p = self.to_terrain_xz(pos);
-        let look = self.terrain_material.as_ref();
-        let gs = self.grad_scale();
-        match (&self.terrain_data, &self.streamed) {
-            (Some(d), _) => surface_name_at(look, Some(d.bind().core()), p.0, p.1, gs),
-            (None, Some(g)) => surface_name_at(look, Some(&**g), p.0, p.1, gs),
-            _ => StringName::default(),
-        }
+        let (look, gs) = (self.terrain_material.as_ref(), self.grad_scale());
+        self.with_samples(|t| surface_name_at(look, Some(t), p.0, p.1, gs))
+            .unwrap_or_default()
     }
 
     /// The ground at world X/Z `pos` for `get_surface` (`look/ground_surface.rs`).
