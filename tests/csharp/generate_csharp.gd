@@ -303,7 +303,10 @@ func _properties(c: String, names: Dictionary, taken: Array) -> String:
 
 func _methods(c: String, names: Dictionary, taken: Array) -> String:
 	var s := ""
-	for m in ClassDB.class_get_method_list(c, true):
+	# By name: the order gdext registers methods in follows its impl blocks, which varies between builds.
+	var list := ClassDB.class_get_method_list(c, true)
+	list.sort_custom(func(a, b): return String(a["name"]) < String(b["name"]))
+	for m in list:
 		var n: String = m["name"]
 		counts["methods"][0] += 1
 		# Property accessors are methods too: wrapped as methods as well (a script may call them).

@@ -93,31 +93,31 @@ namespace WanderingTerrain
             set => Object.Set(PropertyName.Distance, Variant.From(value));
         }
 
-        public void SetDistance(double v) => Object.Call(MethodName.SetDistance, Variant.From(v));
-
         /// <summary>
         /// Shifts now if the target is beyond <c>distance</c> (each frame does this). Returns the shift applied (zero when none was needed).
         /// </summary>
         public Vector3 CheckNow() => Object.Call(MethodName.CheckNow).As<Vector3>();
+
+        public double GetDistance() => Object.Call(MethodName.GetDistance).As<double>();
 
         /// <summary>
         /// Shifts done so far.
         /// </summary>
         public long GetShiftCount() => Object.Call(MethodName.GetShiftCount).As<long>();
 
-        public NodePath GetTerrain() => Object.Call(MethodName.GetTerrain).As<NodePath>();
-
-        public void SetTerrain(NodePath terrain) => Object.Call(MethodName.SetTerrain, Variant.From(terrain));
-
         public NodePath GetTarget() => Object.Call(MethodName.GetTarget).As<NodePath>();
 
-        public void SetTarget(NodePath target) => Object.Call(MethodName.SetTarget, Variant.From(target));
+        public NodePath GetTerrain() => Object.Call(MethodName.GetTerrain).As<NodePath>();
 
         public NodePath GetWorld() => Object.Call(MethodName.GetWorld).As<NodePath>();
 
-        public void SetWorld(NodePath world) => Object.Call(MethodName.SetWorld, Variant.From(world));
+        public void SetDistance(double v) => Object.Call(MethodName.SetDistance, Variant.From(v));
 
-        public double GetDistance() => Object.Call(MethodName.GetDistance).As<double>();
+        public void SetTarget(NodePath target) => Object.Call(MethodName.SetTarget, Variant.From(target));
+
+        public void SetTerrain(NodePath terrain) => Object.Call(MethodName.SetTerrain, Variant.From(terrain));
+
+        public void SetWorld(NodePath world) => Object.Call(MethodName.SetWorld, Variant.From(world));
 
         /// <summary>
         /// Emitted after a shift by <c>shift</c> (the world moved by -shift).

@@ -138,17 +138,27 @@ namespace WanderingTerrain
             set => Object.Set(PropertyName.BlendSharpness, Variant.From(value));
         }
 
+        public Color GetAlbedoColor() => Object.Call(MethodName.GetAlbedoColor).As<Color>();
+
+        public Texture2D GetAlbedoTexture() => Object.Call(MethodName.GetAlbedoTexture).As<Texture2D>();
+
+        public bool GetBlendEnabled() => Object.Call(MethodName.GetBlendEnabled).As<bool>();
+
+        public double GetBlendHeight() => Object.Call(MethodName.GetBlendHeight).As<double>();
+
+        public double GetBlendSharpness() => Object.Call(MethodName.GetBlendSharpness).As<double>();
+
+        public double GetNormalScale() => Object.Call(MethodName.GetNormalScale).As<double>();
+
+        public Texture2D GetNormalTexture() => Object.Call(MethodName.GetNormalTexture).As<Texture2D>();
+
+        public double GetRoughness() => Object.Call(MethodName.GetRoughness).As<double>();
+
+        public Vector3 GetUv1Scale() => Object.Call(MethodName.GetUv1Scale).As<Vector3>();
+
         public void SetAlbedoColor(Color v) => Object.Call(MethodName.SetAlbedoColor, Variant.From(v));
 
         public void SetAlbedoTexture(Texture2D v) => Object.Call(MethodName.SetAlbedoTexture, Variant.From(v));
-
-        public void SetRoughness(double v) => Object.Call(MethodName.SetRoughness, Variant.From(v));
-
-        public void SetNormalTexture(Texture2D v) => Object.Call(MethodName.SetNormalTexture, Variant.From(v));
-
-        public void SetNormalScale(double v) => Object.Call(MethodName.SetNormalScale, Variant.From(v));
-
-        public void SetUv1Scale(Vector3 v) => Object.Call(MethodName.SetUv1Scale, Variant.From(v));
 
         public void SetBlendEnabled(bool v) => Object.Call(MethodName.SetBlendEnabled, Variant.From(v));
 
@@ -156,23 +166,13 @@ namespace WanderingTerrain
 
         public void SetBlendSharpness(double v) => Object.Call(MethodName.SetBlendSharpness, Variant.From(v));
 
-        public Color GetAlbedoColor() => Object.Call(MethodName.GetAlbedoColor).As<Color>();
+        public void SetNormalScale(double v) => Object.Call(MethodName.SetNormalScale, Variant.From(v));
 
-        public Texture2D GetAlbedoTexture() => Object.Call(MethodName.GetAlbedoTexture).As<Texture2D>();
+        public void SetNormalTexture(Texture2D v) => Object.Call(MethodName.SetNormalTexture, Variant.From(v));
 
-        public double GetRoughness() => Object.Call(MethodName.GetRoughness).As<double>();
+        public void SetRoughness(double v) => Object.Call(MethodName.SetRoughness, Variant.From(v));
 
-        public Texture2D GetNormalTexture() => Object.Call(MethodName.GetNormalTexture).As<Texture2D>();
-
-        public double GetNormalScale() => Object.Call(MethodName.GetNormalScale).As<double>();
-
-        public Vector3 GetUv1Scale() => Object.Call(MethodName.GetUv1Scale).As<Vector3>();
-
-        public bool GetBlendEnabled() => Object.Call(MethodName.GetBlendEnabled).As<bool>();
-
-        public double GetBlendHeight() => Object.Call(MethodName.GetBlendHeight).As<double>();
-
-        public double GetBlendSharpness() => Object.Call(MethodName.GetBlendSharpness).As<double>();
+        public void SetUv1Scale(Vector3 v) => Object.Call(MethodName.SetUv1Scale, Variant.From(v));
 
         /// <summary>The property names of this class, interned.</summary>
         public static class PropertyName

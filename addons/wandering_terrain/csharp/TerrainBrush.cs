@@ -241,50 +241,14 @@ namespace WanderingTerrain
             set => Object.Set(PropertyName.SlopeTo, Variant.From(value));
         }
 
-        public void SetTool(long v) => Object.Call(MethodName.SetTool, Variant.From(v));
-
-        public void SetSize(double v) => Object.Call(MethodName.SetSize, Variant.From(v));
-
-        public void SetStrength(double v) => Object.Call(MethodName.SetStrength, Variant.From(v));
-
-        public void SetHardness(double v) => Object.Call(MethodName.SetHardness, Variant.From(v));
-
-        public void SetImage(Image v) => Object.Call(MethodName.SetImage, Variant.From(v));
-
-        public void SetLayer(long v) => Object.Call(MethodName.SetLayer, Variant.From(v));
-
-        public void SetMeshIndex(long v) => Object.Call(MethodName.SetMeshIndex, Variant.From(v));
-
-        public void SetImageRotation(double v) => Object.Call(MethodName.SetImageRotation, Variant.From(v));
-
         /// <summary>
         /// The samples one dab centred at terrain X/Z <c>center</c> may change, with one sample of margin, on a terrain holding samples <c>bounds</c> (<c>get_bounds()</c> of a TerrainData or TerrainRegions: an endless map's are signed) <c>spacing</c> apart, clipped to them (empty when the dab misses): what the editor saves for undo before a dab (<c>terrain_core::brush::dab_rect</c>, the same footprint <c>apply_brush</c> uses).
         /// </summary>
         public Rect2I GetDabRect(Vector2 center, double spacing, Rect2I bounds) => Object.Call(MethodName.GetDabRect, Variant.From(center), Variant.From(spacing), Variant.From(bounds)).As<Rect2I>();
 
-        /// <summary>
-        /// Whether <c>tool</c> edits the control map (holes, paint) rather than heights: what a stroke saves.
-        /// </summary>
-        public static bool ToolEditsControl(long tool) => ClassDB.ClassCallStatic(NativeName, MethodName.ToolEditsControl, Variant.From(tool)).As<bool>();
-
-        /// <summary>
-        /// The brush's weight over its square (falloff times <c>image</c>, turned by <c>image_rotation</c>), what one dab does relative to its centre: a <c>resolution</c>² <c>FORMAT_LA8</c> image, white with the weight as alpha (1/255 steps), whose texel (i, j) is the weight at offset ((i + 0.5) / resolution - 0.5, (j + 0.5) / resolution - 0.5) × <c>size</c> along X and Z. Ready for a cursor's decal (the editor's) or a preview. <c>resolution</c> in [2, 1024].
-        /// </summary>
-        public Image GetStamp(long resolution) => Object.Call(MethodName.GetStamp, Variant.From(resolution)).As<Image>();
-
-        public void SetHeightMethod(double v) => Object.Call(MethodName.SetHeight, Variant.From(v));
-
-        public long GetTool() => Object.Call(MethodName.GetTool).As<long>();
-
-        public double GetSize() => Object.Call(MethodName.GetSize).As<double>();
-
-        public double GetStrength() => Object.Call(MethodName.GetStrength).As<double>();
-
-        public double GetHardness() => Object.Call(MethodName.GetHardness).As<double>();
-
         public Curve GetFalloff() => Object.Call(MethodName.GetFalloff).As<Curve>();
 
-        public void SetFalloff(Curve falloff) => Object.Call(MethodName.SetFalloff, Variant.From(falloff));
+        public double GetHardness() => Object.Call(MethodName.GetHardness).As<double>();
 
         public double GetHeight() => Object.Call(MethodName.GetHeight).As<double>();
 
@@ -296,13 +260,49 @@ namespace WanderingTerrain
 
         public long GetMeshIndex() => Object.Call(MethodName.GetMeshIndex).As<long>();
 
-        public Vector3 GetSlopeFrom() => Object.Call(MethodName.GetSlopeFrom).As<Vector3>();
+        public double GetSize() => Object.Call(MethodName.GetSize).As<double>();
 
-        public void SetSlopeFrom(Vector3 slopeFrom) => Object.Call(MethodName.SetSlopeFrom, Variant.From(slopeFrom));
+        public Vector3 GetSlopeFrom() => Object.Call(MethodName.GetSlopeFrom).As<Vector3>();
 
         public Vector3 GetSlopeTo() => Object.Call(MethodName.GetSlopeTo).As<Vector3>();
 
+        /// <summary>
+        /// The brush's weight over its square (falloff times <c>image</c>, turned by <c>image_rotation</c>), what one dab does relative to its centre: a <c>resolution</c>² <c>FORMAT_LA8</c> image, white with the weight as alpha (1/255 steps), whose texel (i, j) is the weight at offset ((i + 0.5) / resolution - 0.5, (j + 0.5) / resolution - 0.5) × <c>size</c> along X and Z. Ready for a cursor's decal (the editor's) or a preview. <c>resolution</c> in [2, 1024].
+        /// </summary>
+        public Image GetStamp(long resolution) => Object.Call(MethodName.GetStamp, Variant.From(resolution)).As<Image>();
+
+        public double GetStrength() => Object.Call(MethodName.GetStrength).As<double>();
+
+        public long GetTool() => Object.Call(MethodName.GetTool).As<long>();
+
+        public void SetFalloff(Curve falloff) => Object.Call(MethodName.SetFalloff, Variant.From(falloff));
+
+        public void SetHardness(double v) => Object.Call(MethodName.SetHardness, Variant.From(v));
+
+        public void SetHeightMethod(double v) => Object.Call(MethodName.SetHeight, Variant.From(v));
+
+        public void SetImage(Image v) => Object.Call(MethodName.SetImage, Variant.From(v));
+
+        public void SetImageRotation(double v) => Object.Call(MethodName.SetImageRotation, Variant.From(v));
+
+        public void SetLayer(long v) => Object.Call(MethodName.SetLayer, Variant.From(v));
+
+        public void SetMeshIndex(long v) => Object.Call(MethodName.SetMeshIndex, Variant.From(v));
+
+        public void SetSize(double v) => Object.Call(MethodName.SetSize, Variant.From(v));
+
+        public void SetSlopeFrom(Vector3 slopeFrom) => Object.Call(MethodName.SetSlopeFrom, Variant.From(slopeFrom));
+
         public void SetSlopeTo(Vector3 slopeTo) => Object.Call(MethodName.SetSlopeTo, Variant.From(slopeTo));
+
+        public void SetStrength(double v) => Object.Call(MethodName.SetStrength, Variant.From(v));
+
+        public void SetTool(long v) => Object.Call(MethodName.SetTool, Variant.From(v));
+
+        /// <summary>
+        /// Whether <c>tool</c> edits the control map (holes, paint) rather than heights: what a stroke saves.
+        /// </summary>
+        public static bool ToolEditsControl(long tool) => ClassDB.ClassCallStatic(NativeName, MethodName.ToolEditsControl, Variant.From(tool)).As<bool>();
 
         /// <summary>The property names of this class, interned.</summary>
         public static class PropertyName

@@ -80,16 +80,6 @@ namespace WanderingTerrain
         public bool Finish() => Object.Call(MethodName.Finish).As<bool>();
 
         /// <summary>
-        /// Writes back what the stroke's samples held before it.
-        /// </summary>
-        public void Undo() => Object.Call(MethodName.Undo);
-
-        /// <summary>
-        /// Writes the stroke's samples as it left them.
-        /// </summary>
-        public void Redo() => Object.Call(MethodName.Redo);
-
-        /// <summary>
         /// Bytes kept for undo and redo.
         /// </summary>
         public long GetByteSize() => Object.Call(MethodName.GetByteSize).As<long>();
@@ -98,6 +88,16 @@ namespace WanderingTerrain
         /// The stroke's tool (the brush's when it began).
         /// </summary>
         public long GetTool() => Object.Call(MethodName.GetTool).As<long>();
+
+        /// <summary>
+        /// Writes the stroke's samples as it left them.
+        /// </summary>
+        public void Redo() => Object.Call(MethodName.Redo);
+
+        /// <summary>
+        /// Writes back what the stroke's samples held before it.
+        /// </summary>
+        public void Undo() => Object.Call(MethodName.Undo);
 
         /// <summary>The property names of this class, interned.</summary>
         public static class PropertyName

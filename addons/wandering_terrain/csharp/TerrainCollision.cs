@@ -146,37 +146,37 @@ namespace WanderingTerrain
             set => Object.Set(PropertyName.LiftBodies, Variant.From(value));
         }
 
-        public long GetMode() => Object.Call(MethodName.GetMode).As<long>();
-
-        public void SetMode(long v) => Object.Call(MethodName.SetMode, Variant.From(v));
-
-        public double GetRadius() => Object.Call(MethodName.GetRadius).As<double>();
-
-        public void SetRadius(double v) => Object.Call(MethodName.SetRadius, Variant.From(v));
-
         public long GetLayer() => Object.Call(MethodName.GetLayer).As<long>();
-
-        public void SetLayer(long v) => Object.Call(MethodName.SetLayer, Variant.From(v));
-
-        public long GetMask() => Object.Call(MethodName.GetMask).As<long>();
-
-        public void SetMask(long v) => Object.Call(MethodName.SetMask, Variant.From(v));
-
-        public PhysicsMaterial GetPhysicsMaterial() => Object.Call(MethodName.GetPhysicsMaterial).As<PhysicsMaterial>();
-
-        public void SetPhysicsMaterial(PhysicsMaterial v) => Object.Call(MethodName.SetPhysicsMaterial, Variant.From(v));
-
-        public long GetSubdivision() => Object.Call(MethodName.GetSubdivision).As<long>();
-
-        public void SetSubdivision(long v) => Object.Call(MethodName.SetSubdivision, Variant.From(v));
-
-        public double GetTolerance() => Object.Call(MethodName.GetTolerance).As<double>();
-
-        public void SetTolerance(double v) => Object.Call(MethodName.SetTolerance, Variant.From(v));
 
         public bool GetLiftBodies() => Object.Call(MethodName.GetLiftBodies).As<bool>();
 
+        public long GetMask() => Object.Call(MethodName.GetMask).As<long>();
+
+        public long GetMode() => Object.Call(MethodName.GetMode).As<long>();
+
+        public PhysicsMaterial GetPhysicsMaterial() => Object.Call(MethodName.GetPhysicsMaterial).As<PhysicsMaterial>();
+
+        public double GetRadius() => Object.Call(MethodName.GetRadius).As<double>();
+
+        public long GetSubdivision() => Object.Call(MethodName.GetSubdivision).As<long>();
+
+        public double GetTolerance() => Object.Call(MethodName.GetTolerance).As<double>();
+
+        public void SetLayer(long v) => Object.Call(MethodName.SetLayer, Variant.From(v));
+
         public void SetLiftBodies(bool v) => Object.Call(MethodName.SetLiftBodies, Variant.From(v));
+
+        public void SetMask(long v) => Object.Call(MethodName.SetMask, Variant.From(v));
+
+        public void SetMode(long v) => Object.Call(MethodName.SetMode, Variant.From(v));
+
+        public void SetPhysicsMaterial(PhysicsMaterial v) => Object.Call(MethodName.SetPhysicsMaterial, Variant.From(v));
+
+        public void SetRadius(double v) => Object.Call(MethodName.SetRadius, Variant.From(v));
+
+        public void SetSubdivision(long v) => Object.Call(MethodName.SetSubdivision, Variant.From(v));
+
+        public void SetTolerance(double v) => Object.Call(MethodName.SetTolerance, Variant.From(v));
 
         /// <summary>The property names of this class, interned.</summary>
         public static class PropertyName

@@ -59,9 +59,14 @@ namespace WanderingTerrain
         }
 
         /// <summary>
-        /// Most layers a terrain can paint (layer indices 0 .. 62): <c>get_layer_weights</c> returns this many values.
+        /// NoData samples become holes (their heights filled from the neighbours underneath).
         /// </summary>
-        public const long MaxLayers = 63;
+        public const long NodataHoles = 0;
+
+        /// <summary>
+        /// NoData samples are filled from their neighbours.
+        /// </summary>
+        public const long NodataFill = 1;
 
         /// <summary>
         /// Perlin base noise (the NOISE_* constants are the noise types of <c>generate_noise</c>).
@@ -84,14 +89,9 @@ namespace WanderingTerrain
         public const long NoiseValue = 3;
 
         /// <summary>
-        /// NoData samples become holes (their heights filled from the neighbours underneath).
+        /// Most layers a terrain can paint (layer indices 0 .. 62): <c>get_layer_weights</c> returns this many values.
         /// </summary>
-        public const long NodataHoles = 0;
-
-        /// <summary>
-        /// NoData samples are filled from their neighbours.
-        /// </summary>
-        public const long NodataFill = 1;
+        public const long MaxLayers = 63;
 
         /// <summary>
         /// Largest number of samples (<c>size.x * size.y</c>) accepted, so a typo cannot allocate gigabytes.
@@ -148,29 +148,24 @@ namespace WanderingTerrain
         }
 
         /// <summary>
-        /// Loads a heightmap file; <c>size</c> becomes the file's. By extension: <c>.png</c> (8- or 16-bit, decoded here with full 16-bit precision), <c>.r16</c> (raw little-endian unsigned 16-bit), <c>.r32</c>/<c>.raw</c> (raw little-endian float heights), <c>.exr</c> (float, through Godot's loader). Integer formats map their range to [min_height, max_height] (height-band texturing's heightmaps do the same); float formats hold heights as they are. Raw files need <c>raw_width</c> (samples per row). Elevation files (<c>.tif</c>, <c>.tiff</c>, <c>.hgt</c>, <c>.asc</c>) are read as <c>import_elevation(path, NODATA_HOLES)</c> does (heights in metres and the file's spacing; min_height, max_height and raw_width are not used).
+        /// Applies one dab of <c>brush</c> at terrain X/Z <c>center</c> lasting <c>delta</c> seconds (pass each frame's delta while a stroke goes on). Returns the rectangle of samples whose surface changed (empty when nothing changed); the change goes the same way as <c>set_heights_region</c> / <c>set_holes_region</c>: <c>changed</c> and <c>region_changed</c> are emitted, nodes refresh only that rectangle.
         /// </summary>
-        public long ImportHeightmap(string path, double minHeight, double maxHeight, long rawWidth) => Object.Call(MethodName.ImportHeightmap, Variant.From(path), Variant.From(minHeight), Variant.From(maxHeight), Variant.From(rawWidth)).As<long>();
+        public Rect2I ApplyBrush(TerrainBrush brush, Vector2 center, double delta) => Object.Call(MethodName.ApplyBrush, Variant.From<GodotObject>(brush?.Object), Variant.From(center), Variant.From(delta)).As<Rect2I>();
 
         /// <summary>
-        /// Writes the heights to a file; the format follows the extension as in <c>import_heightmap</c>. PNG takes <c>bit_depth</c> 8 or 16; integer formats map [min_height, max_height] to their full range (values outside are clamped). Float formats (<c>.r32</c>, <c>.raw</c>, <c>.exr</c>) write heights as they are.
+        /// Asks a running erosion to stop; <c>finish_erosion()</c> then returns true and keeps the heights.
         /// </summary>
-        public long ExportHeightmap(string path, double minHeight, double maxHeight, long bitDepth) => Object.Call(MethodName.ExportHeightmap, Variant.From(path), Variant.From(minHeight), Variant.From(maxHeight), Variant.From(bitDepth)).As<long>();
+        public void CancelErosion() => Object.Call(MethodName.CancelErosion);
 
         /// <summary>
-        /// Takes heights from an Image; <c>size</c> becomes the image's. 8-bit formats (L8, R8, RGB8, RGBA8, LA8, RG8) use their first channel mapped to [min_height, max_height]; float formats (RF, RH, RGF, RGH, RGBF, RGBH, RGBAF, RGBAH) hold heights as they are. Returns false and changes nothing otherwise.
+        /// Asks a running generation to stop; <c>finish_generation()</c> then returns true and keeps the old heights.
         /// </summary>
-        public bool ImportImage(Image image, double minHeight, double maxHeight) => Object.Call(MethodName.ImportImage, Variant.From(image), Variant.From(minHeight), Variant.From(maxHeight)).As<bool>();
+        public void CancelGeneration() => Object.Call(MethodName.CancelGeneration);
 
         /// <summary>
-        /// The heights as a <c>FORMAT_RF</c> Image (world units, lossless).
+        /// Asks the running import to stop; <c>finish_import()</c> then changes nothing.
         /// </summary>
-        public Image ExportImage() => Object.Call(MethodName.ExportImage).As<Image>();
-
-        /// <summary>
-        /// Bytes kept for the terrain layers' sculpted ground (8 a sample of the tiles they cover).
-        /// </summary>
-        public long GetLayerBaseBytes() => Object.Call(MethodName.GetLayerBaseBytes).As<long>();
+        public void CancelImport() => Object.Call(MethodName.CancelImport);
 
         /// <summary>
         /// Erodes the heights inside <c>region</c> (x, z, width, depth; the whole terrain when its size is 0) with <c>settings</c>: water droplets, then thermal passes. Samples outside the region do not change. Emits <c>changed</c> and <c>region_changed</c> like any edit. Returns a Dictionary: <c>eroded</c>, <c>deposited</c>, <c>carried_off</c> (height units summed over samples) and <c>steps</c>; empty, with an error, on bad input.
@@ -183,222 +178,19 @@ namespace WanderingTerrain
         public bool ErodeAsync(TerrainErosion settings, Rect2I region) => Object.Call(MethodName.ErodeAsync, Variant.From<GodotObject>(settings?.Object), Variant.From(region)).As<bool>();
 
         /// <summary>
-        /// Share of a running erosion done, 0..1; -1 when none runs.
+        /// Writes the heights to a file; the format follows the extension as in <c>import_heightmap</c>. PNG takes <c>bit_depth</c> 8 or 16; integer formats map [min_height, max_height] to their full range (values outside are clamped). Float formats (<c>.r32</c>, <c>.raw</c>, <c>.exr</c>) write heights as they are.
         /// </summary>
-        public double GetErosionProgress() => Object.Call(MethodName.GetErosionProgress).As<double>();
+        public long ExportHeightmap(string path, double minHeight, double maxHeight, long bitDepth) => Object.Call(MethodName.ExportHeightmap, Variant.From(path), Variant.From(minHeight), Variant.From(maxHeight), Variant.From(bitDepth)).As<long>();
 
         /// <summary>
-        /// Asks a running erosion to stop; <c>finish_erosion()</c> then returns true and keeps the heights.
+        /// The heights as a <c>FORMAT_RF</c> Image (world units, lossless).
         /// </summary>
-        public void CancelErosion() => Object.Call(MethodName.CancelErosion);
-
-        /// <summary>
-        /// Installs a finished erosion (true), or returns false while it runs. True also when none runs or it was cancelled (heights kept).
-        /// </summary>
-        public bool FinishErosion() => Object.Call(MethodName.FinishErosion).As<bool>();
-
-        /// <summary>
-        /// The data image (<c>FORMAT_RGBF</c>, r = height, g = slope x, b = slope z), kept and updated by edits.
-        /// </summary>
-        public Image GetDataImage() => Object.Call(MethodName.GetDataImage).As<Image>();
-
-        /// <summary>
-        /// The data texture for the shaders' <c>data_tex</c>: one texture object, updated in place by edits (by rectangle on Forward+ and Mobile, see <c>editable_texture.rs</c>).
-        /// </summary>
-        public Texture2D GetDataTexture() => Object.Call(MethodName.GetDataTexture).As<Texture2D>();
-
-        /// <summary>
-        /// Saves this terrain as a folder of region files of <c>region_size</c>² samples (a power of two in [16, 4096]; 512 is a good size) with its mip levels, for <c>TerrainRegions</c> to open. Heights and control values are kept bit for bit. Returns OK, or an error code with an error message (ERR_INVALID_PARAMETER for a bad region size, ERR_ALREADY_EXISTS when <c>folder</c> holds a map and <c>overwrite</c> is false — nothing is written —, ERR_FILE_CANT_WRITE when a file cannot be written).
-        /// </summary>
-        public long SaveRegions(string folder, long regionSize, bool overwrite) => Object.Call(MethodName.SaveRegions, Variant.From(folder), Variant.From(regionSize), Variant.From(overwrite)).As<long>();
-
-        /// <summary>
-        /// Marks holes (non-zero bytes) and clears them (zero) in <c>region</c>, row-major. Holes follow the physics engines' rule for heightmaps: the square between four samples is split into two triangles along its (x + 1, z)–(x, z + 1) diagonal, and a triangle with a hole sample at a corner is open — <c>get_height</c> is NaN there, <c>TerrainNode</c> draws nothing and its collision has none, so what you see is what you stand on. Returns false and changes nothing on bad input.
-        /// </summary>
-        public bool SetHolesRegion(Rect2I region, byte[] holes) => Object.Call(MethodName.SetHolesRegion, Variant.From(region), Variant.From(holes)).As<bool>();
-
-        /// <summary>
-        /// Hole marks of the samples in <c>region</c> (1: hole, 0: ground), row-major.
-        /// </summary>
-        public byte[] GetHolesRegion(Rect2I region) => Object.Call(MethodName.GetHolesRegion, Variant.From(region)).As<byte[]>();
-
-        /// <summary>
-        /// Whether world X/Z <c>pos</c> lies in a hole (then <c>get_height</c> is NaN there).
-        /// </summary>
-        public bool IsHole(Vector2 pos) => Object.Call(MethodName.IsHole, Variant.From(pos)).As<bool>();
-
-        /// <summary>
-        /// The control values of the samples in <c>region</c>, row-major (paint and hole bit; layout in the docs' materials page). With <c>set_control_region</c>, what an undo system stores.
-        /// </summary>
-        public int[] GetControlRegion(Rect2I region) => Object.Call(MethodName.GetControlRegion, Variant.From(region)).As<int[]>();
-
-        /// <summary>
-        /// Writes control values (from <c>get_control_region</c>) into <c>region</c>, exactly. Returns false and changes nothing on bad input.
-        /// </summary>
-        public bool SetControlRegion(Rect2I region, int[] values) => Object.Call(MethodName.SetControlRegion, Variant.From(region), Variant.From(values)).As<bool>();
-
-        /// <summary>
-        /// Paints <c>layer</c> (0 .. 62, an index into the <c>TerrainMaterial</c>'s layers) with <c>weights</c> (0..1, one per sample of <c>region</c>, row-major). A sample holds two layers and their blend: the painted layer gets its weight and the rest goes to the strongest other layer there (unpainted ground — auto-texturing by height bands — if none); weight 0 fades the layer out. Emits <c>changed</c> and <c>region_changed</c>; returns false and changes nothing on bad input.
-        /// </summary>
-        public bool SetLayerRegion(Rect2I region, long layer, float[] weights) => Object.Call(MethodName.SetLayerRegion, Variant.From(region), Variant.From(layer), Variant.From(weights)).As<bool>();
-
-        /// <summary>
-        /// Painted weight of every layer (<c>MAX_LAYERS</c> values, index = layer) at world X/Z <c>pos</c>: the four samples around it blended bilinearly, as the shader blends them. What is missing to 1 is unpainted ground, which the material textures by height bands (<c>TerrainNode.get_layer_weights</c> resolves that too). All zero outside the terrain's painted area and for a non-finite <c>pos</c>.
-        /// </summary>
-        public float[] GetLayerWeights(Vector2 pos) => Object.Call(MethodName.GetLayerWeights, Variant.From(pos)).As<float[]>();
-
-        /// <summary>
-        /// Paints the whole terrain from a splat map as large as the terrain (texel (x, z) = sample (x, z)): red, green and blue select layers <c>first_layer + 1 .. + 3</c> and black (what is left) <c>first_layer</c>, the two strongest per sample kept; transparent texels (alpha &lt; 0.5) add holes. Maps from World Machine, Gaea or the classic 4-colour splat workflow load this way. Returns false on bad input.
-        /// </summary>
-        public bool ImportSplatMap(Image image, long firstLayer) => Object.Call(MethodName.ImportSplatMap, Variant.From(image), Variant.From(firstLayer)).As<bool>();
+        public Image ExportImage() => Object.Call(MethodName.ExportImage).As<Image>();
 
         /// <summary>
         /// The splat map of layers <c>first_layer .. + 3</c> (RGBA8, the terrain's size): red, green, blue = weights of layers <c>first_layer + 1 .. + 3</c>, black what is left; alpha 0 at holes. <c>import_splat_map</c> reads it back exactly.
         /// </summary>
         public Image ExportSplatMap(long firstLayer) => Object.Call(MethodName.ExportSplatMap, Variant.From(firstLayer)).As<Image>();
-
-        /// <summary>
-        /// The control values as a texture (<c>FORMAT_RF</c>, the paint and hole flag the shaders decode, see <c>terrain_data.gdshaderinc</c>) for shaders that sample the whole terrain (the wandering terrain's <c>control_tex</c>); null while nothing is painted and there are no holes. Kept and re-sent by edits.
-        /// </summary>
-        public Texture2D GetControlTexture() => Object.Call(MethodName.GetControlTexture).As<Texture2D>();
-
-        /// <summary>
-        /// The budget applies to later changes of size (it is stored before <c>size</c> in saved files, so it is not checked against the current size).
-        /// </summary>
-        public void SetSampleBudget(long value) => Object.Call(MethodName.SetSampleBudget, Variant.From(value));
-
-        public Vector2I GetSize() => Object.Call(MethodName.GetSize).As<Vector2I>();
-
-        /// <summary>
-        /// The samples this terrain holds, (0, 0, size): the rectangle edit and read calls take, as <c>TerrainRegions.get_bounds</c> (whose endless maps' samples are signed).
-        /// </summary>
-        public Rect2I GetBounds() => Object.Call(MethodName.GetBounds).As<Rect2I>();
-
-        public void SetSize(Vector2I value) => Object.Call(MethodName.SetSize, Variant.From(value));
-
-        public double GetSpacing() => Object.Call(MethodName.GetSpacing).As<double>();
-
-        public void SetSpacing(double value) => Object.Call(MethodName.SetSpacing, Variant.From(value));
-
-        public float[] GetAllHeights() => Object.Call(MethodName.GetAllHeights).As<float[]>();
-
-        public void SetHeights(float[] value) => Object.Call(MethodName.SetHeights, Variant.From(value));
-
-        /// <summary>
-        /// Height of the terrain at world X/Z <c>pos</c>: the shader's Bézier patch, so exactly what is drawn. Outside the terrain the patch maths continues with edge samples (as the shader's clamped sampling: the height of the nearest edge); ask <c>is_inside</c> whether <c>pos</c> is on the terrain. A NaN or infinite position gives NaN.
-        /// </summary>
-        public double GetHeight(Vector2 pos) => Object.Call(MethodName.GetHeight, Variant.From(pos)).As<double>();
-
-        /// <summary>
-        /// Whether terrain X/Z <c>pos</c> lies on this terrain: from (0, 0) to <c>size × spacing</c>, edges included (where instances and detail may stand). Outside, <c>get_height</c> answers the nearest edge's height.
-        /// </summary>
-        public bool IsInside(Vector2 pos) => Object.Call(MethodName.IsInside, Variant.From(pos)).As<bool>();
-
-        /// <summary>
-        /// <c>get_height</c> for many positions at once (in parallel, without a call per point).
-        /// </summary>
-        public float[] GetHeights(Vector2[] positions) => Object.Call(MethodName.GetHeights, Variant.From(positions)).As<float[]>();
-
-        /// <summary>
-        /// Unit normal of the drawn surface at world X/Z <c>pos</c> (from the patch derivatives, as the shader).
-        /// </summary>
-        public Vector3 GetNormal(Vector2 pos) => Object.Call(MethodName.GetNormal, Variant.From(pos)).As<Vector3>();
-
-        /// <summary>
-        /// Applies one dab of <c>brush</c> at terrain X/Z <c>center</c> lasting <c>delta</c> seconds (pass each frame's delta while a stroke goes on). Returns the rectangle of samples whose surface changed (empty when nothing changed); the change goes the same way as <c>set_heights_region</c> / <c>set_holes_region</c>: <c>changed</c> and <c>region_changed</c> are emitted, nodes refresh only that rectangle.
-        /// </summary>
-        public Rect2I ApplyBrush(TerrainBrush brush, Vector2 center, double delta) => Object.Call(MethodName.ApplyBrush, Variant.From<GodotObject>(brush?.Object), Variant.From(center), Variant.From(delta)).As<Rect2I>();
-
-        /// <summary>
-        /// The first point where the ray from <c>origin</c> along <c>direction</c> meets the drawn surface (terrain space, as <c>get_height</c>): exact to float precision (its height is <c>get_height</c> there), through holes, from above only (the surface is drawn one-sided). A vector of NaN when the ray misses.
-        /// </summary>
-        public Vector3 Raycast(Vector3 origin, Vector3 direction) => Object.Call(MethodName.Raycast, Variant.From(origin), Variant.From(direction)).As<Vector3>();
-
-        /// <summary>
-        /// Lowest and highest height as (min, max).
-        /// </summary>
-        public Vector2 GetHeightRange() => Object.Call(MethodName.GetHeightRange).As<Vector2>();
-
-        public int[] GetControl() => Object.Call(MethodName.GetControl).As<int[]>();
-
-        public void SetControl(int[] value) => Object.Call(MethodName.SetControl, Variant.From(value));
-
-        /// <summary>
-        /// The sculpted heights and control values under terrain paths and stamps (tiles of 32² samples, only where a layer covers the ground), saved with the resource so a reopened scene applies its layers from them, not again on top of themselves. Not meant to be edited by hand.
-        /// </summary>
-        public byte[] GetLayerBase() => Object.Call(MethodName.GetLayerBase).As<byte[]>();
-
-        public void SetLayerBase(byte[] value) => Object.Call(MethodName.SetLayerBase, Variant.From(value));
-
-        /// <summary>
-        /// Heights of the samples in <c>region</c> (x, z, width, depth), row-major.
-        /// </summary>
-        public float[] GetHeightsRegion(Rect2I region) => Object.Call(MethodName.GetHeightsRegion, Variant.From(region)).As<float[]>();
-
-        /// <summary>
-        /// Replaces the heights in <c>region</c> with <c>values</c> (row-major, <c>region.size.x * region.size.y</c>). Only that rectangle (grown by one sample for the slopes) of the data and texture is recomputed. Returns false and changes nothing on bad input.
-        /// </summary>
-        public bool SetHeightsRegion(Rect2I region, float[] values) => Object.Call(MethodName.SetHeightsRegion, Variant.From(region), Variant.From(values)).As<bool>();
-
-        /// <summary>
-        /// Fills the terrain (current <c>size</c>) with the heights a <c>TerrainGenerator</c> describes (fractal noise, rows in parallel). Returns false and changes nothing without a generator.
-        /// </summary>
-        public bool Generate(TerrainGenerator generator) => Object.Call(MethodName.Generate, Variant.From<GodotObject>(generator?.Object)).As<bool>();
-
-        /// <summary>
-        /// Starts generating heights as <c>generate</c> does, on worker threads: the game or the editor keeps running. Watch <c>get_generation_progress()</c> and call <c>finish_generation()</c> (e.g. once a frame) until it returns true; the heights are installed then, with <c>changed</c> and <c>region_changed</c>. <c>cancel_generation()</c> stops it and keeps the old heights. Returns false, with an error, without a generator or while one is running.
-        /// </summary>
-        public bool GenerateAsync(TerrainGenerator generator) => Object.Call(MethodName.GenerateAsync, Variant.From<GodotObject>(generator?.Object)).As<bool>();
-
-        /// <summary>
-        /// Share of a running generation done, 0..1; -1 when none runs.
-        /// </summary>
-        public double GetGenerationProgress() => Object.Call(MethodName.GetGenerationProgress).As<double>();
-
-        /// <summary>
-        /// Asks a running generation to stop; <c>finish_generation()</c> then returns true and keeps the old heights.
-        /// </summary>
-        public void CancelGeneration() => Object.Call(MethodName.CancelGeneration);
-
-        /// <summary>
-        /// Installs a finished generation (true), or returns false while it still runs. True also when there is none, or it was cancelled (silently, whatever the work returned), or the size changed meanwhile (then with an error, heights kept).
-        /// </summary>
-        public bool FinishGeneration() => Object.Call(MethodName.FinishGeneration).As<bool>();
-
-        /// <summary>
-        /// Shorthand for <c>generate</c> with a generator of these settings (see <c>TerrainGenerator</c> for their meaning and ranges; <c>noise_type</c> is one of the NOISE_* constants). Returns false and changes nothing on bad parameters.
-        /// </summary>
-        public bool GenerateNoise(long seed, double frequency, long octaves, double lacunarity, double gain, double height, double seaLevel, long noiseType) => Object.Call(MethodName.GenerateNoise, Variant.From(seed), Variant.From(frequency), Variant.From(octaves), Variant.From(lacunarity), Variant.From(gain), Variant.From(height), Variant.From(seaLevel), Variant.From(noiseType)).As<bool>();
-
-        /// <summary>
-        /// Fills the terrain (current <c>size</c>) from a Godot <c>Noise</c> resource: height = max(noise.get_noise_2d(x, z)[br][br]• height, sea_level) per sample, exactly as the resource computes it. Godot's image functions return 8-bit images, so the values are read with one native call per sample, on the calling thread.
-        /// </summary>
-        public bool GenerateFromNoise(Noise noise, double height, double seaLevel) => Object.Call(MethodName.GenerateFromNoise, Variant.From(noise), Variant.From(height), Variant.From(seaLevel)).As<bool>();
-
-        /// <summary>
-        /// Starts <c>import_heightmap</c> on a worker thread (same arguments and formats): the file is read and decoded off the main thread; <c>finish_import()</c> installs the result (size and heights) once it is done. EXR files go through Godot's image loader and are imported at once. Returns OK when started; otherwise an error code (ERR_BUSY while another import runs, ERR_FILE_NOT_FOUND, ERR_FILE_UNRECOGNIZED) and nothing changes. Elevation files are read as <c>import_elevation_async(path, NODATA_HOLES)</c> does.
-        /// </summary>
-        public long ImportHeightmapAsync(string path, double minHeight, double maxHeight, long rawWidth) => Object.Call(MethodName.ImportHeightmapAsync, Variant.From(path), Variant.From(minHeight), Variant.From(maxHeight), Variant.From(rawWidth)).As<long>();
-
-        /// <summary>
-        /// Starts <c>import_elevation</c> on a worker thread; <c>finish_import()</c> installs the result. Returns OK when started; otherwise an error code (ERR_INVALID_PARAMETER for a bad <c>nodata</c>, ERR_FILE_NOT_FOUND, ERR_BUSY while another import runs) and nothing changes.
-        /// </summary>
-        public long ImportElevationAsync(string path, long nodata) => Object.Call(MethodName.ImportElevationAsync, Variant.From(path), Variant.From(nodata)).As<long>();
-
-        /// <summary>
-        /// -1 when no import runs, 0 while the file is read and decoded, 1 when it is ready for <c>finish_import()</c>.
-        /// </summary>
-        public double GetImportProgress() => Object.Call(MethodName.GetImportProgress).As<double>();
-
-        /// <summary>
-        /// Asks the running import to stop; <c>finish_import()</c> then changes nothing.
-        /// </summary>
-        public void CancelImport() => Object.Call(MethodName.CancelImport);
-
-        /// <summary>
-        /// Installs a finished import (size and heights; <c>changed</c> and <c>region_changed</c> are emitted) and returns true; false while it still runs; true with nothing to do when none runs. A cancelled or failed import changes nothing (a failure logs an error naming the file).
-        /// </summary>
-        public bool FinishImport() => Object.Call(MethodName.FinishImport).As<bool>();
 
         /// <summary>
         /// The lakes of <c>area</c> (samples; an empty Rect2i: the whole terrain): water standing in its depressions at their spill levels (Priority-Flood depression filling; the area's edge drains away), above <c>sea_level</c> (lower basins joined to the edge are sea), at least <c>min_area</c> (terrain units²) and <c>min_depth</c> deep. One Dictionary a lake, largest first: <c>level</c>, <c>area</c>, <c>depth</c>, <c>bounds</c> (Rect2, terrain X/Z), <c>point</c> (Vector2: its deepest place), <c>samples</c>. At most 2048² samples a call.
@@ -411,9 +203,108 @@ namespace WanderingTerrain
         public Godot.Collections.Array<Curve3D> FindRivers(Rect2I area, double minCatchment, double seaLevel) => Object.Call(MethodName.FindRivers, Variant.From(area), Variant.From(minCatchment), Variant.From(seaLevel)).As<Godot.Collections.Array<Curve3D>>();
 
         /// <summary>
+        /// Installs a finished erosion (true), or returns false while it runs. True also when none runs or it was cancelled (heights kept).
+        /// </summary>
+        public bool FinishErosion() => Object.Call(MethodName.FinishErosion).As<bool>();
+
+        /// <summary>
+        /// Installs a finished generation (true), or returns false while it still runs. True also when there is none, or it was cancelled (silently, whatever the work returned), or the size changed meanwhile (then with an error, heights kept).
+        /// </summary>
+        public bool FinishGeneration() => Object.Call(MethodName.FinishGeneration).As<bool>();
+
+        /// <summary>
+        /// Installs a finished import (size and heights; <c>changed</c> and <c>region_changed</c> are emitted) and returns true; false while it still runs; true with nothing to do when none runs. A cancelled or failed import changes nothing (a failure logs an error naming the file).
+        /// </summary>
+        public bool FinishImport() => Object.Call(MethodName.FinishImport).As<bool>();
+
+        /// <summary>
+        /// Fills the terrain (current <c>size</c>) with the heights a <c>TerrainGenerator</c> describes (fractal noise, rows in parallel). Returns false and changes nothing without a generator.
+        /// </summary>
+        public bool Generate(TerrainGenerator generator) => Object.Call(MethodName.Generate, Variant.From<GodotObject>(generator?.Object)).As<bool>();
+
+        /// <summary>
+        /// Starts generating heights as <c>generate</c> does, on worker threads: the game or the editor keeps running. Watch <c>get_generation_progress()</c> and call <c>finish_generation()</c> (e.g. once a frame) until it returns true; the heights are installed then, with <c>changed</c> and <c>region_changed</c>. <c>cancel_generation()</c> stops it and keeps the old heights. Returns false, with an error, without a generator or while one is running.
+        /// </summary>
+        public bool GenerateAsync(TerrainGenerator generator) => Object.Call(MethodName.GenerateAsync, Variant.From<GodotObject>(generator?.Object)).As<bool>();
+
+        /// <summary>
+        /// Fills the terrain (current <c>size</c>) from a Godot <c>Noise</c> resource: height = max(noise.get_noise_2d(x, z)[br][br]• height, sea_level) per sample, exactly as the resource computes it. Godot's image functions return 8-bit images, so the values are read with one native call per sample, on the calling thread.
+        /// </summary>
+        public bool GenerateFromNoise(Noise noise, double height, double seaLevel) => Object.Call(MethodName.GenerateFromNoise, Variant.From(noise), Variant.From(height), Variant.From(seaLevel)).As<bool>();
+
+        /// <summary>
+        /// Shorthand for <c>generate</c> with a generator of these settings (see <c>TerrainGenerator</c> for their meaning and ranges; <c>noise_type</c> is one of the NOISE_* constants). Returns false and changes nothing on bad parameters.
+        /// </summary>
+        public bool GenerateNoise(long seed, double frequency, long octaves, double lacunarity, double gain, double height, double seaLevel, long noiseType) => Object.Call(MethodName.GenerateNoise, Variant.From(seed), Variant.From(frequency), Variant.From(octaves), Variant.From(lacunarity), Variant.From(gain), Variant.From(height), Variant.From(seaLevel), Variant.From(noiseType)).As<bool>();
+
+        public float[] GetAllHeights() => Object.Call(MethodName.GetAllHeights).As<float[]>();
+
+        /// <summary>
+        /// The samples this terrain holds, (0, 0, size): the rectangle edit and read calls take, as <c>TerrainRegions.get_bounds</c> (whose endless maps' samples are signed).
+        /// </summary>
+        public Rect2I GetBounds() => Object.Call(MethodName.GetBounds).As<Rect2I>();
+
+        public int[] GetControl() => Object.Call(MethodName.GetControl).As<int[]>();
+
+        /// <summary>
+        /// The control values of the samples in <c>region</c>, row-major (paint and hole bit; layout in the docs' materials page). With <c>set_control_region</c>, what an undo system stores.
+        /// </summary>
+        public int[] GetControlRegion(Rect2I region) => Object.Call(MethodName.GetControlRegion, Variant.From(region)).As<int[]>();
+
+        /// <summary>
+        /// The control values as a texture (<c>FORMAT_RF</c>, the paint and hole flag the shaders decode, see <c>terrain_data.gdshaderinc</c>) for shaders that sample the whole terrain (the wandering terrain's <c>control_tex</c>); null while nothing is painted and there are no holes. Kept and re-sent by edits.
+        /// </summary>
+        public Texture2D GetControlTexture() => Object.Call(MethodName.GetControlTexture).As<Texture2D>();
+
+        /// <summary>
+        /// The data image (<c>FORMAT_RGBF</c>, r = height, g = slope x, b = slope z), kept and updated by edits.
+        /// </summary>
+        public Image GetDataImage() => Object.Call(MethodName.GetDataImage).As<Image>();
+
+        /// <summary>
+        /// The data texture for the shaders' <c>data_tex</c>: one texture object, updated in place by edits (by rectangle on Forward+ and Mobile, see <c>editable_texture.rs</c>).
+        /// </summary>
+        public Texture2D GetDataTexture() => Object.Call(MethodName.GetDataTexture).As<Texture2D>();
+
+        /// <summary>
+        /// Share of a running erosion done, 0..1; -1 when none runs.
+        /// </summary>
+        public double GetErosionProgress() => Object.Call(MethodName.GetErosionProgress).As<double>();
+
+        /// <summary>
         /// The flow of <c>area</c> as an RGBF image, a pixel a sample: red/green the direction water leaves it in (X, Z; 0 where it leaves the area or meets the sea), blue the catchment in terrain units² (what drains through it). For shaders and scatter rules. Null on bad input.
         /// </summary>
         public Image GetFlowMap(Rect2I area, double seaLevel) => Object.Call(MethodName.GetFlowMap, Variant.From(area), Variant.From(seaLevel)).As<Image>();
+
+        /// <summary>
+        /// Share of a running generation done, 0..1; -1 when none runs.
+        /// </summary>
+        public double GetGenerationProgress() => Object.Call(MethodName.GetGenerationProgress).As<double>();
+
+        /// <summary>
+        /// Height of the terrain at world X/Z <c>pos</c>: the shader's Bézier patch, so exactly what is drawn. Outside the terrain the patch maths continues with edge samples (as the shader's clamped sampling: the height of the nearest edge); ask <c>is_inside</c> whether <c>pos</c> is on the terrain. A NaN or infinite position gives NaN.
+        /// </summary>
+        public double GetHeight(Vector2 pos) => Object.Call(MethodName.GetHeight, Variant.From(pos)).As<double>();
+
+        /// <summary>
+        /// Lowest and highest height as (min, max).
+        /// </summary>
+        public Vector2 GetHeightRange() => Object.Call(MethodName.GetHeightRange).As<Vector2>();
+
+        /// <summary>
+        /// <c>get_height</c> for many positions at once (in parallel, without a call per point).
+        /// </summary>
+        public float[] GetHeights(Vector2[] positions) => Object.Call(MethodName.GetHeights, Variant.From(positions)).As<float[]>();
+
+        /// <summary>
+        /// Heights of the samples in <c>region</c> (x, z, width, depth), row-major.
+        /// </summary>
+        public float[] GetHeightsRegion(Rect2I region) => Object.Call(MethodName.GetHeightsRegion, Variant.From(region)).As<float[]>();
+
+        /// <summary>
+        /// Hole marks of the samples in <c>region</c> (1: hole, 0: ground), row-major.
+        /// </summary>
+        public byte[] GetHolesRegion(Rect2I region) => Object.Call(MethodName.GetHolesRegion, Variant.From(region)).As<byte[]>();
 
         /// <summary>
         /// What an elevation file (<c>.tif</c>/<c>.tiff</c> GeoTIFF, <c>.hgt</c> SRTM tile, <c>.asc</c> ESRI ASCII grid) holds, before importing it: <c>format</c>, <c>size</c> (Vector2i), <c>spacing</c> (metres north–south, what an import uses), <c>spacing_xz</c> (east–west and north–south metres; geographic data is converted at the map's latitude), <c>spacing_known</c>, <c>geographic</c>, <c>projection</c> ("EPSG:…" or ""), <c>origin_x</c>/<c>origin_y</c> (the north-west sample in the file's coordinates), <c>sample_format</c>, <c>nodata_value</c> (or null), <c>height_range</c> (Vector2 of the samples present) and <c>nodata_count</c>. Reads the whole file once (by blocks of rows, whatever its size). An empty Dictionary, with an error naming the file, when it cannot be read.
@@ -421,11 +312,120 @@ namespace WanderingTerrain
         public static Godot.Collections.Dictionary GetImportInfo(string path) => ClassDB.ClassCallStatic(NativeName, MethodName.GetImportInfo, Variant.From(path)).As<Godot.Collections.Dictionary>();
 
         /// <summary>
+        /// -1 when no import runs, 0 while the file is read and decoded, 1 when it is ready for <c>finish_import()</c>.
+        /// </summary>
+        public double GetImportProgress() => Object.Call(MethodName.GetImportProgress).As<double>();
+
+        /// <summary>
+        /// The sculpted heights and control values under terrain paths and stamps (tiles of 32² samples, only where a layer covers the ground), saved with the resource so a reopened scene applies its layers from them, not again on top of themselves. Not meant to be edited by hand.
+        /// </summary>
+        public byte[] GetLayerBase() => Object.Call(MethodName.GetLayerBase).As<byte[]>();
+
+        /// <summary>
+        /// Bytes kept for the terrain layers' sculpted ground (8 a sample of the tiles they cover).
+        /// </summary>
+        public long GetLayerBaseBytes() => Object.Call(MethodName.GetLayerBaseBytes).As<long>();
+
+        /// <summary>
+        /// Painted weight of every layer (<c>MAX_LAYERS</c> values, index = layer) at world X/Z <c>pos</c>: the four samples around it blended bilinearly, as the shader blends them. What is missing to 1 is unpainted ground, which the material textures by height bands (<c>TerrainNode.get_layer_weights</c> resolves that too). All zero outside the terrain's painted area and for a non-finite <c>pos</c>.
+        /// </summary>
+        public float[] GetLayerWeights(Vector2 pos) => Object.Call(MethodName.GetLayerWeights, Variant.From(pos)).As<float[]>();
+
+        /// <summary>
+        /// Unit normal of the drawn surface at world X/Z <c>pos</c> (from the patch derivatives, as the shader).
+        /// </summary>
+        public Vector3 GetNormal(Vector2 pos) => Object.Call(MethodName.GetNormal, Variant.From(pos)).As<Vector3>();
+
+        public long GetSampleBudget() => Object.Call(MethodName.GetSampleBudget).As<long>();
+
+        public Vector2I GetSize() => Object.Call(MethodName.GetSize).As<Vector2I>();
+
+        public double GetSpacing() => Object.Call(MethodName.GetSpacing).As<double>();
+
+        /// <summary>
         /// Imports an elevation file (<c>.tif</c>/<c>.tiff</c>, <c>.hgt</c>, <c>.asc</c>): <c>size</c> becomes the file's, heights are its metres as stored, <c>spacing</c> its north–south sample spacing in metres (unchanged when the file does not say). Missing samples (the file's NoData value, NaN, ±inf, beyond ±1e9) are filled from their neighbours and, with <c>NODATA_HOLES</c>, cut as holes. A file of more than <c>sample_budget</c> samples is refused: import it into a region map (<c>TerrainRegions.import_heightmaps</c>). Nothing changes on error.
         /// </summary>
         public long ImportElevation(string path, long nodata) => Object.Call(MethodName.ImportElevation, Variant.From(path), Variant.From(nodata)).As<long>();
 
-        public long GetSampleBudget() => Object.Call(MethodName.GetSampleBudget).As<long>();
+        /// <summary>
+        /// Starts <c>import_elevation</c> on a worker thread; <c>finish_import()</c> installs the result. Returns OK when started; otherwise an error code (ERR_INVALID_PARAMETER for a bad <c>nodata</c>, ERR_FILE_NOT_FOUND, ERR_BUSY while another import runs) and nothing changes.
+        /// </summary>
+        public long ImportElevationAsync(string path, long nodata) => Object.Call(MethodName.ImportElevationAsync, Variant.From(path), Variant.From(nodata)).As<long>();
+
+        /// <summary>
+        /// Loads a heightmap file; <c>size</c> becomes the file's. By extension: <c>.png</c> (8- or 16-bit, decoded here with full 16-bit precision), <c>.r16</c> (raw little-endian unsigned 16-bit), <c>.r32</c>/<c>.raw</c> (raw little-endian float heights), <c>.exr</c> (float, through Godot's loader). Integer formats map their range to [min_height, max_height] (height-band texturing's heightmaps do the same); float formats hold heights as they are. Raw files need <c>raw_width</c> (samples per row). Elevation files (<c>.tif</c>, <c>.tiff</c>, <c>.hgt</c>, <c>.asc</c>) are read as <c>import_elevation(path, NODATA_HOLES)</c> does (heights in metres and the file's spacing; min_height, max_height and raw_width are not used).
+        /// </summary>
+        public long ImportHeightmap(string path, double minHeight, double maxHeight, long rawWidth) => Object.Call(MethodName.ImportHeightmap, Variant.From(path), Variant.From(minHeight), Variant.From(maxHeight), Variant.From(rawWidth)).As<long>();
+
+        /// <summary>
+        /// Starts <c>import_heightmap</c> on a worker thread (same arguments and formats): the file is read and decoded off the main thread; <c>finish_import()</c> installs the result (size and heights) once it is done. EXR files go through Godot's image loader and are imported at once. Returns OK when started; otherwise an error code (ERR_BUSY while another import runs, ERR_FILE_NOT_FOUND, ERR_FILE_UNRECOGNIZED) and nothing changes. Elevation files are read as <c>import_elevation_async(path, NODATA_HOLES)</c> does.
+        /// </summary>
+        public long ImportHeightmapAsync(string path, double minHeight, double maxHeight, long rawWidth) => Object.Call(MethodName.ImportHeightmapAsync, Variant.From(path), Variant.From(minHeight), Variant.From(maxHeight), Variant.From(rawWidth)).As<long>();
+
+        /// <summary>
+        /// Takes heights from an Image; <c>size</c> becomes the image's. 8-bit formats (L8, R8, RGB8, RGBA8, LA8, RG8) use their first channel mapped to [min_height, max_height]; float formats (RF, RH, RGF, RGH, RGBF, RGBH, RGBAF, RGBAH) hold heights as they are. Returns false and changes nothing otherwise.
+        /// </summary>
+        public bool ImportImage(Image image, double minHeight, double maxHeight) => Object.Call(MethodName.ImportImage, Variant.From(image), Variant.From(minHeight), Variant.From(maxHeight)).As<bool>();
+
+        /// <summary>
+        /// Paints the whole terrain from a splat map as large as the terrain (texel (x, z) = sample (x, z)): red, green and blue select layers <c>first_layer + 1 .. + 3</c> and black (what is left) <c>first_layer</c>, the two strongest per sample kept; transparent texels (alpha &lt; 0.5) add holes. Maps from World Machine, Gaea or the classic 4-colour splat workflow load this way. Returns false on bad input.
+        /// </summary>
+        public bool ImportSplatMap(Image image, long firstLayer) => Object.Call(MethodName.ImportSplatMap, Variant.From(image), Variant.From(firstLayer)).As<bool>();
+
+        /// <summary>
+        /// Whether world X/Z <c>pos</c> lies in a hole (then <c>get_height</c> is NaN there).
+        /// </summary>
+        public bool IsHole(Vector2 pos) => Object.Call(MethodName.IsHole, Variant.From(pos)).As<bool>();
+
+        /// <summary>
+        /// Whether terrain X/Z <c>pos</c> lies on this terrain: from (0, 0) to <c>size × spacing</c>, edges included (where instances and detail may stand). Outside, <c>get_height</c> answers the nearest edge's height.
+        /// </summary>
+        public bool IsInside(Vector2 pos) => Object.Call(MethodName.IsInside, Variant.From(pos)).As<bool>();
+
+        /// <summary>
+        /// The first point where the ray from <c>origin</c> along <c>direction</c> meets the drawn surface (terrain space, as <c>get_height</c>): exact to float precision (its height is <c>get_height</c> there), through holes, from above only (the surface is drawn one-sided). A vector of NaN when the ray misses.
+        /// </summary>
+        public Vector3 Raycast(Vector3 origin, Vector3 direction) => Object.Call(MethodName.Raycast, Variant.From(origin), Variant.From(direction)).As<Vector3>();
+
+        /// <summary>
+        /// Saves this terrain as a folder of region files of <c>region_size</c>² samples (a power of two in [16, 4096]; 512 is a good size) with its mip levels, for <c>TerrainRegions</c> to open. Heights and control values are kept bit for bit. Returns OK, or an error code with an error message (ERR_INVALID_PARAMETER for a bad region size, ERR_ALREADY_EXISTS when <c>folder</c> holds a map and <c>overwrite</c> is false — nothing is written —, ERR_FILE_CANT_WRITE when a file cannot be written).
+        /// </summary>
+        public long SaveRegions(string folder, long regionSize, bool overwrite) => Object.Call(MethodName.SaveRegions, Variant.From(folder), Variant.From(regionSize), Variant.From(overwrite)).As<long>();
+
+        public void SetControl(int[] value) => Object.Call(MethodName.SetControl, Variant.From(value));
+
+        /// <summary>
+        /// Writes control values (from <c>get_control_region</c>) into <c>region</c>, exactly. Returns false and changes nothing on bad input.
+        /// </summary>
+        public bool SetControlRegion(Rect2I region, int[] values) => Object.Call(MethodName.SetControlRegion, Variant.From(region), Variant.From(values)).As<bool>();
+
+        public void SetHeights(float[] value) => Object.Call(MethodName.SetHeights, Variant.From(value));
+
+        /// <summary>
+        /// Replaces the heights in <c>region</c> with <c>values</c> (row-major, <c>region.size.x * region.size.y</c>). Only that rectangle (grown by one sample for the slopes) of the data and texture is recomputed. Returns false and changes nothing on bad input.
+        /// </summary>
+        public bool SetHeightsRegion(Rect2I region, float[] values) => Object.Call(MethodName.SetHeightsRegion, Variant.From(region), Variant.From(values)).As<bool>();
+
+        /// <summary>
+        /// Marks holes (non-zero bytes) and clears them (zero) in <c>region</c>, row-major. Holes follow the physics engines' rule for heightmaps: the square between four samples is split into two triangles along its (x + 1, z)–(x, z + 1) diagonal, and a triangle with a hole sample at a corner is open — <c>get_height</c> is NaN there, <c>TerrainNode</c> draws nothing and its collision has none, so what you see is what you stand on. Returns false and changes nothing on bad input.
+        /// </summary>
+        public bool SetHolesRegion(Rect2I region, byte[] holes) => Object.Call(MethodName.SetHolesRegion, Variant.From(region), Variant.From(holes)).As<bool>();
+
+        public void SetLayerBase(byte[] value) => Object.Call(MethodName.SetLayerBase, Variant.From(value));
+
+        /// <summary>
+        /// Paints <c>layer</c> (0 .. 62, an index into the <c>TerrainMaterial</c>'s layers) with <c>weights</c> (0..1, one per sample of <c>region</c>, row-major). A sample holds two layers and their blend: the painted layer gets its weight and the rest goes to the strongest other layer there (unpainted ground — auto-texturing by height bands — if none); weight 0 fades the layer out. Emits <c>changed</c> and <c>region_changed</c>; returns false and changes nothing on bad input.
+        /// </summary>
+        public bool SetLayerRegion(Rect2I region, long layer, float[] weights) => Object.Call(MethodName.SetLayerRegion, Variant.From(region), Variant.From(layer), Variant.From(weights)).As<bool>();
+
+        /// <summary>
+        /// The budget applies to later changes of size (it is stored before <c>size</c> in saved files, so it is not checked against the current size).
+        /// </summary>
+        public void SetSampleBudget(long value) => Object.Call(MethodName.SetSampleBudget, Variant.From(value));
+
+        public void SetSize(Vector2I value) => Object.Call(MethodName.SetSize, Variant.From(value));
+
+        public void SetSpacing(double value) => Object.Call(MethodName.SetSpacing, Variant.From(value));
 
         /// <summary>
         /// Emitted after an edit with the rectangle of samples whose data (height or slopes) changed.

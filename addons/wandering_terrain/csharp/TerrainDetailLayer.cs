@@ -253,85 +253,85 @@ namespace WanderingTerrain
             set => Object.Set(PropertyName.CastShadow, Variant.From(value));
         }
 
-        public void SetMesh(Mesh v) => Object.Call(MethodName.SetMesh, Variant.From(v));
+        public double GetAlignToNormal() => Object.Call(MethodName.GetAlignToNormal).As<double>();
 
-        public void SetMaterial(Material v) => Object.Call(MethodName.SetMaterial, Variant.From(v));
-
-        public void SetDensity(double v) => Object.Call(MethodName.SetDensity, Variant.From(v));
-
-        public void SetViewRadius(double v) => Object.Call(MethodName.SetViewRadius, Variant.From(v));
-
-        public void SetFadeDistance(double v) => Object.Call(MethodName.SetFadeDistance, Variant.From(v));
-
-        public void SetScaleMin(double v) => Object.Call(MethodName.SetScaleMin, Variant.From(v));
-
-        public void SetScaleMax(double v) => Object.Call(MethodName.SetScaleMax, Variant.From(v));
-
-        public void SetColorJitter(double v) => Object.Call(MethodName.SetColorJitter, Variant.From(v));
-
-        public void SetAlignToNormal(double v) => Object.Call(MethodName.SetAlignToNormal, Variant.From(v));
-
-        public void SetHeightOffset(double v) => Object.Call(MethodName.SetHeightOffset, Variant.From(v));
-
-        public void SetSlopeMin(double v) => Object.Call(MethodName.SetSlopeMin, Variant.From(v));
-
-        public void SetSlopeMax(double v) => Object.Call(MethodName.SetSlopeMax, Variant.From(v));
-
-        public void SetWaterPlacement(long v) => Object.Call(MethodName.SetWaterPlacement, Variant.From(v));
-
-        public void SetWaterDepthMin(double v) => Object.Call(MethodName.SetWaterDepthMin, Variant.From(v));
-
-        public void SetWaterDepthMax(double v) => Object.Call(MethodName.SetWaterDepthMax, Variant.From(v));
-
-        public void SetHeightMin(double v) => Object.Call(MethodName.SetHeightMin, Variant.From(v));
-
-        public void SetHeightMax(double v) => Object.Call(MethodName.SetHeightMax, Variant.From(v));
-
-        public void SetLayers(int[] v) => Object.Call(MethodName.SetLayers, Variant.From(v));
-
-        public void SetSeed(long v) => Object.Call(MethodName.SetSeed, Variant.From(v));
-
-        public void SetCastShadow(long v) => Object.Call(MethodName.SetCastShadow, Variant.From(v));
-
-        public Mesh GetMesh() => Object.Call(MethodName.GetMesh).As<Mesh>();
-
-        public Material GetMaterial() => Object.Call(MethodName.GetMaterial).As<Material>();
-
-        public double GetDensity() => Object.Call(MethodName.GetDensity).As<double>();
-
-        public double GetViewRadius() => Object.Call(MethodName.GetViewRadius).As<double>();
-
-        public double GetFadeDistance() => Object.Call(MethodName.GetFadeDistance).As<double>();
-
-        public double GetScaleMin() => Object.Call(MethodName.GetScaleMin).As<double>();
-
-        public double GetScaleMax() => Object.Call(MethodName.GetScaleMax).As<double>();
+        public long GetCastShadow() => Object.Call(MethodName.GetCastShadow).As<long>();
 
         public double GetColorJitter() => Object.Call(MethodName.GetColorJitter).As<double>();
 
-        public double GetAlignToNormal() => Object.Call(MethodName.GetAlignToNormal).As<double>();
+        public double GetDensity() => Object.Call(MethodName.GetDensity).As<double>();
+
+        public double GetFadeDistance() => Object.Call(MethodName.GetFadeDistance).As<double>();
+
+        public double GetHeightMax() => Object.Call(MethodName.GetHeightMax).As<double>();
+
+        public double GetHeightMin() => Object.Call(MethodName.GetHeightMin).As<double>();
 
         public double GetHeightOffset() => Object.Call(MethodName.GetHeightOffset).As<double>();
 
         public int[] GetLayers() => Object.Call(MethodName.GetLayers).As<int[]>();
 
-        public double GetSlopeMin() => Object.Call(MethodName.GetSlopeMin).As<double>();
+        public Material GetMaterial() => Object.Call(MethodName.GetMaterial).As<Material>();
 
-        public double GetSlopeMax() => Object.Call(MethodName.GetSlopeMax).As<double>();
+        public Mesh GetMesh() => Object.Call(MethodName.GetMesh).As<Mesh>();
 
-        public long GetWaterPlacement() => Object.Call(MethodName.GetWaterPlacement).As<long>();
+        public double GetScaleMax() => Object.Call(MethodName.GetScaleMax).As<double>();
 
-        public double GetWaterDepthMin() => Object.Call(MethodName.GetWaterDepthMin).As<double>();
-
-        public double GetWaterDepthMax() => Object.Call(MethodName.GetWaterDepthMax).As<double>();
-
-        public double GetHeightMin() => Object.Call(MethodName.GetHeightMin).As<double>();
-
-        public double GetHeightMax() => Object.Call(MethodName.GetHeightMax).As<double>();
+        public double GetScaleMin() => Object.Call(MethodName.GetScaleMin).As<double>();
 
         public long GetSeed() => Object.Call(MethodName.GetSeed).As<long>();
 
-        public long GetCastShadow() => Object.Call(MethodName.GetCastShadow).As<long>();
+        public double GetSlopeMax() => Object.Call(MethodName.GetSlopeMax).As<double>();
+
+        public double GetSlopeMin() => Object.Call(MethodName.GetSlopeMin).As<double>();
+
+        public double GetViewRadius() => Object.Call(MethodName.GetViewRadius).As<double>();
+
+        public double GetWaterDepthMax() => Object.Call(MethodName.GetWaterDepthMax).As<double>();
+
+        public double GetWaterDepthMin() => Object.Call(MethodName.GetWaterDepthMin).As<double>();
+
+        public long GetWaterPlacement() => Object.Call(MethodName.GetWaterPlacement).As<long>();
+
+        public void SetAlignToNormal(double v) => Object.Call(MethodName.SetAlignToNormal, Variant.From(v));
+
+        public void SetCastShadow(long v) => Object.Call(MethodName.SetCastShadow, Variant.From(v));
+
+        public void SetColorJitter(double v) => Object.Call(MethodName.SetColorJitter, Variant.From(v));
+
+        public void SetDensity(double v) => Object.Call(MethodName.SetDensity, Variant.From(v));
+
+        public void SetFadeDistance(double v) => Object.Call(MethodName.SetFadeDistance, Variant.From(v));
+
+        public void SetHeightMax(double v) => Object.Call(MethodName.SetHeightMax, Variant.From(v));
+
+        public void SetHeightMin(double v) => Object.Call(MethodName.SetHeightMin, Variant.From(v));
+
+        public void SetHeightOffset(double v) => Object.Call(MethodName.SetHeightOffset, Variant.From(v));
+
+        public void SetLayers(int[] v) => Object.Call(MethodName.SetLayers, Variant.From(v));
+
+        public void SetMaterial(Material v) => Object.Call(MethodName.SetMaterial, Variant.From(v));
+
+        public void SetMesh(Mesh v) => Object.Call(MethodName.SetMesh, Variant.From(v));
+
+        public void SetScaleMax(double v) => Object.Call(MethodName.SetScaleMax, Variant.From(v));
+
+        public void SetScaleMin(double v) => Object.Call(MethodName.SetScaleMin, Variant.From(v));
+
+        public void SetSeed(long v) => Object.Call(MethodName.SetSeed, Variant.From(v));
+
+        public void SetSlopeMax(double v) => Object.Call(MethodName.SetSlopeMax, Variant.From(v));
+
+        public void SetSlopeMin(double v) => Object.Call(MethodName.SetSlopeMin, Variant.From(v));
+
+        public void SetViewRadius(double v) => Object.Call(MethodName.SetViewRadius, Variant.From(v));
+
+        public void SetWaterDepthMax(double v) => Object.Call(MethodName.SetWaterDepthMax, Variant.From(v));
+
+        public void SetWaterDepthMin(double v) => Object.Call(MethodName.SetWaterDepthMin, Variant.From(v));
+
+        public void SetWaterPlacement(long v) => Object.Call(MethodName.SetWaterPlacement, Variant.From(v));
 
         /// <summary>The property names of this class, interned.</summary>
         public static class PropertyName

@@ -147,45 +147,45 @@ namespace WanderingTerrain
             set => Object.Set(PropertyName.Talus, Variant.From(value));
         }
 
-        public long GetDroplets() => Object.Call(MethodName.GetDroplets).As<long>();
-
-        public void SetDroplets(long v) => Object.Call(MethodName.SetDroplets, Variant.From(v));
-
-        public long GetSeed() => Object.Call(MethodName.GetSeed).As<long>();
-
-        public void SetSeed(long v) => Object.Call(MethodName.SetSeed, Variant.From(v));
-
-        public double GetInertia() => Object.Call(MethodName.GetInertia).As<double>();
-
-        public void SetInertia(double v) => Object.Call(MethodName.SetInertia, Variant.From(v));
-
         public double GetCapacity() => Object.Call(MethodName.GetCapacity).As<double>();
-
-        public void SetCapacity(double v) => Object.Call(MethodName.SetCapacity, Variant.From(v));
 
         public double GetDeposition() => Object.Call(MethodName.GetDeposition).As<double>();
 
-        public void SetDeposition(double v) => Object.Call(MethodName.SetDeposition, Variant.From(v));
+        public long GetDroplets() => Object.Call(MethodName.GetDroplets).As<long>();
 
         public double GetErosion() => Object.Call(MethodName.GetErosion).As<double>();
 
-        public void SetErosion(double v) => Object.Call(MethodName.SetErosion, Variant.From(v));
-
         public double GetEvaporation() => Object.Call(MethodName.GetEvaporation).As<double>();
 
-        public void SetEvaporation(double v) => Object.Call(MethodName.SetEvaporation, Variant.From(v));
+        public double GetInertia() => Object.Call(MethodName.GetInertia).As<double>();
 
         public long GetLifetime() => Object.Call(MethodName.GetLifetime).As<long>();
 
-        public void SetLifetime(long v) => Object.Call(MethodName.SetLifetime, Variant.From(v));
-
-        public long GetThermalIterations() => Object.Call(MethodName.GetThermalIterations).As<long>();
-
-        public void SetThermalIterations(long v) => Object.Call(MethodName.SetThermalIterations, Variant.From(v));
+        public long GetSeed() => Object.Call(MethodName.GetSeed).As<long>();
 
         public double GetTalus() => Object.Call(MethodName.GetTalus).As<double>();
 
+        public long GetThermalIterations() => Object.Call(MethodName.GetThermalIterations).As<long>();
+
+        public void SetCapacity(double v) => Object.Call(MethodName.SetCapacity, Variant.From(v));
+
+        public void SetDeposition(double v) => Object.Call(MethodName.SetDeposition, Variant.From(v));
+
+        public void SetDroplets(long v) => Object.Call(MethodName.SetDroplets, Variant.From(v));
+
+        public void SetErosion(double v) => Object.Call(MethodName.SetErosion, Variant.From(v));
+
+        public void SetEvaporation(double v) => Object.Call(MethodName.SetEvaporation, Variant.From(v));
+
+        public void SetInertia(double v) => Object.Call(MethodName.SetInertia, Variant.From(v));
+
+        public void SetLifetime(long v) => Object.Call(MethodName.SetLifetime, Variant.From(v));
+
+        public void SetSeed(long v) => Object.Call(MethodName.SetSeed, Variant.From(v));
+
         public void SetTalus(double v) => Object.Call(MethodName.SetTalus, Variant.From(v));
+
+        public void SetThermalIterations(long v) => Object.Call(MethodName.SetThermalIterations, Variant.From(v));
 
         /// <summary>The property names of this class, interned.</summary>
         public static class PropertyName

@@ -193,65 +193,65 @@ namespace WanderingTerrain
             set => Object.Set(PropertyName.Offset, Variant.From(value));
         }
 
-        public long GetNoiseType() => Object.Call(MethodName.GetNoiseType).As<long>();
-
-        public void SetNoiseType(long v) => Object.Call(MethodName.SetNoiseType, Variant.From(v));
-
-        public Vector2I GetOffset() => Object.Call(MethodName.GetOffset).As<Vector2I>();
-
-        public void SetOffset(Vector2I v) => Object.Call(MethodName.SetOffset, Variant.From(v));
-
-        public long GetSeed() => Object.Call(MethodName.GetSeed).As<long>();
-
-        public void SetSeed(long v) => Object.Call(MethodName.SetSeed, Variant.From(v));
-
-        public double GetFrequency() => Object.Call(MethodName.GetFrequency).As<double>();
-
-        public void SetFrequency(double v) => Object.Call(MethodName.SetFrequency, Variant.From(v));
-
-        public long GetOctaves() => Object.Call(MethodName.GetOctaves).As<long>();
-
-        public void SetOctaves(long v) => Object.Call(MethodName.SetOctaves, Variant.From(v));
-
-        public double GetLacunarity() => Object.Call(MethodName.GetLacunarity).As<double>();
-
-        public void SetLacunarity(double v) => Object.Call(MethodName.SetLacunarity, Variant.From(v));
-
-        public double GetGain() => Object.Call(MethodName.GetGain).As<double>();
-
-        public void SetGain(double v) => Object.Call(MethodName.SetGain, Variant.From(v));
-
-        public double GetHeight() => Object.Call(MethodName.GetHeight).As<double>();
-
-        public void SetHeight(double v) => Object.Call(MethodName.SetHeight, Variant.From(v));
-
-        public double GetSeaLevel() => Object.Call(MethodName.GetSeaLevel).As<double>();
-
-        public void SetSeaLevel(double v) => Object.Call(MethodName.SetSeaLevel, Variant.From(v));
-
-        public double GetWarp() => Object.Call(MethodName.GetWarp).As<double>();
-
-        public void SetWarp(double v) => Object.Call(MethodName.SetWarp, Variant.From(v));
-
-        public double GetWarpFrequency() => Object.Call(MethodName.GetWarpFrequency).As<double>();
-
-        public void SetWarpFrequency(double v) => Object.Call(MethodName.SetWarpFrequency, Variant.From(v));
-
         public double GetErosion() => Object.Call(MethodName.GetErosion).As<double>();
-
-        public void SetErosion(double v) => Object.Call(MethodName.SetErosion, Variant.From(v));
-
-        public double GetErosionScale() => Object.Call(MethodName.GetErosionScale).As<double>();
-
-        public void SetErosionScale(double v) => Object.Call(MethodName.SetErosionScale, Variant.From(v));
-
-        public long GetErosionDetail() => Object.Call(MethodName.GetErosionDetail).As<long>();
-
-        public void SetErosionDetail(long v) => Object.Call(MethodName.SetErosionDetail, Variant.From(v));
 
         public double GetErosionBalance() => Object.Call(MethodName.GetErosionBalance).As<double>();
 
+        public long GetErosionDetail() => Object.Call(MethodName.GetErosionDetail).As<long>();
+
+        public double GetErosionScale() => Object.Call(MethodName.GetErosionScale).As<double>();
+
+        public double GetFrequency() => Object.Call(MethodName.GetFrequency).As<double>();
+
+        public double GetGain() => Object.Call(MethodName.GetGain).As<double>();
+
+        public double GetHeight() => Object.Call(MethodName.GetHeight).As<double>();
+
+        public double GetLacunarity() => Object.Call(MethodName.GetLacunarity).As<double>();
+
+        public long GetNoiseType() => Object.Call(MethodName.GetNoiseType).As<long>();
+
+        public long GetOctaves() => Object.Call(MethodName.GetOctaves).As<long>();
+
+        public Vector2I GetOffset() => Object.Call(MethodName.GetOffset).As<Vector2I>();
+
+        public double GetSeaLevel() => Object.Call(MethodName.GetSeaLevel).As<double>();
+
+        public long GetSeed() => Object.Call(MethodName.GetSeed).As<long>();
+
+        public double GetWarp() => Object.Call(MethodName.GetWarp).As<double>();
+
+        public double GetWarpFrequency() => Object.Call(MethodName.GetWarpFrequency).As<double>();
+
+        public void SetErosion(double v) => Object.Call(MethodName.SetErosion, Variant.From(v));
+
         public void SetErosionBalance(double v) => Object.Call(MethodName.SetErosionBalance, Variant.From(v));
+
+        public void SetErosionDetail(long v) => Object.Call(MethodName.SetErosionDetail, Variant.From(v));
+
+        public void SetErosionScale(double v) => Object.Call(MethodName.SetErosionScale, Variant.From(v));
+
+        public void SetFrequency(double v) => Object.Call(MethodName.SetFrequency, Variant.From(v));
+
+        public void SetGain(double v) => Object.Call(MethodName.SetGain, Variant.From(v));
+
+        public void SetHeight(double v) => Object.Call(MethodName.SetHeight, Variant.From(v));
+
+        public void SetLacunarity(double v) => Object.Call(MethodName.SetLacunarity, Variant.From(v));
+
+        public void SetNoiseType(long v) => Object.Call(MethodName.SetNoiseType, Variant.From(v));
+
+        public void SetOctaves(long v) => Object.Call(MethodName.SetOctaves, Variant.From(v));
+
+        public void SetOffset(Vector2I v) => Object.Call(MethodName.SetOffset, Variant.From(v));
+
+        public void SetSeaLevel(double v) => Object.Call(MethodName.SetSeaLevel, Variant.From(v));
+
+        public void SetSeed(long v) => Object.Call(MethodName.SetSeed, Variant.From(v));
+
+        public void SetWarp(double v) => Object.Call(MethodName.SetWarp, Variant.From(v));
+
+        public void SetWarpFrequency(double v) => Object.Call(MethodName.SetWarpFrequency, Variant.From(v));
 
         /// <summary>The property names of this class, interned.</summary>
         public static class PropertyName

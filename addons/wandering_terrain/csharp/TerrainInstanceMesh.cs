@@ -271,93 +271,93 @@ namespace WanderingTerrain
             set => Object.Set(PropertyName.Layers, Variant.From(value));
         }
 
-        public void SetMesh(Mesh v) => Object.Call(MethodName.SetMesh, Variant.From(v));
-
-        public void SetScene(PackedScene v) => Object.Call(MethodName.SetScene, Variant.From(v));
-
-        public void SetLodMeshes(Godot.Collections.Array<Mesh> v) => Object.Call(MethodName.SetLodMeshes, Variant.From(v));
-
-        public void SetLodDistances(float[] v) => Object.Call(MethodName.SetLodDistances, Variant.From(v));
-
-        public void SetVisibilityRange(double v) => Object.Call(MethodName.SetVisibilityRange, Variant.From(v));
-
-        public void SetFadeMargin(double v) => Object.Call(MethodName.SetFadeMargin, Variant.From(v));
-
-        public void SetCastShadow(long v) => Object.Call(MethodName.SetCastShadow, Variant.From(v));
-
-        public void SetDensity(double v) => Object.Call(MethodName.SetDensity, Variant.From(v));
-
-        public void SetScaleMin(double v) => Object.Call(MethodName.SetScaleMin, Variant.From(v));
-
-        public void SetScaleMax(double v) => Object.Call(MethodName.SetScaleMax, Variant.From(v));
-
-        public void SetAlignToNormal(double v) => Object.Call(MethodName.SetAlignToNormal, Variant.From(v));
-
-        public void SetHeightOffset(double v) => Object.Call(MethodName.SetHeightOffset, Variant.From(v));
-
-        public void SetSlopeMin(double v) => Object.Call(MethodName.SetSlopeMin, Variant.From(v));
-
-        public void SetSlopeMax(double v) => Object.Call(MethodName.SetSlopeMax, Variant.From(v));
-
-        public void SetWaterPlacement(long v) => Object.Call(MethodName.SetWaterPlacement, Variant.From(v));
-
-        public void SetWaterDepthMin(double v) => Object.Call(MethodName.SetWaterDepthMin, Variant.From(v));
-
-        public void SetWaterDepthMax(double v) => Object.Call(MethodName.SetWaterDepthMax, Variant.From(v));
-
-        public Mesh GetMesh() => Object.Call(MethodName.GetMesh).As<Mesh>();
-
-        public PackedScene GetScene() => Object.Call(MethodName.GetScene).As<PackedScene>();
-
-        public Godot.Collections.Array<Mesh> GetLodMeshes() => Object.Call(MethodName.GetLodMeshes).As<Godot.Collections.Array<Mesh>>();
-
-        public float[] GetLodDistances() => Object.Call(MethodName.GetLodDistances).As<float[]>();
-
-        public double GetVisibilityRange() => Object.Call(MethodName.GetVisibilityRange).As<double>();
-
-        public double GetFadeMargin() => Object.Call(MethodName.GetFadeMargin).As<double>();
+        public double GetAlignToNormal() => Object.Call(MethodName.GetAlignToNormal).As<double>();
 
         public long GetCastShadow() => Object.Call(MethodName.GetCastShadow).As<long>();
 
         public Shape3D GetCollisionShape() => Object.Call(MethodName.GetCollisionShape).As<Shape3D>();
 
-        public void SetCollisionShape(Shape3D collisionShape) => Object.Call(MethodName.SetCollisionShape, Variant.From(collisionShape));
-
         public Transform3D GetCollisionTransform() => Object.Call(MethodName.GetCollisionTransform).As<Transform3D>();
-
-        public void SetCollisionTransform(Transform3D collisionTransform) => Object.Call(MethodName.SetCollisionTransform, Variant.From(collisionTransform));
 
         public double GetDensity() => Object.Call(MethodName.GetDensity).As<double>();
 
-        public double GetScaleMin() => Object.Call(MethodName.GetScaleMin).As<double>();
-
-        public double GetScaleMax() => Object.Call(MethodName.GetScaleMax).As<double>();
-
-        public bool GetRandomYaw() => Object.Call(MethodName.GetRandomYaw).As<bool>();
-
-        public void SetRandomYaw(bool randomYaw) => Object.Call(MethodName.SetRandomYaw, Variant.From(randomYaw));
-
-        public bool GetSitOnGround() => Object.Call(MethodName.GetSitOnGround).As<bool>();
-
-        public void SetSitOnGround(bool sitOnGround) => Object.Call(MethodName.SetSitOnGround, Variant.From(sitOnGround));
-
-        public double GetAlignToNormal() => Object.Call(MethodName.GetAlignToNormal).As<double>();
+        public double GetFadeMargin() => Object.Call(MethodName.GetFadeMargin).As<double>();
 
         public double GetHeightOffset() => Object.Call(MethodName.GetHeightOffset).As<double>();
 
-        public double GetSlopeMin() => Object.Call(MethodName.GetSlopeMin).As<double>();
+        public int[] GetLayers() => Object.Call(MethodName.GetLayers).As<int[]>();
+
+        public float[] GetLodDistances() => Object.Call(MethodName.GetLodDistances).As<float[]>();
+
+        public Godot.Collections.Array<Mesh> GetLodMeshes() => Object.Call(MethodName.GetLodMeshes).As<Godot.Collections.Array<Mesh>>();
+
+        public Mesh GetMesh() => Object.Call(MethodName.GetMesh).As<Mesh>();
+
+        public bool GetRandomYaw() => Object.Call(MethodName.GetRandomYaw).As<bool>();
+
+        public double GetScaleMax() => Object.Call(MethodName.GetScaleMax).As<double>();
+
+        public double GetScaleMin() => Object.Call(MethodName.GetScaleMin).As<double>();
+
+        public PackedScene GetScene() => Object.Call(MethodName.GetScene).As<PackedScene>();
+
+        public bool GetSitOnGround() => Object.Call(MethodName.GetSitOnGround).As<bool>();
 
         public double GetSlopeMax() => Object.Call(MethodName.GetSlopeMax).As<double>();
 
-        public long GetWaterPlacement() => Object.Call(MethodName.GetWaterPlacement).As<long>();
+        public double GetSlopeMin() => Object.Call(MethodName.GetSlopeMin).As<double>();
 
-        public double GetWaterDepthMin() => Object.Call(MethodName.GetWaterDepthMin).As<double>();
+        public double GetVisibilityRange() => Object.Call(MethodName.GetVisibilityRange).As<double>();
 
         public double GetWaterDepthMax() => Object.Call(MethodName.GetWaterDepthMax).As<double>();
 
-        public int[] GetLayers() => Object.Call(MethodName.GetLayers).As<int[]>();
+        public double GetWaterDepthMin() => Object.Call(MethodName.GetWaterDepthMin).As<double>();
+
+        public long GetWaterPlacement() => Object.Call(MethodName.GetWaterPlacement).As<long>();
+
+        public void SetAlignToNormal(double v) => Object.Call(MethodName.SetAlignToNormal, Variant.From(v));
+
+        public void SetCastShadow(long v) => Object.Call(MethodName.SetCastShadow, Variant.From(v));
+
+        public void SetCollisionShape(Shape3D collisionShape) => Object.Call(MethodName.SetCollisionShape, Variant.From(collisionShape));
+
+        public void SetCollisionTransform(Transform3D collisionTransform) => Object.Call(MethodName.SetCollisionTransform, Variant.From(collisionTransform));
+
+        public void SetDensity(double v) => Object.Call(MethodName.SetDensity, Variant.From(v));
+
+        public void SetFadeMargin(double v) => Object.Call(MethodName.SetFadeMargin, Variant.From(v));
+
+        public void SetHeightOffset(double v) => Object.Call(MethodName.SetHeightOffset, Variant.From(v));
 
         public void SetLayers(int[] layers) => Object.Call(MethodName.SetLayers, Variant.From(layers));
+
+        public void SetLodDistances(float[] v) => Object.Call(MethodName.SetLodDistances, Variant.From(v));
+
+        public void SetLodMeshes(Godot.Collections.Array<Mesh> v) => Object.Call(MethodName.SetLodMeshes, Variant.From(v));
+
+        public void SetMesh(Mesh v) => Object.Call(MethodName.SetMesh, Variant.From(v));
+
+        public void SetRandomYaw(bool randomYaw) => Object.Call(MethodName.SetRandomYaw, Variant.From(randomYaw));
+
+        public void SetScaleMax(double v) => Object.Call(MethodName.SetScaleMax, Variant.From(v));
+
+        public void SetScaleMin(double v) => Object.Call(MethodName.SetScaleMin, Variant.From(v));
+
+        public void SetScene(PackedScene v) => Object.Call(MethodName.SetScene, Variant.From(v));
+
+        public void SetSitOnGround(bool sitOnGround) => Object.Call(MethodName.SetSitOnGround, Variant.From(sitOnGround));
+
+        public void SetSlopeMax(double v) => Object.Call(MethodName.SetSlopeMax, Variant.From(v));
+
+        public void SetSlopeMin(double v) => Object.Call(MethodName.SetSlopeMin, Variant.From(v));
+
+        public void SetVisibilityRange(double v) => Object.Call(MethodName.SetVisibilityRange, Variant.From(v));
+
+        public void SetWaterDepthMax(double v) => Object.Call(MethodName.SetWaterDepthMax, Variant.From(v));
+
+        public void SetWaterDepthMin(double v) => Object.Call(MethodName.SetWaterDepthMin, Variant.From(v));
+
+        public void SetWaterPlacement(long v) => Object.Call(MethodName.SetWaterPlacement, Variant.From(v));
 
         /// <summary>The property names of this class, interned.</summary>
         public static class PropertyName

@@ -113,23 +113,9 @@ namespace WanderingTerrain
         }
 
         /// <summary>
-        /// What keeps the instancer from working (the editor shows it as configuration warnings).
+        /// Adds instances of <c>mesh_index</c> at world transforms (their height above the ground is kept from then on). Transforms outside the terrain are skipped. Returns how many were added.
         /// </summary>
-        public string[] CheckSetup() => Object.Call(MethodName.CheckSetup).As<string[]>();
-
-        public void SetMeshes(TerrainInstanceMesh[] meshes) => Object.Call(MethodName.SetMeshes, Variant.From(TerrainInstanceMesh.UnwrapArray(meshes)));
-
-        public void SetDetailLayers(TerrainDetailLayer[] layers) => Object.Call(MethodName.SetDetailLayers, Variant.From(TerrainDetailLayer.UnwrapArray(layers)));
-
-        public void SetInstances(TerrainInstances instances) => Object.Call(MethodName.SetInstances, Variant.From<GodotObject>(instances?.Object));
-
-        public TerrainInstances GetInstancesResource() => TerrainInstances.Bind(Object.Call(MethodName.GetInstancesResource).AsGodotObject());
-
-        public void SetCollisionRadius(double v) => Object.Call(MethodName.SetCollisionRadius, Variant.From(v));
-
-        public void SetCollisionLayer(long v) => Object.Call(MethodName.SetCollisionLayer, Variant.From(v));
-
-        public void SetCollisionMask(long v) => Object.Call(MethodName.SetCollisionMask, Variant.From(v));
+        public long AddInstances(long meshIndex, Godot.Collections.Array<Transform3D> transforms) => Object.Call(MethodName.AddInstances, Variant.From(meshIndex), Variant.From(transforms)).As<long>();
 
         /// <summary>
         /// One dab of an INSTANCE_ADD or INSTANCE_REMOVE brush at world X/Z <c>center</c> lasting <c>delta</c> seconds (its <c>mesh_index</c>, size, strength, falloff and image). Returns the world X/Z rectangle whose instances changed (empty: none).
@@ -137,59 +123,14 @@ namespace WanderingTerrain
         public Rect2 ApplyBrush(TerrainBrush brush, Vector2 center, double delta) => Object.Call(MethodName.ApplyBrush, Variant.From<GodotObject>(brush?.Object), Variant.From(center), Variant.From(delta)).As<Rect2>();
 
         /// <summary>
-        /// World transforms of the detail of <c>layer_index</c> inside the world X/Z <c>area</c>, as the terrain is now: exactly what is drawn where the area is within the layer's view radius (the detail is a pure function of the ground, the rules and the seed). At most 1,000,000.
+        /// What keeps the instancer from working (the editor shows it as configuration warnings).
         /// </summary>
-        public Godot.Collections.Array<Transform3D> GetDetailTransforms(long layerIndex, Rect2 area) => Object.Call(MethodName.GetDetailTransforms, Variant.From(layerIndex), Variant.From(area)).As<Godot.Collections.Array<Transform3D>>();
+        public string[] CheckSetup() => Object.Call(MethodName.CheckSetup).As<string[]>();
 
         /// <summary>
-        /// Detail instances of <c>layer_index</c> on the GPU now.
+        /// Physics bodies in the space (one per cell near the target with collidable instances).
         /// </summary>
-        public long GetDetailDrawnCount(long layerIndex) => Object.Call(MethodName.GetDetailDrawnCount, Variant.From(layerIndex)).As<long>();
-
-        /// <summary>
-        /// World transforms of the detail of <c>layer_index</c> as its MultiMeshes hold them (read back from the RenderingServer: slow; for tests and debugging).
-        /// </summary>
-        public Godot.Collections.Array<Transform3D> GetDetailDrawnTransforms(long layerIndex) => Object.Call(MethodName.GetDetailDrawnTransforms, Variant.From(layerIndex)).As<Godot.Collections.Array<Transform3D>>();
-
-        /// <summary>
-        /// For each detail cell shown since the last call: the frames it took from coming into view (within a layer's radius) to being drawn (0: the same frame).
-        /// </summary>
-        public int[] TakeDetailLatencies() => Object.Call(MethodName.TakeDetailLatencies).As<int[]>();
-
-        /// <summary>
-        /// Detail cells with a MultiMesh on the GPU (every layer).
-        /// </summary>
-        public long GetDetailCellCount() => Object.Call(MethodName.GetDetailCellCount).As<long>();
-
-        /// <summary>
-        /// Bytes of detail instance buffers: [on the GPU, on the CPU waiting to be shown].
-        /// </summary>
-        public long[] GetDetailMemory() => Object.Call(MethodName.GetDetailMemory).As<long[]>();
-
-        /// <summary>
-        /// Adds instances of <c>mesh_index</c> at world transforms (their height above the ground is kept from then on). Transforms outside the terrain are skipped. Returns how many were added.
-        /// </summary>
-        public long AddInstances(long meshIndex, Godot.Collections.Array<Transform3D> transforms) => Object.Call(MethodName.AddInstances, Variant.From(meshIndex), Variant.From(transforms)).As<long>();
-
-        /// <summary>
-        /// Removes the instances of <c>mesh_index</c> (-1: every mesh) inside the world X/Z <c>area</c>. Returns how many.
-        /// </summary>
-        public long RemoveInstances(long meshIndex, Rect2 area) => Object.Call(MethodName.RemoveInstances, Variant.From(meshIndex), Variant.From(area)).As<long>();
-
-        /// <summary>
-        /// World transforms of the instances of <c>mesh_index</c> inside the world X/Z <c>area</c>, standing on the ground as it is now (instances over holes included: they are kept, only not drawn).
-        /// </summary>
-        public Godot.Collections.Array<Transform3D> GetInstances(long meshIndex, Rect2 area) => Object.Call(MethodName.GetInstances, Variant.From(meshIndex), Variant.From(area)).As<Godot.Collections.Array<Transform3D>>();
-
-        /// <summary>
-        /// Instances of <c>mesh_index</c> (-1: every mesh) stored, drawn or not.
-        /// </summary>
-        public long GetInstanceCount(long meshIndex) => Object.Call(MethodName.GetInstanceCount, Variant.From(meshIndex)).As<long>();
-
-        /// <summary>
-        /// Places <c>count</c> instances of <c>mesh_index</c> at random points of the world X/Z <c>area</c> that pass the mesh's rules (on the terrain, slope, layers, no holes), with its scale, yaw, alignment and offset. Points that fail are skipped and others drawn, up to 4 × <c>count</c> points in all, so where most of the area is refused (off a finite terrain, too steep) fewer are placed: the return is how many were. Deterministic: the same seed and terrain give the same transforms on every machine. Instances already there stay, so a second call adds more; with <c>replace</c> true the mesh's instances inside <c>area</c> are removed first, so the same call gives the same instances however often it runs (a <c>scatter</c> in <c>_ready</c>).
-        /// </summary>
-        public long Scatter(long meshIndex, Rect2 area, long count, long seed, bool replace) => Object.Call(MethodName.Scatter, Variant.From(meshIndex), Variant.From(area), Variant.From(count), Variant.From(seed), Variant.From(replace)).As<long>();
+        public long GetBodyCount() => Object.Call(MethodName.GetBodyCount).As<long>();
 
         /// <summary>
         /// Keys of the cells (stored or empty) overlapping the world X/Z <c>area</c> (at most 65536): the units of <c>get_cells_data</c> / <c>set_cells_data</c>, as the editor's undo keeps them.
@@ -201,20 +142,38 @@ namespace WanderingTerrain
         /// </summary>
         public byte[] GetCellsData(Godot.Collections.Array<Vector2I> keys) => Object.Call(MethodName.GetCellsData, Variant.From(keys)).As<byte[]>();
 
-        /// <summary>
-        /// Cells <c>keys</c> get the instances of <c>data</c> (from <c>get_cells_data</c>; cells absent there become empty).
-        /// </summary>
-        public void SetCellsData(Godot.Collections.Array<Vector2I> keys, byte[] data) => Object.Call(MethodName.SetCellsData, Variant.From(keys), Variant.From(data));
+        public long GetCollisionLayer() => Object.Call(MethodName.GetCollisionLayer).As<long>();
+
+        public long GetCollisionMask() => Object.Call(MethodName.GetCollisionMask).As<long>();
+
+        public double GetCollisionRadius() => Object.Call(MethodName.GetCollisionRadius).As<double>();
 
         /// <summary>
-        /// Brings what is drawn and collided up to date now, waiting for the workers (after an edit, before reading the screen or casting rays). Returns whether anything was shown or changed.
+        /// Detail cells with a MultiMesh on the GPU (every layer).
         /// </summary>
-        public bool UpdateNow() => Object.Call(MethodName.UpdateNow).As<bool>();
+        public long GetDetailCellCount() => Object.Call(MethodName.GetDetailCellCount).As<long>();
 
         /// <summary>
-        /// Whether every cell near the camera shows the ground as it is now (false while cells are computed).
+        /// Detail instances of <c>layer_index</c> on the GPU now.
         /// </summary>
-        public bool IsUpToDate() => Object.Call(MethodName.IsUpToDate).As<bool>();
+        public long GetDetailDrawnCount(long layerIndex) => Object.Call(MethodName.GetDetailDrawnCount, Variant.From(layerIndex)).As<long>();
+
+        /// <summary>
+        /// World transforms of the detail of <c>layer_index</c> as its MultiMeshes hold them (read back from the RenderingServer: slow; for tests and debugging).
+        /// </summary>
+        public Godot.Collections.Array<Transform3D> GetDetailDrawnTransforms(long layerIndex) => Object.Call(MethodName.GetDetailDrawnTransforms, Variant.From(layerIndex)).As<Godot.Collections.Array<Transform3D>>();
+
+        public TerrainDetailLayer[] GetDetailLayers() => TerrainDetailLayer.WrapArray(Object.Call(MethodName.GetDetailLayers).As<Godot.Collections.Array<Resource>>());
+
+        /// <summary>
+        /// Bytes of detail instance buffers: [on the GPU, on the CPU waiting to be shown].
+        /// </summary>
+        public long[] GetDetailMemory() => Object.Call(MethodName.GetDetailMemory).As<long[]>();
+
+        /// <summary>
+        /// World transforms of the detail of <c>layer_index</c> inside the world X/Z <c>area</c>, as the terrain is now: exactly what is drawn where the area is within the layer's view radius (the detail is a pure function of the ground, the rules and the seed). At most 1,000,000.
+        /// </summary>
+        public Godot.Collections.Array<Transform3D> GetDetailTransforms(long layerIndex, Rect2 area) => Object.Call(MethodName.GetDetailTransforms, Variant.From(layerIndex), Variant.From(area)).As<Godot.Collections.Array<Transform3D>>();
 
         /// <summary>
         /// Instances of <c>mesh_index</c> drawn now (on the GPU, over ground, within range; every LOD counts once).
@@ -227,14 +186,23 @@ namespace WanderingTerrain
         public Vector3[] GetDrawnPositions(long meshIndex) => Object.Call(MethodName.GetDrawnPositions, Variant.From(meshIndex)).As<Vector3[]>();
 
         /// <summary>
-        /// Main-thread time this instancer's frame updates took so far, in microseconds (difference two readings to time a stretch of frames).
+        /// Cells with MultiMeshes on the GPU (bounded by the view, not the instance count).
         /// </summary>
-        public long GetWorkUsec() => Object.Call(MethodName.GetWorkUsec).As<long>();
+        public long GetGpuCellCount() => Object.Call(MethodName.GetGpuCellCount).As<long>();
 
         /// <summary>
-        /// What the frame updates did so far, counters that only grow (µs): <c>update_usec</c> (all of it), <c>show_usec</c> (showing finished cells), <c>choose_usec</c> (choosing the cells the view needs), <c>ask_usec</c>, <c>collide_usec</c>, <c>detail_usec</c> (detail layers) and its parts <c>detail_show_usec</c> and <c>detail_choose_usec</c>. The same counters as TerrainNode.get_work_stats: take differences.
+        /// Instances of <c>mesh_index</c> (-1: every mesh) stored, drawn or not.
         /// </summary>
-        public Godot.Collections.Dictionary GetWorkStats() => Object.Call(MethodName.GetWorkStats).As<Godot.Collections.Dictionary>();
+        public long GetInstanceCount(long meshIndex) => Object.Call(MethodName.GetInstanceCount, Variant.From(meshIndex)).As<long>();
+
+        /// <summary>
+        /// World transforms of the instances of <c>mesh_index</c> inside the world X/Z <c>area</c>, standing on the ground as it is now (instances over holes included: they are kept, only not drawn).
+        /// </summary>
+        public Godot.Collections.Array<Transform3D> GetInstances(long meshIndex, Rect2 area) => Object.Call(MethodName.GetInstances, Variant.From(meshIndex), Variant.From(area)).As<Godot.Collections.Array<Transform3D>>();
+
+        public TerrainInstances GetInstancesResource() => TerrainInstances.Bind(Object.Call(MethodName.GetInstancesResource).AsGodotObject());
+
+        public TerrainInstanceMesh[] GetMeshes() => TerrainInstanceMesh.WrapArray(Object.Call(MethodName.GetMeshes).As<Godot.Collections.Array<Resource>>());
 
         /// <summary>
         /// <c>get_work_stats</c> as an array, in its order (kept for scripts written before it).
@@ -242,24 +210,56 @@ namespace WanderingTerrain
         public long[] GetWorkBreakdown() => Object.Call(MethodName.GetWorkBreakdown).As<long[]>();
 
         /// <summary>
-        /// Cells with MultiMeshes on the GPU (bounded by the view, not the instance count).
+        /// What the frame updates did so far, counters that only grow (µs): <c>update_usec</c> (all of it), <c>show_usec</c> (showing finished cells), <c>choose_usec</c> (choosing the cells the view needs), <c>ask_usec</c>, <c>collide_usec</c>, <c>detail_usec</c> (detail layers) and its parts <c>detail_show_usec</c> and <c>detail_choose_usec</c>. The same counters as TerrainNode.get_work_stats: take differences.
         /// </summary>
-        public long GetGpuCellCount() => Object.Call(MethodName.GetGpuCellCount).As<long>();
+        public Godot.Collections.Dictionary GetWorkStats() => Object.Call(MethodName.GetWorkStats).As<Godot.Collections.Dictionary>();
 
         /// <summary>
-        /// Physics bodies in the space (one per cell near the target with collidable instances).
+        /// Main-thread time this instancer's frame updates took so far, in microseconds (difference two readings to time a stretch of frames).
         /// </summary>
-        public long GetBodyCount() => Object.Call(MethodName.GetBodyCount).As<long>();
+        public long GetWorkUsec() => Object.Call(MethodName.GetWorkUsec).As<long>();
 
-        public TerrainInstanceMesh[] GetMeshes() => TerrainInstanceMesh.WrapArray(Object.Call(MethodName.GetMeshes).As<Godot.Collections.Array<Resource>>());
+        /// <summary>
+        /// Whether every cell near the camera shows the ground as it is now (false while cells are computed).
+        /// </summary>
+        public bool IsUpToDate() => Object.Call(MethodName.IsUpToDate).As<bool>();
 
-        public double GetCollisionRadius() => Object.Call(MethodName.GetCollisionRadius).As<double>();
+        /// <summary>
+        /// Removes the instances of <c>mesh_index</c> (-1: every mesh) inside the world X/Z <c>area</c>. Returns how many.
+        /// </summary>
+        public long RemoveInstances(long meshIndex, Rect2 area) => Object.Call(MethodName.RemoveInstances, Variant.From(meshIndex), Variant.From(area)).As<long>();
 
-        public long GetCollisionLayer() => Object.Call(MethodName.GetCollisionLayer).As<long>();
+        /// <summary>
+        /// Places <c>count</c> instances of <c>mesh_index</c> at random points of the world X/Z <c>area</c> that pass the mesh's rules (on the terrain, slope, layers, no holes), with its scale, yaw, alignment and offset. Points that fail are skipped and others drawn, up to 4 × <c>count</c> points in all, so where most of the area is refused (off a finite terrain, too steep) fewer are placed: the return is how many were. Deterministic: the same seed and terrain give the same transforms on every machine. Instances already there stay, so a second call adds more; with <c>replace</c> true the mesh's instances inside <c>area</c> are removed first, so the same call gives the same instances however often it runs (a <c>scatter</c> in <c>_ready</c>).
+        /// </summary>
+        public long Scatter(long meshIndex, Rect2 area, long count, long seed, bool replace) => Object.Call(MethodName.Scatter, Variant.From(meshIndex), Variant.From(area), Variant.From(count), Variant.From(seed), Variant.From(replace)).As<long>();
 
-        public long GetCollisionMask() => Object.Call(MethodName.GetCollisionMask).As<long>();
+        /// <summary>
+        /// Cells <c>keys</c> get the instances of <c>data</c> (from <c>get_cells_data</c>; cells absent there become empty).
+        /// </summary>
+        public void SetCellsData(Godot.Collections.Array<Vector2I> keys, byte[] data) => Object.Call(MethodName.SetCellsData, Variant.From(keys), Variant.From(data));
 
-        public TerrainDetailLayer[] GetDetailLayers() => TerrainDetailLayer.WrapArray(Object.Call(MethodName.GetDetailLayers).As<Godot.Collections.Array<Resource>>());
+        public void SetCollisionLayer(long v) => Object.Call(MethodName.SetCollisionLayer, Variant.From(v));
+
+        public void SetCollisionMask(long v) => Object.Call(MethodName.SetCollisionMask, Variant.From(v));
+
+        public void SetCollisionRadius(double v) => Object.Call(MethodName.SetCollisionRadius, Variant.From(v));
+
+        public void SetDetailLayers(TerrainDetailLayer[] layers) => Object.Call(MethodName.SetDetailLayers, Variant.From(TerrainDetailLayer.UnwrapArray(layers)));
+
+        public void SetInstances(TerrainInstances instances) => Object.Call(MethodName.SetInstances, Variant.From<GodotObject>(instances?.Object));
+
+        public void SetMeshes(TerrainInstanceMesh[] meshes) => Object.Call(MethodName.SetMeshes, Variant.From(TerrainInstanceMesh.UnwrapArray(meshes)));
+
+        /// <summary>
+        /// For each detail cell shown since the last call: the frames it took from coming into view (within a layer's radius) to being drawn (0: the same frame).
+        /// </summary>
+        public int[] TakeDetailLatencies() => Object.Call(MethodName.TakeDetailLatencies).As<int[]>();
+
+        /// <summary>
+        /// Brings what is drawn and collided up to date now, waiting for the workers (after an edit, before reading the screen or casting rays). Returns whether anything was shown or changed.
+        /// </summary>
+        public bool UpdateNow() => Object.Call(MethodName.UpdateNow).As<bool>();
 
         /// <summary>The property names of this class, interned.</summary>
         public static class PropertyName

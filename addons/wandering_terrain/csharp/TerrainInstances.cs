@@ -86,25 +86,25 @@ namespace WanderingTerrain
 
         public double GetCellSize() => Object.Call(MethodName.GetCellSize).As<double>();
 
-        public void SetCellSize(double v) => Object.Call(MethodName.SetCellSize, Variant.From(v));
-
         public byte[] GetData() => Object.Call(MethodName.GetData).As<byte[]>();
-
-        public void SetData(byte[] bytes) => Object.Call(MethodName.SetData, Variant.From(bytes));
 
         public byte[] GetDetailDensity() => Object.Call(MethodName.GetDetailDensity).As<byte[]>();
 
-        public void SetDetailDensity(byte[] bytes) => Object.Call(MethodName.SetDetailDensity, Variant.From(bytes));
+        /// <summary>
+        /// CPU memory the instances take (their lists and cells), in bytes.
+        /// </summary>
+        public long GetMemoryBytes() => Object.Call(MethodName.GetMemoryBytes).As<long>();
 
         /// <summary>
         /// Instances of every mesh.
         /// </summary>
         public long GetTotalCount() => Object.Call(MethodName.GetTotalCount).As<long>();
 
-        /// <summary>
-        /// CPU memory the instances take (their lists and cells), in bytes.
-        /// </summary>
-        public long GetMemoryBytes() => Object.Call(MethodName.GetMemoryBytes).As<long>();
+        public void SetCellSize(double v) => Object.Call(MethodName.SetCellSize, Variant.From(v));
+
+        public void SetData(byte[] bytes) => Object.Call(MethodName.SetData, Variant.From(bytes));
+
+        public void SetDetailDensity(byte[] bytes) => Object.Call(MethodName.SetDetailDensity, Variant.From(bytes));
 
         /// <summary>The property names of this class, interned.</summary>
         public static class PropertyName

@@ -113,25 +113,25 @@ namespace WanderingTerrain
             set => Object.Set(PropertyName.Reach, Variant.From(value));
         }
 
-        public void SetRadius(double v) => Object.Call(MethodName.SetRadius, Variant.From(v));
-
-        public void SetStrength(double v) => Object.Call(MethodName.SetStrength, Variant.From(v));
-
-        public void SetFalloff(double v) => Object.Call(MethodName.SetFalloff, Variant.From(v));
-
-        public void SetShape(long v) => Object.Call(MethodName.SetShape, Variant.From(v));
-
-        public void SetReach(double v) => Object.Call(MethodName.SetReach, Variant.From(v));
+        public double GetFalloff() => Object.Call(MethodName.GetFalloff).As<double>();
 
         public double GetRadius() => Object.Call(MethodName.GetRadius).As<double>();
 
-        public double GetStrength() => Object.Call(MethodName.GetStrength).As<double>();
-
-        public double GetFalloff() => Object.Call(MethodName.GetFalloff).As<double>();
+        public double GetReach() => Object.Call(MethodName.GetReach).As<double>();
 
         public long GetShape() => Object.Call(MethodName.GetShape).As<long>();
 
-        public double GetReach() => Object.Call(MethodName.GetReach).As<double>();
+        public double GetStrength() => Object.Call(MethodName.GetStrength).As<double>();
+
+        public void SetFalloff(double v) => Object.Call(MethodName.SetFalloff, Variant.From(v));
+
+        public void SetRadius(double v) => Object.Call(MethodName.SetRadius, Variant.From(v));
+
+        public void SetReach(double v) => Object.Call(MethodName.SetReach, Variant.From(v));
+
+        public void SetShape(long v) => Object.Call(MethodName.SetShape, Variant.From(v));
+
+        public void SetStrength(double v) => Object.Call(MethodName.SetStrength, Variant.From(v));
 
         /// <summary>The property names of this class, interned.</summary>
         public static class PropertyName

@@ -175,57 +175,57 @@ namespace WanderingTerrain
             set => Object.Set(PropertyName.DeformDarken, Variant.From(value));
         }
 
-        public void SetName(string v) => Object.Call(MethodName.SetName, Variant.From(v));
-
-        public void SetAlbedoTexture(Texture2D v) => Object.Call(MethodName.SetAlbedoTexture, Variant.From(v));
-
-        public void SetNormalTexture(Texture2D v) => Object.Call(MethodName.SetNormalTexture, Variant.From(v));
-
-        public void SetAlbedoColor(Color v) => Object.Call(MethodName.SetAlbedoColor, Variant.From(v));
-
-        public void SetRoughness(double v) => Object.Call(MethodName.SetRoughness, Variant.From(v));
-
-        public void SetUvScale(double v) => Object.Call(MethodName.SetUvScale, Variant.From(v));
-
-        public void SetTriplanar(bool v) => Object.Call(MethodName.SetTriplanar, Variant.From(v));
-
-        public void SetSurfaceName(StringName v) => Object.Call(MethodName.SetSurfaceName, Variant.From(v));
-
-        public void SetPhysicsMaterial(PhysicsMaterial v) => Object.Call(MethodName.SetPhysicsMaterial, Variant.From(v));
-
-        public void SetDeformable(bool v) => Object.Call(MethodName.SetDeformable, Variant.From(v));
-
-        public void SetDeformDepth(double v) => Object.Call(MethodName.SetDeformDepth, Variant.From(v));
-
-        public void SetDeformDarken(double v) => Object.Call(MethodName.SetDeformDarken, Variant.From(v));
-
-        public void SetHeightBand(Vector2 v) => Object.Call(MethodName.SetHeightBand, Variant.From(v));
-
-        public string GetName() => Object.Call(MethodName.GetName).As<string>();
+        public Color GetAlbedoColor() => Object.Call(MethodName.GetAlbedoColor).As<Color>();
 
         public Texture2D GetAlbedoTexture() => Object.Call(MethodName.GetAlbedoTexture).As<Texture2D>();
 
-        public Texture2D GetNormalTexture() => Object.Call(MethodName.GetNormalTexture).As<Texture2D>();
-
-        public Color GetAlbedoColor() => Object.Call(MethodName.GetAlbedoColor).As<Color>();
-
-        public double GetRoughness() => Object.Call(MethodName.GetRoughness).As<double>();
-
-        public double GetUvScale() => Object.Call(MethodName.GetUvScale).As<double>();
-
-        public bool GetTriplanar() => Object.Call(MethodName.GetTriplanar).As<bool>();
-
-        public Vector2 GetHeightBand() => Object.Call(MethodName.GetHeightBand).As<Vector2>();
-
-        public StringName GetSurfaceName() => Object.Call(MethodName.GetSurfaceName).As<StringName>();
-
-        public PhysicsMaterial GetPhysicsMaterial() => Object.Call(MethodName.GetPhysicsMaterial).As<PhysicsMaterial>();
-
-        public bool GetDeformable() => Object.Call(MethodName.GetDeformable).As<bool>();
+        public double GetDeformDarken() => Object.Call(MethodName.GetDeformDarken).As<double>();
 
         public double GetDeformDepth() => Object.Call(MethodName.GetDeformDepth).As<double>();
 
-        public double GetDeformDarken() => Object.Call(MethodName.GetDeformDarken).As<double>();
+        public bool GetDeformable() => Object.Call(MethodName.GetDeformable).As<bool>();
+
+        public Vector2 GetHeightBand() => Object.Call(MethodName.GetHeightBand).As<Vector2>();
+
+        public string GetName() => Object.Call(MethodName.GetName).As<string>();
+
+        public Texture2D GetNormalTexture() => Object.Call(MethodName.GetNormalTexture).As<Texture2D>();
+
+        public PhysicsMaterial GetPhysicsMaterial() => Object.Call(MethodName.GetPhysicsMaterial).As<PhysicsMaterial>();
+
+        public double GetRoughness() => Object.Call(MethodName.GetRoughness).As<double>();
+
+        public StringName GetSurfaceName() => Object.Call(MethodName.GetSurfaceName).As<StringName>();
+
+        public bool GetTriplanar() => Object.Call(MethodName.GetTriplanar).As<bool>();
+
+        public double GetUvScale() => Object.Call(MethodName.GetUvScale).As<double>();
+
+        public void SetAlbedoColor(Color v) => Object.Call(MethodName.SetAlbedoColor, Variant.From(v));
+
+        public void SetAlbedoTexture(Texture2D v) => Object.Call(MethodName.SetAlbedoTexture, Variant.From(v));
+
+        public void SetDeformDarken(double v) => Object.Call(MethodName.SetDeformDarken, Variant.From(v));
+
+        public void SetDeformDepth(double v) => Object.Call(MethodName.SetDeformDepth, Variant.From(v));
+
+        public void SetDeformable(bool v) => Object.Call(MethodName.SetDeformable, Variant.From(v));
+
+        public void SetHeightBand(Vector2 v) => Object.Call(MethodName.SetHeightBand, Variant.From(v));
+
+        public void SetName(string v) => Object.Call(MethodName.SetName, Variant.From(v));
+
+        public void SetNormalTexture(Texture2D v) => Object.Call(MethodName.SetNormalTexture, Variant.From(v));
+
+        public void SetPhysicsMaterial(PhysicsMaterial v) => Object.Call(MethodName.SetPhysicsMaterial, Variant.From(v));
+
+        public void SetRoughness(double v) => Object.Call(MethodName.SetRoughness, Variant.From(v));
+
+        public void SetSurfaceName(StringName v) => Object.Call(MethodName.SetSurfaceName, Variant.From(v));
+
+        public void SetTriplanar(bool v) => Object.Call(MethodName.SetTriplanar, Variant.From(v));
+
+        public void SetUvScale(double v) => Object.Call(MethodName.SetUvScale, Variant.From(v));
 
         /// <summary>
         /// Emitted (before <c>changed</c>) when <c>albedo_texture</c> or <c>normal_texture</c> is replaced.

@@ -120,20 +120,6 @@ namespace WanderingTerrain
             set => Object.Set(PropertyName.TextureSize, Variant.From(value));
         }
 
-        public void SetLayers(TerrainLayer[] v) => Object.Call(MethodName.SetLayers, Variant.From(TerrainLayer.UnwrapArray(v)));
-
-        public void SetAutoTexturing(bool v) => Object.Call(MethodName.SetAutoTexturing, Variant.From(v));
-
-        public void SetTriplanarSlope(double v) => Object.Call(MethodName.SetTriplanarSlope, Variant.From(v));
-
-        public void SetBlendSharpness(double v) => Object.Call(MethodName.SetBlendSharpness, Variant.From(v));
-
-        public void SetCliffLayer(long v) => Object.Call(MethodName.SetCliffLayer, Variant.From(v));
-
-        public void SetCliffSlope(double v) => Object.Call(MethodName.SetCliffSlope, Variant.From(v));
-
-        public void SetTextureSize(long v) => Object.Call(MethodName.SetTextureSize, Variant.From(v));
-
         /// <summary>
         /// Sets every parameter of the look on <c>material</c> (a ShaderMaterial whose shader includes <c>terrain_material.gdshaderinc</c>). The nodes call this themselves.
         /// </summary>
@@ -144,16 +130,7 @@ namespace WanderingTerrain
         /// </summary>
         public Texture2DArray GetAlbedoArray() => Object.Call(MethodName.GetAlbedoArray).As<Texture2DArray>();
 
-        /// <summary>
-        /// The layers' normal maps as one array (flat where a layer has none); null without layers.
-        /// </summary>
-        public Texture2DArray GetNormalArray() => Object.Call(MethodName.GetNormalArray).As<Texture2DArray>();
-
-        public TerrainLayer[] GetLayers() => TerrainLayer.WrapArray(Object.Call(MethodName.GetLayers).As<Godot.Collections.Array<Resource>>());
-
         public bool GetAutoTexturing() => Object.Call(MethodName.GetAutoTexturing).As<bool>();
-
-        public double GetTriplanarSlope() => Object.Call(MethodName.GetTriplanarSlope).As<double>();
 
         public double GetBlendSharpness() => Object.Call(MethodName.GetBlendSharpness).As<double>();
 
@@ -161,7 +138,30 @@ namespace WanderingTerrain
 
         public double GetCliffSlope() => Object.Call(MethodName.GetCliffSlope).As<double>();
 
+        public TerrainLayer[] GetLayers() => TerrainLayer.WrapArray(Object.Call(MethodName.GetLayers).As<Godot.Collections.Array<Resource>>());
+
+        /// <summary>
+        /// The layers' normal maps as one array (flat where a layer has none); null without layers.
+        /// </summary>
+        public Texture2DArray GetNormalArray() => Object.Call(MethodName.GetNormalArray).As<Texture2DArray>();
+
         public long GetTextureSize() => Object.Call(MethodName.GetTextureSize).As<long>();
+
+        public double GetTriplanarSlope() => Object.Call(MethodName.GetTriplanarSlope).As<double>();
+
+        public void SetAutoTexturing(bool v) => Object.Call(MethodName.SetAutoTexturing, Variant.From(v));
+
+        public void SetBlendSharpness(double v) => Object.Call(MethodName.SetBlendSharpness, Variant.From(v));
+
+        public void SetCliffLayer(long v) => Object.Call(MethodName.SetCliffLayer, Variant.From(v));
+
+        public void SetCliffSlope(double v) => Object.Call(MethodName.SetCliffSlope, Variant.From(v));
+
+        public void SetLayers(TerrainLayer[] v) => Object.Call(MethodName.SetLayers, Variant.From(TerrainLayer.UnwrapArray(v)));
+
+        public void SetTextureSize(long v) => Object.Call(MethodName.SetTextureSize, Variant.From(v));
+
+        public void SetTriplanarSlope(double v) => Object.Call(MethodName.SetTriplanarSlope, Variant.From(v));
 
         /// <summary>The property names of this class, interned.</summary>
         public static class PropertyName

@@ -420,29 +420,67 @@ namespace WanderingTerrain
         }
 
         /// <summary>
+        /// What is missing for this node to draw and collide, and what keeps its children (paths, stamps, the instancer) from working, each named; empty when nothing is. The editor shows these as the node's configuration warnings.
+        /// </summary>
+        public string[] CheckSetup() => Object.Call(MethodName.CheckSetup).As<string[]>();
+
+        /// <summary>
+        /// Forgets every press at once (a new level, a respawn).
+        /// </summary>
+        public void ClearInteraction() => Object.Call(MethodName.ClearInteraction);
+
+        public long GetCastShadow() => Object.Call(MethodName.GetCastShadow).As<long>();
+
+        public TerrainCollision GetCollision() => TerrainCollision.Bind(Object.Call(MethodName.GetCollision).AsGodotObject());
+
+        /// <summary>
         /// World positions of the grid points drawn for [i]Debug → Visible Collision Shapes[/i] (every tile's points, as handed to the physics engine); empty when the scene tree does not show collision.
         /// </summary>
         public Vector3[] GetCollisionDebugPoints() => Object.Call(MethodName.GetCollisionDebugPoints).As<Vector3[]>();
-
-        /// <summary>
-        /// Brings collision up to date now: every tile the mode wants around the target and every tile pending edits touched, waiting for the worker threads. Each physics frame does this without waiting (grids are computed on workers and arrive a frame or two later). Returns the number of tiles written.
-        /// </summary>
-        public long UpdateCollision() => Object.Call(MethodName.UpdateCollision).As<long>();
 
         /// <summary>
         /// Collision tiles computed on the main thread because the worker threads had not brought them when the target reached them (a measure of whether collision keeps up).
         /// </summary>
         public long GetCollisionLateTiles() => Object.Call(MethodName.GetCollisionLateTiles).As<long>();
 
+        public long GetCollisionLayer() => Object.Call(MethodName.GetCollisionLayer).As<long>();
+
+        public bool GetCollisionLiftBodies() => Object.Call(MethodName.GetCollisionLiftBodies).As<bool>();
+
+        public long GetCollisionMask() => Object.Call(MethodName.GetCollisionMask).As<long>();
+
+        public long GetCollisionMode() => Object.Call(MethodName.GetCollisionMode).As<long>();
+
+        public double GetCollisionRadius() => Object.Call(MethodName.GetCollisionRadius).As<double>();
+
+        public long GetCollisionSubdivision() => Object.Call(MethodName.GetCollisionSubdivision).As<long>();
+
         /// <summary>
         /// Number of collision tiles (heightmap shapes, 64 × 64 sample cells at subdivision 1) in use.
         /// </summary>
         public long GetCollisionTileCount() => Object.Call(MethodName.GetCollisionTileCount).As<long>();
 
+        public double GetCollisionTolerance() => Object.Call(MethodName.GetCollisionTolerance).As<double>();
+
+        public long GetDebugView() => Object.Call(MethodName.GetDebugView).As<long>();
+
         /// <summary>
-        /// How trampled the ground is at world <c>position</c> (X/Z): 0 untouched … 1 pressed flat just now by a <c>TerrainInteractor</c>, recovering linearly over <c>interaction_recovery_time</c>; what the grass and the deformable layers draw. 0 outside the field's window (<c>interaction_size</c> × <c>interaction_texel_size</c> around the camera) and while the field is off.
+        /// Height of the drawn terrain at world X/Z <c>pos</c> (this node's position and scale applied, and its origin shift: exact however far out the world is); NaN without terrain data. <c>pos</c> is a Vector2 (X, Z): from a Vector3 such as <c>global_position</c>, pass <c>Vector2(p.x, p.z)</c> or call <c>get_height_at(p)</c>.
         /// </summary>
-        public double GetTrample(Vector3 position) => Object.Call(MethodName.GetTrample, Variant.From(position)).As<double>();
+        public double GetHeight(Vector2 pos) => Object.Call(MethodName.GetHeight, Variant.From(pos)).As<double>();
+
+        /// <summary>
+        /// Height of the drawn terrain under world point <c>position</c> (its X and Z; Y is ignored): the same as <c>get_height(Vector2(position.x, position.z))</c>, for a <c>global_position</c> as it is.
+        /// </summary>
+        public double GetHeightAt(Vector3 position) => Object.Call(MethodName.GetHeightAt, Variant.From(position)).As<double>();
+
+        public bool GetInteractionEnabled() => Object.Call(MethodName.GetInteractionEnabled).As<bool>();
+
+        public double GetInteractionRecoveryTime() => Object.Call(MethodName.GetInteractionRecoveryTime).As<double>();
+
+        public long GetInteractionSize() => Object.Call(MethodName.GetInteractionSize).As<long>();
+
+        public double GetInteractionTexelSize() => Object.Call(MethodName.GetInteractionTexelSize).As<double>();
 
         /// <summary>
         /// The field texture (null while the field is off or outside the tree): RGBA8, each texel the moment its ground will have recovered (1/64 s units in red, green, blue), toroidal around the camera. <c>interaction_field.gdshaderinc</c> reads it; shown in a TextureRect it is noise.
@@ -450,19 +488,51 @@ namespace WanderingTerrain
         public Texture2D GetInteractionTexture() => Object.Call(MethodName.GetInteractionTexture).As<Texture2D>();
 
         /// <summary>
-        /// Forgets every press at once (a new level, a respawn).
+        /// The weight of every layer of <c>terrain_material</c> that the shader blends at world X/Z <c>pos</c> (painted layers, and height bands where nothing is painted; at most 4 non-zero, summing to 1). Empty without a TerrainMaterial or terrain data.
         /// </summary>
-        public void ClearInteraction() => Object.Call(MethodName.ClearInteraction);
+        public float[] GetLayerWeights(Vector2 pos) => Object.Call(MethodName.GetLayerWeights, Variant.From(pos)).As<float[]>();
+
+        public long GetLayers() => Object.Call(MethodName.GetLayers).As<long>();
 
         /// <summary>
-        /// World position → this terrain's own space (samples × spacing from its first sample; the node's placement undone: a TerrainNode's position and scale, a WanderingTerrain's X/Z offset), and the origin shift added back (<c>TerrainNode.shift_origin</c>). What <c>TerrainData</c> and <c>TerrainRegions</c> calls take.
+        /// Vertices and triangles drawn per level (Array of Vector2i(vertices, triangles)), seams included.
         /// </summary>
-        public Vector3 ToTerrainPosition(Vector3 world) => Object.Call(MethodName.ToTerrainPosition, Variant.From(world)).As<Vector3>();
+        public Godot.Collections.Array<Vector2I> GetLevelStats() => Object.Call(MethodName.GetLevelStats).As<Godot.Collections.Array<Vector2I>>();
+
+        public long GetLevels() => Object.Call(MethodName.GetLevels).As<long>();
+
+        public ShaderMaterial GetMaterial() => Object.Call(MethodName.GetMaterial).As<ShaderMaterial>();
+
+        public double GetMorphWidth() => Object.Call(MethodName.GetMorphWidth).As<double>();
 
         /// <summary>
-        /// Height of the drawn terrain under world point <c>position</c> (its X and Z; Y is ignored): the same as <c>get_height(Vector2(position.x, position.z))</c>, for a <c>global_position</c> as it is.
+        /// The surface inside the world box <c>area</c> as triangles (world space, three vertices each, clockwise seen from above: what <c>NavigationMeshSourceGeometryData3D.add_faces</c> takes), on the drawn surface, hole triangles left out, flat ground merged where it stays within <c>tolerance</c> world units of the merged triangles (0: two triangles per square of samples). A navigation bake adds these by itself; this is for custom bakes and checks.
         /// </summary>
-        public double GetHeightAt(Vector3 position) => Object.Call(MethodName.GetHeightAt, Variant.From(position)).As<double>();
+        public Vector3[] GetNavigationFaces(Aabb area, double tolerance) => Object.Call(MethodName.GetNavigationFaces, Variant.From(area), Variant.From(tolerance)).As<Vector3[]>();
+
+        /// <summary>
+        /// Unit normal of the drawn terrain at world X/Z <c>pos</c>, in world space.
+        /// </summary>
+        public Vector3 GetNormal(Vector2 pos) => Object.Call(MethodName.GetNormal, Variant.From(pos)).As<Vector3>();
+
+        public Vector3 GetOriginOffset() => Object.Call(MethodName.GetOriginOffset).As<Vector3>();
+
+        /// <summary>
+        /// The grid <c>shift_origin</c> snaps to on X and Z (world units): the coarsest clipmap level's vertex step, made a whole number of samples. Shifts by whole steps keep every drawn vertex where it was.
+        /// </summary>
+        public Vector2 GetOriginStep() => Object.Call(MethodName.GetOriginStep).As<Vector2>();
+
+        public PhysicsMaterial GetPhysicsMaterial() => Object.Call(MethodName.GetPhysicsMaterial).As<PhysicsMaterial>();
+
+        /// <summary>
+        /// Number of pieces (rendering instances) currently drawn; 0 outside the scene tree.
+        /// </summary>
+        public long GetPieceCount() => Object.Call(MethodName.GetPieceCount).As<long>();
+
+        /// <summary>
+        /// Distance from the target to the nearest edge of the outermost level (world units).
+        /// </summary>
+        public double GetReach() => Object.Call(MethodName.GetReach).As<double>();
 
         /// <summary>
         /// What the ground is under world point <c>position</c> (its X and Z), for footsteps, dust or grip: <c>{surface: StringName, layer: int, weights: PackedFloat32Array, friction: float,
@@ -471,50 +541,123 @@ namespace WanderingTerrain
         public Godot.Collections.Dictionary GetSurface(Vector3 position) => Object.Call(MethodName.GetSurface, Variant.From(position)).As<Godot.Collections.Dictionary>();
 
         /// <summary>
-        /// <c>get_surface(position)["surface"]</c> without building a Dictionary (a footstep each frame).
-        /// </summary>
-        public StringName GetSurfaceName(Vector3 position) => Object.Call(MethodName.GetSurfaceName, Variant.From(position)).As<StringName>();
-
-        /// <summary>
         /// <c>get_surface</c> where a ray hit (the Dictionary <c>PhysicsDirectSpaceState3D.intersect_ray</c> returns; its <c>position</c>). An empty <c>hit</c> (the ray hit nothing) gives an empty Dictionary.
         /// </summary>
         public Godot.Collections.Dictionary GetSurfaceAtHit(Godot.Collections.Dictionary hit) => Object.Call(MethodName.GetSurfaceAtHit, Variant.From(hit)).As<Godot.Collections.Dictionary>();
 
-        /// <summary>
-        /// Shifts the world's origin by <c>by</c> (X and Z; snapped to <c>get_origin_step()</c>, Y ignored) so that positions near <c>by</c> come near zero, where 32-bit floats are exact: after it, what was at world position p + shift is drawn, collided and answered at p. The terrain, its collision and everything standing on it follow in this frame; returns the shift applied and emits <c>origin_shifted</c>, so the game moves its own nodes by <c>-shift</c>. Needs no rebuilding: the data windows, collision tiles and cells keep their contents. A <c>FloatingOrigin</c> node does this by itself when the camera goes far.
-        /// </summary>
-        public Vector3 ShiftOrigin(Vector3 by) => Object.Call(MethodName.ShiftOrigin, Variant.From(by)).As<Vector3>();
+        public bool GetSurfaceCacheEnabled() => Object.Call(MethodName.GetSurfaceCacheEnabled).As<bool>();
 
-        public Vector3 GetOriginOffset() => Object.Call(MethodName.GetOriginOffset).As<Vector3>();
+        public double GetSurfaceCacheFarDistance() => Object.Call(MethodName.GetSurfaceCacheFarDistance).As<double>();
 
-        public void SetOriginOffset(Vector3 offset) => Object.Call(MethodName.SetOriginOffset, Variant.From(offset));
+        public long GetSurfaceCacheLevels() => Object.Call(MethodName.GetSurfaceCacheLevels).As<long>();
 
-        /// <summary>
-        /// The grid <c>shift_origin</c> snaps to on X and Z (world units): the coarsest clipmap level's vertex step, made a whole number of samples. Shifts by whole steps keep every drawn vertex where it was.
-        /// </summary>
-        public Vector2 GetOriginStep() => Object.Call(MethodName.GetOriginStep).As<Vector2>();
-
-        public void SetTarget(NodePath target) => Object.Call(MethodName.SetTarget, Variant.From(target));
+        public long GetSurfaceCacheSize() => Object.Call(MethodName.GetSurfaceCacheSize).As<long>();
 
         /// <summary>
-        /// What is missing for this node to draw and collide, and what keeps its children (paths, stamps, the instancer) from working, each named; empty when nothing is. The editor shows these as the node's configuration warnings.
+        /// The surface cache's atlas (null while the cache is off or the node is outside the tree): levels in rows of <c>surface_cache_size</c>, three planes side by side — albedo (sRGB) and roughness, the world normal (× 0.5 + 0.5) and coverage, the height's f32 bytes. Show it in a TextureRect to see the cache.
         /// </summary>
-        public string[] CheckSetup() => Object.Call(MethodName.CheckSetup).As<string[]>();
+        public Texture2D GetSurfaceCacheTexture() => Object.Call(MethodName.GetSurfaceCacheTexture).As<Texture2D>();
 
-        public void SetTerrainData(TerrainData data) => Object.Call(MethodName.SetTerrainData, Variant.From<GodotObject>(data?.Object));
+        /// <summary>
+        /// <c>get_surface(position)["surface"]</c> without building a Dictionary (a footstep each frame).
+        /// </summary>
+        public StringName GetSurfaceName(Vector3 position) => Object.Call(MethodName.GetSurfaceName, Variant.From(position)).As<StringName>();
 
-        public void SetTerrainRegions(TerrainRegions regions) => Object.Call(MethodName.SetTerrainRegions, Variant.From<GodotObject>(regions?.Object));
+        public NodePath GetTarget() => Object.Call(MethodName.GetTarget).As<NodePath>();
 
-        public void SetTerrainGenerator(TerrainGenerator generator) => Object.Call(MethodName.SetTerrainGenerator, Variant.From<GodotObject>(generator?.Object));
+        public TerrainData GetTerrainData() => TerrainData.Bind(Object.Call(MethodName.GetTerrainData).AsGodotObject());
 
-        public void SetMaterial(ShaderMaterial material) => Object.Call(MethodName.SetMaterial, Variant.From(material));
+        public TerrainGenerator GetTerrainGenerator() => TerrainGenerator.Bind(Object.Call(MethodName.GetTerrainGenerator).AsGodotObject());
+
+        public TerrainMaterial GetTerrainMaterial() => TerrainMaterial.Bind(Object.Call(MethodName.GetTerrainMaterial).AsGodotObject());
+
+        public TerrainRegions GetTerrainRegions() => TerrainRegions.Bind(Object.Call(MethodName.GetTerrainRegions).AsGodotObject());
+
+        public long GetTileResolution() => Object.Call(MethodName.GetTileResolution).As<long>();
+
+        /// <summary>
+        /// How trampled the ground is at world <c>position</c> (X/Z): 0 untouched … 1 pressed flat just now by a <c>TerrainInteractor</c>, recovering linearly over <c>interaction_recovery_time</c>; what the grass and the deformable layers draw. 0 outside the field's window (<c>interaction_size</c> × <c>interaction_texel_size</c> around the camera) and while the field is off.
+        /// </summary>
+        public double GetTrample(Vector3 position) => Object.Call(MethodName.GetTrample, Variant.From(position)).As<double>();
+
+        public double GetVertexSpacing() => Object.Call(MethodName.GetVertexSpacing).As<double>();
+
+        /// <summary>
+        /// What the node did on the main thread since it was made, to find what a slow frame spent its time on (take the difference between two frames' dictionaries). Counters: <c>windows_steps</c> (frames whose data windows started or showed a worker's job) and <c>windows_usec</c> (their time, uploads and layout included), <c>windows_shown</c> (jobs shown), <c>layers_uploaded</c> and <c>upload_usec</c> (texture layers sent to the GPU), <c>collision_steps</c> (physics ticks with collision work), <c>collision_tiles</c> (tiles handed to the physics engine) and <c>collision_usec</c>, <c>surface_usec</c> (the surface cache's updates) and <c>surface_texels</c> (cache texels it asked the GPU to draw).
+        /// </summary>
+        public Godot.Collections.Dictionary GetWorkStats() => Object.Call(MethodName.GetWorkStats).As<Godot.Collections.Dictionary>();
+
+        /// <summary>
+        /// Whether world X/Z <c>pos</c> is over the terrain (this node's position and scale applied): on a finite map's samples, anywhere on an endless world; false without terrain. Beyond a finite map's edge <c>get_height</c> answers the nearest edge's height, and nothing is drawn or collides there.
+        /// </summary>
+        public bool IsInside(Vector2 pos) => Object.Call(MethodName.IsInside, Variant.From(pos)).As<bool>();
+
+        /// <summary>
+        /// Whether what is drawn was computed for the current target and every edit: false while the worker threads compute the data windows (after a move, an edit, or a teleport into an endless world). Wait for it before reading the screen, or to show a loading screen.
+        /// </summary>
+        public bool IsUpToDate() => Object.Call(MethodName.IsUpToDate).As<bool>();
+
+        /// <summary>
+        /// Lays the rings out around world position <c>pos</c> and brings the data windows there, waiting for them with terrain data (as <c>update_now</c>).
+        /// </summary>
+        public void PlaceAt(Vector3 pos) => Object.Call(MethodName.PlaceAt, Variant.From(pos));
+
+        /// <summary>
+        /// The first point where the ray from world <c>origin</c> along <c>direction</c> meets the drawn terrain (this node's position and scale applied, and its origin shift), exact to float precision; a vector of NaN when it misses or without terrain data. See <c>TerrainData.raycast</c>; over terrain_regions or terrain_generator a ray is followed as far as the rings reach (<c>get_reach</c>).
+        /// </summary>
+        public Vector3 Raycast(Vector3 origin, Vector3 direction) => Object.Call(MethodName.Raycast, Variant.From(origin), Variant.From(direction)).As<Vector3>();
+
+        public void SetCastShadow(long value) => Object.Call(MethodName.SetCastShadow, Variant.From(value));
+
+        public void SetCollision(TerrainCollision v) => Object.Call(MethodName.SetCollision, Variant.From<GodotObject>(v?.Object));
+
+        public void SetCollisionLayer(long v) => Object.Call(MethodName.SetCollisionLayer, Variant.From(v));
+
+        public void SetCollisionLiftBodies(bool v) => Object.Call(MethodName.SetCollisionLiftBodies, Variant.From(v));
+
+        public void SetCollisionMask(long v) => Object.Call(MethodName.SetCollisionMask, Variant.From(v));
+
+        public void SetCollisionMode(long v) => Object.Call(MethodName.SetCollisionMode, Variant.From(v));
+
+        public void SetCollisionRadius(double v) => Object.Call(MethodName.SetCollisionRadius, Variant.From(v));
+
+        public void SetCollisionSubdivision(long v) => Object.Call(MethodName.SetCollisionSubdivision, Variant.From(v));
+
+        public void SetCollisionTolerance(double v) => Object.Call(MethodName.SetCollisionTolerance, Variant.From(v));
 
         /// <summary>
         /// Shows debug view <c>value</c> (see the property); out of range is refused with an error.
         /// </summary>
         public void SetDebugView(long value) => Object.Call(MethodName.SetDebugView, Variant.From(value));
 
-        public void SetTerrainMaterial(TerrainMaterial look) => Object.Call(MethodName.SetTerrainMaterial, Variant.From<GodotObject>(look?.Object));
+        public void SetInteractionEnabled(bool v) => Object.Call(MethodName.SetInteractionEnabled, Variant.From(v));
+
+        /// <summary>
+        /// 0.1..=3600 seconds; out of range (or NaN) is refused with an error and the old value kept.
+        /// </summary>
+        public void SetInteractionRecoveryTime(double v) => Object.Call(MethodName.SetInteractionRecoveryTime, Variant.From(v));
+
+        /// <summary>
+        /// 64..=2048, a multiple of 64; out of range is refused with an error and the old value kept.
+        /// </summary>
+        public void SetInteractionSize(long v) => Object.Call(MethodName.SetInteractionSize, Variant.From(v));
+
+        /// <summary>
+        /// 0.01..=16; out of range (or NaN) is refused with an error and the old value kept.
+        /// </summary>
+        public void SetInteractionTexelSize(double v) => Object.Call(MethodName.SetInteractionTexelSize, Variant.From(v));
+
+        public void SetLayers(long value) => Object.Call(MethodName.SetLayers, Variant.From(value));
+
+        public void SetLevels(long value) => Object.Call(MethodName.SetLevels, Variant.From(value));
+
+        public void SetMaterial(ShaderMaterial material) => Object.Call(MethodName.SetMaterial, Variant.From(material));
+
+        public void SetMorphWidth(double value) => Object.Call(MethodName.SetMorphWidth, Variant.From(value));
+
+        public void SetOriginOffset(Vector3 offset) => Object.Call(MethodName.SetOriginOffset, Variant.From(offset));
+
+        public void SetPhysicsMaterial(PhysicsMaterial v) => Object.Call(MethodName.SetPhysicsMaterial, Variant.From(v));
 
         public void SetSurfaceCacheEnabled(bool v) => Object.Call(MethodName.SetSurfaceCacheEnabled, Variant.From(v));
 
@@ -533,187 +676,44 @@ namespace WanderingTerrain
         /// </summary>
         public void SetSurfaceCacheSize(long v) => Object.Call(MethodName.SetSurfaceCacheSize, Variant.From(v));
 
-        public void SetInteractionEnabled(bool v) => Object.Call(MethodName.SetInteractionEnabled, Variant.From(v));
+        public void SetTarget(NodePath target) => Object.Call(MethodName.SetTarget, Variant.From(target));
 
-        /// <summary>
-        /// 64..=2048, a multiple of 64; out of range is refused with an error and the old value kept.
-        /// </summary>
-        public void SetInteractionSize(long v) => Object.Call(MethodName.SetInteractionSize, Variant.From(v));
+        public void SetTerrainData(TerrainData data) => Object.Call(MethodName.SetTerrainData, Variant.From<GodotObject>(data?.Object));
 
-        /// <summary>
-        /// 0.01..=16; out of range (or NaN) is refused with an error and the old value kept.
-        /// </summary>
-        public void SetInteractionTexelSize(double v) => Object.Call(MethodName.SetInteractionTexelSize, Variant.From(v));
+        public void SetTerrainGenerator(TerrainGenerator generator) => Object.Call(MethodName.SetTerrainGenerator, Variant.From<GodotObject>(generator?.Object));
 
-        /// <summary>
-        /// 0.1..=3600 seconds; out of range (or NaN) is refused with an error and the old value kept.
-        /// </summary>
-        public void SetInteractionRecoveryTime(double v) => Object.Call(MethodName.SetInteractionRecoveryTime, Variant.From(v));
+        public void SetTerrainMaterial(TerrainMaterial look) => Object.Call(MethodName.SetTerrainMaterial, Variant.From<GodotObject>(look?.Object));
 
-        public void SetLevels(long value) => Object.Call(MethodName.SetLevels, Variant.From(value));
+        public void SetTerrainRegions(TerrainRegions regions) => Object.Call(MethodName.SetTerrainRegions, Variant.From<GodotObject>(regions?.Object));
 
         public void SetTileResolution(long value) => Object.Call(MethodName.SetTileResolution, Variant.From(value));
 
         public void SetVertexSpacing(double value) => Object.Call(MethodName.SetVertexSpacing, Variant.From(value));
 
-        public void SetMorphWidth(double value) => Object.Call(MethodName.SetMorphWidth, Variant.From(value));
-
-        public void SetCastShadow(long value) => Object.Call(MethodName.SetCastShadow, Variant.From(value));
-
-        public void SetLayers(long value) => Object.Call(MethodName.SetLayers, Variant.From(value));
-
         /// <summary>
-        /// Brings the terrain up to date with its target and data now. Each frame does this without waiting: the data windows of a move or an edit are computed on worker threads and drawn on a following frame. This call computes them on the calling thread instead, on every source (terrain data, a region map, an endless world: its regions around the target are read or generated first, which may take a second after a teleport), so <c>is_up_to_date()</c> is true when it returns. A still target and no edit cost only reading the target's position. Returns whether anything was shown anew. <c>wait</c> false: one frame's step without waiting, as the node's own process runs it (what a bench times, or a script driving the node by hand).
+        /// Shifts the world's origin by <c>by</c> (X and Z; snapped to <c>get_origin_step()</c>, Y ignored) so that positions near <c>by</c> come near zero, where 32-bit floats are exact: after it, what was at world position p + shift is drawn, collided and answered at p. The terrain, its collision and everything standing on it follow in this frame; returns the shift applied and emits <c>origin_shifted</c>, so the game moves its own nodes by <c>-shift</c>. Needs no rebuilding: the data windows, collision tiles and cells keep their contents. A <c>FloatingOrigin</c> node does this by itself when the camera goes far.
         /// </summary>
-        public bool UpdateNow(bool wait) => Object.Call(MethodName.UpdateNow, Variant.From(wait)).As<bool>();
-
-        /// <summary>
-        /// Lays the rings out around world position <c>pos</c> and brings the data windows there, waiting for them with terrain data (as <c>update_now</c>).
-        /// </summary>
-        public void PlaceAt(Vector3 pos) => Object.Call(MethodName.PlaceAt, Variant.From(pos));
-
-        /// <summary>
-        /// What the node did on the main thread since it was made, to find what a slow frame spent its time on (take the difference between two frames' dictionaries). Counters: <c>windows_steps</c> (frames whose data windows started or showed a worker's job) and <c>windows_usec</c> (their time, uploads and layout included), <c>windows_shown</c> (jobs shown), <c>layers_uploaded</c> and <c>upload_usec</c> (texture layers sent to the GPU), <c>collision_steps</c> (physics ticks with collision work), <c>collision_tiles</c> (tiles handed to the physics engine) and <c>collision_usec</c>, <c>surface_usec</c> (the surface cache's updates) and <c>surface_texels</c> (cache texels it asked the GPU to draw).
-        /// </summary>
-        public Godot.Collections.Dictionary GetWorkStats() => Object.Call(MethodName.GetWorkStats).As<Godot.Collections.Dictionary>();
+        public Vector3 ShiftOrigin(Vector3 by) => Object.Call(MethodName.ShiftOrigin, Variant.From(by)).As<Vector3>();
 
         /// <summary>
         /// Bytes of terrain data sent to the GPU since the last call (for measurements).
         /// </summary>
         public long TakeUploadedBytes() => Object.Call(MethodName.TakeUploadedBytes).As<long>();
 
-        public TerrainCollision GetCollision() => TerrainCollision.Bind(Object.Call(MethodName.GetCollision).AsGodotObject());
-
-        public void SetCollision(TerrainCollision v) => Object.Call(MethodName.SetCollision, Variant.From<GodotObject>(v?.Object));
-
-        public long GetCollisionMode() => Object.Call(MethodName.GetCollisionMode).As<long>();
-
-        public void SetCollisionMode(long v) => Object.Call(MethodName.SetCollisionMode, Variant.From(v));
-
-        public double GetCollisionRadius() => Object.Call(MethodName.GetCollisionRadius).As<double>();
-
-        public void SetCollisionRadius(double v) => Object.Call(MethodName.SetCollisionRadius, Variant.From(v));
-
-        public long GetCollisionLayer() => Object.Call(MethodName.GetCollisionLayer).As<long>();
-
-        public void SetCollisionLayer(long v) => Object.Call(MethodName.SetCollisionLayer, Variant.From(v));
-
-        public long GetCollisionMask() => Object.Call(MethodName.GetCollisionMask).As<long>();
-
-        public void SetCollisionMask(long v) => Object.Call(MethodName.SetCollisionMask, Variant.From(v));
-
-        public PhysicsMaterial GetPhysicsMaterial() => Object.Call(MethodName.GetPhysicsMaterial).As<PhysicsMaterial>();
-
-        public void SetPhysicsMaterial(PhysicsMaterial v) => Object.Call(MethodName.SetPhysicsMaterial, Variant.From(v));
-
-        public long GetCollisionSubdivision() => Object.Call(MethodName.GetCollisionSubdivision).As<long>();
-
-        public void SetCollisionSubdivision(long v) => Object.Call(MethodName.SetCollisionSubdivision, Variant.From(v));
-
-        public double GetCollisionTolerance() => Object.Call(MethodName.GetCollisionTolerance).As<double>();
-
-        public void SetCollisionTolerance(double v) => Object.Call(MethodName.SetCollisionTolerance, Variant.From(v));
-
-        public bool GetCollisionLiftBodies() => Object.Call(MethodName.GetCollisionLiftBodies).As<bool>();
-
-        public void SetCollisionLiftBodies(bool v) => Object.Call(MethodName.SetCollisionLiftBodies, Variant.From(v));
+        /// <summary>
+        /// World position → this terrain's own space (samples × spacing from its first sample; the node's placement undone: a TerrainNode's position and scale, a WanderingTerrain's X/Z offset), and the origin shift added back (<c>TerrainNode.shift_origin</c>). What <c>TerrainData</c> and <c>TerrainRegions</c> calls take.
+        /// </summary>
+        public Vector3 ToTerrainPosition(Vector3 world) => Object.Call(MethodName.ToTerrainPosition, Variant.From(world)).As<Vector3>();
 
         /// <summary>
-        /// The surface cache's atlas (null while the cache is off or the node is outside the tree): levels in rows of <c>surface_cache_size</c>, three planes side by side — albedo (sRGB) and roughness, the world normal (× 0.5 + 0.5) and coverage, the height's f32 bytes. Show it in a TextureRect to see the cache.
+        /// Brings collision up to date now: every tile the mode wants around the target and every tile pending edits touched, waiting for the worker threads. Each physics frame does this without waiting (grids are computed on workers and arrive a frame or two later). Returns the number of tiles written.
         /// </summary>
-        public Texture2D GetSurfaceCacheTexture() => Object.Call(MethodName.GetSurfaceCacheTexture).As<Texture2D>();
+        public long UpdateCollision() => Object.Call(MethodName.UpdateCollision).As<long>();
 
         /// <summary>
-        /// The weight of every layer of <c>terrain_material</c> that the shader blends at world X/Z <c>pos</c> (painted layers, and height bands where nothing is painted; at most 4 non-zero, summing to 1). Empty without a TerrainMaterial or terrain data.
+        /// Brings the terrain up to date with its target and data now. Each frame does this without waiting: the data windows of a move or an edit are computed on worker threads and drawn on a following frame. This call computes them on the calling thread instead, on every source (terrain data, a region map, an endless world: its regions around the target are read or generated first, which may take a second after a teleport), so <c>is_up_to_date()</c> is true when it returns. A still target and no edit cost only reading the target's position. Returns whether anything was shown anew. <c>wait</c> false: one frame's step without waiting, as the node's own process runs it (what a bench times, or a script driving the node by hand).
         /// </summary>
-        public float[] GetLayerWeights(Vector2 pos) => Object.Call(MethodName.GetLayerWeights, Variant.From(pos)).As<float[]>();
-
-        /// <summary>
-        /// The surface inside the world box <c>area</c> as triangles (world space, three vertices each, clockwise seen from above: what <c>NavigationMeshSourceGeometryData3D.add_faces</c> takes), on the drawn surface, hole triangles left out, flat ground merged where it stays within <c>tolerance</c> world units of the merged triangles (0: two triangles per square of samples). A navigation bake adds these by itself; this is for custom bakes and checks.
-        /// </summary>
-        public Vector3[] GetNavigationFaces(Aabb area, double tolerance) => Object.Call(MethodName.GetNavigationFaces, Variant.From(area), Variant.From(tolerance)).As<Vector3[]>();
-
-        /// <summary>
-        /// Height of the drawn terrain at world X/Z <c>pos</c> (this node's position and scale applied, and its origin shift: exact however far out the world is); NaN without terrain data. <c>pos</c> is a Vector2 (X, Z): from a Vector3 such as <c>global_position</c>, pass <c>Vector2(p.x, p.z)</c> or call <c>get_height_at(p)</c>.
-        /// </summary>
-        public double GetHeight(Vector2 pos) => Object.Call(MethodName.GetHeight, Variant.From(pos)).As<double>();
-
-        /// <summary>
-        /// Whether world X/Z <c>pos</c> is over the terrain (this node's position and scale applied): on a finite map's samples, anywhere on an endless world; false without terrain. Beyond a finite map's edge <c>get_height</c> answers the nearest edge's height, and nothing is drawn or collides there.
-        /// </summary>
-        public bool IsInside(Vector2 pos) => Object.Call(MethodName.IsInside, Variant.From(pos)).As<bool>();
-
-        /// <summary>
-        /// Unit normal of the drawn terrain at world X/Z <c>pos</c>, in world space.
-        /// </summary>
-        public Vector3 GetNormal(Vector2 pos) => Object.Call(MethodName.GetNormal, Variant.From(pos)).As<Vector3>();
-
-        /// <summary>
-        /// The first point where the ray from world <c>origin</c> along <c>direction</c> meets the drawn terrain (this node's position and scale applied, and its origin shift), exact to float precision; a vector of NaN when it misses or without terrain data. See <c>TerrainData.raycast</c>; over terrain_regions or terrain_generator a ray is followed as far as the rings reach (<c>get_reach</c>).
-        /// </summary>
-        public Vector3 Raycast(Vector3 origin, Vector3 direction) => Object.Call(MethodName.Raycast, Variant.From(origin), Variant.From(direction)).As<Vector3>();
-
-        /// <summary>
-        /// Vertices and triangles drawn per level (Array of Vector2i(vertices, triangles)), seams included.
-        /// </summary>
-        public Godot.Collections.Array<Vector2I> GetLevelStats() => Object.Call(MethodName.GetLevelStats).As<Godot.Collections.Array<Vector2I>>();
-
-        /// <summary>
-        /// Number of pieces (rendering instances) currently drawn; 0 outside the scene tree.
-        /// </summary>
-        public long GetPieceCount() => Object.Call(MethodName.GetPieceCount).As<long>();
-
-        /// <summary>
-        /// Distance from the target to the nearest edge of the outermost level (world units).
-        /// </summary>
-        public double GetReach() => Object.Call(MethodName.GetReach).As<double>();
-
-        /// <summary>
-        /// Whether what is drawn was computed for the current target and every edit: false while the worker threads compute the data windows (after a move, an edit, or a teleport into an endless world). Wait for it before reading the screen, or to show a loading screen.
-        /// </summary>
-        public bool IsUpToDate() => Object.Call(MethodName.IsUpToDate).As<bool>();
-
-        public TerrainData GetTerrainData() => TerrainData.Bind(Object.Call(MethodName.GetTerrainData).AsGodotObject());
-
-        public TerrainRegions GetTerrainRegions() => TerrainRegions.Bind(Object.Call(MethodName.GetTerrainRegions).AsGodotObject());
-
-        public TerrainGenerator GetTerrainGenerator() => TerrainGenerator.Bind(Object.Call(MethodName.GetTerrainGenerator).AsGodotObject());
-
-        public TerrainMaterial GetTerrainMaterial() => TerrainMaterial.Bind(Object.Call(MethodName.GetTerrainMaterial).AsGodotObject());
-
-        public ShaderMaterial GetMaterial() => Object.Call(MethodName.GetMaterial).As<ShaderMaterial>();
-
-        public long GetDebugView() => Object.Call(MethodName.GetDebugView).As<long>();
-
-        public NodePath GetTarget() => Object.Call(MethodName.GetTarget).As<NodePath>();
-
-        public long GetLevels() => Object.Call(MethodName.GetLevels).As<long>();
-
-        public long GetTileResolution() => Object.Call(MethodName.GetTileResolution).As<long>();
-
-        public double GetVertexSpacing() => Object.Call(MethodName.GetVertexSpacing).As<double>();
-
-        public double GetMorphWidth() => Object.Call(MethodName.GetMorphWidth).As<double>();
-
-        public long GetCastShadow() => Object.Call(MethodName.GetCastShadow).As<long>();
-
-        public long GetLayers() => Object.Call(MethodName.GetLayers).As<long>();
-
-        public bool GetSurfaceCacheEnabled() => Object.Call(MethodName.GetSurfaceCacheEnabled).As<bool>();
-
-        public long GetSurfaceCacheLevels() => Object.Call(MethodName.GetSurfaceCacheLevels).As<long>();
-
-        public long GetSurfaceCacheSize() => Object.Call(MethodName.GetSurfaceCacheSize).As<long>();
-
-        public double GetSurfaceCacheFarDistance() => Object.Call(MethodName.GetSurfaceCacheFarDistance).As<double>();
-
-        public bool GetInteractionEnabled() => Object.Call(MethodName.GetInteractionEnabled).As<bool>();
-
-        public long GetInteractionSize() => Object.Call(MethodName.GetInteractionSize).As<long>();
-
-        public double GetInteractionTexelSize() => Object.Call(MethodName.GetInteractionTexelSize).As<double>();
-
-        public double GetInteractionRecoveryTime() => Object.Call(MethodName.GetInteractionRecoveryTime).As<double>();
+        public bool UpdateNow(bool wait) => Object.Call(MethodName.UpdateNow, Variant.From(wait)).As<bool>();
 
         /// <summary>
         /// Emitted by <c>shift_origin</c> after the world moved by <c>shift</c> (the shift applied): move the camera, the player and everything else placed in world coordinates by <c>-shift</c> in the same frame.

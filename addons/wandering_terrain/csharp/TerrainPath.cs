@@ -212,14 +212,57 @@ namespace WanderingTerrain
         }
 
         /// <summary>
+        /// Builds the layer now and composes the ground at once (instead of on a worker over the next frames): what a script that reads heights right after an edit calls.
+        /// </summary>
+        public void ApplyNow() => Object.Call(MethodName.ApplyNow);
+
+        /// <summary>
         /// What keeps the layer from shaping the terrain (the editor shows it as configuration warnings): empty when nothing does.
         /// </summary>
         public string[] CheckSetup() => Object.Call(MethodName.CheckSetup).As<string[]>();
 
+        public bool GetClearInstances() => Object.Call(MethodName.GetClearInstances).As<bool>();
+
+        public double GetClearMargin() => Object.Call(MethodName.GetClearMargin).As<double>();
+
         /// <summary>
-        /// Builds the layer now and composes the ground at once (instead of on a worker over the next frames): what a script that reads heights right after an edit calls.
+        /// Microseconds the terrain's last composition of its layers took: [on its worker thread, writing it in on the main thread]. For benchmarks.
         /// </summary>
-        public void ApplyNow() => Object.Call(MethodName.ApplyNow);
+        public long[] GetComposeUsec() => Object.Call(MethodName.GetComposeUsec).As<long[]>();
+
+        /// <summary>
+        /// Samples the path writes (within its reach of the centre line: half the width and the widest of the falloff, paint and clearing).
+        /// </summary>
+        public long GetCoveredSamples() => Object.Call(MethodName.GetCoveredSamples).As<long>();
+
+        public double GetDepth() => Object.Call(MethodName.GetDepth).As<double>();
+
+        public Curve GetFalloffCurve() => Object.Call(MethodName.GetFalloffCurve).As<Curve>();
+
+        public double GetFalloffWidth() => Object.Call(MethodName.GetFalloffWidth).As<double>();
+
+        public bool GetHoles() => Object.Call(MethodName.GetHoles).As<bool>();
+
+        /// <summary>
+        /// Bytes this path costs: the sculpted ground kept under the 16² tiles it reaches (4 a sample, 8 where the ground is painted) and its own pieces.
+        /// </summary>
+        public long GetLayerBytes() => Object.Call(MethodName.GetLayerBytes).As<long>();
+
+        public long GetMode() => Object.Call(MethodName.GetMode).As<long>();
+
+        public long GetOrder() => Object.Call(MethodName.GetOrder).As<long>();
+
+        public double GetPaintEdgeNoise() => Object.Call(MethodName.GetPaintEdgeNoise).As<double>();
+
+        public double GetPaintFalloff() => Object.Call(MethodName.GetPaintFalloff).As<double>();
+
+        public long GetPaintLayer() => Object.Call(MethodName.GetPaintLayer).As<long>();
+
+        public double GetPaintWidth() => Object.Call(MethodName.GetPaintWidth).As<double>();
+
+        public float[] GetPointWidths() => Object.Call(MethodName.GetPointWidths).As<float[]>();
+
+        public double GetWidth() => Object.Call(MethodName.GetWidth).As<double>();
 
         /// <summary>
         /// Whether the terrain shows the path as it is now (nothing waits to be composed). False while the path cannot shape the terrain (out of the tree, or <c>check_setup()</c> names what is missing).
@@ -231,76 +274,33 @@ namespace WanderingTerrain
         /// </summary>
         public bool LayOnGround(double maxGrade) => Object.Call(MethodName.LayOnGround, Variant.From(maxGrade)).As<bool>();
 
-        /// <summary>
-        /// Bytes this path costs: the sculpted ground kept under the 16² tiles it reaches (4 a sample, 8 where the ground is painted) and its own pieces.
-        /// </summary>
-        public long GetLayerBytes() => Object.Call(MethodName.GetLayerBytes).As<long>();
+        public void SetClearInstances(bool v) => Object.Call(MethodName.SetClearInstances, Variant.From(v));
 
-        /// <summary>
-        /// Samples the path writes (within its reach of the centre line: half the width and the widest of the falloff, paint and clearing).
-        /// </summary>
-        public long GetCoveredSamples() => Object.Call(MethodName.GetCoveredSamples).As<long>();
-
-        /// <summary>
-        /// Microseconds the terrain's last composition of its layers took: [on its worker thread, writing it in on the main thread]. For benchmarks.
-        /// </summary>
-        public long[] GetComposeUsec() => Object.Call(MethodName.GetComposeUsec).As<long[]>();
-
-        public void SetWidth(double v) => Object.Call(MethodName.SetWidth, Variant.From(v));
-
-        public void SetFalloffWidth(double v) => Object.Call(MethodName.SetFalloffWidth, Variant.From(v));
-
-        public void SetFalloffCurve(Curve v) => Object.Call(MethodName.SetFalloffCurve, Variant.From(v));
-
-        public void SetMode(long v) => Object.Call(MethodName.SetMode, Variant.From(v));
+        public void SetClearMargin(double v) => Object.Call(MethodName.SetClearMargin, Variant.From(v));
 
         public void SetDepth(double v) => Object.Call(MethodName.SetDepth, Variant.From(v));
 
-        public void SetPointWidths(float[] v) => Object.Call(MethodName.SetPointWidths, Variant.From(v));
+        public void SetFalloffCurve(Curve v) => Object.Call(MethodName.SetFalloffCurve, Variant.From(v));
+
+        public void SetFalloffWidth(double v) => Object.Call(MethodName.SetFalloffWidth, Variant.From(v));
+
+        public void SetHoles(bool v) => Object.Call(MethodName.SetHoles, Variant.From(v));
+
+        public void SetMode(long v) => Object.Call(MethodName.SetMode, Variant.From(v));
+
+        public void SetOrder(long v) => Object.Call(MethodName.SetOrder, Variant.From(v));
+
+        public void SetPaintEdgeNoise(double v) => Object.Call(MethodName.SetPaintEdgeNoise, Variant.From(v));
+
+        public void SetPaintFalloff(double v) => Object.Call(MethodName.SetPaintFalloff, Variant.From(v));
 
         public void SetPaintLayer(long v) => Object.Call(MethodName.SetPaintLayer, Variant.From(v));
 
         public void SetPaintWidth(double v) => Object.Call(MethodName.SetPaintWidth, Variant.From(v));
 
-        public void SetPaintFalloff(double v) => Object.Call(MethodName.SetPaintFalloff, Variant.From(v));
+        public void SetPointWidths(float[] v) => Object.Call(MethodName.SetPointWidths, Variant.From(v));
 
-        public void SetPaintEdgeNoise(double v) => Object.Call(MethodName.SetPaintEdgeNoise, Variant.From(v));
-
-        public void SetHoles(bool v) => Object.Call(MethodName.SetHoles, Variant.From(v));
-
-        public void SetClearInstances(bool v) => Object.Call(MethodName.SetClearInstances, Variant.From(v));
-
-        public void SetClearMargin(double v) => Object.Call(MethodName.SetClearMargin, Variant.From(v));
-
-        public void SetOrder(long v) => Object.Call(MethodName.SetOrder, Variant.From(v));
-
-        public double GetWidth() => Object.Call(MethodName.GetWidth).As<double>();
-
-        public double GetFalloffWidth() => Object.Call(MethodName.GetFalloffWidth).As<double>();
-
-        public Curve GetFalloffCurve() => Object.Call(MethodName.GetFalloffCurve).As<Curve>();
-
-        public long GetMode() => Object.Call(MethodName.GetMode).As<long>();
-
-        public double GetDepth() => Object.Call(MethodName.GetDepth).As<double>();
-
-        public float[] GetPointWidths() => Object.Call(MethodName.GetPointWidths).As<float[]>();
-
-        public long GetPaintLayer() => Object.Call(MethodName.GetPaintLayer).As<long>();
-
-        public double GetPaintWidth() => Object.Call(MethodName.GetPaintWidth).As<double>();
-
-        public double GetPaintFalloff() => Object.Call(MethodName.GetPaintFalloff).As<double>();
-
-        public double GetPaintEdgeNoise() => Object.Call(MethodName.GetPaintEdgeNoise).As<double>();
-
-        public bool GetHoles() => Object.Call(MethodName.GetHoles).As<bool>();
-
-        public bool GetClearInstances() => Object.Call(MethodName.GetClearInstances).As<bool>();
-
-        public double GetClearMargin() => Object.Call(MethodName.GetClearMargin).As<double>();
-
-        public long GetOrder() => Object.Call(MethodName.GetOrder).As<long>();
+        public void SetWidth(double v) => Object.Call(MethodName.SetWidth, Variant.From(v));
 
         /// <summary>The property names of this class, interned.</summary>
         public static class PropertyName

@@ -86,34 +86,19 @@ namespace WanderingTerrain
         }
 
         /// <summary>
-        /// Writes the edited regions (and the levels above them) to the folder — only those; each file is written to a temporary name, synced and renamed, the header last, so a crash leaves every region old or new. OK when nothing waits; an error naming the file otherwise (the edits stay unsaved). The calling thread waits (a running <c>save_async</c> first); for a progress bar use <c>save_async</c>.
+        /// One dab of <c>brush</c> at terrain X/Z <c>center</c> lasting <c>delta</c> seconds, as <c>TerrainData.apply_brush</c> (the same heights and paint). Returns the rectangle of samples changed (empty when nothing did).
         /// </summary>
-        public long Save() => Object.Call(MethodName.Save).As<long>();
+        public Rect2I ApplyBrush(TerrainBrush brush, Vector2 center, double delta) => Object.Call(MethodName.ApplyBrush, Variant.From<GodotObject>(brush?.Object), Variant.From(center), Variant.From(delta)).As<Rect2I>();
 
         /// <summary>
-        /// Starts <c>save()</c> on a worker thread: poll <c>get_save_progress()</c> and call <c>finish_save()</c> (e.g. once a frame) until it returns something other than ERR_BUSY. Edits may go on meanwhile: each is written by this save or stays unsaved for the next (none is lost, no file is half written). Returns OK when started (or when nothing waits to be saved), ERR_BUSY while a save runs, ERR_UNCONFIGURED without a folder.
+        /// Asks the running generation to stop; the folder keeps what it held.
         /// </summary>
-        public long SaveAsync() => Object.Call(MethodName.SaveAsync).As<long>();
+        public void CancelGeneration() => Object.Call(MethodName.CancelGeneration);
 
         /// <summary>
-        /// -1 when no save runs; the share done, [0, 1), while one runs (a stored map's coarser levels refreshed, then each region written); 1 when it is ready for <c>finish_save()</c>.
+        /// Asks the running import to stop; the folder keeps what it held.
         /// </summary>
-        public double GetSaveProgress() => Object.Call(MethodName.GetSaveProgress).As<double>();
-
-        /// <summary>
-        /// Ends a finished <c>save_async</c>: OK when it saved (or none runs), ERR_BUSY while it runs, or the error of the file it could not write (logged; the edits stay unsaved).
-        /// </summary>
-        public long FinishSave() => Object.Call(MethodName.FinishSave).As<long>();
-
-        /// <summary>
-        /// Opens <c>folder</c> (see the property); a folder that cannot be opened is refused with an error.
-        /// </summary>
-        public void SetFolder(string folder) => Object.Call(MethodName.SetFolder, Variant.From(folder));
-
-        /// <summary>
-        /// Sets the generator (see the property) and opens the folder again with it.
-        /// </summary>
-        public void SetGenerator(TerrainGenerator generator) => Object.Call(MethodName.SetGenerator, Variant.From<GodotObject>(generator?.Object));
+        public void CancelImport() => Object.Call(MethodName.CancelImport);
 
         /// <summary>
         /// Writes a generator-backed map to <c>folder</c>: only its header (<c>size</c> samples <c>spacing</c> apart in regions of <c>region_size</c>²) — no region files until edits are saved — and opens it: a new TerrainRegions with <c>generator</c> set, or null (with an error) on bad input. A folder that already holds a map is refused with an error naming it, and its files are left alone, unless <c>overwrite</c> is true (the old map and its saved edits are then gone). Open an existing map with <c>open_generated(folder, generator)</c>.
@@ -126,102 +111,34 @@ namespace WanderingTerrain
         public static TerrainRegions CreateEndless(TerrainGenerator generator, double spacing, string folder, long regionSize, bool overwrite) => TerrainRegions.Bind(ClassDB.ClassCallStatic(NativeName, MethodName.CreateEndless, Variant.From<GodotObject>(generator?.Object), Variant.From(spacing), Variant.From(folder), Variant.From(regionSize), Variant.From(overwrite)).AsGodotObject());
 
         /// <summary>
-        /// Whether <c>folder</c> holds a map (its <c>terrain.regions</c> header): what <c>create</c>, <c>create_endless</c>, <c>generate</c>, <c>TerrainData.save_regions</c> and the imports refuse to replace without <c>overwrite</c>.
+        /// Forgets every unsaved edit (the files' data is drawn again). A running <c>save_async</c> ends first.
         /// </summary>
-        public static bool MapExists(string folder) => ClassDB.ClassCallStatic(NativeName, MethodName.MapExists, Variant.From(folder)).As<bool>();
-
-        public void SetBudgetMb(long mb) => Object.Call(MethodName.SetBudgetMb, Variant.From(mb));
+        public void DiscardChanges() => Object.Call(MethodName.DiscardChanges);
 
         /// <summary>
-        /// Opens a region folder: a new TerrainRegions, or null (with an error) when it cannot be opened.
+        /// The lakes of <c>area</c> (samples, query coordinates; at most 2048²), as <c>TerrainData.find_lakes</c>.
         /// </summary>
-        public static TerrainRegions Open(string folder) => TerrainRegions.Bind(ClassDB.ClassCallStatic(NativeName, MethodName.Open, Variant.From(folder)).AsGodotObject());
+        public Godot.Collections.Array<Godot.Collections.Dictionary> FindLakes(Rect2I area, double minArea, double minDepth, double seaLevel) => Object.Call(MethodName.FindLakes, Variant.From(area), Variant.From(minArea), Variant.From(minDepth), Variant.From(seaLevel)).As<Godot.Collections.Array<Godot.Collections.Dictionary>>();
 
         /// <summary>
-        /// Opens a map made by <c>create</c> or <c>create_endless</c> again, with the <c>generator</c> it was made with: its regions without files come from it. A new TerrainRegions, or null (with an error) when the folder cannot be opened, or when it holds a finite map with every region stored (written by <c>save_regions</c> or <c>generate</c>: the generator would never be used; open it with <c>open(folder)</c>, or keep the generated world in another folder).
+        /// River centre lines of <c>area</c>, as <c>TerrainData.find_rivers</c>.
         /// </summary>
-        public static TerrainRegions OpenGenerated(string folder, TerrainGenerator generator) => TerrainRegions.Bind(ClassDB.ClassCallStatic(NativeName, MethodName.OpenGenerated, Variant.From(folder), Variant.From<GodotObject>(generator?.Object)).AsGodotObject());
+        public Godot.Collections.Array<Curve3D> FindRivers(Rect2I area, double minCatchment, double seaLevel) => Object.Call(MethodName.FindRivers, Variant.From(area), Variant.From(minCatchment), Variant.From(seaLevel)).As<Godot.Collections.Array<Curve3D>>();
 
         /// <summary>
-        /// Samples per side; (0, 0) when no folder is open.
+        /// Opens the folder of a finished generation and returns true; false while it runs, or when it failed (with an error) or was cancelled; true with nothing to do when none runs.
         /// </summary>
-        public Vector2I GetSize() => Object.Call(MethodName.GetSize).As<Vector2I>();
+        public bool FinishGeneration() => Object.Call(MethodName.FinishGeneration).As<bool>();
 
         /// <summary>
-        /// The samples the map holds, in the coordinates of the edit and read calls and <c>region_changed</c>: (0, 0, size) for a map, (-8388608, -8388608, 16777216, 16777216) for an endless one (its samples are signed, around the origin). An empty rectangle when no folder is open.
+        /// Opens the folder of a finished import and returns true; false while it runs or when it failed or was cancelled (a failure logs an error naming the file); true with nothing to do when none runs.
         /// </summary>
-        public Rect2I GetBounds() => Object.Call(MethodName.GetBounds).As<Rect2I>();
+        public bool FinishImport() => Object.Call(MethodName.FinishImport).As<bool>();
 
         /// <summary>
-        /// Whether the map is endless (<c>create_endless</c>): a TerrainNode draws it like an endless generator.
+        /// Ends a finished <c>save_async</c>: OK when it saved (or none runs), ERR_BUSY while it runs, or the error of the file it could not write (logged; the edits stay unsaved).
         /// </summary>
-        public bool IsEndless() => Object.Call(MethodName.IsEndless).As<bool>();
-
-        /// <summary>
-        /// Distance between samples (terrain units); 1 when no folder is open.
-        /// </summary>
-        public double GetSpacing() => Object.Call(MethodName.GetSpacing).As<double>();
-
-        /// <summary>
-        /// Lowest and highest height stored.
-        /// </summary>
-        public Vector2 GetHeightRange() => Object.Call(MethodName.GetHeightRange).As<Vector2>();
-
-        /// <summary>
-        /// Samples per region side (0 when no folder is open).
-        /// </summary>
-        public long GetRegionSize() => Object.Call(MethodName.GetRegionSize).As<long>();
-
-        /// <summary>
-        /// Mip levels stored: full resolution, then halved until the map fits one region.
-        /// </summary>
-        public long GetMipCount() => Object.Call(MethodName.GetMipCount).As<long>();
-
-        /// <summary>
-        /// Height at terrain position <c>pos</c> (X/Z) — what a TerrainNode draws there (unscaled, at the origin); NaN in holes, without a folder, or for a non-finite position. Loads the regions it needs.
-        /// </summary>
-        public double GetHeight(Vector2 pos) => Object.Call(MethodName.GetHeight, Variant.From(pos)).As<double>();
-
-        /// <summary>
-        /// Whether terrain position <c>pos</c> (X/Z) lies on the map (its samples from the origin to <c>size ×
-        /// spacing</c>; anywhere on an endless map); false without a folder. Outside, <c>get_height</c> answers the nearest edge's height.
-        /// </summary>
-        public bool IsInside(Vector2 pos) => Object.Call(MethodName.IsInside, Variant.From(pos)).As<bool>();
-
-        /// <summary>
-        /// Unit normal at terrain position <c>pos</c>.
-        /// </summary>
-        public Vector3 GetNormal(Vector2 pos) => Object.Call(MethodName.GetNormal, Variant.From(pos)).As<Vector3>();
-
-        /// <summary>
-        /// Heights of the samples in <c>region</c>, row-major (bit for bit what was saved). Empty for a region outside the map.
-        /// </summary>
-        public float[] GetHeightsRegion(Rect2I region) => Object.Call(MethodName.GetHeightsRegion, Variant.From(region)).As<float[]>();
-
-        /// <summary>
-        /// Control values (paint and hole bit) of the samples in <c>region</c>, row-major.
-        /// </summary>
-        public int[] GetControlRegion(Rect2I region) => Object.Call(MethodName.GetControlRegion, Variant.From(region)).As<int[]>();
-
-        /// <summary>
-        /// Whether the region holding terrain position <c>pos</c> is in memory (queries there cost no file read).
-        /// </summary>
-        public bool IsLoaded(Vector2 pos) => Object.Call(MethodName.IsLoaded, Variant.From(pos)).As<bool>();
-
-        /// <summary>
-        /// Starts loading, on a worker thread, the regions within <c>radius</c> terrain units of <c>pos</c>; returns at once (poll <c>is_loaded</c>). One runs at a time (a call while one runs is refused with an error); regions beyond the budget push older ones out.
-        /// </summary>
-        public void Prefetch(Vector2 pos, double radius) => Object.Call(MethodName.Prefetch, Variant.From(pos), Variant.From(radius));
-
-        /// <summary>
-        /// Bytes of regions in memory.
-        /// </summary>
-        public long GetCachedBytes() => Object.Call(MethodName.GetCachedBytes).As<long>();
-
-        /// <summary>
-        /// Region files read since the folder was opened.
-        /// </summary>
-        public long GetLoads() => Object.Call(MethodName.GetLoads).As<long>();
+        public long FinishSave() => Object.Call(MethodName.FinishSave).As<long>();
 
         /// <summary>
         /// Writes the terrain of <c>generator</c> (<c>size</c> samples, <c>spacing</c> apart) to <c>folder</c> as region files of <c>region_size</c>² samples, without holding the map in memory. Disk: about 5.3 bytes a sample with the mips (4096²: 90 MB, seconds; 65536²: 23 GB, minutes); the calling thread waits — for a progress bar use <c>generate_async</c>. Returns OK, or an error code (with an error message): ERR_INVALID_PARAMETER on bad input, ERR_ALREADY_EXISTS when <c>folder</c> holds a map and <c>overwrite</c> is false (nothing is written), ERR_FILE_CANT_WRITE when a file cannot be written.
@@ -234,19 +151,100 @@ namespace WanderingTerrain
         public long GenerateAsync(TerrainGenerator generator, Vector2I size, double spacing, string folder, long regionSize, bool overwrite) => Object.Call(MethodName.GenerateAsync, Variant.From<GodotObject>(generator?.Object), Variant.From(size), Variant.From(spacing), Variant.From(folder), Variant.From(regionSize), Variant.From(overwrite)).As<long>();
 
         /// <summary>
+        /// The samples the map holds, in the coordinates of the edit and read calls and <c>region_changed</c>: (0, 0, size) for a map, (-8388608, -8388608, 16777216, 16777216) for an endless one (its samples are signed, around the origin). An empty rectangle when no folder is open.
+        /// </summary>
+        public Rect2I GetBounds() => Object.Call(MethodName.GetBounds).As<Rect2I>();
+
+        public long GetBudgetMb() => Object.Call(MethodName.GetBudgetMb).As<long>();
+
+        /// <summary>
+        /// Bytes of regions in memory.
+        /// </summary>
+        public long GetCachedBytes() => Object.Call(MethodName.GetCachedBytes).As<long>();
+
+        /// <summary>
+        /// Control values (paint and hole bit) of the samples in <c>region</c>, row-major.
+        /// </summary>
+        public int[] GetControlRegion(Rect2I region) => Object.Call(MethodName.GetControlRegion, Variant.From(region)).As<int[]>();
+
+        /// <summary>
+        /// The flow of <c>area</c> as an RGBF image, as <c>TerrainData.get_flow_map</c>.
+        /// </summary>
+        public Image GetFlowMap(Rect2I area, double seaLevel) => Object.Call(MethodName.GetFlowMap, Variant.From(area), Variant.From(seaLevel)).As<Image>();
+
+        public string GetFolder() => Object.Call(MethodName.GetFolder).As<string>();
+
+        /// <summary>
         /// -1 when no generation runs; the share of regions written, [0, 1), while one runs; 1 when it is ready for <c>finish_generation()</c>. (One job runs at a time: during an import this is its progress.)
         /// </summary>
         public double GetGenerationProgress() => Object.Call(MethodName.GetGenerationProgress).As<double>();
 
-        /// <summary>
-        /// Asks the running generation to stop; the folder keeps what it held.
-        /// </summary>
-        public void CancelGeneration() => Object.Call(MethodName.CancelGeneration);
+        public TerrainGenerator GetGenerator() => TerrainGenerator.Bind(Object.Call(MethodName.GetGenerator).AsGodotObject());
 
         /// <summary>
-        /// Opens the folder of a finished generation and returns true; false while it runs, or when it failed (with an error) or was cancelled; true with nothing to do when none runs.
+        /// Height at terrain position <c>pos</c> (X/Z) — what a TerrainNode draws there (unscaled, at the origin); NaN in holes, without a folder, or for a non-finite position. Loads the regions it needs.
         /// </summary>
-        public bool FinishGeneration() => Object.Call(MethodName.FinishGeneration).As<bool>();
+        public double GetHeight(Vector2 pos) => Object.Call(MethodName.GetHeight, Variant.From(pos)).As<double>();
+
+        /// <summary>
+        /// Lowest and highest height stored.
+        /// </summary>
+        public Vector2 GetHeightRange() => Object.Call(MethodName.GetHeightRange).As<Vector2>();
+
+        /// <summary>
+        /// Heights of the samples in <c>region</c>, row-major (bit for bit what was saved). Empty for a region outside the map.
+        /// </summary>
+        public float[] GetHeightsRegion(Rect2I region) => Object.Call(MethodName.GetHeightsRegion, Variant.From(region)).As<float[]>();
+
+        /// <summary>
+        /// -1 when no import runs; the share of rows read, [0, 1), while one runs; 1 when it is ready for <c>finish_import()</c>.
+        /// </summary>
+        public double GetImportProgress() => Object.Call(MethodName.GetImportProgress).As<double>();
+
+        /// <summary>
+        /// Region files read since the folder was opened.
+        /// </summary>
+        public long GetLoads() => Object.Call(MethodName.GetLoads).As<long>();
+
+        /// <summary>
+        /// Mip levels stored: full resolution, then halved until the map fits one region.
+        /// </summary>
+        public long GetMipCount() => Object.Call(MethodName.GetMipCount).As<long>();
+
+        /// <summary>
+        /// Unit normal at terrain position <c>pos</c>.
+        /// </summary>
+        public Vector3 GetNormal(Vector2 pos) => Object.Call(MethodName.GetNormal, Variant.From(pos)).As<Vector3>();
+
+        /// <summary>
+        /// Samples per region side (0 when no folder is open).
+        /// </summary>
+        public long GetRegionSize() => Object.Call(MethodName.GetRegionSize).As<long>();
+
+        /// <summary>
+        /// -1 when no save runs; the share done, [0, 1), while one runs (a stored map's coarser levels refreshed, then each region written); 1 when it is ready for <c>finish_save()</c>.
+        /// </summary>
+        public double GetSaveProgress() => Object.Call(MethodName.GetSaveProgress).As<double>();
+
+        /// <summary>
+        /// Samples per side; (0, 0) when no folder is open.
+        /// </summary>
+        public Vector2I GetSize() => Object.Call(MethodName.GetSize).As<Vector2I>();
+
+        /// <summary>
+        /// Distance between samples (terrain units); 1 when no folder is open.
+        /// </summary>
+        public double GetSpacing() => Object.Call(MethodName.GetSpacing).As<double>();
+
+        /// <summary>
+        /// Regions of the full resolution edited and not saved (the coarser levels are refreshed from them).
+        /// </summary>
+        public long GetUnsavedRegionCount() => Object.Call(MethodName.GetUnsavedRegionCount).As<long>();
+
+        /// <summary>
+        /// Whether edits wait for <c>save()</c>.
+        /// </summary>
+        public bool HasUnsavedChanges() => Object.Call(MethodName.HasUnsavedChanges).As<bool>();
 
         /// <summary>
         /// Imports an elevation file (<c>.tif</c>/<c>.tiff</c>, <c>.hgt</c>, <c>.asc</c>) into <c>folder</c> as region files of <c>region_size</c>² samples (a power of two in [16, 4096]) and opens it here. The file is read a block of rows at a time, so it may be larger than memory (memory: <c>region_size</c> rows of the map). Heights are the file's metres; the spacing its north–south spacing in metres. <c>nodata</c> is <c>TerrainData.NODATA_HOLES</c> or <c>NODATA_FILL</c>. Returns OK, or an error code with an error naming the file (ERR_INVALID_PARAMETER, ERR_FILE_NOT_FOUND, ERR_FILE_CANT_READ, ERR_FILE_CORRUPT for a file that cannot be imported, ERR_FILE_CANT_WRITE when the folder cannot be written, ERR_ALREADY_EXISTS when <c>folder</c> holds a map and <c>overwrite</c> is false); the folder then holds what it held before.
@@ -264,29 +262,77 @@ namespace WanderingTerrain
         public long ImportHeightmapsAsync(string[] paths, string folder, long regionSize, long nodata, bool overwrite) => Object.Call(MethodName.ImportHeightmapsAsync, Variant.From(paths), Variant.From(folder), Variant.From(regionSize), Variant.From(nodata), Variant.From(overwrite)).As<long>();
 
         /// <summary>
-        /// -1 when no import runs; the share of rows read, [0, 1), while one runs; 1 when it is ready for <c>finish_import()</c>.
+        /// Whether the map is endless (<c>create_endless</c>): a TerrainNode draws it like an endless generator.
         /// </summary>
-        public double GetImportProgress() => Object.Call(MethodName.GetImportProgress).As<double>();
+        public bool IsEndless() => Object.Call(MethodName.IsEndless).As<bool>();
 
         /// <summary>
-        /// Asks the running import to stop; the folder keeps what it held.
+        /// Whether terrain position <c>pos</c> (X/Z) lies on the map (its samples from the origin to <c>size ×
+        /// spacing</c>; anywhere on an endless map); false without a folder. Outside, <c>get_height</c> answers the nearest edge's height.
         /// </summary>
-        public void CancelImport() => Object.Call(MethodName.CancelImport);
+        public bool IsInside(Vector2 pos) => Object.Call(MethodName.IsInside, Variant.From(pos)).As<bool>();
 
         /// <summary>
-        /// Opens the folder of a finished import and returns true; false while it runs or when it failed or was cancelled (a failure logs an error naming the file); true with nothing to do when none runs.
+        /// Whether the region holding terrain position <c>pos</c> is in memory (queries there cost no file read).
         /// </summary>
-        public bool FinishImport() => Object.Call(MethodName.FinishImport).As<bool>();
+        public bool IsLoaded(Vector2 pos) => Object.Call(MethodName.IsLoaded, Variant.From(pos)).As<bool>();
 
         /// <summary>
-        /// Sets the heights of the samples in <c>region</c> (row-major, finite, within ±1e9). The coarser levels over it follow at once; the change stays in memory until <c>save()</c>. False (nothing changed) on bad input or a region that cannot be read.
+        /// Whether <c>folder</c> holds a map (its <c>terrain.regions</c> header): what <c>create</c>, <c>create_endless</c>, <c>generate</c>, <c>TerrainData.save_regions</c> and the imports refuse to replace without <c>overwrite</c>.
         /// </summary>
-        public bool SetHeightsRegion(Rect2I region, float[] values) => Object.Call(MethodName.SetHeightsRegion, Variant.From(region), Variant.From(values)).As<bool>();
+        public static bool MapExists(string folder) => ClassDB.ClassCallStatic(NativeName, MethodName.MapExists, Variant.From(folder)).As<bool>();
+
+        /// <summary>
+        /// Opens a region folder: a new TerrainRegions, or null (with an error) when it cannot be opened.
+        /// </summary>
+        public static TerrainRegions Open(string folder) => TerrainRegions.Bind(ClassDB.ClassCallStatic(NativeName, MethodName.Open, Variant.From(folder)).AsGodotObject());
+
+        /// <summary>
+        /// Opens a map made by <c>create</c> or <c>create_endless</c> again, with the <c>generator</c> it was made with: its regions without files come from it. A new TerrainRegions, or null (with an error) when the folder cannot be opened, or when it holds a finite map with every region stored (written by <c>save_regions</c> or <c>generate</c>: the generator would never be used; open it with <c>open(folder)</c>, or keep the generated world in another folder).
+        /// </summary>
+        public static TerrainRegions OpenGenerated(string folder, TerrainGenerator generator) => TerrainRegions.Bind(ClassDB.ClassCallStatic(NativeName, MethodName.OpenGenerated, Variant.From(folder), Variant.From<GodotObject>(generator?.Object)).AsGodotObject());
+
+        /// <summary>
+        /// Starts loading, on a worker thread, the regions within <c>radius</c> terrain units of <c>pos</c>; returns at once (poll <c>is_loaded</c>). One runs at a time (a call while one runs is refused with an error); regions beyond the budget push older ones out.
+        /// </summary>
+        public void Prefetch(Vector2 pos, double radius) => Object.Call(MethodName.Prefetch, Variant.From(pos), Variant.From(radius));
+
+        /// <summary>
+        /// Reports regions found unreadable since the last call: an error naming the file and <c>region_failed</c>, once per region. Nodes drawing the map call it every frame.
+        /// </summary>
+        public void ReportFailures() => Object.Call(MethodName.ReportFailures);
+
+        /// <summary>
+        /// Writes the edited regions (and the levels above them) to the folder — only those; each file is written to a temporary name, synced and renamed, the header last, so a crash leaves every region old or new. OK when nothing waits; an error naming the file otherwise (the edits stay unsaved). The calling thread waits (a running <c>save_async</c> first); for a progress bar use <c>save_async</c>.
+        /// </summary>
+        public long Save() => Object.Call(MethodName.Save).As<long>();
+
+        /// <summary>
+        /// Starts <c>save()</c> on a worker thread: poll <c>get_save_progress()</c> and call <c>finish_save()</c> (e.g. once a frame) until it returns something other than ERR_BUSY. Edits may go on meanwhile: each is written by this save or stays unsaved for the next (none is lost, no file is half written). Returns OK when started (or when nothing waits to be saved), ERR_BUSY while a save runs, ERR_UNCONFIGURED without a folder.
+        /// </summary>
+        public long SaveAsync() => Object.Call(MethodName.SaveAsync).As<long>();
+
+        public void SetBudgetMb(long mb) => Object.Call(MethodName.SetBudgetMb, Variant.From(mb));
 
         /// <summary>
         /// Control values (paint and hole bit) of the samples in <c>region</c>, as <c>TerrainData.set_control_region</c>.
         /// </summary>
         public bool SetControlRegion(Rect2I region, int[] values) => Object.Call(MethodName.SetControlRegion, Variant.From(region), Variant.From(values)).As<bool>();
+
+        /// <summary>
+        /// Opens <c>folder</c> (see the property); a folder that cannot be opened is refused with an error.
+        /// </summary>
+        public void SetFolder(string folder) => Object.Call(MethodName.SetFolder, Variant.From(folder));
+
+        /// <summary>
+        /// Sets the generator (see the property) and opens the folder again with it.
+        /// </summary>
+        public void SetGenerator(TerrainGenerator generator) => Object.Call(MethodName.SetGenerator, Variant.From<GodotObject>(generator?.Object));
+
+        /// <summary>
+        /// Sets the heights of the samples in <c>region</c> (row-major, finite, within ±1e9). The coarser levels over it follow at once; the change stays in memory until <c>save()</c>. False (nothing changed) on bad input or a region that cannot be read.
+        /// </summary>
+        public bool SetHeightsRegion(Rect2I region, float[] values) => Object.Call(MethodName.SetHeightsRegion, Variant.From(region), Variant.From(values)).As<bool>();
 
         /// <summary>
         /// Holes (1) or ground (0) for the samples in <c>region</c>, as <c>TerrainData.set_holes_region</c>.
@@ -297,52 +343,6 @@ namespace WanderingTerrain
         /// Paints <c>layer</c>'s weights in <c>region</c>, as <c>TerrainData.set_layer_region</c>.
         /// </summary>
         public bool SetLayerRegion(Rect2I region, long layer, float[] weights) => Object.Call(MethodName.SetLayerRegion, Variant.From(region), Variant.From(layer), Variant.From(weights)).As<bool>();
-
-        /// <summary>
-        /// One dab of <c>brush</c> at terrain X/Z <c>center</c> lasting <c>delta</c> seconds, as <c>TerrainData.apply_brush</c> (the same heights and paint). Returns the rectangle of samples changed (empty when nothing did).
-        /// </summary>
-        public Rect2I ApplyBrush(TerrainBrush brush, Vector2 center, double delta) => Object.Call(MethodName.ApplyBrush, Variant.From<GodotObject>(brush?.Object), Variant.From(center), Variant.From(delta)).As<Rect2I>();
-
-        /// <summary>
-        /// Whether edits wait for <c>save()</c>.
-        /// </summary>
-        public bool HasUnsavedChanges() => Object.Call(MethodName.HasUnsavedChanges).As<bool>();
-
-        /// <summary>
-        /// Regions of the full resolution edited and not saved (the coarser levels are refreshed from them).
-        /// </summary>
-        public long GetUnsavedRegionCount() => Object.Call(MethodName.GetUnsavedRegionCount).As<long>();
-
-        /// <summary>
-        /// Forgets every unsaved edit (the files' data is drawn again). A running <c>save_async</c> ends first.
-        /// </summary>
-        public void DiscardChanges() => Object.Call(MethodName.DiscardChanges);
-
-        /// <summary>
-        /// Reports regions found unreadable since the last call: an error naming the file and <c>region_failed</c>, once per region. Nodes drawing the map call it every frame.
-        /// </summary>
-        public void ReportFailures() => Object.Call(MethodName.ReportFailures);
-
-        /// <summary>
-        /// The lakes of <c>area</c> (samples, query coordinates; at most 2048²), as <c>TerrainData.find_lakes</c>.
-        /// </summary>
-        public Godot.Collections.Array<Godot.Collections.Dictionary> FindLakes(Rect2I area, double minArea, double minDepth, double seaLevel) => Object.Call(MethodName.FindLakes, Variant.From(area), Variant.From(minArea), Variant.From(minDepth), Variant.From(seaLevel)).As<Godot.Collections.Array<Godot.Collections.Dictionary>>();
-
-        /// <summary>
-        /// River centre lines of <c>area</c>, as <c>TerrainData.find_rivers</c>.
-        /// </summary>
-        public Godot.Collections.Array<Curve3D> FindRivers(Rect2I area, double minCatchment, double seaLevel) => Object.Call(MethodName.FindRivers, Variant.From(area), Variant.From(minCatchment), Variant.From(seaLevel)).As<Godot.Collections.Array<Curve3D>>();
-
-        /// <summary>
-        /// The flow of <c>area</c> as an RGBF image, as <c>TerrainData.get_flow_map</c>.
-        /// </summary>
-        public Image GetFlowMap(Rect2I area, double seaLevel) => Object.Call(MethodName.GetFlowMap, Variant.From(area), Variant.From(seaLevel)).As<Image>();
-
-        public TerrainGenerator GetGenerator() => TerrainGenerator.Bind(Object.Call(MethodName.GetGenerator).AsGodotObject());
-
-        public string GetFolder() => Object.Call(MethodName.GetFolder).As<string>();
-
-        public long GetBudgetMb() => Object.Call(MethodName.GetBudgetMb).As<long>();
 
         /// <summary>
         /// Emitted after an edit with the rectangle of samples whose data changed.

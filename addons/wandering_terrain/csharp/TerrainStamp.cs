@@ -148,47 +148,47 @@ namespace WanderingTerrain
         }
 
         /// <summary>
+        /// Builds the layer now and composes the ground at once.
+        /// </summary>
+        public void ApplyNow() => Object.Call(MethodName.ApplyNow);
+
+        /// <summary>
         /// What keeps the layer from shaping the terrain (the editor shows it as configuration warnings): empty when nothing does.
         /// </summary>
         public string[] CheckSetup() => Object.Call(MethodName.CheckSetup).As<string[]>();
 
-        /// <summary>
-        /// Builds the layer now and composes the ground at once.
-        /// </summary>
-        public void ApplyNow() => Object.Call(MethodName.ApplyNow);
+        public long GetBlendMode() => Object.Call(MethodName.GetBlendMode).As<long>();
+
+        public double GetFalloff() => Object.Call(MethodName.GetFalloff).As<double>();
+
+        public double GetHeight() => Object.Call(MethodName.GetHeight).As<double>();
+
+        public Image GetImage() => Object.Call(MethodName.GetImage).As<Image>();
+
+        public long GetOrder() => Object.Call(MethodName.GetOrder).As<long>();
+
+        public Vector2 GetSize() => Object.Call(MethodName.GetSize).As<Vector2>();
+
+        public double GetStrength() => Object.Call(MethodName.GetStrength).As<double>();
 
         /// <summary>
         /// Whether the terrain shows the stamp as it is now. False while the stamp cannot shape the terrain (out of the tree, or <c>check_setup()</c> names what is missing).
         /// </summary>
         public bool IsApplied() => Object.Call(MethodName.IsApplied).As<bool>();
 
-        public void SetImage(Image v) => Object.Call(MethodName.SetImage, Variant.From(v));
-
-        public void SetSize(Vector2 v) => Object.Call(MethodName.SetSize, Variant.From(v));
-
-        public void SetHeight(double v) => Object.Call(MethodName.SetHeight, Variant.From(v));
-
         public void SetBlendMode(long v) => Object.Call(MethodName.SetBlendMode, Variant.From(v));
-
-        public void SetStrength(double v) => Object.Call(MethodName.SetStrength, Variant.From(v));
 
         public void SetFalloff(double v) => Object.Call(MethodName.SetFalloff, Variant.From(v));
 
+        public void SetHeight(double v) => Object.Call(MethodName.SetHeight, Variant.From(v));
+
+        public void SetImage(Image v) => Object.Call(MethodName.SetImage, Variant.From(v));
+
         public void SetOrder(long v) => Object.Call(MethodName.SetOrder, Variant.From(v));
 
-        public Image GetImage() => Object.Call(MethodName.GetImage).As<Image>();
+        public void SetSize(Vector2 v) => Object.Call(MethodName.SetSize, Variant.From(v));
 
-        public Vector2 GetSize() => Object.Call(MethodName.GetSize).As<Vector2>();
-
-        public double GetHeight() => Object.Call(MethodName.GetHeight).As<double>();
-
-        public long GetBlendMode() => Object.Call(MethodName.GetBlendMode).As<long>();
-
-        public double GetStrength() => Object.Call(MethodName.GetStrength).As<double>();
-
-        public double GetFalloff() => Object.Call(MethodName.GetFalloff).As<double>();
-
-        public long GetOrder() => Object.Call(MethodName.GetOrder).As<long>();
+        public void SetStrength(double v) => Object.Call(MethodName.SetStrength, Variant.From(v));
 
         /// <summary>The property names of this class, interned.</summary>
         public static class PropertyName

@@ -147,21 +147,6 @@ namespace WanderingTerrain
         }
 
         /// <summary>
-        /// Computes the water levels again from the terrain as it is now and redraws the surface (at once). False, with an error naming what is missing, off a terrain.
-        /// </summary>
-        public bool UpdateWater() => Object.Call(MethodName.UpdateWater).As<bool>();
-
-        /// <summary>
-        /// Height (world Y) of the water surface at world X/Z <c>pos</c>; NaN where there is no water (dry ground, or ground above the level).
-        /// </summary>
-        public double GetWaterHeight(Vector2 pos) => Object.Call(MethodName.GetWaterHeight, Variant.From(pos)).As<double>();
-
-        /// <summary>
-        /// Whether the water was computed for the node's current properties (false in the tree before the first computation, and after a property changed until the next frame or query computes it; out of the tree: whether nothing changed since it was last computed).
-        /// </summary>
-        public bool IsUpToDate() => Object.Call(MethodName.IsUpToDate).As<bool>();
-
-        /// <summary>
         /// Adds a lake at world X/Z <c>point</c> (the <c>point</c> of a <c>find_lakes</c> result) and computes the water again: what <c>lake_points.append(point)</c> cannot do (it changes a copy of the array).
         /// </summary>
         public void AddLakePoint(Vector2 point) => Object.Call(MethodName.AddLakePoint, Variant.From(point));
@@ -171,10 +156,48 @@ namespace WanderingTerrain
         /// </summary>
         public void AddRiver(Curve3D curve) => Object.Call(MethodName.AddRiver, Variant.From(curve));
 
+        public Rect2I GetArea() => Object.Call(MethodName.GetArea).As<Rect2I>();
+
+        /// <summary>
+        /// Water bodies drawn (the sea and each lake level).
+        /// </summary>
+        public long GetBodyCount() => Object.Call(MethodName.GetBodyCount).As<long>();
+
+        /// <summary>
+        /// Where the water at world X/Z <c>pos</c> flows: world X/Z, <c>river_speed</c> long in a river, zero in the sea, a lake, or on dry ground.
+        /// </summary>
+        public Vector2 GetFlow(Vector2 pos) => Object.Call(MethodName.GetFlow, Variant.From(pos)).As<Vector2>();
+
+        /// <summary>
+        /// Per lake point, its lake's level (terrain units; NaN when the point is dry or in the sea).
+        /// </summary>
+        public float[] GetLakeLevels() => Object.Call(MethodName.GetLakeLevels).As<float[]>();
+
+        public Vector2[] GetLakePoints() => Object.Call(MethodName.GetLakePoints).As<Vector2[]>();
+
+        public ShaderMaterial GetMaterial() => Object.Call(MethodName.GetMaterial).As<ShaderMaterial>();
+
+        public bool GetPixelArt() => Object.Call(MethodName.GetPixelArt).As<bool>();
+
+        public double GetRiverSpeed() => Object.Call(MethodName.GetRiverSpeed).As<double>();
+
+        public double GetRiverWidth() => Object.Call(MethodName.GetRiverWidth).As<double>();
+
+        public Godot.Collections.Array<Curve3D> GetRivers() => Object.Call(MethodName.GetRivers).As<Godot.Collections.Array<Curve3D>>();
+
+        public bool GetSea() => Object.Call(MethodName.GetSea).As<bool>();
+
+        public double GetSeaLevel() => Object.Call(MethodName.GetSeaLevel).As<double>();
+
         /// <summary>
         /// Depth of the water at world X/Z <c>pos</c> (world units, surface minus ground); NaN where there is none.
         /// </summary>
         public double GetWaterDepth(Vector2 pos) => Object.Call(MethodName.GetWaterDepth, Variant.From(pos)).As<double>();
+
+        /// <summary>
+        /// Height (world Y) of the water surface at world X/Z <c>pos</c>; NaN where there is no water (dry ground, or ground above the level).
+        /// </summary>
+        public double GetWaterHeight(Vector2 pos) => Object.Call(MethodName.GetWaterHeight, Variant.From(pos)).As<double>();
 
         /// <summary>
         /// Whether world point <c>point</c> lies below the water surface.
@@ -182,55 +205,32 @@ namespace WanderingTerrain
         public bool IsUnderwater(Vector3 point) => Object.Call(MethodName.IsUnderwater, Variant.From(point)).As<bool>();
 
         /// <summary>
-        /// Per lake point, its lake's level (terrain units; NaN when the point is dry or in the sea).
+        /// Whether the water was computed for the node's current properties (false in the tree before the first computation, and after a property changed until the next frame or query computes it; out of the tree: whether nothing changed since it was last computed).
         /// </summary>
-        public float[] GetLakeLevels() => Object.Call(MethodName.GetLakeLevels).As<float[]>();
+        public bool IsUpToDate() => Object.Call(MethodName.IsUpToDate).As<bool>();
 
-        /// <summary>
-        /// Water bodies drawn (the sea and each lake level).
-        /// </summary>
-        public long GetBodyCount() => Object.Call(MethodName.GetBodyCount).As<long>();
+        public void SetArea(Rect2I v) => Object.Call(MethodName.SetArea, Variant.From(v));
+
+        public void SetLakePoints(Vector2[] v) => Object.Call(MethodName.SetLakePoints, Variant.From(v));
+
+        public void SetMaterial(ShaderMaterial v) => Object.Call(MethodName.SetMaterial, Variant.From(v));
+
+        public void SetPixelArt(bool v) => Object.Call(MethodName.SetPixelArt, Variant.From(v));
+
+        public void SetRiverSpeed(double v) => Object.Call(MethodName.SetRiverSpeed, Variant.From(v));
+
+        public void SetRiverWidth(double v) => Object.Call(MethodName.SetRiverWidth, Variant.From(v));
+
+        public void SetRivers(Godot.Collections.Array<Curve3D> v) => Object.Call(MethodName.SetRivers, Variant.From(v));
 
         public void SetSea(bool v) => Object.Call(MethodName.SetSea, Variant.From(v));
 
         public void SetSeaLevel(double v) => Object.Call(MethodName.SetSeaLevel, Variant.From(v));
 
-        public void SetLakePoints(Vector2[] v) => Object.Call(MethodName.SetLakePoints, Variant.From(v));
-
-        public void SetPixelArt(bool v) => Object.Call(MethodName.SetPixelArt, Variant.From(v));
-
-        public void SetRivers(Godot.Collections.Array<Curve3D> v) => Object.Call(MethodName.SetRivers, Variant.From(v));
-
-        public void SetRiverWidth(double v) => Object.Call(MethodName.SetRiverWidth, Variant.From(v));
-
-        public void SetRiverSpeed(double v) => Object.Call(MethodName.SetRiverSpeed, Variant.From(v));
-
         /// <summary>
-        /// Where the water at world X/Z <c>pos</c> flows: world X/Z, <c>river_speed</c> long in a river, zero in the sea, a lake, or on dry ground.
+        /// Computes the water levels again from the terrain as it is now and redraws the surface (at once). False, with an error naming what is missing, off a terrain.
         /// </summary>
-        public Vector2 GetFlow(Vector2 pos) => Object.Call(MethodName.GetFlow, Variant.From(pos)).As<Vector2>();
-
-        public void SetArea(Rect2I v) => Object.Call(MethodName.SetArea, Variant.From(v));
-
-        public void SetMaterial(ShaderMaterial v) => Object.Call(MethodName.SetMaterial, Variant.From(v));
-
-        public bool GetSea() => Object.Call(MethodName.GetSea).As<bool>();
-
-        public double GetSeaLevel() => Object.Call(MethodName.GetSeaLevel).As<double>();
-
-        public Vector2[] GetLakePoints() => Object.Call(MethodName.GetLakePoints).As<Vector2[]>();
-
-        public Godot.Collections.Array<Curve3D> GetRivers() => Object.Call(MethodName.GetRivers).As<Godot.Collections.Array<Curve3D>>();
-
-        public double GetRiverWidth() => Object.Call(MethodName.GetRiverWidth).As<double>();
-
-        public double GetRiverSpeed() => Object.Call(MethodName.GetRiverSpeed).As<double>();
-
-        public Rect2I GetArea() => Object.Call(MethodName.GetArea).As<Rect2I>();
-
-        public ShaderMaterial GetMaterial() => Object.Call(MethodName.GetMaterial).As<ShaderMaterial>();
-
-        public bool GetPixelArt() => Object.Call(MethodName.GetPixelArt).As<bool>();
+        public bool UpdateWater() => Object.Call(MethodName.UpdateWater).As<bool>();
 
         /// <summary>
         /// Emitted after the water levels were computed (a property changed, the node entered the tree, or <c>update_water()</c>): queries answer the new water from then on.

@@ -112,23 +112,27 @@ namespace WanderingTerrain
             set => Object.Set(PropertyName.HeightMax, Variant.From(value));
         }
 
+        public double GetHeightMax() => Object.Call(MethodName.GetHeightMax).As<double>();
+
+        public double GetHeightMin() => Object.Call(MethodName.GetHeightMin).As<double>();
+
         /// <summary>
         /// Microseconds the last build of the mesh spent in this extension (laying out and writing the vertex, UV, normal and index arrays), without the engine's own handling of them: for measurements.
         /// </summary>
         public long GetLastBuildUsec() => Object.Call(MethodName.GetLastBuildUsec).As<long>();
 
-        public void SetStartSize(double value) => Object.Call(MethodName.SetStartSize, Variant.From(value));
+        public int[] GetLods() => Object.Call(MethodName.GetLods).As<int[]>();
 
-        public void SetStartSubdivision(long value) => Object.Call(MethodName.SetStartSubdivision, Variant.From(value));
+        public double GetStartSize() => Object.Call(MethodName.GetStartSize).As<double>();
 
-        public void SetLods(int[] value) => Object.Call(MethodName.SetLods, Variant.From(value));
+        public long GetStartSubdivision() => Object.Call(MethodName.GetStartSubdivision).As<long>();
 
-        public void SetVertexBudget(long value) => Object.Call(MethodName.SetVertexBudget, Variant.From(value));
+        public long GetVertexBudget() => Object.Call(MethodName.GetVertexBudget).As<long>();
 
         /// <summary>
-        /// Raises <c>height_max</c> too when needed (saved files set <c>height_min</c> first).
+        /// Number of vertices the current parameters produce (computed without generating the mesh).
         /// </summary>
-        public void SetHeightMin(double value) => Object.Call(MethodName.SetHeightMin, Variant.From(value));
+        public long GetVertexCount() => Object.Call(MethodName.GetVertexCount).As<long>();
 
         /// <summary>
         /// Lowers <c>height_min</c> too when needed.
@@ -136,21 +140,17 @@ namespace WanderingTerrain
         public void SetHeightMax(double value) => Object.Call(MethodName.SetHeightMax, Variant.From(value));
 
         /// <summary>
-        /// Number of vertices the current parameters produce (computed without generating the mesh).
+        /// Raises <c>height_max</c> too when needed (saved files set <c>height_min</c> first).
         /// </summary>
-        public long GetVertexCount() => Object.Call(MethodName.GetVertexCount).As<long>();
+        public void SetHeightMin(double value) => Object.Call(MethodName.SetHeightMin, Variant.From(value));
 
-        public long GetVertexBudget() => Object.Call(MethodName.GetVertexBudget).As<long>();
+        public void SetLods(int[] value) => Object.Call(MethodName.SetLods, Variant.From(value));
 
-        public double GetStartSize() => Object.Call(MethodName.GetStartSize).As<double>();
+        public void SetStartSize(double value) => Object.Call(MethodName.SetStartSize, Variant.From(value));
 
-        public long GetStartSubdivision() => Object.Call(MethodName.GetStartSubdivision).As<long>();
+        public void SetStartSubdivision(long value) => Object.Call(MethodName.SetStartSubdivision, Variant.From(value));
 
-        public int[] GetLods() => Object.Call(MethodName.GetLods).As<int[]>();
-
-        public double GetHeightMin() => Object.Call(MethodName.GetHeightMin).As<double>();
-
-        public double GetHeightMax() => Object.Call(MethodName.GetHeightMax).As<double>();
+        public void SetVertexBudget(long value) => Object.Call(MethodName.SetVertexBudget, Variant.From(value));
 
         /// <summary>The property names of this class, interned.</summary>
         public static class PropertyName

@@ -375,24 +375,9 @@ namespace WanderingTerrain
         }
 
         /// <summary>
-        /// Places the mesh for a camera at <c>camera_transform</c> now (called every frame with the followed camera; scripts may call it to place the mesh for another viewpoint).
+        /// What is missing for this node to draw and collide; empty when nothing is. The editor shows these as the node's configuration warnings.
         /// </summary>
-        public void PlaceFor(Transform3D cameraTransform) => Object.Call(MethodName.PlaceFor, Variant.From(cameraTransform));
-
-        /// <summary>
-        /// The surface cache's atlas (null while the cache is off or the node is outside the tree): levels in rows of <c>surface_cache_size</c>, three planes side by side — albedo (sRGB) and roughness, the world normal (× 0.5 + 0.5) and coverage, the height's f32 bytes. Show it in a TextureRect to see the cache.
-        /// </summary>
-        public Texture2D GetSurfaceCacheTexture() => Object.Call(MethodName.GetSurfaceCacheTexture).As<Texture2D>();
-
-        /// <summary>
-        /// How trampled the ground is at world <c>position</c> (X/Z): 0 untouched … 1 pressed flat just now by a <c>TerrainInteractor</c>, recovering linearly over <c>interaction_recovery_time</c>; what the grass and the deformable layers draw. 0 outside the field's window (<c>interaction_size</c> × <c>interaction_texel_size</c> around the camera) and while the field is off.
-        /// </summary>
-        public double GetTrample(Vector3 position) => Object.Call(MethodName.GetTrample, Variant.From(position)).As<double>();
-
-        /// <summary>
-        /// The field texture (null while the field is off or outside the tree): RGBA8, each texel the moment its ground will have recovered (1/64 s units in red, green, blue), toroidal around the camera. <c>interaction_field.gdshaderinc</c> reads it; shown in a TextureRect it is noise.
-        /// </summary>
-        public Texture2D GetInteractionTexture() => Object.Call(MethodName.GetInteractionTexture).As<Texture2D>();
+        public string[] CheckSetup() => Object.Call(MethodName.CheckSetup).As<string[]>();
 
         /// <summary>
         /// Forgets every press at once (a new level, a respawn).
@@ -400,14 +385,96 @@ namespace WanderingTerrain
         public void ClearInteraction() => Object.Call(MethodName.ClearInteraction);
 
         /// <summary>
-        /// World position → this terrain's own space (samples × spacing from its first sample; the node's placement undone: a TerrainNode's position and scale, a WanderingTerrain's X/Z offset), and the origin shift added back (<c>TerrainNode.shift_origin</c>). What <c>TerrainData</c> and <c>TerrainRegions</c> calls take.
+        /// The box the drawn mesh is culled by, around the camera's placement (local to the mesh's placement: the rings' reach on X/Z, the data's height range on Y).
         /// </summary>
-        public Vector3 ToTerrainPosition(Vector3 world) => Object.Call(MethodName.ToTerrainPosition, Variant.From(world)).As<Vector3>();
+        public Aabb GetAabb() => Object.Call(MethodName.GetAabb).As<Aabb>();
+
+        public double GetBackOffset() => Object.Call(MethodName.GetBackOffset).As<double>();
+
+        public NodePath GetCamera() => Object.Call(MethodName.GetCamera).As<NodePath>();
+
+        public long GetCastShadow() => Object.Call(MethodName.GetCastShadow).As<long>();
+
+        public TerrainCollision GetCollision() => TerrainCollision.Bind(Object.Call(MethodName.GetCollision).AsGodotObject());
+
+        /// <summary>
+        /// World positions of the grid points drawn for [i]Debug → Visible Collision Shapes[/i] (every tile's points, as handed to the physics engine); empty when the scene tree does not show collision.
+        /// </summary>
+        public Vector3[] GetCollisionDebugPoints() => Object.Call(MethodName.GetCollisionDebugPoints).As<Vector3[]>();
+
+        /// <summary>
+        /// Collision tiles computed on the main thread because the worker threads had not brought them when the target reached them (a measure of whether collision keeps up).
+        /// </summary>
+        public long GetCollisionLateTiles() => Object.Call(MethodName.GetCollisionLateTiles).As<long>();
+
+        public long GetCollisionLayer() => Object.Call(MethodName.GetCollisionLayer).As<long>();
+
+        public bool GetCollisionLiftBodies() => Object.Call(MethodName.GetCollisionLiftBodies).As<bool>();
+
+        public long GetCollisionMask() => Object.Call(MethodName.GetCollisionMask).As<long>();
+
+        public long GetCollisionMode() => Object.Call(MethodName.GetCollisionMode).As<long>();
+
+        public double GetCollisionRadius() => Object.Call(MethodName.GetCollisionRadius).As<double>();
+
+        public long GetCollisionSubdivision() => Object.Call(MethodName.GetCollisionSubdivision).As<long>();
+
+        /// <summary>
+        /// Number of collision tiles (heightmap shapes, 64 × 64 sample cells at subdivision 1) in use.
+        /// </summary>
+        public long GetCollisionTileCount() => Object.Call(MethodName.GetCollisionTileCount).As<long>();
+
+        public double GetCollisionTolerance() => Object.Call(MethodName.GetCollisionTolerance).As<double>();
+
+        public long GetDebugView() => Object.Call(MethodName.GetDebugView).As<long>();
+
+        /// <summary>
+        /// Height of the terrain at world X/Z <c>pos</c> (what the shader draws there); NaN without terrain data. <c>pos</c> is a Vector2 (X, Z): from a Vector3 such as <c>global_position</c>, pass <c>Vector2(p.x, p.z)</c> or call <c>get_height_at(p)</c>.
+        /// </summary>
+        public double GetHeight(Vector2 pos) => Object.Call(MethodName.GetHeight, Variant.From(pos)).As<double>();
 
         /// <summary>
         /// Height of the drawn terrain under world point <c>position</c> (its X and Z; Y is ignored): the same as <c>get_height(Vector2(position.x, position.z))</c>, for a <c>global_position</c> as it is.
         /// </summary>
         public double GetHeightAt(Vector3 position) => Object.Call(MethodName.GetHeightAt, Variant.From(position)).As<double>();
+
+        public bool GetInteractionEnabled() => Object.Call(MethodName.GetInteractionEnabled).As<bool>();
+
+        public double GetInteractionRecoveryTime() => Object.Call(MethodName.GetInteractionRecoveryTime).As<double>();
+
+        public long GetInteractionSize() => Object.Call(MethodName.GetInteractionSize).As<long>();
+
+        public double GetInteractionTexelSize() => Object.Call(MethodName.GetInteractionTexelSize).As<double>();
+
+        /// <summary>
+        /// The field texture (null while the field is off or outside the tree): RGBA8, each texel the moment its ground will have recovered (1/64 s units in red, green, blue), toroidal around the camera. <c>interaction_field.gdshaderinc</c> reads it; shown in a TextureRect it is noise.
+        /// </summary>
+        public Texture2D GetInteractionTexture() => Object.Call(MethodName.GetInteractionTexture).As<Texture2D>();
+
+        /// <summary>
+        /// The weight of every layer of <c>terrain_material</c> that the shader blends at world X/Z <c>pos</c> (painted layers, and height bands where nothing is painted; at most 4 non-zero, summing to 1). Empty without a TerrainMaterial or terrain data.
+        /// </summary>
+        public float[] GetLayerWeights(Vector2 pos) => Object.Call(MethodName.GetLayerWeights, Variant.From(pos)).As<float[]>();
+
+        public long GetLayers() => Object.Call(MethodName.GetLayers).As<long>();
+
+        public ShaderMaterial GetMaterial() => Object.Call(MethodName.GetMaterial).As<ShaderMaterial>();
+
+        public WanderingMesh GetMesh() => WanderingMesh.Bind(Object.Call(MethodName.GetMesh).AsGodotObject());
+
+        /// <summary>
+        /// The surface inside the world box <c>area</c> as triangles (world space, three vertices each, clockwise seen from above: what <c>NavigationMeshSourceGeometryData3D.add_faces</c> takes), on the drawn surface, hole triangles left out, flat ground merged where it stays within <c>tolerance</c> world units of the merged triangles (0: two triangles per square of samples). A navigation bake adds these by itself; this is for custom bakes and checks.
+        /// </summary>
+        public Vector3[] GetNavigationFaces(Aabb area, double tolerance) => Object.Call(MethodName.GetNavigationFaces, Variant.From(area), Variant.From(tolerance)).As<Vector3[]>();
+
+        /// <summary>
+        /// Unit normal of the drawn terrain at world X/Z <c>pos</c>.
+        /// </summary>
+        public Vector3 GetNormal(Vector2 pos) => Object.Call(MethodName.GetNormal, Variant.From(pos)).As<Vector3>();
+
+        public PhysicsMaterial GetPhysicsMaterial() => Object.Call(MethodName.GetPhysicsMaterial).As<PhysicsMaterial>();
+
+        public bool GetSnapToGrid() => Object.Call(MethodName.GetSnapToGrid).As<bool>();
 
         /// <summary>
         /// What the ground is under world point <c>position</c> (its X and Z), for footsteps, dust or grip: <c>{surface: StringName, layer: int, weights: PackedFloat32Array, friction: float,
@@ -416,68 +483,103 @@ namespace WanderingTerrain
         public Godot.Collections.Dictionary GetSurface(Vector3 position) => Object.Call(MethodName.GetSurface, Variant.From(position)).As<Godot.Collections.Dictionary>();
 
         /// <summary>
-        /// <c>get_surface(position)["surface"]</c> without building a Dictionary (a footstep each frame).
-        /// </summary>
-        public StringName GetSurfaceName(Vector3 position) => Object.Call(MethodName.GetSurfaceName, Variant.From(position)).As<StringName>();
-
-        /// <summary>
         /// <c>get_surface</c> where a ray hit (the Dictionary <c>PhysicsDirectSpaceState3D.intersect_ray</c> returns; its <c>position</c>). An empty <c>hit</c> (the ray hit nothing) gives an empty Dictionary.
         /// </summary>
         public Godot.Collections.Dictionary GetSurfaceAtHit(Godot.Collections.Dictionary hit) => Object.Call(MethodName.GetSurfaceAtHit, Variant.From(hit)).As<Godot.Collections.Dictionary>();
 
-        /// <summary>
-        /// What is missing for this node to draw and collide; empty when nothing is. The editor shows these as the node's configuration warnings.
-        /// </summary>
-        public string[] CheckSetup() => Object.Call(MethodName.CheckSetup).As<string[]>();
+        public bool GetSurfaceCacheEnabled() => Object.Call(MethodName.GetSurfaceCacheEnabled).As<bool>();
 
-        public void SetTerrainData(TerrainData data) => Object.Call(MethodName.SetTerrainData, Variant.From<GodotObject>(data?.Object));
+        public long GetSurfaceCacheLevels() => Object.Call(MethodName.GetSurfaceCacheLevels).As<long>();
+
+        public long GetSurfaceCacheSize() => Object.Call(MethodName.GetSurfaceCacheSize).As<long>();
+
+        /// <summary>
+        /// The surface cache's atlas (null while the cache is off or the node is outside the tree): levels in rows of <c>surface_cache_size</c>, three planes side by side — albedo (sRGB) and roughness, the world normal (× 0.5 + 0.5) and coverage, the height's f32 bytes. Show it in a TextureRect to see the cache.
+        /// </summary>
+        public Texture2D GetSurfaceCacheTexture() => Object.Call(MethodName.GetSurfaceCacheTexture).As<Texture2D>();
+
+        /// <summary>
+        /// <c>get_surface(position)["surface"]</c> without building a Dictionary (a footstep each frame).
+        /// </summary>
+        public StringName GetSurfaceName(Vector3 position) => Object.Call(MethodName.GetSurfaceName, Variant.From(position)).As<StringName>();
+
+        public TerrainData GetTerrainData() => TerrainData.Bind(Object.Call(MethodName.GetTerrainData).AsGodotObject());
+
+        public TerrainMaterial GetTerrainMaterial() => TerrainMaterial.Bind(Object.Call(MethodName.GetTerrainMaterial).AsGodotObject());
+
+        /// <summary>
+        /// How trampled the ground is at world <c>position</c> (X/Z): 0 untouched … 1 pressed flat just now by a <c>TerrainInteractor</c>, recovering linearly over <c>interaction_recovery_time</c>; what the grass and the deformable layers draw. 0 outside the field's window (<c>interaction_size</c> × <c>interaction_texel_size</c> around the camera) and while the field is off.
+        /// </summary>
+        public double GetTrample(Vector3 position) => Object.Call(MethodName.GetTrample, Variant.From(position)).As<double>();
+
+        /// <summary>
+        /// Whether world X/Z <c>pos</c> is over the terrain data (from this node's origin to <c>size × spacing</c>); false without terrain data. Beyond the edge <c>get_height</c> answers the nearest edge's height.
+        /// </summary>
+        public bool IsInside(Vector2 pos) => Object.Call(MethodName.IsInside, Variant.From(pos)).As<bool>();
+
+        /// <summary>
+        /// Places the mesh for a camera at <c>camera_transform</c> now (called every frame with the followed camera; scripts may call it to place the mesh for another viewpoint).
+        /// </summary>
+        public void PlaceFor(Transform3D cameraTransform) => Object.Call(MethodName.PlaceFor, Variant.From(cameraTransform));
+
+        /// <summary>
+        /// The first point where the ray from world <c>origin</c> along <c>direction</c> meets the terrain as drawn (the node's X/Z offset applied), exact to float precision; a vector of NaN when it misses or without terrain data. See <c>TerrainData.raycast</c>.
+        /// </summary>
+        public Vector3 Raycast(Vector3 origin, Vector3 direction) => Object.Call(MethodName.Raycast, Variant.From(origin), Variant.From(direction)).As<Vector3>();
 
         public void SetBackOffset(double value) => Object.Call(MethodName.SetBackOffset, Variant.From(value));
 
-        public TerrainCollision GetCollision() => TerrainCollision.Bind(Object.Call(MethodName.GetCollision).AsGodotObject());
+        public void SetCamera(NodePath camera) => Object.Call(MethodName.SetCamera, Variant.From(camera));
+
+        public void SetCastShadow(long value) => Object.Call(MethodName.SetCastShadow, Variant.From(value));
 
         public void SetCollision(TerrainCollision v) => Object.Call(MethodName.SetCollision, Variant.From<GodotObject>(v?.Object));
 
-        public long GetCollisionMode() => Object.Call(MethodName.GetCollisionMode).As<long>();
-
-        public void SetCollisionMode(long v) => Object.Call(MethodName.SetCollisionMode, Variant.From(v));
-
-        public double GetCollisionRadius() => Object.Call(MethodName.GetCollisionRadius).As<double>();
-
-        public void SetCollisionRadius(double v) => Object.Call(MethodName.SetCollisionRadius, Variant.From(v));
-
-        public long GetCollisionLayer() => Object.Call(MethodName.GetCollisionLayer).As<long>();
-
         public void SetCollisionLayer(long v) => Object.Call(MethodName.SetCollisionLayer, Variant.From(v));
-
-        public long GetCollisionMask() => Object.Call(MethodName.GetCollisionMask).As<long>();
-
-        public void SetCollisionMask(long v) => Object.Call(MethodName.SetCollisionMask, Variant.From(v));
-
-        public PhysicsMaterial GetPhysicsMaterial() => Object.Call(MethodName.GetPhysicsMaterial).As<PhysicsMaterial>();
-
-        public void SetPhysicsMaterial(PhysicsMaterial v) => Object.Call(MethodName.SetPhysicsMaterial, Variant.From(v));
-
-        public long GetCollisionSubdivision() => Object.Call(MethodName.GetCollisionSubdivision).As<long>();
-
-        public void SetCollisionSubdivision(long v) => Object.Call(MethodName.SetCollisionSubdivision, Variant.From(v));
-
-        public double GetCollisionTolerance() => Object.Call(MethodName.GetCollisionTolerance).As<double>();
-
-        public void SetCollisionTolerance(double v) => Object.Call(MethodName.SetCollisionTolerance, Variant.From(v));
-
-        public bool GetCollisionLiftBodies() => Object.Call(MethodName.GetCollisionLiftBodies).As<bool>();
 
         public void SetCollisionLiftBodies(bool v) => Object.Call(MethodName.SetCollisionLiftBodies, Variant.From(v));
 
-        public void SetMesh(WanderingMesh mesh) => Object.Call(MethodName.SetMesh, Variant.From<GodotObject>(mesh?.Object));
+        public void SetCollisionMask(long v) => Object.Call(MethodName.SetCollisionMask, Variant.From(v));
 
-        public void SetMaterial(ShaderMaterial material) => Object.Call(MethodName.SetMaterial, Variant.From(material));
+        public void SetCollisionMode(long v) => Object.Call(MethodName.SetCollisionMode, Variant.From(v));
+
+        public void SetCollisionRadius(double v) => Object.Call(MethodName.SetCollisionRadius, Variant.From(v));
+
+        public void SetCollisionSubdivision(long v) => Object.Call(MethodName.SetCollisionSubdivision, Variant.From(v));
+
+        public void SetCollisionTolerance(double v) => Object.Call(MethodName.SetCollisionTolerance, Variant.From(v));
 
         /// <summary>
         /// Shows debug view <c>value</c> (see the property); out of range is refused with an error.
         /// </summary>
         public void SetDebugView(long value) => Object.Call(MethodName.SetDebugView, Variant.From(value));
+
+        public void SetInteractionEnabled(bool v) => Object.Call(MethodName.SetInteractionEnabled, Variant.From(v));
+
+        /// <summary>
+        /// 0.1..=3600 seconds; out of range (or NaN) is refused with an error and the old value kept.
+        /// </summary>
+        public void SetInteractionRecoveryTime(double v) => Object.Call(MethodName.SetInteractionRecoveryTime, Variant.From(v));
+
+        /// <summary>
+        /// 64..=2048, a multiple of 64; out of range is refused with an error and the old value kept.
+        /// </summary>
+        public void SetInteractionSize(long v) => Object.Call(MethodName.SetInteractionSize, Variant.From(v));
+
+        /// <summary>
+        /// 0.01..=16; out of range (or NaN) is refused with an error and the old value kept.
+        /// </summary>
+        public void SetInteractionTexelSize(double v) => Object.Call(MethodName.SetInteractionTexelSize, Variant.From(v));
+
+        public void SetLayers(long value) => Object.Call(MethodName.SetLayers, Variant.From(value));
+
+        public void SetMaterial(ShaderMaterial material) => Object.Call(MethodName.SetMaterial, Variant.From(material));
+
+        public void SetMesh(WanderingMesh mesh) => Object.Call(MethodName.SetMesh, Variant.From<GodotObject>(mesh?.Object));
+
+        public void SetPhysicsMaterial(PhysicsMaterial v) => Object.Call(MethodName.SetPhysicsMaterial, Variant.From(v));
+
+        public void SetSnapToGrid(bool snapToGrid) => Object.Call(MethodName.SetSnapToGrid, Variant.From(snapToGrid));
 
         public void SetSurfaceCacheEnabled(bool v) => Object.Call(MethodName.SetSurfaceCacheEnabled, Variant.From(v));
 
@@ -491,121 +593,19 @@ namespace WanderingTerrain
         /// </summary>
         public void SetSurfaceCacheSize(long v) => Object.Call(MethodName.SetSurfaceCacheSize, Variant.From(v));
 
-        public void SetInteractionEnabled(bool v) => Object.Call(MethodName.SetInteractionEnabled, Variant.From(v));
-
-        /// <summary>
-        /// 64..=2048, a multiple of 64; out of range is refused with an error and the old value kept.
-        /// </summary>
-        public void SetInteractionSize(long v) => Object.Call(MethodName.SetInteractionSize, Variant.From(v));
-
-        /// <summary>
-        /// 0.01..=16; out of range (or NaN) is refused with an error and the old value kept.
-        /// </summary>
-        public void SetInteractionTexelSize(double v) => Object.Call(MethodName.SetInteractionTexelSize, Variant.From(v));
-
-        /// <summary>
-        /// 0.1..=3600 seconds; out of range (or NaN) is refused with an error and the old value kept.
-        /// </summary>
-        public void SetInteractionRecoveryTime(double v) => Object.Call(MethodName.SetInteractionRecoveryTime, Variant.From(v));
-
-        public void SetCastShadow(long value) => Object.Call(MethodName.SetCastShadow, Variant.From(value));
-
-        public void SetLayers(long value) => Object.Call(MethodName.SetLayers, Variant.From(value));
+        public void SetTerrainData(TerrainData data) => Object.Call(MethodName.SetTerrainData, Variant.From<GodotObject>(data?.Object));
 
         public void SetTerrainMaterial(TerrainMaterial look) => Object.Call(MethodName.SetTerrainMaterial, Variant.From<GodotObject>(look?.Object));
 
         /// <summary>
-        /// World positions of the grid points drawn for [i]Debug → Visible Collision Shapes[/i] (every tile's points, as handed to the physics engine); empty when the scene tree does not show collision.
+        /// World position → this terrain's own space (samples × spacing from its first sample; the node's placement undone: a TerrainNode's position and scale, a WanderingTerrain's X/Z offset), and the origin shift added back (<c>TerrainNode.shift_origin</c>). What <c>TerrainData</c> and <c>TerrainRegions</c> calls take.
         /// </summary>
-        public Vector3[] GetCollisionDebugPoints() => Object.Call(MethodName.GetCollisionDebugPoints).As<Vector3[]>();
+        public Vector3 ToTerrainPosition(Vector3 world) => Object.Call(MethodName.ToTerrainPosition, Variant.From(world)).As<Vector3>();
 
         /// <summary>
         /// Brings collision up to date now: every tile the mode wants around the target and every tile pending edits touched, waiting for the worker threads. Each physics frame does this without waiting (grids are computed on workers and arrive a frame or two later). Returns the number of tiles written.
         /// </summary>
         public long UpdateCollision() => Object.Call(MethodName.UpdateCollision).As<long>();
-
-        /// <summary>
-        /// Collision tiles computed on the main thread because the worker threads had not brought them when the target reached them (a measure of whether collision keeps up).
-        /// </summary>
-        public long GetCollisionLateTiles() => Object.Call(MethodName.GetCollisionLateTiles).As<long>();
-
-        /// <summary>
-        /// Number of collision tiles (heightmap shapes, 64 × 64 sample cells at subdivision 1) in use.
-        /// </summary>
-        public long GetCollisionTileCount() => Object.Call(MethodName.GetCollisionTileCount).As<long>();
-
-        /// <summary>
-        /// The first point where the ray from world <c>origin</c> along <c>direction</c> meets the terrain as drawn (the node's X/Z offset applied), exact to float precision; a vector of NaN when it misses or without terrain data. See <c>TerrainData.raycast</c>.
-        /// </summary>
-        public Vector3 Raycast(Vector3 origin, Vector3 direction) => Object.Call(MethodName.Raycast, Variant.From(origin), Variant.From(direction)).As<Vector3>();
-
-        /// <summary>
-        /// The weight of every layer of <c>terrain_material</c> that the shader blends at world X/Z <c>pos</c> (painted layers, and height bands where nothing is painted; at most 4 non-zero, summing to 1). Empty without a TerrainMaterial or terrain data.
-        /// </summary>
-        public float[] GetLayerWeights(Vector2 pos) => Object.Call(MethodName.GetLayerWeights, Variant.From(pos)).As<float[]>();
-
-        /// <summary>
-        /// The box the drawn mesh is culled by, around the camera's placement (local to the mesh's placement: the rings' reach on X/Z, the data's height range on Y).
-        /// </summary>
-        public Aabb GetAabb() => Object.Call(MethodName.GetAabb).As<Aabb>();
-
-        /// <summary>
-        /// The surface inside the world box <c>area</c> as triangles (world space, three vertices each, clockwise seen from above: what <c>NavigationMeshSourceGeometryData3D.add_faces</c> takes), on the drawn surface, hole triangles left out, flat ground merged where it stays within <c>tolerance</c> world units of the merged triangles (0: two triangles per square of samples). A navigation bake adds these by itself; this is for custom bakes and checks.
-        /// </summary>
-        public Vector3[] GetNavigationFaces(Aabb area, double tolerance) => Object.Call(MethodName.GetNavigationFaces, Variant.From(area), Variant.From(tolerance)).As<Vector3[]>();
-
-        /// <summary>
-        /// Height of the terrain at world X/Z <c>pos</c> (what the shader draws there); NaN without terrain data. <c>pos</c> is a Vector2 (X, Z): from a Vector3 such as <c>global_position</c>, pass <c>Vector2(p.x, p.z)</c> or call <c>get_height_at(p)</c>.
-        /// </summary>
-        public double GetHeight(Vector2 pos) => Object.Call(MethodName.GetHeight, Variant.From(pos)).As<double>();
-
-        /// <summary>
-        /// Whether world X/Z <c>pos</c> is over the terrain data (from this node's origin to <c>size × spacing</c>); false without terrain data. Beyond the edge <c>get_height</c> answers the nearest edge's height.
-        /// </summary>
-        public bool IsInside(Vector2 pos) => Object.Call(MethodName.IsInside, Variant.From(pos)).As<bool>();
-
-        /// <summary>
-        /// Unit normal of the drawn terrain at world X/Z <c>pos</c>.
-        /// </summary>
-        public Vector3 GetNormal(Vector2 pos) => Object.Call(MethodName.GetNormal, Variant.From(pos)).As<Vector3>();
-
-        public TerrainData GetTerrainData() => TerrainData.Bind(Object.Call(MethodName.GetTerrainData).AsGodotObject());
-
-        public TerrainMaterial GetTerrainMaterial() => TerrainMaterial.Bind(Object.Call(MethodName.GetTerrainMaterial).AsGodotObject());
-
-        public WanderingMesh GetMesh() => WanderingMesh.Bind(Object.Call(MethodName.GetMesh).AsGodotObject());
-
-        public ShaderMaterial GetMaterial() => Object.Call(MethodName.GetMaterial).As<ShaderMaterial>();
-
-        public long GetDebugView() => Object.Call(MethodName.GetDebugView).As<long>();
-
-        public NodePath GetCamera() => Object.Call(MethodName.GetCamera).As<NodePath>();
-
-        public void SetCamera(NodePath camera) => Object.Call(MethodName.SetCamera, Variant.From(camera));
-
-        public bool GetSnapToGrid() => Object.Call(MethodName.GetSnapToGrid).As<bool>();
-
-        public void SetSnapToGrid(bool snapToGrid) => Object.Call(MethodName.SetSnapToGrid, Variant.From(snapToGrid));
-
-        public double GetBackOffset() => Object.Call(MethodName.GetBackOffset).As<double>();
-
-        public long GetCastShadow() => Object.Call(MethodName.GetCastShadow).As<long>();
-
-        public long GetLayers() => Object.Call(MethodName.GetLayers).As<long>();
-
-        public bool GetSurfaceCacheEnabled() => Object.Call(MethodName.GetSurfaceCacheEnabled).As<bool>();
-
-        public long GetSurfaceCacheLevels() => Object.Call(MethodName.GetSurfaceCacheLevels).As<long>();
-
-        public long GetSurfaceCacheSize() => Object.Call(MethodName.GetSurfaceCacheSize).As<long>();
-
-        public bool GetInteractionEnabled() => Object.Call(MethodName.GetInteractionEnabled).As<bool>();
-
-        public long GetInteractionSize() => Object.Call(MethodName.GetInteractionSize).As<long>();
-
-        public double GetInteractionTexelSize() => Object.Call(MethodName.GetInteractionTexelSize).As<double>();
-
-        public double GetInteractionRecoveryTime() => Object.Call(MethodName.GetInteractionRecoveryTime).As<double>();
 
         /// <summary>The property names of this class, interned.</summary>
         public static class PropertyName
