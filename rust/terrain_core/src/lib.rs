@@ -19,6 +19,7 @@ pub mod free_memory;
 pub mod generation;
 mod hash;
 pub mod height_range;
+pub mod impostor;
 pub mod heightmap_io;
 pub mod instances;
 pub mod interaction_field;
