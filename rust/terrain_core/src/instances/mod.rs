@@ -13,15 +13,20 @@
 //! usefully and rebuilt within a frame after an edit (a few hundred instances at forest density), while a
 //! 200 m view holds ~130 cells, few enough draw calls.
 
+mod far_cells;
 mod format;
 mod placement;
 mod rotation;
 mod stream;
 
+pub use far_cells::{
+    box_centre, cell_box, draw_far_cell, far_cell_contents, far_factor, far_key, small_cells, FAR_CELL,
+    FAR_FLOATS,
+};
 pub use format::FormatError;
 pub use placement::{dab_add, dab_removes, scatter, Rules, RulesError};
 pub use stream::{
-    block_for, block_over, cell_samples, draw_cell, CellDraw, InstanceStream, MeshDraw,
+    block_for, block_over, cell_samples, draw_cell, CellDraw, FarJob, InstanceStream, MeshDraw,
 };
 
 use crate::samples::Samples;

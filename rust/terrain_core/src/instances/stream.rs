@@ -86,6 +86,18 @@ pub fn draw_cell<S: Samples + ?Sized>(s: &S, origin: [f64; 2], cell: &Cell) -> V
     out
 }
 
+/// One far cell for `InstanceStream::request_far`.
+pub struct FarJob {
+    pub key: CellKey,
+    pub stamp: u64,
+    /// The far cell's corner (terrain units).
+    pub origin: [f64; 2],
+    /// Its instance cells' corners and contents.
+    pub cells: Vec<([f64; 2], Cell)>,
+    /// The instance cells' side.
+    pub cell_size: f64,
+}
+
 /// Cell buffers computed on the worker pool.
 #[derive(Default)]
 pub struct InstanceStream {
@@ -139,6 +151,47 @@ impl InstanceStream {
                     }))
                     .unwrap_or_default();
                     CellDraw { key, stamp, meshes }
+                })
+                .collect()
+        });
+    }
+
+    /// Computes far cells' impostor buffers (`draw_far_cell`) on a worker: each job is a far cell's key,
+    /// stamp, corner and instance cells (`far_cell_contents`); `impostor` marks the meshes that have one.
+    /// `source` as for `request` (a block covering every job's cells for a finite source).
+    pub fn request_far(
+        &mut self,
+        source: SharedSamples,
+        jobs: Vec<FarJob>,
+        impostor: std::sync::Arc<[bool]>,
+    ) {
+        if jobs.is_empty() {
+            return;
+        }
+        self.results.spawn(jobs.len(), move || {
+            let endless = source.size().is_none();
+            jobs.into_iter()
+                .map(|job| {
+                    let meshes = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        if endless {
+                            let areas = job.cells.iter().map(|(c, _)| Area {
+                                min: *c,
+                                max: [c[0] + job.cell_size, c[1] + job.cell_size],
+                            });
+                            // One copy of the samples per far cell (an endless source's fractal
+                            // once per sample).
+                            let block = block_over(&*source, areas);
+                            super::draw_far_cell(&block, job.origin, &job.cells, &impostor)
+                        } else {
+                            super::draw_far_cell(&*source, job.origin, &job.cells, &impostor)
+                        }
+                    }))
+                    .unwrap_or_default();
+                    CellDraw {
+                        key: job.key,
+                        stamp: job.stamp,
+                        meshes,
+                    }
                 })
                 .collect()
         });
