@@ -61,6 +61,8 @@ work_counters! {
         detail_usec,
         detail_show_usec,
         detail_choose_usec,
+        /// Impostors' far cells: choosing, asking and showing them.
+        far_usec,
     }
 }
 

@@ -14,8 +14,9 @@ use crate::samples::Samples;
 /// the horizon, and a far cell's buffer small enough to hand to the engine within a frame.
 pub const FAR_CELL: f64 = 512.0;
 
-/// Floats per impostor in a far cell's buffer: the 12 of the transform, then the small cell's box centre
-/// (x, y, z; relative to the far cell's corner) and 0.
+/// Floats per impostor in a far cell's buffer: the 12 of the transform, then its small cell's box centre
+/// relative to the impostor's own origin (x, y, z, terrain units; the card shader adds it to the
+/// instance's world position, scaled by the terrain) and 0.
 pub const FAR_FLOATS: usize = 16;
 
 /// Instance cells per far cell side for a store's cell size.
@@ -88,13 +89,12 @@ pub fn draw_far_cell<S: Samples + ?Sized>(
             };
             let o = &mut out[i];
             let c = box_centre(&d);
-            let centre = [c[0] + dx, c[1], c[2] + dz, 0.0];
             o.buffer.reserve(d.count() * FAR_FLOATS);
             for t in d.buffer.chunks_exact(12) {
                 o.buffer.extend_from_slice(&[t[0], t[1], t[2], t[3] + dx]);
                 o.buffer.extend_from_slice(&[t[4], t[5], t[6], t[7]]);
                 o.buffer.extend_from_slice(&[t[8], t[9], t[10], t[11] + dz]);
-                o.buffer.extend_from_slice(&centre);
+                o.buffer.extend_from_slice(&[c[0] - t[3], c[1] - t[7], c[2] - t[11], 0.0]);
             }
             let shift = [dx, 0.0, dz];
             for k in 0..3 {
@@ -157,8 +157,13 @@ mod tests {
         // Positions relative to the far corner, heights the ground's.
         let pos: Vec<[f32; 3]> = d.buffer.chunks_exact(FAR_FLOATS).map(|c| [c[3], c[7], c[11]]).collect();
         assert_eq!(pos, vec![[1.0, 5.0, 2.0], [3.0, 5.0, 4.0], [40.0, 5.0, 73.0]]);
-        // Each carries its own cell's centre (the first two share one).
-        let centres: Vec<[f32; 3]> = d.buffer.chunks_exact(FAR_FLOATS).map(|c| [c[12], c[13], c[14]]).collect();
+        // Each carries its own cell's centre (the first two share one), relative to itself.
+        let centres: Vec<[f32; 3]> = d
+            .buffer
+            .chunks_exact(FAR_FLOATS)
+            .zip(&pos)
+            .map(|(c, p)| [c[12] + p[0], c[13] + p[1], c[14] + p[2]])
+            .collect();
         assert_eq!(centres[0], [2.0, 5.0, 3.0]);
         assert_eq!(centres[1], centres[0]);
         assert_eq!(centres[2], [40.0, 5.0, 73.0]);

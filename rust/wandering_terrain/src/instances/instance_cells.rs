@@ -144,6 +144,15 @@ impl Cells {
                     },
                 },
             };
+            // With an impostor the switch is measured to a box the far cells know (`cell_box`).
+            if let Some(imp) = &res.impostor {
+                let (lo, hi) = terrain_core::instances::cell_box(d, imp.reach);
+                let lo = Vector3::from_array(lo);
+                let aabb = Aabb::new(lo, Vector3::from_array(hi) - lo);
+                for &(_, inst) in &g.lods {
+                    rs.instance_set_custom_aabb(inst, aabb);
+                }
+            }
             for &(mm, _) in &g.lods {
                 if g.count != d.count() {
                     rs.multimesh_allocate_data(

@@ -1,7 +1,13 @@
 //! `TerrainInstanceMesh`: what a `TerrainInstancer` draws and collides for one kind of instance, and the
 //! rules `scatter` and the instance brush place it by (`terrain_core::instances::Rules`).
 
-use godot::classes::{CollisionShape3D, Mesh, MeshInstance3D, Node, Node3D, PackedScene, Shape3D};
+use crate::follow::{flags, weak, Links};
+use crate::instances::impostor_source::Source;
+use crate::instances::terrain_impostor::TerrainImpostor;
+use godot::classes::{
+    ArrayMesh, CollisionShape3D, Mesh, MeshInstance3D, Node, Node3D, PackedScene, Shape3D,
+    ShaderMaterial,
+};
 use godot::prelude::*;
 use terrain_core::instances::Rules;
 use terrain_core::placement_rules::{PlacementRules, WaterRule};
@@ -46,6 +52,19 @@ pub struct TerrainInstanceMesh {
     #[export(enum = (Off = 0, On = 1, DoubleSided = 2, ShadowsOnly = 3))]
     #[var(set = set_cast_shadow)]
     cast_shadow: i64,
+    /// The baked octahedral impostor drawn beyond `impostor_distance` (up to `visibility_range`), in far
+    /// cells of many instance cells each. Make it with `bake_impostor()` or the inspector's Bake button;
+    /// it is baked again when the mesh, scene or their materials change.
+    #[export]
+    #[export_group(name = "Impostor")]
+    #[var(set = set_impostor)]
+    impostor: Option<Gd<TerrainImpostor>>,
+    /// Where the meshes hand over to the impostor (world units from the camera to an instance cell's
+    /// centre), (0, 100000]; the LODs end there (a longer `visibility_range` is the impostors' reach).
+    /// Cross-fades over `fade_margin`.
+    #[export(range = (1.0, 2048.0, 1.0, or_greater))]
+    #[var(set = set_impostor_distance)]
+    impostor_distance: f64,
     /// A collision shape for every instance near the instancer's target (with `collision_transform`); the
     /// scene's shapes are used when it is empty.
     #[export]
@@ -111,6 +130,7 @@ pub struct TerrainInstanceMesh {
     /// point passes with the probability of those layers' weight there (`get_layer_weights`).
     #[export]
     layers: PackedInt32Array,
+    impostor_links: Links,
     base: Base<Resource>,
 }
 
@@ -126,6 +146,9 @@ impl IResource for TerrainInstanceMesh {
             visibility_range: 256.0,
             fade_margin: 0.0,
             cast_shadow: 1,
+            impostor: None,
+            impostor_distance: 200.0,
+            impostor_links: Links::default(),
             collision_shape: None,
             collision_transform: Transform3D::IDENTITY,
             density: r.density,
@@ -154,9 +177,22 @@ pub struct Lod {
     pub end: f32,
 }
 
+/// The impostor as the far cells draw it.
+#[derive(Clone)]
+pub struct ResolvedImpostor {
+    /// The card (its surface material draws this mesh's impostor).
+    pub card: Gd<ArrayMesh>,
+    pub material: Gd<ShaderMaterial>,
+    /// Where it starts (world units).
+    pub distance: f32,
+    /// The LOD 0 mesh's farthest point from its origin (cell bounds grow by it).
+    pub reach: f32,
+}
+
 /// What the instancer needs of a mesh, resolved once per change.
 #[derive(Clone, Default)]
 pub struct Resolved {
+    pub impostor: Option<ResolvedImpostor>,
     pub lods: Vec<Lod>,
     pub shapes: Vec<(Gd<Shape3D>, Transform3D)>,
     /// The LOD 0 mesh's box (instance bounds grow by it).
@@ -166,16 +202,28 @@ pub struct Resolved {
     pub shadow: i64,
 }
 
+impl Resolved {
+    /// How far instance cells of this mesh are kept (the impostors take over beyond).
+    pub fn near_range(&self) -> f32 {
+        match &self.impostor {
+            Some(i) => self.range.min(i.distance + self.fade),
+            None => self.range,
+        }
+    }
+}
+
 #[godot_api]
 impl TerrainInstanceMesh {
     #[func]
     fn set_mesh(&mut self, v: Option<Gd<Mesh>>) {
         self.mesh = v;
+        self.rebake_if_stale();
         self.base_mut().emit_changed();
     }
     #[func]
     fn set_scene(&mut self, v: Option<Gd<PackedScene>>) {
         self.scene = v;
+        self.rebake_if_stale();
         self.base_mut().emit_changed();
     }
     #[func]
@@ -222,6 +270,56 @@ impl TerrainInstanceMesh {
         self.cast_shadow = v;
         self.base_mut().emit_changed();
     }
+    #[func]
+    fn set_impostor(&mut self, v: Option<Gd<TerrainImpostor>>) {
+        let me = self.to_gd();
+        self.impostor_links.replace(v.iter().map(|i| {
+            // Deferred: a bake started from this resource emits while it is borrowed.
+            i.signals()
+                .changed()
+                .builder()
+                .flags(flags(true))
+                .connect(weak(&me, |m: &mut Self| m.base_mut().emit_changed()))
+        }));
+        self.impostor = v;
+        self.base_mut().emit_changed();
+    }
+    #[func]
+    fn set_impostor_distance(&mut self, v: f64) {
+        if !(v > 0.0 && v <= 1e5) {
+            godot_error!(
+                "TerrainInstanceMesh.impostor_distance must be in (0, 100000], got {v}; keeping {}",
+                self.impostor_distance
+            );
+            return;
+        }
+        self.impostor_distance = v;
+        self.base_mut().emit_changed();
+    }
+
+    /// Bakes `impostor` from this mesh now (making a TerrainImpostor when there is none). On an error (no
+    /// mesh, a scene without a MeshInstance3D, nothing to bake) it says why and keeps the last atlas.
+    /// Returns whether the atlas was replaced.
+    #[func]
+    fn bake_impostor(&mut self) -> bool {
+        let mut imp = match &self.impostor {
+            Some(i) => i.clone(),
+            None => TerrainImpostor::new_gd(),
+        };
+        let src = match self.impostor_source() {
+            Ok(s) => s,
+            Err(e) => {
+                godot_error!("TerrainInstanceMesh.bake_impostor: {e}; keeping the last atlas");
+                return false;
+            }
+        };
+        let ok = imp.bind_mut().bake_source(&src);
+        if ok && self.impostor.as_ref() != Some(&imp) {
+            self.set_impostor(Some(imp));
+        }
+        ok
+    }
+
     #[func]
     fn set_density(&mut self, v: f64) {
         self.set_rule("density", |r| r.density = v);
@@ -337,9 +435,58 @@ impl TerrainInstanceMesh {
         self.base_mut().emit_changed();
     }
 
+    /// What an impostor is baked from: `mesh`, else the scene's first MeshInstance3D.
+    pub fn impostor_source(&self) -> Result<Source, String> {
+        if let Some(m) = &self.mesh {
+            return Ok(Source::of_mesh(m.clone()));
+        }
+        match &self.scene {
+            Some(sc) => Source::of_scene(sc),
+            None => Err("TerrainInstanceMesh has neither a mesh nor a scene".into()),
+        }
+    }
+
+    /// Bakes the impostor again when what it was baked from changed (mesh, scene, materials, layout).
+    fn rebake_if_stale(&self) {
+        let Some(mut imp) = self.impostor.clone() else {
+            return;
+        };
+        let Ok(src) = self.impostor_source() else {
+            return;
+        };
+        let stale = {
+            let b = imp.bind();
+            b.is_baked() && b.hash_of(&src) != b.source_hash()
+        };
+        if stale {
+            imp.bind_mut().bake_source(&src);
+        }
+    }
+
+    /// The impostor as drawn, when baked.
+    fn resolve_impostor(&self) -> Option<ResolvedImpostor> {
+        self.rebake_if_stale();
+        let imp = self.impostor.as_ref()?.bind();
+        let card = imp.make_card_mesh()?;
+        let material = card.surface_get_material(0)?.try_cast::<ShaderMaterial>().ok()?;
+        let reach = self.impostor_source().ok().map_or(imp.radius() * 2.0, |s| {
+            let a = s.transform * s.mesh.get_aabb();
+            let (lo, hi) = (a.position, a.end());
+            let far = |l: f32, h: f32| l.abs().max(h.abs());
+            Vector3::new(far(lo.x, hi.x), far(lo.y, hi.y), far(lo.z, hi.z)).length()
+        });
+        Some(ResolvedImpostor {
+            card,
+            material,
+            distance: self.impostor_distance.min(self.visibility_range) as f32,
+            reach,
+        })
+    }
+
     /// The LODs, shapes and bounds to draw and collide with.
     pub fn resolve(&self) -> Resolved {
         let mut out = Resolved {
+            impostor: self.resolve_impostor(),
             range: self.visibility_range as f32,
             fade: self.fade_margin as f32,
             shadow: self.cast_shadow,
@@ -366,23 +513,25 @@ impl TerrainInstanceMesh {
             scene.free();
         }
         let dist = self.lod_distances.as_slice();
+        // With an impostor the meshes end where it starts.
+        let last = out.impostor.as_ref().map_or(out.range, |i| i.distance);
         let mut begin = 0.0f32;
         for (i, (mesh, end)) in meshes.into_iter().enumerate() {
-            if begin >= out.range {
+            if begin >= last {
                 break;
             }
             let end = end
                 .or_else(|| dist.get(i).copied())
-                .unwrap_or(out.range)
-                .min(out.range);
+                .unwrap_or(last)
+                .min(last);
             if i == 0 {
                 out.aabb = mesh.get_aabb();
             }
             out.lods.push(Lod { mesh, begin, end });
             begin = end;
         }
-        if let Some(last) = out.lods.last_mut() {
-            last.end = out.range;
+        if let Some(l) = out.lods.last_mut() {
+            l.end = last;
         }
         out
     }

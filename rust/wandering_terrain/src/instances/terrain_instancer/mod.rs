@@ -14,6 +14,7 @@ use script_api::area_arg;
 use streaming::cell_distance;
 
 use crate::follow::{active_camera, flags, weak, weak_with, Links};
+use crate::instances::impostor_cells::{FarCells, FarView};
 use crate::instances::instance_cells::{body_current, Cells, View};
 use crate::instances::terrain_detail_layer::TerrainDetailLayer;
 use crate::instances::terrain_instance_mesh::{Resolved, TerrainInstanceMesh};
@@ -85,6 +86,8 @@ pub struct TerrainInstancer {
 
     resolved: Vec<Resolved>,
     cells: Cells,
+    /// Impostors beyond the meshes' reach, in far cells.
+    far: FarCells,
     detail: Detail,
     /// The detail layers must be resolved again (changed layers, surface, terrain transform).
     detail_stale: bool,
@@ -155,6 +158,7 @@ impl INode3D for TerrainInstancer {
             detail_layers: Array::new(),
             resolved: Vec::new(),
             cells: Cells::default(),
+            far: FarCells::default(),
             detail: Detail::default(),
             detail_stale: true,
             detail_water: None,
@@ -205,6 +209,7 @@ impl INode3D for TerrainInstancer {
             N::EXIT_TREE => {
                 self.follow(None);
                 self.cells.clear();
+                self.far.clear();
                 self.detail.clear();
                 self.detail_stale = true;
                 self.surface_key = None;
@@ -212,6 +217,7 @@ impl INode3D for TerrainInstancer {
             N::VISIBILITY_CHANGED => {
                 let v = self.base().is_visible_in_tree();
                 self.cells.set_visible(v);
+                self.far.set_visible(v);
                 self.detail.set_visible(v);
             }
             // The terrain shifted its origin: the cells move in this frame (not the next).
@@ -333,11 +339,34 @@ impl TerrainInstancer {
             .iter_shared()
             .map(|m| m.map(|m| m.bind().resolve()).unwrap_or_default())
             .collect();
+        self.set_impostor_params();
+    }
+
+    /// The impostor materials' switch, fade, reach and the terrain's scale (custom data is in terrain
+    /// units).
+    fn set_impostor_params(&mut self) {
+        let s = self.frame.scale;
+        let scale = Vector3::new(s[0] as f32, s[1] as f32, s[2] as f32);
+        for r in &mut self.resolved {
+            if let Some(i) = &mut r.impostor {
+                let params: [(&str, Variant); 5] = [
+                    ("impostor_distance", i.distance.to_variant()),
+                    ("impostor_fade", r.fade.to_variant()),
+                    ("impostor_range", r.range.to_variant()),
+                    ("impostor_cell_centres", true.to_variant()),
+                    ("impostor_terrain_scale", scale.to_variant()),
+                ];
+                for (k, v) in params {
+                    i.material.set_shader_parameter(k, &v);
+                }
+            }
+        }
     }
 
     /// Everything shown is dropped and drawn again from the current surface and meshes.
     fn reset(&mut self) {
         self.cells.clear();
+        self.far.clear();
         self.detail.clear();
         self.detail_stale = true;
         self.surface_key = None;

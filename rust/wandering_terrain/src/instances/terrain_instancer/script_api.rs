@@ -210,6 +210,7 @@ impl TerrainInstancer {
             && self.cells.map.is_up_to_date()
             && (self.detail_layers.is_empty() || !self.detail_stale)
             && self.detail.is_up_to_date()
+            && self.far.pending() == 0
     }
 
     /// Instances of `mesh_index` drawn now (on the GPU, over ground, within range; every LOD counts once).
@@ -255,7 +256,7 @@ impl TerrainInstancer {
     /// What the frame updates did so far, counters that only grow (µs): `update_usec` (all of it),
     /// `show_usec` (showing finished cells), `choose_usec` (choosing the cells the view needs), `ask_usec`,
     /// `collide_usec`, `detail_usec` (detail layers) and its parts `detail_show_usec` and
-    /// `detail_choose_usec`. The same counters as TerrainNode.get_work_stats: take differences.
+    /// `detail_choose_usec`, `far_usec` (impostors' far cells). The same counters as TerrainNode.get_work_stats: take differences.
     #[func]
     fn get_work_stats(&self) -> VarDictionary {
         self.stats().to_dictionary()
@@ -284,6 +285,19 @@ impl TerrainInstancer {
     #[func]
     fn get_gpu_cell_count(&self) -> i64 {
         self.cells.gpu_cells() as i64
+    }
+
+    /// Impostors of `mesh_index` on the GPU now (in far cells around the camera; each shows only beyond
+    /// the mesh's `impostor_distance`).
+    #[func]
+    fn get_impostor_count(&self, mesh_index: i64) -> i64 {
+        usize::try_from(mesh_index).map_or(0, |m| self.far.drawn(m) as i64)
+    }
+
+    /// Far cells (many instance cells each) with impostors on the GPU.
+    #[func]
+    fn get_far_cell_count(&self) -> i64 {
+        self.far.gpu_cells() as i64
     }
 
     /// Physics bodies in the space (one per cell near the target with collidable instances).
@@ -375,6 +389,7 @@ impl TerrainInstancer {
         }
         self.dirty = true;
         self.cells.map.touch(keys.iter().copied());
+        self.far.touch(keys);
     }
 }
 

@@ -30,6 +30,7 @@ impl TerrainInstancer {
     pub(super) fn on_data_changed(&mut self) {
         self.dirty = true;
         self.cells.map.touch_all();
+        self.far.touch_all();
         self.detail.touch_all();
     }
 }
@@ -142,9 +143,42 @@ impl TerrainInstancer {
             self.stream.wait(&mut self.ready);
         }
         let t = std::time::Instant::now();
+        changed |= self.update_far(&host, wait);
+        self.work.far_usec += usec_since(t);
+        let t = std::time::Instant::now();
         changed |= self.update_detail(&host, wait);
         self.work.detail_usec += usec_since(t);
         changed
+    }
+
+    /// The far cells of impostors around the camera.
+    fn update_far(&mut self, host: &TerrainSurface, wait: bool) -> bool {
+        if !FarCells::wanted(&self.resolved) {
+            return false;
+        }
+        let (Some(res), Some(surface)) = (self.instances.clone(), host.surface.as_ref()) else {
+            return false;
+        };
+        let res = res.bind();
+        let scenario = self
+            .base()
+            .get_world_3d()
+            .map(|w| w.get_scenario())
+            .unwrap_or(Rid::Invalid);
+        let scale = host.to_world.basis.get_scale().x.abs().max(1e-6);
+        let v = FarView {
+            view: View {
+                meshes: &self.resolved,
+                scenario,
+                frame: self.frame,
+                visible: self.base().is_visible_in_tree(),
+            },
+            store: res.store(),
+            surface,
+            viewer: self.viewer(host),
+            inv_scale: 1.0 / scale,
+        };
+        self.far.update(&v, wait)
     }
 
     /// The terrain moved, was scaled, or shifted its origin: the cells are placed anew (their contents
@@ -158,6 +192,8 @@ impl TerrainInstancer {
         }
         self.frame = f;
         self.cells.set_world(&self.frame);
+        self.far.set_world(&self.frame);
+        self.set_impostor_params();
         self.detail.set_world(&self.frame);
     }
 
@@ -219,7 +255,12 @@ impl TerrainInstancer {
         let res = res.bind();
         let store = res.store();
         let scale = host.to_world.basis.get_scale().x.abs().max(1e-6);
-        let range = self.resolved.iter().map(|r| r.range).fold(0.0f32, f32::max) / scale;
+        let range = self
+            .resolved
+            .iter()
+            .map(Resolved::near_range)
+            .fold(0.0f32, f32::max)
+            / scale;
         let coll = (self.collision_radius as f32) / scale;
         let mut centres: Vec<(Vector3, f32)> = Vec::with_capacity(2);
         if let Some(v) = self.viewer(host) {
