@@ -88,32 +88,138 @@ func test_the_impostor_looks_like_its_mesh_from_every_side() -> void:
 	root.free()
 
 
-func test_bad_input_keeps_the_last_atlas() -> void:
+## A pine forest on a 1 km terrain: meshes to `impostor_distance`, impostors beyond.
+func _forest(root: Node3D, with_impostor: bool, fade := 0.0, count := 4000) -> Array:
+	var t := TerrainData.new()
+	t.size = Vector2i(1024, 1024)
+	t.generate_noise(3, 1.0 / 300.0, 3, 2.0, 0.5, 30.0, -1e9, TerrainData.NOISE_PERLIN)
+	var tn := TerrainNode.new()
+	tn.terrain_data = t
+	tn.collision_mode = TerrainNode.COLLISION_DISABLED
 	var m := TerrainInstanceMesh.new()
 	m.mesh = Trees.pine()
-	check(m.bake_impostor(), "bakes")
-	var imp: TerrainImpostor = m.impostor
-	var h: int = imp.get_atlas_hash()
-	# The same mesh bakes the same atlas.
-	check(imp.bake(m), "bakes again")
-	check_eq(imp.get_atlas_hash(), h, "same mesh, same atlas hash")
-	# An empty mesh, a scene without a MeshInstance3D, a zero-size atlas: refused by name, atlas kept.
-	var empty := TerrainInstanceMesh.new()
-	empty.mesh = ArrayMesh.new()
-	expect_error("the mesh has no triangles to bake")
-	check(not imp.bake(empty), "an empty mesh is refused")
-	var scene := PackedScene.new()
-	var n3 := Node3D.new()
-	scene.pack(n3)
-	n3.free()
-	var from_scene := TerrainInstanceMesh.new()
-	from_scene.scene = scene
-	expect_error("has no MeshInstance3D")
-	check(not imp.bake(from_scene), "a scene without meshes is refused")
-	expect_error("atlas_size must be in [64, 8192]")
-	imp.atlas_size = 0
-	check_eq(imp.atlas_size, 2048, "atlas_size kept")
-	expect_error("frames must be in [2, 32]")
-	imp.frames = 0
-	check_eq(imp.frames, 16, "frames kept")
-	check_eq(imp.get_atlas_hash(), h, "the last atlas is kept")
+	m.visibility_range = 1500.0
+	m.fade_margin = fade
+	m.cast_shadow = 0
+	m.scale_min = 0.9
+	m.scale_max = 1.2
+	if with_impostor:
+		m.impostor_distance = 120.0
+		m.bake_impostor()
+	var inst := TerrainInstancer.new()
+	var meshes: Array[TerrainInstanceMesh] = [m]
+	inst.meshes = meshes
+	tn.add_child(inst)
+	root.add_child(tn)
+	if count > 0:
+		inst.scatter(0, Rect2(0, 0, 1024, 1024), count, 7)
+	return [tn, inst, m]
+
+
+## Tree pixels: where `img` differs from the bare ground's picture `bare`.
+static func _tree_mask(img: Image, bare: Image) -> PackedByteArray:
+	var out := PackedByteArray()
+	out.resize(img.get_width() * img.get_height())
+	for y in img.get_height():
+		for x in img.get_width():
+			var c := img.get_pixel(x, y)
+			var g := bare.get_pixel(x, y)
+			out[y * img.get_width() + x] = 1 if absf(c.r - g.r) + absf(c.g - g.g) + absf(c.b - g.b) > 0.06 else 0
+	return out
+
+
+func test_far_cells_draw_the_forest_the_meshes_would() -> void:
+	var root := lit_scene(0.35, Vector3(-55, 40, 0))
+	var cam := _camera(root, 60.0)
+	cam.position = Vector3(100, 120, 100)
+	cam.look_at(Vector3(700, 20, 700))
+	var bare_f := _forest(root, false, 0.0, 0)
+	await frames(3)
+	var bare := screenshot("impostor_forest_bare")
+	bare_f[0].free()
+	var a := _forest(root, false)
+	var inst_a: TerrainInstancer = a[1]
+	inst_a.update_now()
+	await frames(3)
+	var img_a := screenshot("impostor_forest_meshes")
+	var count := inst_a.get_instance_count(0)
+	var drawn_meshes := inst_a.get_drawn_count(0)
+	a[0].free()
+	var b := _forest(root, true)
+	var inst_b: TerrainInstancer = b[1]
+	inst_b.update_now()
+	await frames(3)
+	var img_b := screenshot("impostor_forest_impostors")
+	check(inst_b.get_far_cell_count() > 0, "far cells on the GPU (%d)" % inst_b.get_far_cell_count())
+	check(inst_b.get_impostor_count(0) > count / 2, "impostors drawn (%d of %d)" % [inst_b.get_impostor_count(0), count])
+	check(inst_b.get_drawn_count(0) < drawn_meshes / 2, "fewer meshes (%d of %d)" % [inst_b.get_drawn_count(0), drawn_meshes])
+	var ma := _tree_mask(img_a, bare)
+	var mb := _tree_mask(img_b, bare)
+	var w := img_a.get_width()
+	var inter := 0
+	var union := 0
+	var na := 0
+	var nb := 0
+	# Far trees are a pixel or two: compare where the forest is (tree pixels per 10 × 10 block), and the
+	# exact pixels for the record.
+	var blocks_a := {}
+	var blocks_b := {}
+	for i in ma.size():
+		na += ma[i]
+		nb += mb[i]
+		if ma[i] or mb[i]:
+			union += 1
+		if ma[i] and mb[i]:
+			inter += 1
+		var key := Vector2i((i % w) / 10, (i / w) / 10)
+		blocks_a[key] = blocks_a.get(key, 0) + ma[i]
+		blocks_b[key] = blocks_b.get(key, 0) + mb[i]
+	var moved := 0
+	for k in blocks_a:
+		moved += absi(blocks_a[k] - blocks_b[k])
+	var block_error := float(moved) / maxf(na, 1.0)
+	var iou := float(inter) / maxf(union, 1.0)
+	print("forest (%s): %d trees, %d far cells, %d impostors; tree pixels %d (meshes) vs %d (impostors), per-block difference %.3f, pixel IoU %.3f" % [renderer, count, inst_b.get_far_cell_count(), inst_b.get_impostor_count(0), na, nb, block_error, iou])
+	check(na > 5000, "the forest covers pixels (%d)" % na)
+	check(nb > na * 0.85 and nb < na * 1.15, "as many tree pixels (%d vs %d)" % [nb, na])
+	check(block_error <= 0.2, "impostors stand where the meshes stood: per-block difference %.3f" % block_error)
+	root.free()
+
+
+func test_crossing_the_switch_changes_the_picture_gradually() -> void:
+	# The camera backs away from a stand of trees so their cells cross `impostor_distance`: the largest
+	# change between consecutive frames is no larger than when meshes alone are drawn along the same path.
+	var root := lit_scene(0.35, Vector3(-55, 40, 0))
+	var cam := _camera(root, 30.0)
+	var worst := []
+	for with_impostor in [false, true]:
+		var f := _forest(root, with_impostor)
+		var inst: TerrainInstancer = f[1]
+		var prev: Image = null
+		var step_worst := 0.0
+		for k in 16:
+			var d := 90.0 + k * 4.0
+			cam.position = Vector3(512.0 - d, 60.0, 512.0 - d)
+			cam.look_at(Vector3(512, 20, 512))
+			inst.update_now()
+			await frames(2)
+			var img := tree.root.get_texture().get_image()
+			if prev != null:
+				step_worst = worst_of(step_worst, _mean_diff(prev, img))
+			prev = img
+		worst.append(step_worst)
+		f[0].free()
+	print("switch crossing (%s): largest frame-to-frame change %.2f/255 with meshes only, %.2f/255 with impostors" % [renderer, worst[0] * 255.0, worst[1] * 255.0])
+	check(worst[0] > 0.5 / 255.0, "the camera's path changes the picture (%.2f/255)" % (worst[0] * 255.0))
+	check(worst[1] <= worst[0] * 1.5 + 1.0 / 255.0, "no pop: %.2f/255 vs %.2f/255" % [worst[1] * 255.0, worst[0] * 255.0])
+	root.free()
+
+
+static func _mean_diff(a: Image, b: Image) -> float:
+	var sum := 0.0
+	for y in range(0, a.get_height(), 2):
+		for x in range(0, a.get_width(), 2):
+			var ca := a.get_pixel(x, y)
+			var cb := b.get_pixel(x, y)
+			sum += (absf(ca.r - cb.r) + absf(ca.g - cb.g) + absf(ca.b - cb.b)) / 3.0
+	return sum / (ceili(a.get_height() / 2.0) * ceili(a.get_width() / 2.0))

@@ -9,10 +9,12 @@
 //! projection), so the blend stays sharp between frames.
 
 mod bake;
+mod mips;
 #[cfg(test)]
 mod tests;
 
 pub use bake::{bake, BakeMaterial, BakeSurface, BakeTexture, BakedImpostor};
+pub use mips::{chain, max_level, with_mips};
 
 use std::fmt;
 

@@ -10,7 +10,9 @@ use godot::classes::mesh::ArrayType;
 use godot::classes::{ArrayMesh, IResource, Image, ImageTexture, ShaderMaterial, Texture2D};
 use godot::prelude::*;
 use std::hash::{Hash, Hasher};
-use terrain_core::impostor::{bake, BakeSurface, BakedImpostor, ImpostorError, ImpostorLayout};
+use terrain_core::impostor::{
+    bake, max_level, with_mips, BakeSurface, BakedImpostor, ImpostorError, ImpostorLayout,
+};
 use terrain_core::progress::Progress;
 
 pub const SHADER: &str = "res://addons/wandering_terrain/shaders/terrain_impostor.gdshader";
@@ -199,17 +201,20 @@ impl TerrainImpostor {
         self.albedo_texture.is_some() && self.normal_depth_texture.is_some() && self.baked_frames >= 2
     }
 
-    /// A hash of the stored atlases' pixels (equal bakes, equal hashes).
+    /// A hash of the stored atlases' pixels (equal bakes, equal hashes; 0 without an atlas).
     #[func]
     fn get_atlas_hash(&mut self) -> i64 {
-        if self.atlas_hash == 0 {
-            let mut h = std::collections::hash_map::DefaultHasher::new();
+        if self.atlas_hash == 0 && self.is_baked() {
+            let mut parts: Vec<Vec<u8>> = Vec::new();
             for t in [&self.albedo_texture, &self.normal_depth_texture] {
-                if let Some(img) = t.as_ref().and_then(|t| t.get_image()) {
-                    img.get_data().as_slice().hash(&mut h);
+                if let Some(mut img) = t.as_ref().and_then(|t| t.get_image()) {
+                    img.clear_mipmaps();
+                    parts.push(img.get_data().to_vec());
                 }
             }
-            self.atlas_hash = h.finish() as i64;
+            if parts.len() == 2 {
+                self.atlas_hash = atlas_hash(&parts[0], &parts[1]);
+            }
         }
         self.atlas_hash
     }
@@ -249,7 +254,9 @@ impl TerrainImpostor {
         let mut m = default_material(path, "TerrainImpostor");
         let side = self.albedo_texture.as_ref().map_or(1, |t| t.get_width().max(1));
         let used = (self.atlas_side() as f32 / side as f32).min(1.0);
-        let params: [(&str, Variant); 6] = [
+        let frame = (self.atlas_side() / self.baked_frames.max(1)).max(1) as u32;
+        let params: [(&str, Variant); 7] = [
+            ("impostor_max_lod", (max_level(frame) as f32).to_variant()),
             ("impostor_albedo", self.albedo_texture.to_variant()),
             ("impostor_normal_depth", self.normal_depth_texture.to_variant()),
             ("impostor_frames", (self.baked_frames as i32).to_variant()),
@@ -313,7 +320,7 @@ impl TerrainImpostor {
 
     /// The source's hash with the layout (a new layout bakes again too).
     pub fn hash_of(&self, src: &Source) -> i64 {
-        src.hash() ^ (self.frames << 40) ^ (self.atlas_size << 20) ^ i64::from(self.pixel_art)
+        src.hash() ^ (self.frames << 40) ^ (self.atlas_size << 20)
     }
 
     pub fn source_hash(&self) -> i64 {
@@ -332,18 +339,22 @@ impl TerrainImpostor {
             }
         };
         let side = b.layout.atlas_side() as i32;
+        // Our own mipmaps: coverage kept for the alpha test, colour averaged by coverage.
+        let n = b.layout.frames();
+        let albedo = with_mips(&b.albedo, side as u32, n, None, 0.5);
+        let normal = with_mips(&b.normal_depth, side as u32, n, Some(&alpha_bytes(&b.albedo)), 0.5);
         let tex = |bytes: &[u8]| {
-            let mut img = Image::create_from_data(
+            let img = Image::create_from_data(
                 side,
                 side,
-                false,
+                true,
                 Format::RGBA8,
                 &PackedByteArray::from(bytes),
             )?;
-            img.generate_mipmaps();
             ImageTexture::create_from_image(&img)
         };
-        let (Some(a), Some(n)) = (tex(&b.albedo), tex(&b.normal_depth)) else {
+        let (a, n) = (tex(&albedo), tex(&normal));
+        let (Some(a), Some(n)) = (a, n) else {
             godot_error!("TerrainImpostor.bake: the atlas images could not be made; keeping the last atlas");
             return false;
         };
@@ -353,8 +364,20 @@ impl TerrainImpostor {
         self.radius = f64::from(b.radius);
         self.baked_frames = i64::from(b.layout.frames());
         self.source_hash = hash;
-        self.atlas_hash = 0;
+        self.atlas_hash = atlas_hash(&b.albedo, &b.normal_depth);
         self.base_mut().emit_changed();
         true
     }
+}
+
+/// The pixels' hash (level 0 of both atlases).
+fn atlas_hash(albedo: &[u8], normal_depth: &[u8]) -> i64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    albedo.hash(&mut h);
+    normal_depth.hash(&mut h);
+    (h.finish() as i64).max(1)
+}
+
+fn alpha_bytes(rgba: &[u8]) -> Vec<u8> {
+    rgba.chunks_exact(4).map(|c| c[3]).collect()
 }
