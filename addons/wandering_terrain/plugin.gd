@@ -22,6 +22,7 @@ const NewTerrainPanel := preload("res://addons/wandering_terrain/editor/new_terr
 const AssetDock := preload("res://addons/wandering_terrain/editor/asset_dock.gd")
 const BrushCursor := preload("res://addons/wandering_terrain/editor/brush_cursor.gd")
 const EditBookkeeping := preload("res://addons/wandering_terrain/editor/edit_bookkeeping.gd")
+const ImpostorInspector := preload("res://addons/wandering_terrain/editor/impostor_inspector.gd")
 
 ## Distance between dabs along the mouse path, as a share of the brush size.
 const DAB_SPACING := 0.25
@@ -59,6 +60,8 @@ var _rng := RandomNumberGenerator.new()
 var asset_dock: AssetDock
 ## The toolbar's debug view menu (debug_view of the selected TerrainNode or WanderingTerrain).
 var debug_view: OptionButton
+## The "Bake impostor" row in TerrainInstanceMesh's inspector (editor/impostor_inspector.gd).
+var impostor_inspector: ImpostorInspector
 
 
 func _enter_tree() -> void:
@@ -101,6 +104,8 @@ func _enter_tree() -> void:
 	asset_dock.toolbar = toolbar
 	asset_dock.undo_redo = get_undo_redo()
 	add_control_to_bottom_panel(asset_dock, "Terrain Assets")
+	impostor_inspector = ImpostorInspector.new()
+	add_inspector_plugin(impostor_inspector)
 
 
 ## The debug views' names, in their numbers' order, from TerrainNode's `debug_view` property hint.
@@ -120,6 +125,9 @@ func _exit_tree() -> void:
 	_drop_cursor()
 	_cursor.hide_holes()
 	debug_view = null
+	if impostor_inspector:
+		remove_inspector_plugin(impostor_inspector)
+		impostor_inspector = null
 	if asset_dock:
 		remove_control_from_bottom_panel(asset_dock)
 		asset_dock.queue_free()

@@ -1,7 +1,8 @@
 class_name Forest
 ## Trees and rocks for the demo, made by code (no downloaded assets): a TerrainInstancer with a tree (two
-## LODs, a trunk that collides) and a rock, scattered by their placement rules: trees on grass below 28°
-## of slope, rocks on steeper ground.
+## LODs, a trunk that collides, an impostor baked when the demo loads, so the forest reaches the horizon)
+## and a rock, scattered by their placement rules: trees on grass below 28° of slope, rocks on steeper
+## ground.
 
 
 static func _material(c: Color, rough := 0.9) -> StandardMaterial3D:
@@ -57,7 +58,10 @@ static func tree() -> TerrainInstanceMesh:
 	m.mesh = tree_mesh(10)
 	m.lod_meshes = [tree_mesh(4)] as Array[Mesh]
 	m.lod_distances = PackedFloat32Array([120.0])
-	m.visibility_range = 900.0
+	# Meshes to 300 m, impostors beyond, to the horizon.
+	m.impostor_distance = 300.0
+	m.visibility_range = 6000.0
+	m.bake_impostor()
 	var trunk := CylinderShape3D.new()
 	trunk.radius = 0.3
 	trunk.height = 3.0

@@ -37,8 +37,9 @@ func _ready() -> void:
 	TerrainFeatures.paint_road(_data, road, 8.0, 4.0, 4)
 	TerrainFeatures.dig_pit(_data, c + Vector2(-60, 160), 50.0, 40.0, 8.0)
 	terrain.terrain_data = _data
-	# A forest around the centre (made again on every load, like the terrain; not saved in the scene).
-	var forest := Forest.plant(terrain, c, 1200.0, 40000, 12000)
+	# Forests over the whole map, to the horizon (made again on every load, like the terrain; not saved
+	# in the scene).
+	var forest := Forest.plant(terrain, c, 2000.0, 240000, 30000)
 	# Grass, flowers and pebbles around the camera (grown by rules, nothing stored).
 	forest.detail_layers = Meadow.layers()
 	if Engine.is_editor_hint():

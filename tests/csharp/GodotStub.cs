@@ -114,6 +114,7 @@ namespace Godot
     public class ShaderMaterial : Material { }
     public class PhysicsMaterial : Resource { }
     public class Mesh : Resource { }
+    public class ArrayMesh : Mesh { }
     public class PrimitiveMesh : Mesh { }
     public class Shape3D : Resource { }
     public class PackedScene : Resource { }

@@ -264,7 +264,10 @@ func _class_file(c: String) -> String:
 
 func _constants(c: String, taken: Array) -> String:
 	var s := ""
-	for k in ClassDB.class_get_integer_constant_list(c, true):
+	# In name order: the extension's registration order varies between builds.
+	var names := Array(ClassDB.class_get_integer_constant_list(c, true))
+	names.sort()
+	for k in names:
 		taken.append(_pascal(k))
 		counts["constants"][0] += 1
 		counts["constants"][1] += 1

@@ -89,6 +89,7 @@ func _run() -> void:
 	await _test_instance_paint_undo(plugin, tn, cam)
 	await _test_detail_paint_undo(plugin, tn, cam)
 	await _test_bake_navigation_mesh_button(root, tn)
+	await _test_bake_impostor_button()
 	await _test_terrain_path_undo_and_reopen(root, tn)
 	# The reopened scene freed the old one's nodes, the camera with them.
 	if is_instance_valid(cam):
@@ -1072,6 +1073,39 @@ func _test_bake_navigation_mesh_button(root: Node, tn: TerrainNode) -> void:
 	tn.owner = root
 	region.queue_free()
 	await _frames(2)
+	_end()
+
+
+func _test_bake_impostor_button() -> void:
+	_begin("test_bake_impostor_button")
+	var path := "res://editor_test/impostor_pine.tres"
+	var m := TerrainInstanceMesh.new()
+	m.mesh = preload("res://render/tree_meshes.gd").pine()
+	ResourceSaver.save(m, path)
+	m = ResourceLoader.load(path, "", ResourceLoader.CACHE_MODE_REPLACE)
+	EditorInterface.edit_resource(m)
+	await _frames(3)
+	var found: Array[Button] = []
+	_buttons(EditorInterface.get_inspector(), "Bake impostor", found)
+	check(found.size() > 0, "the TerrainInstanceMesh inspector offers Bake impostor")
+	if found.size() > 0:
+		var bars := []
+		found[0].pressed.emit()
+		var waited := 0
+		while (m.impostor == null or not m.impostor.is_baked()) and waited < 1200:
+			for c in found[0].get_parent().get_children():
+				if c is ProgressBar and c.visible:
+					bars.append(c.value)
+			await get_tree().process_frame
+			waited += 1
+		check(m.impostor != null and m.impostor.is_baked(), "the button baked the impostor")
+		check(bars.size() > 0, "a progress bar showed while baking")
+		var saved := "res://editor_test/impostor_pine_impostor.res"
+		check(FileAccess.file_exists(saved), "saved next to the mesh (%s)" % saved)
+		check(m.impostor != null and m.impostor.resource_path == saved, "the mesh refers to the saved impostor")
+		DirAccess.remove_absolute(ProjectSettings.globalize_path(saved))
+	EditorInterface.inspect_object(null)
+	DirAccess.remove_absolute(ProjectSettings.globalize_path(path))
 	_end()
 
 

@@ -223,3 +223,42 @@ static func _mean_diff(a: Image, b: Image) -> float:
 			var cb := b.get_pixel(x, y)
 			sum += (absf(ca.r - cb.r) + absf(ca.g - cb.g) + absf(ca.b - cb.b)) / 3.0
 	return sum / (ceili(a.get_height() / 2.0) * ceili(a.get_width() / 2.0))
+
+
+## Distinct colours of the pixels not sky.
+static func _colours(img: Image) -> int:
+	var seen := {}
+	for y in img.get_height():
+		for x in img.get_width():
+			var c := img.get_pixel(x, y)
+			if not (c.r > 0.9 and c.b > 0.9 and c.g < 0.1):
+				seen[c.to_rgba32()] = true
+	return seen.size()
+
+
+func test_the_pixel_art_card_is_flat_bands_of_whole_texels() -> void:
+	var root := lit_scene(0.35, Vector3(-55, 40, 0))
+	var m := TerrainInstanceMesh.new()
+	m.mesh = Trees.pine()
+	m.bake_impostor()
+	var imp: TerrainImpostor = m.impostor
+	var card := MeshInstance3D.new()
+	card.mesh = imp.make_card_mesh()
+	root.add_child(card)
+	var cam := _camera(root, 5.0)
+	cam.position = Vector3(0, 5, 0) + DIST * Vector3(cos(0.3), 0.2, sin(0.3)).normalized()
+	cam.look_at(Vector3(0, 5, 0))
+	await frames(2)
+	var smooth := screenshot("impostor_card_smooth")
+	imp.pixel_art = true
+	card.mesh = imp.make_card_mesh()
+	await frames(2)
+	var pixel := screenshot("impostor_card_pixel_art")
+	var r := compare(smooth, pixel)
+	var cs := _colours(smooth)
+	var cp := _colours(pixel)
+	print("pixel-art impostor (%s): silhouette IoU with the smooth card %.3f; %d colours (smooth: %d)" % [renderer, r[0], cp, cs])
+	check(r[2] > 800, "the card draws (%d pixels)" % r[2])
+	check(r[0] >= 0.8, "the same tree's outline (IoU %.3f)" % r[0])
+	check(cp * 3 <= cs, "flat bands: %d colours against %d" % [cp, cs])
+	root.free()

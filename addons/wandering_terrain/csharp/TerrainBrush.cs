@@ -59,34 +59,29 @@ namespace WanderingTerrain
         }
 
         /// <summary>
-        /// <c>tool</c> values.
+        /// With <c>TerrainInstancer.apply_brush</c>: paints detail layer <c>mesh_index</c>'s density up (toward its rules' full density).
         /// </summary>
-        public const long Raise = 0;
+        public const long DetailAdd = 12;
 
         /// <summary>
-        /// Lowers the ground.
+        /// With <c>TerrainInstancer.apply_brush</c>: paints detail layer <c>mesh_index</c>'s density down (toward none).
         /// </summary>
-        public const long Lower = 1;
+        public const long DetailRemove = 13;
 
         /// <summary>
-        /// Moves heights toward their neighbours' mean.
+        /// Erases <c>layer</c> (its weight toward 0; unpainted ground shows the height bands).
         /// </summary>
-        public const long Smooth = 2;
+        public const long Erase = 9;
+
+        /// <summary>
+        /// Water droplets erode the ground under the brush (<c>TerrainErosion</c>'s simulation in the dab).
+        /// </summary>
+        public const long Erode = 14;
 
         /// <summary>
         /// Moves heights toward <c>height</c>.
         /// </summary>
         public const long Flatten = 3;
-
-        /// <summary>
-        /// Moves heights toward <c>height</c>.
-        /// </summary>
-        public const long SetHeight = 4;
-
-        /// <summary>
-        /// Moves heights toward the slope from <c>slope_from</c> to <c>slope_to</c>.
-        /// </summary>
-        public const long Slope = 5;
 
         /// <summary>
         /// Opens holes.
@@ -99,16 +94,6 @@ namespace WanderingTerrain
         public const long HoleRemove = 7;
 
         /// <summary>
-        /// Paints <c>layer</c> (its weight toward 1, <c>strength</c> per second).
-        /// </summary>
-        public const long Paint = 8;
-
-        /// <summary>
-        /// Erases <c>layer</c> (its weight toward 0; unpainted ground shows the height bands).
-        /// </summary>
-        public const long Erase = 9;
-
-        /// <summary>
         /// With <c>TerrainInstancer.apply_brush</c>: adds instances of <c>mesh_index</c> toward its density.
         /// </summary>
         public const long InstanceAdd = 10;
@@ -119,19 +104,34 @@ namespace WanderingTerrain
         public const long InstanceRemove = 11;
 
         /// <summary>
-        /// With <c>TerrainInstancer.apply_brush</c>: paints detail layer <c>mesh_index</c>'s density up (toward its rules' full density).
+        /// Lowers the ground.
         /// </summary>
-        public const long DetailAdd = 12;
+        public const long Lower = 1;
 
         /// <summary>
-        /// With <c>TerrainInstancer.apply_brush</c>: paints detail layer <c>mesh_index</c>'s density down (toward none).
+        /// Paints <c>layer</c> (its weight toward 1, <c>strength</c> per second).
         /// </summary>
-        public const long DetailRemove = 13;
+        public const long Paint = 8;
 
         /// <summary>
-        /// Water droplets erode the ground under the brush (<c>TerrainErosion</c>'s simulation in the dab).
+        /// <c>tool</c> values.
         /// </summary>
-        public const long Erode = 14;
+        public const long Raise = 0;
+
+        /// <summary>
+        /// Moves heights toward <c>height</c>.
+        /// </summary>
+        public const long SetHeight = 4;
+
+        /// <summary>
+        /// Moves heights toward the slope from <c>slope_from</c> to <c>slope_to</c>.
+        /// </summary>
+        public const long Slope = 5;
+
+        /// <summary>
+        /// Moves heights toward their neighbours' mean.
+        /// </summary>
+        public const long Smooth = 2;
 
         /// <summary>
         /// RAISE, LOWER, SMOOTH, FLATTEN (toward <c>height</c>; an editor sets it to the ground under the cursor when a stroke starts), SET_HEIGHT (toward <c>height</c>), SLOPE (toward the straight slope from <c>slope_from</c> to <c>slope_to</c>), HOLE_ADD, HOLE_REMOVE (samples under the inner half of the dab), PAINT, ERASE (the weight of <c>layer</c> toward 1 or 0).

@@ -59,9 +59,9 @@ namespace WanderingTerrain
         }
 
         /// <summary>
-        /// NoData samples become holes (their heights filled from the neighbours underneath).
+        /// Most layers a terrain can paint (layer indices 0 .. 62): <c>get_layer_weights</c> returns this many values.
         /// </summary>
-        public const long NodataHoles = 0;
+        public const long MaxLayers = 63;
 
         /// <summary>
         /// NoData samples are filled from their neighbours.
@@ -69,14 +69,19 @@ namespace WanderingTerrain
         public const long NodataFill = 1;
 
         /// <summary>
-        /// Perlin base noise (the NOISE_* constants are the noise types of <c>generate_noise</c>).
+        /// NoData samples become holes (their heights filled from the neighbours underneath).
         /// </summary>
-        public const long NoisePerlin = 0;
+        public const long NodataHoles = 0;
 
         /// <summary>
         /// OpenSimplex base noise.
         /// </summary>
         public const long NoiseOpenSimplex = 1;
+
+        /// <summary>
+        /// Perlin base noise (the NOISE_* constants are the noise types of <c>generate_noise</c>).
+        /// </summary>
+        public const long NoisePerlin = 0;
 
         /// <summary>
         /// SuperSimplex base noise.
@@ -87,11 +92,6 @@ namespace WanderingTerrain
         /// Value base noise.
         /// </summary>
         public const long NoiseValue = 3;
-
-        /// <summary>
-        /// Most layers a terrain can paint (layer indices 0 .. 62): <c>get_layer_weights</c> returns this many values.
-        /// </summary>
-        public const long MaxLayers = 63;
 
         /// <summary>
         /// Largest number of samples (<c>size.x * size.y</c>) accepted, so a typo cannot allocate gigabytes.

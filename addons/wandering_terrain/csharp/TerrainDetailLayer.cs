@@ -59,14 +59,14 @@ namespace WanderingTerrain
         }
 
         /// <summary>
-        /// <c>water_placement</c>: only on dry ground (the default).
-        /// </summary>
-        public const long WaterAvoid = 0;
-
-        /// <summary>
         /// <c>water_placement</c>: on dry ground and under water alike.
         /// </summary>
         public const long WaterAny = 1;
+
+        /// <summary>
+        /// <c>water_placement</c>: only on dry ground (the default).
+        /// </summary>
+        public const long WaterAvoid = 0;
 
         /// <summary>
         /// <c>water_placement</c>: only under water, between <c>water_depth_min</c> and <c>water_depth_max</c>.

@@ -59,14 +59,14 @@ namespace WanderingTerrain
         }
 
         /// <summary>
-        /// <c>water_placement</c>: only on dry ground (the default).
-        /// </summary>
-        public const long WaterAvoid = 0;
-
-        /// <summary>
         /// <c>water_placement</c>: on dry ground and under water alike.
         /// </summary>
         public const long WaterAny = 1;
+
+        /// <summary>
+        /// <c>water_placement</c>: only on dry ground (the default).
+        /// </summary>
+        public const long WaterAvoid = 0;
 
         /// <summary>
         /// <c>water_placement</c>: only under water, between <c>water_depth_min</c> and <c>water_depth_max</c>.
@@ -134,6 +134,24 @@ namespace WanderingTerrain
         {
             get => Object.Get(PropertyName.CastShadow).As<long>();
             set => Object.Set(PropertyName.CastShadow, Variant.From(value));
+        }
+
+        /// <summary>
+        /// The baked octahedral impostor drawn beyond <c>impostor_distance</c> (up to <c>visibility_range</c>), in far cells of many instance cells each. Make it with <c>bake_impostor()</c> or the inspector's Bake button; it is baked again when the mesh, scene or their materials change.
+        /// </summary>
+        public TerrainImpostor Impostor
+        {
+            get => TerrainImpostor.Bind(Object.Get(PropertyName.Impostor).AsGodotObject());
+            set => Object.Set(PropertyName.Impostor, Variant.From<GodotObject>(value?.Object));
+        }
+
+        /// <summary>
+        /// Where the meshes hand over to the impostor (world units from the camera to an instance cell's centre), (0, 100000]; the LODs end there (a longer <c>visibility_range</c> is the impostors' reach). Cross-fades over <c>fade_margin</c>.
+        /// </summary>
+        public double ImpostorDistance
+        {
+            get => Object.Get(PropertyName.ImpostorDistance).As<double>();
+            set => Object.Set(PropertyName.ImpostorDistance, Variant.From(value));
         }
 
         /// <summary>
@@ -271,6 +289,11 @@ namespace WanderingTerrain
             set => Object.Set(PropertyName.Layers, Variant.From(value));
         }
 
+        /// <summary>
+        /// Bakes <c>impostor</c> from this mesh now (making a TerrainImpostor when there is none). On an error (no mesh, a scene without a MeshInstance3D, nothing to bake) it says why and keeps the last atlas. Returns whether the atlas was replaced.
+        /// </summary>
+        public bool BakeImpostor() => Object.Call(MethodName.BakeImpostor).As<bool>();
+
         public double GetAlignToNormal() => Object.Call(MethodName.GetAlignToNormal).As<double>();
 
         public long GetCastShadow() => Object.Call(MethodName.GetCastShadow).As<long>();
@@ -284,6 +307,10 @@ namespace WanderingTerrain
         public double GetFadeMargin() => Object.Call(MethodName.GetFadeMargin).As<double>();
 
         public double GetHeightOffset() => Object.Call(MethodName.GetHeightOffset).As<double>();
+
+        public TerrainImpostor GetImpostor() => TerrainImpostor.Bind(Object.Call(MethodName.GetImpostor).AsGodotObject());
+
+        public double GetImpostorDistance() => Object.Call(MethodName.GetImpostorDistance).As<double>();
 
         public int[] GetLayers() => Object.Call(MethodName.GetLayers).As<int[]>();
 
@@ -329,6 +356,10 @@ namespace WanderingTerrain
 
         public void SetHeightOffset(double v) => Object.Call(MethodName.SetHeightOffset, Variant.From(v));
 
+        public void SetImpostor(TerrainImpostor v) => Object.Call(MethodName.SetImpostor, Variant.From<GodotObject>(v?.Object));
+
+        public void SetImpostorDistance(double v) => Object.Call(MethodName.SetImpostorDistance, Variant.From(v));
+
         public void SetLayers(int[] layers) => Object.Call(MethodName.SetLayers, Variant.From(layers));
 
         public void SetLodDistances(float[] v) => Object.Call(MethodName.SetLodDistances, Variant.From(v));
@@ -369,6 +400,8 @@ namespace WanderingTerrain
             public static readonly StringName Density = new StringName("density");
             public static readonly StringName FadeMargin = new StringName("fade_margin");
             public static readonly StringName HeightOffset = new StringName("height_offset");
+            public static readonly StringName Impostor = new StringName("impostor");
+            public static readonly StringName ImpostorDistance = new StringName("impostor_distance");
             public static readonly StringName Layers = new StringName("layers");
             public static readonly StringName LodDistances = new StringName("lod_distances");
             public static readonly StringName LodMeshes = new StringName("lod_meshes");
@@ -389,6 +422,7 @@ namespace WanderingTerrain
         /// <summary>The method names of this class, interned.</summary>
         public static class MethodName
         {
+            public static readonly StringName BakeImpostor = new StringName("bake_impostor");
             public static readonly StringName GetAlignToNormal = new StringName("get_align_to_normal");
             public static readonly StringName GetCastShadow = new StringName("get_cast_shadow");
             public static readonly StringName GetCollisionShape = new StringName("get_collision_shape");
@@ -396,6 +430,8 @@ namespace WanderingTerrain
             public static readonly StringName GetDensity = new StringName("get_density");
             public static readonly StringName GetFadeMargin = new StringName("get_fade_margin");
             public static readonly StringName GetHeightOffset = new StringName("get_height_offset");
+            public static readonly StringName GetImpostor = new StringName("get_impostor");
+            public static readonly StringName GetImpostorDistance = new StringName("get_impostor_distance");
             public static readonly StringName GetLayers = new StringName("get_layers");
             public static readonly StringName GetLodDistances = new StringName("get_lod_distances");
             public static readonly StringName GetLodMeshes = new StringName("get_lod_meshes");
@@ -418,6 +454,8 @@ namespace WanderingTerrain
             public static readonly StringName SetDensity = new StringName("set_density");
             public static readonly StringName SetFadeMargin = new StringName("set_fade_margin");
             public static readonly StringName SetHeightOffset = new StringName("set_height_offset");
+            public static readonly StringName SetImpostor = new StringName("set_impostor");
+            public static readonly StringName SetImpostorDistance = new StringName("set_impostor_distance");
             public static readonly StringName SetLayers = new StringName("set_layers");
             public static readonly StringName SetLodDistances = new StringName("set_lod_distances");
             public static readonly StringName SetLodMeshes = new StringName("set_lod_meshes");

@@ -186,9 +186,19 @@ namespace WanderingTerrain
         public Vector3[] GetDrawnPositions(long meshIndex) => Object.Call(MethodName.GetDrawnPositions, Variant.From(meshIndex)).As<Vector3[]>();
 
         /// <summary>
+        /// Far cells (many instance cells each) with impostors on the GPU.
+        /// </summary>
+        public long GetFarCellCount() => Object.Call(MethodName.GetFarCellCount).As<long>();
+
+        /// <summary>
         /// Cells with MultiMeshes on the GPU (bounded by the view, not the instance count).
         /// </summary>
         public long GetGpuCellCount() => Object.Call(MethodName.GetGpuCellCount).As<long>();
+
+        /// <summary>
+        /// Impostors of <c>mesh_index</c> on the GPU now (in far cells around the camera; each shows only beyond the mesh's <c>impostor_distance</c>).
+        /// </summary>
+        public long GetImpostorCount(long meshIndex) => Object.Call(MethodName.GetImpostorCount, Variant.From(meshIndex)).As<long>();
 
         /// <summary>
         /// Instances of <c>mesh_index</c> (-1: every mesh) stored, drawn or not.
@@ -210,7 +220,7 @@ namespace WanderingTerrain
         public long[] GetWorkBreakdown() => Object.Call(MethodName.GetWorkBreakdown).As<long[]>();
 
         /// <summary>
-        /// What the frame updates did so far, counters that only grow (µs): <c>update_usec</c> (all of it), <c>show_usec</c> (showing finished cells), <c>choose_usec</c> (choosing the cells the view needs), <c>ask_usec</c>, <c>collide_usec</c>, <c>detail_usec</c> (detail layers) and its parts <c>detail_show_usec</c> and <c>detail_choose_usec</c>. The same counters as TerrainNode.get_work_stats: take differences.
+        /// What the frame updates did so far, counters that only grow (µs): <c>update_usec</c> (all of it), <c>show_usec</c> (showing finished cells), <c>choose_usec</c> (choosing the cells the view needs), <c>ask_usec</c>, <c>collide_usec</c>, <c>detail_usec</c> (detail layers) and its parts <c>detail_show_usec</c> and <c>detail_choose_usec</c>, <c>far_usec</c> (impostors' far cells). The same counters as TerrainNode.get_work_stats: take differences.
         /// </summary>
         public Godot.Collections.Dictionary GetWorkStats() => Object.Call(MethodName.GetWorkStats).As<Godot.Collections.Dictionary>();
 
@@ -292,7 +302,9 @@ namespace WanderingTerrain
             public static readonly StringName GetDetailTransforms = new StringName("get_detail_transforms");
             public static readonly StringName GetDrawnCount = new StringName("get_drawn_count");
             public static readonly StringName GetDrawnPositions = new StringName("get_drawn_positions");
+            public static readonly StringName GetFarCellCount = new StringName("get_far_cell_count");
             public static readonly StringName GetGpuCellCount = new StringName("get_gpu_cell_count");
+            public static readonly StringName GetImpostorCount = new StringName("get_impostor_count");
             public static readonly StringName GetInstanceCount = new StringName("get_instance_count");
             public static readonly StringName GetInstances = new StringName("get_instances");
             public static readonly StringName GetInstancesResource = new StringName("get_instances_resource");

@@ -66,14 +66,14 @@ namespace WanderingTerrain
         }
 
         /// <summary>
+        /// <c>mode</c>: down to <c>depth</c> under the curve where the ground is higher (a riverbed).
+        /// </summary>
+        public const long ModeCarve = 3;
+
+        /// <summary>
         /// <c>mode</c>: cut and fill to the curve (a road, a ramp that also cuts).
         /// </summary>
         public const long ModeFollow = 0;
-
-        /// <summary>
-        /// <c>mode</c>: only where the curve is above the ground (an embankment).
-        /// </summary>
-        public const long ModeRaise = 1;
 
         /// <summary>
         /// <c>mode</c>: only where the curve is below the ground (a cutting).
@@ -81,9 +81,9 @@ namespace WanderingTerrain
         public const long ModeLower = 2;
 
         /// <summary>
-        /// <c>mode</c>: down to <c>depth</c> under the curve where the ground is higher (a riverbed).
+        /// <c>mode</c>: only where the curve is above the ground (an embankment).
         /// </summary>
-        public const long ModeCarve = 3;
+        public const long ModeRaise = 1;
 
         /// <summary>
         /// Width of the flat part, world units (0, 100000].

@@ -59,76 +59,6 @@ namespace WanderingTerrain
         }
 
         /// <summary>
-        /// <c>debug_view</c>: the node's own material.
-        /// </summary>
-        public const long DebugViewOff = 0;
-
-        /// <summary>
-        /// <c>debug_view</c>: sample cells in alternating greys (spacing and UV).
-        /// </summary>
-        public const long DebugViewChecker = 1;
-
-        /// <summary>
-        /// <c>debug_view</c>: heights in grey over the terrain's height range.
-        /// </summary>
-        public const long DebugViewHeightmap = 2;
-
-        /// <summary>
-        /// <c>debug_view</c>: the normal as a colour (r = x, g = z, b = y; x and z * 0.5 + 0.5).
-        /// </summary>
-        public const long DebugViewNormals = 3;
-
-        /// <summary>
-        /// <c>debug_view</c>: slope in grey (0 flat … 1 vertical).
-        /// </summary>
-        public const long DebugViewSlope = 4;
-
-        /// <summary>
-        /// <c>debug_view</c>: a colour per clipmap level (a WanderingTerrain, which has none, draws white).
-        /// </summary>
-        public const long DebugViewLevels = 5;
-
-        /// <summary>
-        /// <c>debug_view</c>: holes tinted instead of cut, over the heightmap.
-        /// </summary>
-        public const long DebugViewHoles = 6;
-
-        /// <summary>
-        /// <c>debug_view</c>: the layers the material blends, in a colour each, darker where the auto-shader chose.
-        /// </summary>
-        public const long DebugViewLayerWeights = 7;
-
-        /// <summary>
-        /// <c>debug_view</c>: the nearest sample's control slots (base layer's colour, overlay mixed in; auto grey).
-        /// </summary>
-        public const long DebugViewControl = 8;
-
-        /// <summary>
-        /// <c>debug_view</c>: collision tiles around the target (a TerrainNode's <c>target</c>, a WanderingTerrain's camera): green in the physics engine, orange while an edit's new grid is on its way, grey without collision.
-        /// </summary>
-        public const long DebugViewCollision = 9;
-
-        /// <summary>
-        /// <c>debug_view</c>: a region map's regions around the target: grey not in memory, green loaded, orange edited and unsaved, red damaged (drawn as holes). Region maps are drawn by a TerrainNode; a WanderingTerrain draws grey.
-        /// </summary>
-        public const long DebugViewRegions = 10;
-
-        /// <summary>
-        /// <c>debug_view</c>: the instance cells of a child TerrainInstancer around the target: green shown, orange being made again.
-        /// </summary>
-        public const long DebugViewInstances = 11;
-
-        /// <summary>
-        /// <c>debug_view</c>: the faces a navigation bake takes around the target (<c>get_navigation_faces</c>, tolerance 0.25), as cyan lines over the heightmap.
-        /// </summary>
-        public const long DebugViewNavigation = 12;
-
-        /// <summary>
-        /// <c>debug_view</c>: the surface cache meshes blend into (<c>surface_cache_enabled</c>): its albedo, unshaded; magenta where no cache covers the ground (beyond its last level, or a node without one).
-        /// </summary>
-        public const long DebugViewSurfaceCache = 13;
-
-        /// <summary>
         /// <c>collision_mode</c>: no collision.
         /// </summary>
         public const long CollisionDisabled = 0;
@@ -142,6 +72,76 @@ namespace WanderingTerrain
         /// <c>collision_mode</c>: every tile.
         /// </summary>
         public const long CollisionFull = 2;
+
+        /// <summary>
+        /// <c>debug_view</c>: sample cells in alternating greys (spacing and UV).
+        /// </summary>
+        public const long DebugViewChecker = 1;
+
+        /// <summary>
+        /// <c>debug_view</c>: collision tiles around the target (a TerrainNode's <c>target</c>, a WanderingTerrain's camera): green in the physics engine, orange while an edit's new grid is on its way, grey without collision.
+        /// </summary>
+        public const long DebugViewCollision = 9;
+
+        /// <summary>
+        /// <c>debug_view</c>: the nearest sample's control slots (base layer's colour, overlay mixed in; auto grey).
+        /// </summary>
+        public const long DebugViewControl = 8;
+
+        /// <summary>
+        /// <c>debug_view</c>: heights in grey over the terrain's height range.
+        /// </summary>
+        public const long DebugViewHeightmap = 2;
+
+        /// <summary>
+        /// <c>debug_view</c>: holes tinted instead of cut, over the heightmap.
+        /// </summary>
+        public const long DebugViewHoles = 6;
+
+        /// <summary>
+        /// <c>debug_view</c>: the instance cells of a child TerrainInstancer around the target: green shown, orange being made again.
+        /// </summary>
+        public const long DebugViewInstances = 11;
+
+        /// <summary>
+        /// <c>debug_view</c>: the layers the material blends, in a colour each, darker where the auto-shader chose.
+        /// </summary>
+        public const long DebugViewLayerWeights = 7;
+
+        /// <summary>
+        /// <c>debug_view</c>: a colour per clipmap level (a WanderingTerrain, which has none, draws white).
+        /// </summary>
+        public const long DebugViewLevels = 5;
+
+        /// <summary>
+        /// <c>debug_view</c>: the faces a navigation bake takes around the target (<c>get_navigation_faces</c>, tolerance 0.25), as cyan lines over the heightmap.
+        /// </summary>
+        public const long DebugViewNavigation = 12;
+
+        /// <summary>
+        /// <c>debug_view</c>: the normal as a colour (r = x, g = z, b = y; x and z * 0.5 + 0.5).
+        /// </summary>
+        public const long DebugViewNormals = 3;
+
+        /// <summary>
+        /// <c>debug_view</c>: the node's own material.
+        /// </summary>
+        public const long DebugViewOff = 0;
+
+        /// <summary>
+        /// <c>debug_view</c>: a region map's regions around the target: grey not in memory, green loaded, orange edited and unsaved, red damaged (drawn as holes). Region maps are drawn by a TerrainNode; a WanderingTerrain draws grey.
+        /// </summary>
+        public const long DebugViewRegions = 10;
+
+        /// <summary>
+        /// <c>debug_view</c>: slope in grey (0 flat … 1 vertical).
+        /// </summary>
+        public const long DebugViewSlope = 4;
+
+        /// <summary>
+        /// <c>debug_view</c>: the surface cache meshes blend into (<c>surface_cache_enabled</c>): its albedo, unshaded; magenta where no cache covers the ground (beyond its last level, or a node without one).
+        /// </summary>
+        public const long DebugViewSurfaceCache = 13;
 
         /// <summary>
         /// The heightfield to draw and to answer <c>get_height</c> from.

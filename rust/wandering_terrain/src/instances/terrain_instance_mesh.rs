@@ -131,6 +131,9 @@ pub struct TerrainInstanceMesh {
     #[export]
     layers: PackedInt32Array,
     impostor_links: Links,
+    /// Counts changes: an instancer asked to update now re-reads a mesh whose count moved (its
+    /// `changed` handler runs deferred, after a script's next lines).
+    revision: u64,
     base: Base<Resource>,
 }
 
@@ -149,6 +152,7 @@ impl IResource for TerrainInstanceMesh {
             impostor: None,
             impostor_distance: 200.0,
             impostor_links: Links::default(),
+            revision: 0,
             collision_shape: None,
             collision_transform: Transform3D::IDENTITY,
             density: r.density,
@@ -218,18 +222,18 @@ impl TerrainInstanceMesh {
     fn set_mesh(&mut self, v: Option<Gd<Mesh>>) {
         self.mesh = v;
         self.rebake_if_stale();
-        self.base_mut().emit_changed();
+        self.changed();
     }
     #[func]
     fn set_scene(&mut self, v: Option<Gd<PackedScene>>) {
         self.scene = v;
         self.rebake_if_stale();
-        self.base_mut().emit_changed();
+        self.changed();
     }
     #[func]
     fn set_lod_meshes(&mut self, v: Array<Gd<Mesh>>) {
         self.lod_meshes = v;
-        self.base_mut().emit_changed();
+        self.changed();
     }
     #[func]
     fn set_lod_distances(&mut self, v: PackedFloat32Array) {
@@ -241,7 +245,7 @@ impl TerrainInstanceMesh {
             return;
         }
         self.lod_distances = v;
-        self.base_mut().emit_changed();
+        self.changed();
     }
     #[func]
     fn set_visibility_range(&mut self, v: f64) {
@@ -250,7 +254,7 @@ impl TerrainInstanceMesh {
             return;
         }
         self.visibility_range = v;
-        self.base_mut().emit_changed();
+        self.changed();
     }
     #[func]
     fn set_fade_margin(&mut self, v: f64) {
@@ -259,7 +263,7 @@ impl TerrainInstanceMesh {
             return;
         }
         self.fade_margin = v;
-        self.base_mut().emit_changed();
+        self.changed();
     }
     #[func]
     fn set_cast_shadow(&mut self, v: i64) {
@@ -268,7 +272,7 @@ impl TerrainInstanceMesh {
             return;
         }
         self.cast_shadow = v;
-        self.base_mut().emit_changed();
+        self.changed();
     }
     #[func]
     fn set_impostor(&mut self, v: Option<Gd<TerrainImpostor>>) {
@@ -279,10 +283,10 @@ impl TerrainInstanceMesh {
                 .changed()
                 .builder()
                 .flags(flags(true))
-                .connect(weak(&me, |m: &mut Self| m.base_mut().emit_changed()))
+                .connect(weak(&me, Self::changed))
         }));
         self.impostor = v;
-        self.base_mut().emit_changed();
+        self.changed();
     }
     #[func]
     fn set_impostor_distance(&mut self, v: f64) {
@@ -294,7 +298,7 @@ impl TerrainInstanceMesh {
             return;
         }
         self.impostor_distance = v;
-        self.base_mut().emit_changed();
+        self.changed();
     }
 
     /// Bakes `impostor` from this mesh now (making a TerrainImpostor when there is none). On an error (no
@@ -316,6 +320,8 @@ impl TerrainInstanceMesh {
         let ok = imp.bind_mut().bake_source(&src);
         if ok && self.impostor.as_ref() != Some(&imp) {
             self.set_impostor(Some(imp));
+        } else if ok {
+            self.changed();
         }
         ok
     }
@@ -356,7 +362,7 @@ impl TerrainInstanceMesh {
             return;
         }
         self.water_placement = v;
-        self.base_mut().emit_changed();
+        self.changed();
     }
     #[func]
     fn set_water_depth_min(&mut self, v: f64) {
@@ -382,6 +388,16 @@ impl TerrainInstanceMesh {
 }
 
 impl TerrainInstanceMesh {
+    /// A change: counted, and `changed` emitted.
+    fn changed(&mut self) {
+        self.revision += 1;
+        self.base_mut().emit_changed();
+    }
+
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
     /// The placement rules as the core takes them.
     pub fn rules(&self) -> Rules {
         Rules {
@@ -432,7 +448,7 @@ impl TerrainInstanceMesh {
         (self.slope_min, self.slope_max) = (f64::from(p.slope[0]), f64::from(p.slope[1]));
         (self.water_depth_min, self.water_depth_max) =
             (f64::from(p.water_depth[0]), f64::from(p.water_depth[1]));
-        self.base_mut().emit_changed();
+        self.changed();
     }
 
     /// What an impostor is baked from: `mesh`, else the scene's first MeshInstance3D.

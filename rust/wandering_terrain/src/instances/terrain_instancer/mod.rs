@@ -85,6 +85,8 @@ pub struct TerrainInstancer {
     detail_layers: Array<Option<Gd<TerrainDetailLayer>>>,
 
     resolved: Vec<Resolved>,
+    /// The meshes' revisions `resolved` was made from.
+    resolved_revisions: Vec<u64>,
     cells: Cells,
     /// Impostors beyond the meshes' reach, in far cells.
     far: FarCells,
@@ -157,6 +159,7 @@ impl INode3D for TerrainInstancer {
             collision_mask: 1,
             detail_layers: Array::new(),
             resolved: Vec::new(),
+            resolved_revisions: Vec::new(),
             cells: Cells::default(),
             far: FarCells::default(),
             detail: Detail::default(),
@@ -259,14 +262,21 @@ impl TerrainInstancer {
                     .changed()
                     .builder()
                     .flags(flags(true))
-                    .connect(weak(&me, Self::on_meshes_changed))
+                    .connect(weak(&me, Self::on_mesh_signal))
             }));
         self.meshes = meshes;
         self.on_meshes_changed();
     }
 
+    /// A mesh's `changed` (deferred): drawn again unless `update_now` already took the change.
+    fn on_mesh_signal(&mut self) {
+        if self.mesh_revisions() != self.resolved_revisions {
+            self.on_meshes_changed();
+        }
+    }
+
     /// A mesh changed (its look, shapes or rules): every shown cell is drawn again.
-    fn on_meshes_changed(&mut self) {
+    pub(super) fn on_meshes_changed(&mut self) {
         self.resolve_meshes();
         self.reset();
     }
@@ -333,7 +343,16 @@ impl TerrainInstancer {
 }
 
 impl TerrainInstancer {
+    /// Each mesh slot's revision (0 for an empty slot).
+    fn mesh_revisions(&self) -> Vec<u64> {
+        self.meshes
+            .iter_shared()
+            .map(|m| m.map_or(0, |m| m.bind().revision()))
+            .collect()
+    }
+
     fn resolve_meshes(&mut self) {
+        self.resolved_revisions = self.mesh_revisions();
         self.resolved = self
             .meshes
             .iter_shared()

@@ -199,6 +199,10 @@ impl TerrainInstancer {
     /// reading the screen or casting rays). Returns whether anything was shown or changed.
     #[func]
     fn update_now(&mut self) -> bool {
+        // A mesh changed by the lines just before: its deferred `changed` has not run yet.
+        if self.mesh_revisions() != self.resolved_revisions {
+            self.on_meshes_changed();
+        }
         self.update(true)
     }
 
