@@ -37,7 +37,11 @@ func _ready() -> void:
 	terrain.terrain_data = t
 	var water := TerrainWater.new()
 	water.sea_level = SEA
+	# The coast: the south-west quarter of the map, where the land rises from the sea.
+	water.area = Rect2i(0, 0, 2048, 2048)
 	terrain.add_child(water)
+	# The sea is known before the trees are placed (they keep to dry ground).
+	water.update_water()
 	_tree = Forest.tree()
 	_tree.density = 0.02
 	_tree.visibility_range = 8000.0
@@ -80,6 +84,10 @@ func prepare_view(cam: Camera3D) -> void:
 	var before := cam != null and cam.name.ends_with("Before")
 	_tree.impostor = null if before else _impostor
 	_tree.visibility_range = 256.0 if before else 8000.0
+	if cam != null:
+		# Everything in view now (a software renderer takes seconds a frame: streaming by frames would too).
+		cam.make_current()
+		_forest.update_now()
 
 
 func view_ready() -> bool:

@@ -2,8 +2,8 @@ extends "res://bench/render_bench_main_thread.gd"
 ## Forests to the horizon (renderer, 60 fps, default collision): 1,000,000 pines on a 4096² terrain of
 ## 2 m spacing (8 km a side), seen from the air. Primitives and draw calls a frame (RenderingServer's
 ## counters) with impostors to 8 km, against the same forest drawn with meshes to 8 km and today's 256 m
-## forest; the bake time; the GPU memory of the atlases and far cells; and a flight at 100 m/s with
-## impostors (terrain + instancer main-thread work per frame).
+## forest; the bake time; the GPU memory of the atlases and far cells. The flights are
+## render_bench_impostors_flight.gd.
 
 const Trees := preload("res://render/tree_meshes.gd")
 
@@ -33,7 +33,6 @@ func run(quick: bool) -> void:
 	var atlas_bytes: int = 2 * imp.albedo_texture.get_width() * imp.albedo_texture.get_height() * 4 * 4 / 3
 	print("bench impostors (%s): GPU memory: atlases %.1f MiB (two RGBA8 2048² with mipmaps); far cells %.1f MiB (%d impostors × 64 B); video memory the renderer reports: %.1f MiB with impostors, %.1f MiB with meshes to 8 km, %.1f MiB at 256 m" % [
 		renderer, atlas_bytes / 1048576.0, a[3] * 64.0 / 1048576.0, a[3], a[2] / 1048576.0, b[2] / 1048576.0, c[2] / 1048576.0])
-	await _forest_flight(data, m, count, 8.0 if quick else 30.0)
 	_close(saved)
 
 
@@ -90,53 +89,3 @@ func _view(data: TerrainData, pine: ArrayMesh, imp: TerrainImpostor, mode: Strin
 	await tree.process_frame
 	await tree.process_frame
 	return [prims, calls, vmem, imps]
-
-
-## Flies at 100 m/s, 150 m over the ground, over the forest with impostors to 8 km.
-func _forest_flight(data: TerrainData, m: TerrainInstanceMesh, count: int, seconds: float) -> void:
-	var rig := _rig()
-	var root: Node3D = rig[0]
-	var cam: Camera3D = rig[1]
-	cam.far = 12000.0
-	var tn := TerrainNode.new()
-	tn.terrain_data = data
-	root.add_child(tn)
-	tn.target = tn.get_path_to(cam)
-	m.impostor_distance = 200.0
-	m.visibility_range = 8000.0
-	var inst := TerrainInstancer.new()
-	var ms: Array[TerrainInstanceMesh] = [m]
-	inst.meshes = ms
-	tn.add_child(inst)
-	inst.scatter(0, Rect2(0, 0, 8192, 8192), count, 1)
-	cam.position = Vector3(600, data.get_height(Vector2(600, 600)) + 150.0, 600)
-	cam.rotation_degrees = Vector3(-12, -135, 0)
-	inst.update_now()
-	while not tn.is_up_to_date() or not inst.is_up_to_date():
-		await tree.process_frame
-	var dir := Vector3(1, 0, 1).normalized()
-	first.mover = func(delta: float) -> void:
-		cam.position += dir * 100.0 * delta
-		cam.position.y = tn.get_height(Vector2(cam.position.x, cam.position.z)) + 150.0
-	last.reset()
-	last.tick_counts.clear()
-	last.recording = true
-	var w0 := inst.get_work_stats()
-	var t_start := Time.get_ticks_msec()
-	var far_cells: Array[float] = []
-	var own: Array[float] = []
-	var u0 := inst.get_work_usec()
-	while Time.get_ticks_msec() - t_start < seconds * 1000.0:
-		await tree.process_frame
-		far_cells.append(inst.get_far_cell_count())
-		var u := inst.get_work_usec()
-		own.append((u - u0) / 1000.0)
-		u0 = u
-	last.recording = false
-	first.mover = Callable()
-	var w1 := inst.get_work_stats()
-	var f := last.frames
-	print("bench impostors (%s) 100 m/s, 150 m up, %d trees with impostors to 8 km: %d frames, terrain + instancer work per frame median %.3f ms, p99 %.3f ms, worst %.2f ms (goal <= 0.5 / 2 ms); the instancer's own update median %.3f ms, worst %.2f ms, its far cells' share %.3f ms a frame; far cells on the GPU median %d" % [
-		renderer, count, f.size(), Util.median(f), Util.quantile(f, 0.99), f.max(), Util.median(own), own.max(), (w1["far_usec"] - w0["far_usec"]) / 1000.0 / maxf(own.size(), 1), int(Util.median(far_cells))])
-	root.queue_free()
-	await tree.process_frame

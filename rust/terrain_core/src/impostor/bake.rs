@@ -111,7 +111,8 @@ pub fn bake(
         for y in 0..fs {
             let dst = ((j * fs + y) * side + i * fs) * 4;
             albedo[dst..dst + fs * 4].copy_from_slice(&fr.albedo[y * fs * 4..(y + 1) * fs * 4]);
-            normal_depth[dst..dst + fs * 4].copy_from_slice(&fr.normal[y * fs * 4..(y + 1) * fs * 4]);
+            normal_depth[dst..dst + fs * 4]
+                .copy_from_slice(&fr.normal[y * fs * 4..(y + 1) * fs * 4]);
         }
     }
     Ok(BakedImpostor {
@@ -165,7 +166,12 @@ fn bounds(tris: &[Tri], surfaces: &[BakeSurface]) -> ([f32; 3], f32) {
     }
     let c: [f32; 3] = std::array::from_fn(|k| (lo[k] + hi[k]) * 0.5);
     let r = corners()
-        .map(|p| dot([p[0] - c[0], p[1] - c[1], p[2] - c[2]], [p[0] - c[0], p[1] - c[1], p[2] - c[2]]))
+        .map(|p| {
+            dot(
+                [p[0] - c[0], p[1] - c[1], p[2] - c[2]],
+                [p[0] - c[0], p[1] - c[1], p[2] - c[2]],
+            )
+        })
         .fold(0.0f32, f32::max)
         .sqrt();
     // A point or a needle still gets a frame a little wider than itself.
@@ -421,15 +427,17 @@ fn shade(
         m.albedo[3],
     ];
     if let (Some(t), true) = (tex, s.uvs.len() == s.positions.len()) {
-        let uv = [0, 1].map(|k| w[0] * s.uvs[idx[0]][k] + w[1] * s.uvs[idx[1]][k] + w[2] * s.uvs[idx[2]][k]);
+        let uv = [0, 1]
+            .map(|k| w[0] * s.uvs[idx[0]][k] + w[1] * s.uvs[idx[1]][k] + w[2] * s.uvs[idx[2]][k]);
         let t = t.sample(uv);
-        for k in 0..4 {
-            c[k] *= t[k];
+        for (ck, tk) in c.iter_mut().zip(t) {
+            *ck *= tk;
         }
     }
     if m.vertex_color && s.colors.len() == s.positions.len() {
-        for k in 0..4 {
-            c[k] *= w[0] * s.colors[idx[0]][k] + w[1] * s.colors[idx[1]][k] + w[2] * s.colors[idx[2]][k];
+        let [a, b, d] = idx.map(|i| s.colors[i]);
+        for (k, ck) in c.iter_mut().enumerate() {
+            *ck *= w[0] * a[k] + w[1] * b[k] + w[2] * d[k];
         }
     }
     if m.alpha_cut.is_some_and(|cut| c[3] < cut) {

@@ -114,7 +114,7 @@ fn down(src: &[u8], w: &[u8], s: usize, d: usize, own_alpha: bool) -> (Vec<u8>, 
 /// Scales each frame's alpha at this level (side `side`) so its share of texels at or above `cut` is
 /// its base share (or as near as a scale reaches); the whole level at once when frames do not divide it.
 fn keep_coverage(level: &mut [u8], side: usize, frames: usize, targets: &[f32], cut: f32) {
-    if side % frames != 0 || side / frames == 0 {
+    if !side.is_multiple_of(frames) || side / frames == 0 {
         let target = targets.iter().sum::<f32>() / targets.len().max(1) as f32;
         let all: Vec<usize> = (0..side * side).collect();
         scale_alpha(level, &all, target, cut);
@@ -185,7 +185,10 @@ mod tests {
         }
         let all = with_mips(&base, side, 1, None, 0.5);
         let sizes = chain(side);
-        assert_eq!(all.len(), sizes.iter().map(|s| (s * s * 4) as usize).sum::<usize>());
+        assert_eq!(
+            all.len(),
+            sizes.iter().map(|s| (s * s * 4) as usize).sum::<usize>()
+        );
         let mut at = 0;
         // Down to 16²: below, whole texels are a coarse share of the frame.
         for &s in &sizes[..3] {
@@ -194,7 +197,10 @@ mod tests {
             let share = passing(&alpha_of(level), 0.5);
             assert!((share - 0.0977).abs() < 0.04, "level {s}: {share}");
             // No black bleeds into the colour of covered texels.
-            assert!(level.chunks_exact(4).filter(|c| c[3] >= 128).all(|c| c[1] == 200));
+            assert!(level
+                .chunks_exact(4)
+                .filter(|c| c[3] >= 128)
+                .all(|c| c[1] == 200));
             at += n;
         }
     }

@@ -9,13 +9,24 @@ fn close(a: [f32; 3], b: [f32; 3], eps: f32) -> bool {
 fn the_layout_refuses_what_cannot_be_baked() {
     assert!(ImpostorLayout::new(12, 2048).is_ok());
     assert_eq!(ImpostorLayout::new(1, 2048), Err(ImpostorError::Frames(1)));
-    assert_eq!(ImpostorLayout::new(33, 2048), Err(ImpostorError::Frames(33)));
+    assert_eq!(
+        ImpostorLayout::new(33, 2048),
+        Err(ImpostorError::Frames(33))
+    );
     assert_eq!(ImpostorLayout::new(8, 0), Err(ImpostorError::Atlas(0)));
-    assert_eq!(ImpostorLayout::new(8, 9000), Err(ImpostorError::Atlas(9000)));
-    assert_eq!(ImpostorLayout::new(32, 256), Err(ImpostorError::FrameSize(256, 32)));
+    assert_eq!(
+        ImpostorLayout::new(8, 9000),
+        Err(ImpostorError::Atlas(9000))
+    );
+    assert_eq!(
+        ImpostorLayout::new(32, 256),
+        Err(ImpostorError::FrameSize(256, 32))
+    );
     let l = ImpostorLayout::new(12, 2048).unwrap();
     assert_eq!((l.frame_size(), l.atlas_side()), (170, 2040));
-    assert!(ImpostorError::Frames(1).to_string().contains("frames must be in [2, 32]"));
+    assert!(ImpostorError::Frames(1)
+        .to_string()
+        .contains("frames must be in [2, 32]"));
 }
 
 #[test]
@@ -26,7 +37,10 @@ fn the_encoding_round_trips_over_the_hemisphere() {
             let d = hemi_oct_decode(uv);
             assert!((dot(d, d) - 1.0).abs() < 1e-5 && d[1] >= 0.0);
             let back = hemi_oct_encode(d);
-            assert!((back[0] - uv[0]).abs() < 1e-5 && (back[1] - uv[1]).abs() < 1e-5, "{uv:?} {back:?}");
+            assert!(
+                (back[0] - uv[0]).abs() < 1e-5 && (back[1] - uv[1]).abs() < 1e-5,
+                "{uv:?} {back:?}"
+            );
         }
     }
     // The centre looks straight down; the corners and edges lie on the horizon.
@@ -42,7 +56,10 @@ fn a_frames_own_direction_blends_only_that_frame() {
         for j in 0..8 {
             let d = l.frame_direction(i, j);
             let b = l.blend(d);
-            let top = b.iter().copied().fold(([0, 0], -1.0f32), |a, x| if x.1 > a.1 { x } else { a });
+            let top = b
+                .iter()
+                .copied()
+                .fold(([0, 0], -1.0f32), |a, x| if x.1 > a.1 { x } else { a });
             assert_eq!(top.0, [i, j]);
             assert!(top.1 > 0.999, "{i} {j} {b:?}");
         }
@@ -155,7 +172,10 @@ fn the_silhouette_is_where_the_mesh_projects() {
         .filter(|&(x, y)| a.albedo[((j * fs + y) * side + i * fs + x) * 4 + 3] > 0)
         .count();
     let want = (fs as f32 / 3f32.sqrt()).powi(2);
-    assert!((covered as f32 - want).abs() / want < 0.03, "{covered} vs {want}");
+    assert!(
+        (covered as f32 - want).abs() / want < 0.03,
+        "{covered} vs {want}"
+    );
 }
 
 #[test]
@@ -178,23 +198,40 @@ fn alpha_cut_and_textures_shape_what_is_covered() {
     let covered: Vec<&[u8]> = a.albedo.chunks_exact(4).filter(|c| c[3] > 0).collect();
     assert!(!covered.is_empty());
     // Where the texture's alpha is at least half, green is at least half the colour.
-    assert!(covered.iter().all(|c| c[1] > 200 && c[0] <= 188), "only the green half is covered");
-    let full = a.albedo.chunks_exact(4).filter(|c| c[1] == 255 && c[0] == 0).count();
+    assert!(
+        covered.iter().all(|c| c[1] > 200 && c[0] <= 188),
+        "only the green half is covered"
+    );
+    let full = a
+        .albedo
+        .chunks_exact(4)
+        .filter(|c| c[1] == 255 && c[0] == 0)
+        .count();
     assert!(full > 0, "the opaque half is plain green");
     // The side facing -X (transparent) is not covered in the frame looking from -X.
-    let pure_white = a.albedo.chunks_exact(4).filter(|c| c[3] > 0 && c[0] == 255).count();
+    let pure_white = a
+        .albedo
+        .chunks_exact(4)
+        .filter(|c| c[3] > 0 && c[0] == 255)
+        .count();
     assert_eq!(pure_white, 0);
 }
 
 #[test]
 fn bad_input_is_refused() {
     let l = ImpostorLayout::new(4, 256).unwrap();
-    assert_eq!(bake(&[], l, &Progress::default()), Err(ImpostorError::Empty));
+    assert_eq!(
+        bake(&[], l, &Progress::default()),
+        Err(ImpostorError::Empty)
+    );
     let nan = BakeSurface {
         positions: vec![[f32::NAN; 3]; 3],
         ..BakeSurface::default()
     };
-    assert_eq!(bake(&[nan], l, &Progress::default()), Err(ImpostorError::Empty));
+    assert_eq!(
+        bake(&[nan], l, &Progress::default()),
+        Err(ImpostorError::Empty)
+    );
     let p = Progress::default();
     p.cancel();
     let s = vec![cube([0.0; 3], 1.0, [1.0; 4])];

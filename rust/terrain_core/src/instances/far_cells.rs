@@ -94,12 +94,13 @@ pub fn draw_far_cell<S: Samples + ?Sized>(
                 o.buffer.extend_from_slice(&[t[0], t[1], t[2], t[3] + dx]);
                 o.buffer.extend_from_slice(&[t[4], t[5], t[6], t[7]]);
                 o.buffer.extend_from_slice(&[t[8], t[9], t[10], t[11] + dz]);
-                o.buffer.extend_from_slice(&[c[0] - t[3], c[1] - t[7], c[2] - t[11], 0.0]);
+                o.buffer
+                    .extend_from_slice(&[c[0] - t[3], c[1] - t[7], c[2] - t[11], 0.0]);
             }
             let shift = [dx, 0.0, dz];
-            for k in 0..3 {
-                o.lo[k] = o.lo[k].min(d.lo[k] + shift[k]);
-                o.hi[k] = o.hi[k].max(d.hi[k] + shift[k]);
+            for (k, s) in shift.into_iter().enumerate() {
+                o.lo[k] = o.lo[k].min(d.lo[k] + s);
+                o.hi[k] = o.hi[k].max(d.hi[k] + s);
             }
             o.max_scale = o.max_scale.max(d.max_scale);
         }
@@ -109,7 +110,11 @@ pub fn draw_far_cell<S: Samples + ?Sized>(
 
 /// The instance cells of far cell `far` that hold something, with their corners (copied: a worker draws
 /// them while the store is edited).
-pub fn far_cell_contents(store: &InstanceStore, far: CellKey, factor: i32) -> Vec<([f64; 2], Cell)> {
+pub fn far_cell_contents(
+    store: &InstanceStore,
+    far: CellKey,
+    factor: i32,
+) -> Vec<([f64; 2], Cell)> {
     small_cells(far, factor)
         .filter_map(|k| {
             let c = store.cell(k)?;
@@ -147,7 +152,10 @@ mod tests {
             scale: [1.0; 3],
         };
         let cells = vec![
-            ([0.0, 0.0], vec![vec![inst(1.0, 2.0), inst(3.0, 4.0)], vec![inst(5.0, 5.0)]]),
+            (
+                [0.0, 0.0],
+                vec![vec![inst(1.0, 2.0), inst(3.0, 4.0)], vec![inst(5.0, 5.0)]],
+            ),
             ([32.0, 64.0], vec![vec![inst(8.0, 9.0)]]),
         ];
         let out = draw_far_cell(&flat, [0.0, 0.0], &cells, &[true, false]);
@@ -155,8 +163,15 @@ mod tests {
         let d = &out[0];
         assert_eq!(d.buffer.len(), 3 * FAR_FLOATS);
         // Positions relative to the far corner, heights the ground's.
-        let pos: Vec<[f32; 3]> = d.buffer.chunks_exact(FAR_FLOATS).map(|c| [c[3], c[7], c[11]]).collect();
-        assert_eq!(pos, vec![[1.0, 5.0, 2.0], [3.0, 5.0, 4.0], [40.0, 5.0, 73.0]]);
+        let pos: Vec<[f32; 3]> = d
+            .buffer
+            .chunks_exact(FAR_FLOATS)
+            .map(|c| [c[3], c[7], c[11]])
+            .collect();
+        assert_eq!(
+            pos,
+            vec![[1.0, 5.0, 2.0], [3.0, 5.0, 4.0], [40.0, 5.0, 73.0]]
+        );
         // Each carries its own cell's centre (the first two share one), relative to itself.
         let centres: Vec<[f32; 3]> = d
             .buffer

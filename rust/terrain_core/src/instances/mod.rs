@@ -20,8 +20,8 @@ mod rotation;
 mod stream;
 
 pub use far_cells::{
-    box_centre, cell_box, draw_far_cell, far_cell_contents, far_factor, far_key, small_cells, FAR_CELL,
-    FAR_FLOATS,
+    box_centre, cell_box, draw_far_cell, far_cell_contents, far_factor, far_key, small_cells,
+    FAR_CELL, FAR_FLOATS,
 };
 pub use format::FormatError;
 pub use placement::{dab_add, dab_removes, scatter, Rules, RulesError};

@@ -38,13 +38,23 @@ impl Source {
             .ok_or_else(|| format!("cannot instantiate scene {}", scene.get_path()))?;
         let found = first_mesh_instance(&root, &root, Transform3D::IDENTITY);
         root.free();
-        found.ok_or_else(|| format!("scene {} has no MeshInstance3D with a mesh", scene.get_path()))
+        found.ok_or_else(|| {
+            format!(
+                "scene {} has no MeshInstance3D with a mesh",
+                scene.get_path()
+            )
+        })
     }
 
     fn material(&self, surface: i32) -> Option<Gd<Material>> {
         self.material_override
             .clone()
-            .or_else(|| self.surface_overrides.get(surface as usize).cloned().flatten())
+            .or_else(|| {
+                self.surface_overrides
+                    .get(surface as usize)
+                    .cloned()
+                    .flatten()
+            })
             .or_else(|| self.mesh.surface_get_material(surface))
     }
 
@@ -133,11 +143,7 @@ fn hash_surface(s: &BakeSurface, h: &mut impl Hasher) {
     m.alpha_cut.map(f32::to_bits).hash(h);
 }
 
-fn first_mesh_instance(
-    root: &Gd<Node>,
-    n: &Gd<Node>,
-    parent: Transform3D,
-) -> Option<Source> {
+fn first_mesh_instance(root: &Gd<Node>, n: &Gd<Node>, parent: Transform3D) -> Option<Source> {
     let here = match n.clone().try_cast::<Node3D>() {
         Ok(n3) if n != root => parent * n3.get_transform(),
         _ => parent,
@@ -199,7 +205,10 @@ fn bake_material(m: Option<Gd<Material>>, texels: bool) -> BakeMaterial {
     }
     if texels {
         out.texture = albedo_texture(&m).and_then(texels_of);
-        if out.texture.as_ref().is_some_and(|t| t.rgba.chunks_exact(4).any(|p| p[3] < 255))
+        if out
+            .texture
+            .as_ref()
+            .is_some_and(|t| t.rgba.chunks_exact(4).any(|p| p[3] < 255))
             && out.alpha_cut.is_none()
             && m.clone().try_cast::<ShaderMaterial>().is_ok()
         {

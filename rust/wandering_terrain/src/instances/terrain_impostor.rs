@@ -111,7 +111,10 @@ impl TerrainImpostor {
     #[func]
     fn set_atlas_size(&mut self, v: i64) {
         if let Err(e) = ImpostorLayout::new(self.frames, v) {
-            godot_error!("TerrainImpostor.atlas_size: {e}; keeping {}", self.atlas_size);
+            godot_error!(
+                "TerrainImpostor.atlas_size: {e}; keeping {}",
+                self.atlas_size
+            );
             return;
         }
         self.atlas_size = v;
@@ -156,7 +159,9 @@ impl TerrainImpostor {
         let Some((surfaces, hash, layout)) = self.bake_input(source) else {
             return false;
         };
-        self.job = Some(AsyncJob::start(hash, move |p: &Progress| bake(&surfaces, layout, p)));
+        self.job = Some(AsyncJob::start(hash, move |p: &Progress| {
+            bake(&surfaces, layout, p)
+        }));
         true
     }
 
@@ -185,7 +190,8 @@ impl TerrainImpostor {
             (Outcome::Done(r), hash) => self.install(r, hash),
             _ => false,
         };
-        self.base_mut().emit_signal("bake_finished", &[ok.to_variant()]);
+        self.base_mut()
+            .emit_signal("bake_finished", &[ok.to_variant()]);
         false
     }
 
@@ -198,7 +204,9 @@ impl TerrainImpostor {
     /// Whether an atlas is stored.
     #[func]
     pub fn is_baked(&self) -> bool {
-        self.albedo_texture.is_some() && self.normal_depth_texture.is_some() && self.baked_frames >= 2
+        self.albedo_texture.is_some()
+            && self.normal_depth_texture.is_some()
+            && self.baked_frames >= 2
     }
 
     /// A hash of the stored atlases' pixels (equal bakes, equal hashes; 0 without an atlas).
@@ -240,7 +248,10 @@ impl TerrainImpostor {
         mesh.surface_set_material(0, &material);
         let r = self.radius as f32;
         // The card turns anywhere within the sphere around the centre.
-        mesh.set_custom_aabb(Aabb::new(self.centre - Vector3::splat(r), Vector3::splat(2.0 * r)));
+        mesh.set_custom_aabb(Aabb::new(
+            self.centre - Vector3::splat(r),
+            Vector3::splat(2.0 * r),
+        ));
         Some(mesh)
     }
 
@@ -250,15 +261,25 @@ impl TerrainImpostor {
         if !self.is_baked() {
             return None;
         }
-        let path = if self.pixel_art { SHADER_PIXEL_ART } else { SHADER };
+        let path = if self.pixel_art {
+            SHADER_PIXEL_ART
+        } else {
+            SHADER
+        };
         let mut m = default_material(path, "TerrainImpostor");
-        let side = self.albedo_texture.as_ref().map_or(1, |t| t.get_width().max(1));
+        let side = self
+            .albedo_texture
+            .as_ref()
+            .map_or(1, |t| t.get_width().max(1));
         let used = (self.atlas_side() as f32 / side as f32).min(1.0);
         let frame = (self.atlas_side() / self.baked_frames.max(1)).max(1) as u32;
         let params: [(&str, Variant); 7] = [
             ("impostor_max_lod", (max_level(frame) as f32).to_variant()),
             ("impostor_albedo", self.albedo_texture.to_variant()),
-            ("impostor_normal_depth", self.normal_depth_texture.to_variant()),
+            (
+                "impostor_normal_depth",
+                self.normal_depth_texture.to_variant(),
+            ),
             ("impostor_frames", (self.baked_frames as i32).to_variant()),
             ("impostor_atlas_used", used.to_variant()),
             ("impostor_centre", self.centre.to_variant()),
@@ -274,7 +295,10 @@ impl TerrainImpostor {
 impl TerrainImpostor {
     /// The stored atlas's used side (frames × frame size).
     fn atlas_side(&self) -> i64 {
-        let side = self.albedo_texture.as_ref().map_or(0, |t| i64::from(t.get_width()));
+        let side = self
+            .albedo_texture
+            .as_ref()
+            .map_or(0, |t| i64::from(t.get_width()));
         if self.baked_frames >= 2 {
             side / self.baked_frames * self.baked_frames
         } else {
@@ -342,7 +366,13 @@ impl TerrainImpostor {
         // Our own mipmaps: coverage kept for the alpha test, colour averaged by coverage.
         let n = b.layout.frames();
         let albedo = with_mips(&b.albedo, side as u32, n, None, 0.5);
-        let normal = with_mips(&b.normal_depth, side as u32, n, Some(&alpha_bytes(&b.albedo)), 0.5);
+        let normal = with_mips(
+            &b.normal_depth,
+            side as u32,
+            n,
+            Some(&alpha_bytes(&b.albedo)),
+            0.5,
+        );
         let tex = |bytes: &[u8]| {
             let img = Image::create_from_data(
                 side,
@@ -355,7 +385,9 @@ impl TerrainImpostor {
         };
         let (a, n) = (tex(&albedo), tex(&normal));
         let (Some(a), Some(n)) = (a, n) else {
-            godot_error!("TerrainImpostor.bake: the atlas images could not be made; keeping the last atlas");
+            godot_error!(
+                "TerrainImpostor.bake: the atlas images could not be made; keeping the last atlas"
+            );
             return false;
         };
         self.albedo_texture = Some(a.upcast());

@@ -5,8 +5,8 @@ use crate::follow::{flags, weak, Links};
 use crate::instances::impostor_source::Source;
 use crate::instances::terrain_impostor::TerrainImpostor;
 use godot::classes::{
-    ArrayMesh, CollisionShape3D, Mesh, MeshInstance3D, Node, Node3D, PackedScene, Shape3D,
-    ShaderMaterial,
+    ArrayMesh, CollisionShape3D, Mesh, MeshInstance3D, Node, Node3D, PackedScene, ShaderMaterial,
+    Shape3D,
 };
 use godot::prelude::*;
 use terrain_core::instances::Rules;
@@ -484,7 +484,10 @@ impl TerrainInstanceMesh {
         self.rebake_if_stale();
         let imp = self.impostor.as_ref()?.bind();
         let card = imp.make_card_mesh()?;
-        let material = card.surface_get_material(0)?.try_cast::<ShaderMaterial>().ok()?;
+        let material = card
+            .surface_get_material(0)?
+            .try_cast::<ShaderMaterial>()
+            .ok()?;
         let reach = self.impostor_source().ok().map_or(imp.radius() * 2.0, |s| {
             let a = s.transform * s.mesh.get_aabb();
             let (lo, hi) = (a.position, a.end());

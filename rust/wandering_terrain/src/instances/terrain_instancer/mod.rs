@@ -277,8 +277,9 @@ impl TerrainInstancer {
 
     /// A mesh changed (its look, shapes or rules): every shown cell is drawn again.
     pub(super) fn on_meshes_changed(&mut self) {
-        self.resolve_meshes();
+        // The GPU objects go first: they refer to the old resolution's impostor cards.
         self.reset();
+        self.resolve_meshes();
     }
 
     #[func]

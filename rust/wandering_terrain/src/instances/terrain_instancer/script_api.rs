@@ -206,7 +206,8 @@ impl TerrainInstancer {
         self.update(true)
     }
 
-    /// Whether every cell near the camera shows the ground as it is now (false while cells are computed).
+    /// Whether every cell near the camera shows the ground as it is now (false while cells are computed,
+    /// and from a change of a mesh until its cells are chosen again).
     #[func]
     fn is_up_to_date(&self) -> bool {
         self.stream.in_flight() == 0
@@ -214,7 +215,8 @@ impl TerrainInstancer {
             && self.cells.map.is_up_to_date()
             && (self.detail_layers.is_empty() || !self.detail_stale)
             && self.detail.is_up_to_date()
-            && self.far.pending() == 0
+            && self.mesh_revisions() == self.resolved_revisions
+            && (!FarCells::wanted(&self.resolved) || self.far.settled())
     }
 
     /// Instances of `mesh_index` drawn now (on the GPU, over ground, within range; every LOD counts once).
