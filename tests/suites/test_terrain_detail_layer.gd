@@ -77,11 +77,11 @@ func test_detail_covers_the_view_and_stands_on_the_ground() -> void:
 	check_eq(mem[1], 0, "nothing waiting on the CPU")
 	var w := inst.get_work_breakdown()
 	check(w[5] > 0, "detail's main-thread time is counted")
-	check_eq(w.size(), 8, "the breakdown splits detail into showing and choosing")
+	check_eq(w.size(), 9, "the breakdown splits detail into showing and choosing, and counts far cells")
 	check(w[6] > 0 and w[7] > 0 and w[6] + w[7] <= w[5], "detail's showing and choosing are parts of its time: %s" % w)
 	# The same counters by name, as TerrainNode.get_work_stats gives its own.
 	var stats := inst.get_work_stats()
-	var names := ["update_usec", "show_usec", "choose_usec", "ask_usec", "collide_usec", "detail_usec", "detail_show_usec", "detail_choose_usec"]
+	var names := ["update_usec", "show_usec", "choose_usec", "ask_usec", "collide_usec", "detail_usec", "detail_show_usec", "detail_choose_usec", "far_usec"]
 	check_eq(stats.keys(), names, "get_work_stats names the breakdown's counters in order")
 	for i in names.size():
 		check(stats[names[i]] >= w[i], "%s = %d, not less than the breakdown read before (%d)" % [names[i], stats[names[i]], w[i]])

@@ -8,7 +8,7 @@ namespace WanderingTerrain
 {
     /// <summary>
     /// A mesh seen from <c>frames</c> × <c>frames</c> directions over the upper hemisphere (octahedral impostor), baked into two atlases: albedo with coverage, and normal with depth. A <c>TerrainInstanceMesh</c> with one draws its instances beyond <c>impostor_distance</c> as cards showing it, re-lit from the baked normals, with shadows, up to its <c>visibility_range</c>.
-    /// Bake with <c>TerrainInstanceMesh.bake_impostor()</c> (or the inspector's Bake button, or <c>bake(source)</c> here). Baking runs on the CPU: it needs no renderer, works headless, and gives the same atlas every time. What it reads: the nearest LOD (<c>mesh</c>, or the scene's first MeshInstance3D with its transform and materials), StandardMaterial3D's albedo colour and texture, vertex colours, alpha scissor; a ShaderMaterial's <c>albedo</c> and <c>texture_albedo</c> parameters when present (white otherwise).
+    /// Bake with <c>TerrainInstanceMesh.bake_impostor()</c> / <c>bake_impostor_async()</c> (or the inspector's Bake button), or <c>bake(source)</c> here from a Mesh or a PackedScene. Baking runs on the CPU: it needs no renderer, works headless, and gives the same atlas every time. What it reads: the nearest LOD (<c>mesh</c>, or the scene's first MeshInstance3D with its transform and materials), StandardMaterial3D's albedo colour and texture, vertex colours, alpha scissor; a ShaderMaterial's <c>albedo</c> and <c>texture_albedo</c> parameters when present (white otherwise).
     /// </summary>
     public sealed partial class TerrainImpostor
     {
@@ -104,7 +104,7 @@ namespace WanderingTerrain
         }
 
         /// <summary>
-        /// Baked: the frames' centre (object space) and half width.
+        /// Baked: the frames' centre (object space).
         /// </summary>
         public Vector3 Centre
         {
@@ -112,6 +112,9 @@ namespace WanderingTerrain
             set => Object.Set(PropertyName.Centre, Variant.From(value));
         }
 
+        /// <summary>
+        /// Baked: the frames' half width (object units).
+        /// </summary>
         public double Radius
         {
             get => Object.Get(PropertyName.Radius).As<double>();
@@ -137,14 +140,14 @@ namespace WanderingTerrain
         }
 
         /// <summary>
-        /// Bakes the atlas from <c>source</c> now (about a second at 2048², on the calling thread). On an error (no mesh, a scene without a MeshInstance3D, a mesh without triangles) it says why and keeps the last atlas. Returns whether the atlas was replaced.
+        /// Bakes the atlas from <c>source</c> now (about a second at 2048², on the calling thread): a Mesh, or a PackedScene (its first MeshInstance3D with its transform and materials). A TerrainInstanceMesh bakes its own with <c>bake_impostor()</c>. On an error (null, another type, a scene without a MeshInstance3D, a mesh without triangles) it says why and keeps the last atlas. Returns whether the atlas was replaced.
         /// </summary>
-        public bool Bake(TerrainInstanceMesh source) => Object.Call(MethodName.Bake, Variant.From<GodotObject>(source?.Object)).As<bool>();
+        public bool Bake(Resource source) => Object.Call(MethodName.Bake, Variant.From(source)).As<bool>();
 
         /// <summary>
-        /// Bakes on a thread; <c>get_bake_progress()</c> tells how far, <c>bake_finished</c> is emitted from <c>poll_bake()</c> (call it each frame, as the editor's button does). Returns false when a bake is already running or <c>source</c> cannot be baked (the error says why).
+        /// <c>bake</c> on a thread; <c>get_bake_progress()</c> tells how far, <c>bake_finished</c> is emitted from <c>poll_bake()</c> (call it each frame, as the editor's button does). Returns false when a bake is already running or <c>source</c> cannot be baked (the error says why).
         /// </summary>
-        public bool BakeAsync(TerrainInstanceMesh source) => Object.Call(MethodName.BakeAsync, Variant.From<GodotObject>(source?.Object)).As<bool>();
+        public bool BakeAsync(Resource source) => Object.Call(MethodName.BakeAsync, Variant.From(source)).As<bool>();
 
         public Texture2D GetAlbedoTexture() => Object.Call(MethodName.GetAlbedoTexture).As<Texture2D>();
 
@@ -184,6 +187,9 @@ namespace WanderingTerrain
         /// </summary>
         public bool IsBaked() => Object.Call(MethodName.IsBaked).As<bool>();
 
+        /// <summary>
+        /// Whether a <c>bake_async</c> runs (until <c>poll_bake()</c> installs it).
+        /// </summary>
         public bool IsBaking() => Object.Call(MethodName.IsBaking).As<bool>();
 
         /// <summary>

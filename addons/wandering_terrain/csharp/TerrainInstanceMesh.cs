@@ -294,6 +294,11 @@ namespace WanderingTerrain
         /// </summary>
         public bool BakeImpostor() => Object.Call(MethodName.BakeImpostor).As<bool>();
 
+        /// <summary>
+        /// Bakes <c>impostor</c> on a thread (making a TerrainImpostor when there is none, set here at once): <c>impostor.get_bake_progress()</c>, and <c>impostor.poll_bake()</c> each frame installs it (emitting <c>bake_finished</c>). False when it cannot start (the error says why).
+        /// </summary>
+        public bool BakeImpostorAsync() => Object.Call(MethodName.BakeImpostorAsync).As<bool>();
+
         public double GetAlignToNormal() => Object.Call(MethodName.GetAlignToNormal).As<double>();
 
         public long GetCastShadow() => Object.Call(MethodName.GetCastShadow).As<long>();
@@ -423,6 +428,7 @@ namespace WanderingTerrain
         public static class MethodName
         {
             public static readonly StringName BakeImpostor = new StringName("bake_impostor");
+            public static readonly StringName BakeImpostorAsync = new StringName("bake_impostor_async");
             public static readonly StringName GetAlignToNormal = new StringName("get_align_to_normal");
             public static readonly StringName GetCastShadow = new StringName("get_cast_shadow");
             public static readonly StringName GetCollisionShape = new StringName("get_collision_shape");

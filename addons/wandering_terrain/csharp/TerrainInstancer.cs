@@ -230,7 +230,7 @@ namespace WanderingTerrain
         public long GetWorkUsec() => Object.Call(MethodName.GetWorkUsec).As<long>();
 
         /// <summary>
-        /// Whether every cell near the camera shows the ground as it is now (false while cells are computed).
+        /// Whether every cell near the camera shows the ground as it is now (false while cells are computed, and from a change of a mesh until its cells are chosen again).
         /// </summary>
         public bool IsUpToDate() => Object.Call(MethodName.IsUpToDate).As<bool>();
 

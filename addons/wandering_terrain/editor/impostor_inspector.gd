@@ -37,6 +37,7 @@ class BakeRow extends HBoxContainer:
 		set_process(false)
 
 	func _ready() -> void:
+		set_process(false)
 		if mesh != null and mesh.impostor != null and mesh.impostor.is_baked():
 			status.text = "baked (%d × %d views)" % [mesh.impostor.baked_frames, mesh.impostor.baked_frames]
 
@@ -44,17 +45,20 @@ class BakeRow extends HBoxContainer:
 	func bake() -> void:
 		if mesh == null or _baking != null:
 			return
-		_baking = mesh.impostor if mesh.impostor != null else TerrainImpostor.new()
-		if not _baking.bake_async(mesh):
-			_baking = null
+		if not mesh.bake_impostor_async():
 			status.text = "cannot bake: see the Output panel"
 			return
+		_baking = mesh.impostor
 		button.disabled = true
 		bar.visible = true
 		status.text = ""
 		set_process(true)
 
 	func _process(_delta: float) -> void:
+		# Godot turns processing on at ready for a script with _process: only while a bake runs.
+		if _baking == null:
+			set_process(false)
+			return
 		bar.value = _baking.get_bake_progress()
 		if _baking.poll_bake():
 			return
@@ -71,5 +75,6 @@ class BakeRow extends HBoxContainer:
 			var path := base.get_basename() + "_impostor.res"
 			if ResourceSaver.save(imp, path) == OK:
 				imp.take_over_path(path)
-		mesh.impostor = imp
+		if mesh.impostor != imp:
+			mesh.impostor = imp
 		status.text = "baked in %.0f ms" % imp.get_last_bake_msec()

@@ -3,11 +3,12 @@
 
 use crate::async_job::{AsyncJob, Outcome};
 use crate::instances::impostor_source::Source;
-use crate::instances::terrain_instance_mesh::TerrainInstanceMesh;
 use crate::look::terrain_material::default_material;
 use godot::classes::image::Format;
 use godot::classes::mesh::ArrayType;
-use godot::classes::{ArrayMesh, IResource, Image, ImageTexture, ShaderMaterial, Texture2D};
+use godot::classes::{
+    ArrayMesh, IResource, Image, ImageTexture, Mesh, PackedScene, ShaderMaterial, Texture2D,
+};
 use godot::prelude::*;
 use std::hash::{Hash, Hasher};
 use terrain_core::impostor::{
@@ -26,8 +27,8 @@ type BakeJob = AsyncJob<Result<BakedImpostor, ImpostorError>, Progress, i64>;
 /// draws its instances beyond `impostor_distance` as cards showing it, re-lit from the baked normals, with
 /// shadows, up to its `visibility_range`.
 ///
-/// Bake with `TerrainInstanceMesh.bake_impostor()` (or the inspector's Bake button, or `bake(source)`
-/// here). Baking runs on the CPU: it needs no renderer, works headless, and gives the same atlas every
+/// Bake with `TerrainInstanceMesh.bake_impostor()` / `bake_impostor_async()` (or the inspector's Bake
+/// button), or `bake(source)` here from a Mesh or a PackedScene. Baking runs on the CPU: it needs no renderer, works headless, and gives the same atlas every
 /// time. What it reads: the nearest LOD (`mesh`, or the scene's first MeshInstance3D with its transform
 /// and materials), StandardMaterial3D's albedo colour and texture, vertex colours, alpha scissor; a
 /// ShaderMaterial's `albedo` and `texture_albedo` parameters when present (white otherwise).
@@ -55,9 +56,10 @@ pub struct TerrainImpostor {
     #[export]
     #[var(set = set_normal_depth_texture)]
     normal_depth_texture: Option<Gd<Texture2D>>,
-    /// Baked: the frames' centre (object space) and half width.
+    /// Baked: the frames' centre (object space).
     #[export]
     centre: Vector3,
+    /// Baked: the frames' half width (object units).
     #[export]
     radius: f64,
     /// Baked: views per side of the stored atlas.
@@ -136,33 +138,34 @@ impl TerrainImpostor {
         self.atlas_hash = 0;
     }
 
-    /// Bakes the atlas from `source` now (about a second at 2048², on the calling thread). On an error
-    /// (no mesh, a scene without a MeshInstance3D, a mesh without triangles) it says why and keeps the
-    /// last atlas. Returns whether the atlas was replaced.
+    /// Bakes the atlas from `source` now (about a second at 2048², on the calling thread): a Mesh, or a
+    /// PackedScene (its first MeshInstance3D with its transform and materials). A TerrainInstanceMesh bakes
+    /// its own with `bake_impostor()`. On an error (null, another type, a scene without a MeshInstance3D,
+    /// a mesh without triangles) it says why and keeps the last atlas. Returns whether the atlas was
+    /// replaced.
     #[func]
-    pub fn bake(&mut self, source: Option<Gd<TerrainInstanceMesh>>) -> bool {
-        let Some((surfaces, hash, layout)) = self.bake_input(source) else {
-            return false;
-        };
-        self.bake_now(&surfaces, hash, layout)
+    pub fn bake(&mut self, source: Option<Gd<Resource>>) -> bool {
+        match source_of(source) {
+            Ok(src) => self.bake_source(&src),
+            Err(e) => {
+                godot_error!("TerrainImpostor.bake: {e}; keeping the last atlas");
+                false
+            }
+        }
     }
 
-    /// Bakes on a thread; `get_bake_progress()` tells how far, `bake_finished` is emitted from
+    /// `bake` on a thread; `get_bake_progress()` tells how far, `bake_finished` is emitted from
     /// `poll_bake()` (call it each frame, as the editor's button does). Returns false when a bake is
     /// already running or `source` cannot be baked (the error says why).
     #[func]
-    fn bake_async(&mut self, source: Option<Gd<TerrainInstanceMesh>>) -> bool {
-        if self.job.is_some() {
-            godot_error!("TerrainImpostor.bake_async: a bake is already running");
-            return false;
+    fn bake_async(&mut self, source: Option<Gd<Resource>>) -> bool {
+        match source_of(source) {
+            Ok(src) => self.bake_source_async(&src),
+            Err(e) => {
+                godot_error!("TerrainImpostor.bake_async: {e}; keeping the last atlas");
+                false
+            }
         }
-        let Some((surfaces, hash, layout)) = self.bake_input(source) else {
-            return false;
-        };
-        self.job = Some(AsyncJob::start(hash, move |p: &Progress| {
-            bake(&surfaces, layout, p)
-        }));
-        true
     }
 
     /// Progress of `bake_async` in [0, 1] (1 when none runs).
@@ -174,6 +177,7 @@ impl TerrainImpostor {
         crate::async_job::progress_of(&self.job)
     }
 
+    /// Whether a `bake_async` runs (until `poll_bake()` installs it).
     #[func]
     fn is_baking(&self) -> bool {
         self.job.is_some()
@@ -306,24 +310,20 @@ impl TerrainImpostor {
         }
     }
 
-    /// What to bake and the layout, or None after saying why not.
-    fn bake_input(
-        &self,
-        source: Option<Gd<TerrainInstanceMesh>>,
-    ) -> Option<(Vec<BakeSurface>, i64, ImpostorLayout)> {
-        let Some(source) = source else {
-            godot_error!("TerrainImpostor.bake: source is null; keeping the last atlas");
-            return None;
+    /// Starts a bake of an already gathered source on a thread (`TerrainInstanceMesh`'s async bake).
+    pub fn bake_source_async(&mut self, src: &Source) -> bool {
+        if self.job.is_some() {
+            godot_error!("TerrainImpostor.bake_async: a bake is already running");
+            return false;
+        }
+        let Ok(layout) = ImpostorLayout::new(self.frames, self.atlas_size) else {
+            return false;
         };
-        let layout = ImpostorLayout::new(self.frames, self.atlas_size).ok()?;
-        let src = match source.bind().impostor_source() {
-            Ok(s) => s,
-            Err(e) => {
-                godot_error!("TerrainImpostor.bake: {e}; keeping the last atlas");
-                return None;
-            }
-        };
-        Some((src.surfaces(true), self.hash_of(&src), layout))
+        let (surfaces, hash) = (src.surfaces(true), self.hash_of(src));
+        self.job = Some(AsyncJob::start(hash, move |p: &Progress| {
+            bake(&surfaces, layout, p)
+        }));
+        true
     }
 
     /// Bakes from an already gathered source (`TerrainInstanceMesh.bake_impostor`).
@@ -412,4 +412,19 @@ fn atlas_hash(albedo: &[u8], normal_depth: &[u8]) -> i64 {
 
 fn alpha_bytes(rgba: &[u8]) -> Vec<u8> {
     rgba.chunks_exact(4).map(|c| c[3]).collect()
+}
+
+/// A Mesh or a PackedScene as a bake's source.
+fn source_of(source: Option<Gd<Resource>>) -> Result<Source, String> {
+    let r = source.ok_or("source is null")?;
+    if let Ok(m) = r.clone().try_cast::<Mesh>() {
+        return Ok(Source::of_mesh(m));
+    }
+    match r.try_cast::<PackedScene>() {
+        Ok(sc) => Source::of_scene(&sc),
+        Err(r) => Err(format!(
+            "source must be a Mesh or a PackedScene, got {} (a TerrainInstanceMesh bakes its own: bake_impostor())",
+            r.get_class()
+        )),
+    }
 }

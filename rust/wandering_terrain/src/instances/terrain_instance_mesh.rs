@@ -301,6 +301,33 @@ impl TerrainInstanceMesh {
         self.changed();
     }
 
+    /// Bakes `impostor` on a thread (making a TerrainImpostor when there is none, set here at once):
+    /// `impostor.get_bake_progress()`, and `impostor.poll_bake()` each frame installs it (emitting
+    /// `bake_finished`). False when it cannot start (the error says why).
+    #[func]
+    fn bake_impostor_async(&mut self) -> bool {
+        let src = match self.impostor_source() {
+            Ok(s) => s,
+            Err(e) => {
+                godot_error!(
+                    "TerrainInstanceMesh.bake_impostor_async: {e}; keeping the last atlas"
+                );
+                return false;
+            }
+        };
+        let mut imp = self
+            .impostor
+            .clone()
+            .unwrap_or_else(TerrainImpostor::new_gd);
+        if !imp.bind_mut().bake_source_async(&src) {
+            return false;
+        }
+        if self.impostor.as_ref() != Some(&imp) {
+            self.set_impostor(Some(imp));
+        }
+        true
+    }
+
     /// Bakes `impostor` from this mesh now (making a TerrainImpostor when there is none). On an error (no
     /// mesh, a scene without a MeshInstance3D, nothing to bake) it says why and keeps the last atlas.
     /// Returns whether the atlas was replaced.

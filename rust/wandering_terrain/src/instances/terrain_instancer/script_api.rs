@@ -281,6 +281,7 @@ impl TerrainInstancer {
             w.detail_usec,
             w.detail_show_usec,
             w.detail_choose_usec,
+            w.far_usec,
         ]
         .iter()
         .map(|&v| v as i64)
