@@ -1078,7 +1078,8 @@ func _test_bake_navigation_mesh_button(root: Node, tn: TerrainNode) -> void:
 
 func _test_bake_impostor_button() -> void:
 	_begin("test_bake_impostor_button")
-	var path := "res://editor_test/impostor_pine.tres"
+	# Under user:// (the editor may save an edited resource again as it quits: not into the repository).
+	var path := "user://impostor_pine.tres"
 	var m := TerrainInstanceMesh.new()
 	m.mesh = preload("res://render/tree_meshes.gd").pine()
 	ResourceSaver.save(m, path)
@@ -1100,7 +1101,7 @@ func _test_bake_impostor_button() -> void:
 			waited += 1
 		check(m.impostor != null and m.impostor.is_baked(), "the button baked the impostor")
 		check(bars.size() > 0, "a progress bar showed while baking")
-		var saved := "res://editor_test/impostor_pine_impostor.res"
+		var saved := "user://impostor_pine_impostor.res"
 		check(FileAccess.file_exists(saved), "saved next to the mesh (%s)" % saved)
 		check(m.impostor != null and m.impostor.resource_path == saved, "the mesh refers to the saved impostor")
 		DirAccess.remove_absolute(ProjectSettings.globalize_path(saved))
