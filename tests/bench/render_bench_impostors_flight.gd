@@ -8,10 +8,7 @@ extends "res://bench/render_bench_impostors.gd"
 
 func run(quick: bool) -> void:
 	var saved := _open()
-	var data := TerrainData.new()
-	data.size = Vector2i(4096, 4096)
-	data.spacing = 2.0
-	data.generate_noise(7, 0.002, 6, 2.0, 0.5, 240.0, -1e9, TerrainData.NOISE_PERLIN)
+	var data := _land()
 	var m := TerrainInstanceMesh.new()
 	m.mesh = Trees.pine()
 	m.bake_impostor()

@@ -17,6 +17,17 @@ static func _moved(prim: PrimitiveMesh, xf: Transform3D) -> Array:
 	return arrays
 
 
+## A trunk `height` tall standing on the origin, surface 0 of `mesh`.
+static func _trunk(mesh: ArrayMesh, height: float, top: float, bottom: float, c: Color) -> void:
+	var trunk := CylinderMesh.new()
+	trunk.top_radius = top
+	trunk.bottom_radius = bottom
+	trunk.height = height
+	trunk.radial_segments = 10
+	mesh.add_surface_from_arrays(Mesh.PRIMITIVE_TRIANGLES, _moved(trunk, Transform3D(Basis(), Vector3(0, height * 0.5, 0))))
+	mesh.surface_set_material(0, _material(c))
+
+
 static func _material(c: Color) -> StandardMaterial3D:
 	var m := StandardMaterial3D.new()
 	m.albedo_color = c
@@ -27,13 +38,7 @@ static func _material(c: Color) -> StandardMaterial3D:
 ## A pine 10 m tall: a brown trunk and three stacked green cones, base at the origin.
 static func pine(green := Color(0.16, 0.36, 0.14)) -> ArrayMesh:
 	var mesh := ArrayMesh.new()
-	var trunk := CylinderMesh.new()
-	trunk.top_radius = 0.18
-	trunk.bottom_radius = 0.3
-	trunk.height = 3.0
-	trunk.radial_segments = 10
-	mesh.add_surface_from_arrays(Mesh.PRIMITIVE_TRIANGLES, _moved(trunk, Transform3D(Basis(), Vector3(0, 1.5, 0))))
-	mesh.surface_set_material(0, _material(Color(0.35, 0.22, 0.12)))
+	_trunk(mesh, 3.0, 0.18, 0.3, Color(0.35, 0.22, 0.12))
 	var crown := CylinderMesh.new()
 	crown.top_radius = 0.0
 	crown.radial_segments = 14
@@ -49,13 +54,7 @@ static func pine(green := Color(0.16, 0.36, 0.14)) -> ArrayMesh:
 ## A broadleaf 8 m tall: a trunk and a crown of three overlapping spheres.
 static func broadleaf(green := Color(0.28, 0.45, 0.16)) -> ArrayMesh:
 	var mesh := ArrayMesh.new()
-	var trunk := CylinderMesh.new()
-	trunk.top_radius = 0.2
-	trunk.bottom_radius = 0.32
-	trunk.height = 4.0
-	trunk.radial_segments = 10
-	mesh.add_surface_from_arrays(Mesh.PRIMITIVE_TRIANGLES, _moved(trunk, Transform3D(Basis(), Vector3(0, 2.0, 0))))
-	mesh.surface_set_material(0, _material(Color(0.33, 0.24, 0.15)))
+	_trunk(mesh, 4.0, 0.2, 0.32, Color(0.33, 0.24, 0.15))
 	var ball := SphereMesh.new()
 	ball.radial_segments = 16
 	ball.rings = 8

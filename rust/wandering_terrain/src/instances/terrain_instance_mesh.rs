@@ -491,31 +491,25 @@ impl TerrainInstanceMesh {
 
     /// Bakes the impostor again when what it was baked from changed (mesh, scene, materials, layout).
     fn rebake_if_stale(&self) {
-        let Some(mut imp) = self.impostor.clone() else {
-            return;
-        };
-        let Ok(src) = self.impostor_source() else {
-            return;
-        };
-        let stale = {
-            let b = imp.bind();
-            b.is_baked() && b.hash_of(&src) != b.source_hash()
-        };
-        if stale {
-            imp.bind_mut().bake_source(&src);
+        if let (Some(imp), Ok(src)) = (&self.impostor, self.impostor_source()) {
+            rebake_if_stale(imp.clone(), &src);
         }
     }
 
-    /// The impostor as drawn, when baked.
+    /// The impostor as drawn, when baked (its source gathered once: a scene is instantiated for it).
     fn resolve_impostor(&self) -> Option<ResolvedImpostor> {
-        self.rebake_if_stale();
-        let imp = self.impostor.as_ref()?.bind();
+        let imp = self.impostor.clone()?;
+        let src = self.impostor_source().ok();
+        if let Some(src) = &src {
+            rebake_if_stale(imp.clone(), src);
+        }
+        let imp = imp.bind();
         let card = imp.make_card_mesh()?;
         let material = card
             .surface_get_material(0)?
             .try_cast::<ShaderMaterial>()
             .ok()?;
-        let reach = self.impostor_source().ok().map_or(imp.radius() * 2.0, |s| {
+        let reach = src.map_or(imp.radius() * 2.0, |s| {
             let a = s.transform * s.mesh.get_aabb();
             let (lo, hi) = (a.position, a.end());
             let far = |l: f32, h: f32| l.abs().max(h.abs());
@@ -580,6 +574,17 @@ impl TerrainInstanceMesh {
             l.end = last;
         }
         out
+    }
+}
+
+/// Bakes `imp` again when what it was baked from (`src`, the layout) changed since.
+fn rebake_if_stale(mut imp: Gd<TerrainImpostor>, src: &Source) {
+    let stale = {
+        let b = imp.bind();
+        b.is_baked() && b.hash_of(src) != b.source_hash()
+    };
+    if stale {
+        imp.bind_mut().bake_source(src);
     }
 }
 

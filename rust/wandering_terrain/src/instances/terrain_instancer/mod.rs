@@ -270,7 +270,7 @@ impl TerrainInstancer {
 
     /// A mesh's `changed` (deferred): drawn again unless `update_now` already took the change.
     fn on_mesh_signal(&mut self) {
-        if self.mesh_revisions() != self.resolved_revisions {
+        if !self.meshes_resolved() {
             self.on_meshes_changed();
         }
     }
@@ -345,15 +345,20 @@ impl TerrainInstancer {
 
 impl TerrainInstancer {
     /// Each mesh slot's revision (0 for an empty slot).
-    fn mesh_revisions(&self) -> Vec<u64> {
+    fn mesh_revisions(&self) -> impl Iterator<Item = u64> + '_ {
         self.meshes
             .iter_shared()
             .map(|m| m.map_or(0, |m| m.bind().revision()))
-            .collect()
+    }
+
+    /// Whether `resolved` was made from the meshes as they are (no allocation: `is_up_to_date` polls it).
+    pub(super) fn meshes_resolved(&self) -> bool {
+        self.mesh_revisions()
+            .eq(self.resolved_revisions.iter().copied())
     }
 
     fn resolve_meshes(&mut self) {
-        self.resolved_revisions = self.mesh_revisions();
+        self.resolved_revisions = self.mesh_revisions().collect();
         self.resolved = self
             .meshes
             .iter_shared()

@@ -200,7 +200,7 @@ impl TerrainInstancer {
     #[func]
     fn update_now(&mut self) -> bool {
         // A mesh changed by the lines just before: its deferred `changed` has not run yet.
-        if self.mesh_revisions() != self.resolved_revisions {
+        if !self.meshes_resolved() {
             self.on_meshes_changed();
         }
         self.update(true)
@@ -215,7 +215,7 @@ impl TerrainInstancer {
             && self.cells.map.is_up_to_date()
             && (self.detail_layers.is_empty() || !self.detail_stale)
             && self.detail.is_up_to_date()
-            && self.mesh_revisions() == self.resolved_revisions
+            && self.meshes_resolved()
             && (!FarCells::wanted(&self.resolved) || self.far.settled())
     }
 
