@@ -127,3 +127,36 @@ func test_async_bake_reports_progress_and_finishes() -> void:
 	var sync := TerrainImpostor.new()
 	sync.bake(m.mesh)
 	check_eq(imp.get_atlas_hash(), sync.get_atlas_hash(), "async and sync bakes are the same atlas")
+
+
+func test_a_mesh_change_is_not_up_to_date_until_drawn_again() -> void:
+	# Right after a TerrainInstanceMesh changes (its `changed` reaches the instancer deferred), the instancer
+	# does not say it is up to date, and update_now draws the change at once.
+	var t := TerrainData.new()
+	t.size = Vector2i(256, 256)
+	var tn := TerrainNode.new()
+	tn.terrain_data = t
+	tn.collision_mode = TerrainNode.COLLISION_DISABLED
+	var m := TerrainInstanceMesh.new()
+	m.mesh = Trees.pine()
+	m.visibility_range = 2000.0
+	var inst := TerrainInstancer.new()
+	inst.meshes = [m] as Array[TerrainInstanceMesh]
+	tn.add_child(inst)
+	var cam := Camera3D.new()
+	cam.position = Vector3(128, 50, 128)
+	tree.root.add_child(cam)
+	cam.make_current()
+	tree.root.add_child(tn)
+	inst.scatter(0, Rect2(0, 0, 256, 256), 500, 1)
+	inst.update_now()
+	check(inst.is_up_to_date(), "up to date after update_now")
+	check_eq(inst.get_impostor_count(0), 0, "no impostors before a bake")
+	m.impostor_distance = 20.0
+	check(m.bake_impostor(), "bakes")
+	check(not inst.is_up_to_date(), "not up to date right after the mesh changed")
+	inst.update_now()
+	check(inst.is_up_to_date(), "up to date after update_now")
+	check(inst.get_impostor_count(0) == inst.get_instance_count(0), "every instance has its impostor at once (%d of %d)" % [inst.get_impostor_count(0), inst.get_instance_count(0)])
+	tn.free()
+	cam.free()

@@ -194,8 +194,7 @@ impl TerrainImpostor {
             (Outcome::Done(r), hash) => self.install(r, hash),
             _ => false,
         };
-        self.base_mut()
-            .emit_signal("bake_finished", &[ok.to_variant()]);
+        self.signals().bake_finished().emit(ok);
         false
     }
 
