@@ -125,3 +125,49 @@ func test_the_default_and_pixel_art_looks_draw_water() -> void:
 		check(crest.is_equal_approx(Color(0, 1, 0)), "%s: the crest is dry ground (%s)" % [what, crest])
 		root.queue_free()
 		await frames(1)
+
+
+func test_deep_water_hides_the_floor() -> void:
+	# A floor drawn pure green sloping into the sea: over shallow water the floor shows through; over
+	# deep water (20 units) the default look is the water's own colour (`clarity`), not tinted glass.
+	RenderingServer.set_default_clear_color(Color(0, 0, 0))
+	var root := Node3D.new()
+	tree.root.add_child(root)
+	var cam := Camera3D.new()
+	cam.projection = Camera3D.PROJECTION_ORTHOGONAL
+	cam.size = N * 1.0
+	cam.far = 500.0
+	cam.position = Vector3(N * 0.5, 200.0, N * 0.5)
+	cam.rotation_degrees = Vector3(-90, 0, 0)
+	root.add_child(cam)
+	cam.make_current()
+	var t := TerrainData.new()
+	t.size = Vector2i(N, N)
+	var h := PackedFloat32Array()
+	h.resize(N * N)
+	for z in N:
+		for x in N:
+			h[z * N + x] = 10.0 - 0.2 * x
+	t.heights = h
+	var tn := TerrainNode.new()
+	var probe := ShaderMaterial.new()
+	probe.shader = load("res://render/terrain_green_probe.gdshader")
+	tn.material = probe
+	tn.terrain_data = t
+	root.add_child(tn)
+	tn.target = tn.get_path_to(cam)
+	var water := TerrainWater.new()
+	water.sea_level = 10.0
+	tn.add_child(water)
+	await frames(4)
+	var img := screenshot("terrain_water_depth")
+	var at := func(x: float) -> Color:
+		var s := cam.unproject_position(Vector3(x, 0, N * 0.5))
+		return img.get_pixel(int(s.x), int(s.y))
+	var shallow: Color = at.call(5.5)    # 1 unit deep
+	var deep: Color = at.call(100.5)     # 20 units deep
+	print("water depth (%s): green over 1 unit %.3f, over 20 units %.3f" % [renderer, shallow.g, deep.g])
+	check(deep.g < 0.3, "deep water hides the green floor (green %.3f)" % deep.g)
+	check(shallow.g > deep.g + 0.1, "shallow water shows it (%.3f vs %.3f)" % [shallow.g, deep.g])
+	root.queue_free()
+	await frames(1)
