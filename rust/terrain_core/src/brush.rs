@@ -274,6 +274,10 @@ impl Brush {
     pub fn strength(&self) -> f64 {
         self.strength
     }
+    /// The target height of Flatten and SetHeight.
+    pub fn height(&self) -> f64 {
+        self.height
+    }
     /// The dab's weight at terrain offset (dx, dz) from its centre: the falloff times the image mask.
     pub fn weight_at(&self, dx: f64, dz: f64) -> f32 {
         let w = self

@@ -35,6 +35,7 @@ pub mod samples;
 pub mod surface_cache;
 pub mod terrain_data;
 pub mod terrain_edit;
+pub mod terrain_edit_log;
 pub mod terrain_path;
 pub mod terrain_regions;
 pub mod terrain_stamp;

@@ -6,6 +6,7 @@ pub(crate) mod layer_state;
 pub(crate) mod terrain_brush;
 pub(crate) mod terrain_brush_stroke;
 pub(crate) mod terrain_data;
+pub(crate) mod terrain_edit_log;
 pub(crate) mod terrain_erosion;
 pub(crate) mod terrain_generator;
 pub(crate) mod terrain_regions;

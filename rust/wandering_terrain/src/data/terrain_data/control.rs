@@ -10,6 +10,7 @@ use terrain_core::control::HOLE;
 use terrain_core::control::{gpu_control, MAX_LAYERS};
 use terrain_core::material;
 use terrain_core::terrain_data::Region;
+use terrain_core::terrain_edit_log::Edit;
 
 #[godot_api(secondary)]
 impl TerrainData {
@@ -23,14 +24,23 @@ impl TerrainData {
     /// is NaN there, `TerrainNode` draws nothing and its collision has none, so what you see is what you
     /// stand on. Returns false and changes nothing on bad input.
     #[func]
-    fn set_holes_region(&mut self, region: Rect2i, holes: PackedByteArray) -> bool {
+    pub(super) fn set_holes_region(&mut self, region: Rect2i, holes: PackedByteArray) -> bool {
         let Some(r) = self.region(region) else {
             return false;
         };
         let result = self.under_layers(Some(r), |d| {
             d.core_mut().set_holes_region(r, holes.as_slice())
         });
-        self.control_edited("set_holes_region", result)
+        let ok = self.control_edited("set_holes_region", result);
+        if ok {
+            self.log_edit(|| {
+                Some(Edit::Holes {
+                    rect: r.into(),
+                    holes: holes.to_vec(),
+                })
+            });
+        }
+        ok
     }
 
     /// Hole marks of the samples in `region` (1: hole, 0: ground), row-major.
@@ -92,6 +102,13 @@ impl TerrainData {
         let dirty = self.under_layers(Some(r), |d| {
             d.core_mut().update_control(r, |k, _| v[k] as u32)
         });
+        self.log_edit(|| {
+            let values = v.iter().map(|&c| c as u32).collect();
+            Some(Edit::Control {
+                rect: r.into(),
+                values,
+            })
+        });
         self.control_edited("set_control_region", Ok(dirty))
     }
 
@@ -101,7 +118,7 @@ impl TerrainData {
     /// height bands — if none); weight 0 fades the layer out. Emits `changed` and `region_changed`; returns
     /// false and changes nothing on bad input.
     #[func]
-    fn set_layer_region(
+    pub(super) fn set_layer_region(
         &mut self,
         region: Rect2i,
         layer: i64,
@@ -113,7 +130,18 @@ impl TerrainData {
         let result = self.under_layers(Some(r), |d| {
             d.core_mut().set_layer_region(r, layer, weights.as_slice())
         });
-        self.control_edited("set_layer_region", result)
+        let ok = self.control_edited("set_layer_region", result);
+        if ok {
+            self.log_edit(|| {
+                let weights = weights.to_vec();
+                Some(Edit::Paint {
+                    rect: r.into(),
+                    layer: layer as u8,
+                    weights,
+                })
+            });
+        }
+        ok
     }
 
     /// Painted weight of every layer (`MAX_LAYERS` values, index = layer) at world X/Z `pos`: the four

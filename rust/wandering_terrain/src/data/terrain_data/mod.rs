@@ -2,6 +2,7 @@
 
 use crate::data::terrain_brush::TerrainBrush;
 use crate::data::terrain_data::editable_texture::EditableTexture;
+use crate::data::terrain_edit_log::TerrainEditLog;
 use crate::sample_rect::to_rect2i;
 use godot::classes::image::Format;
 use godot::classes::{IResource, Image, Resource};
@@ -11,8 +12,10 @@ use std::sync::Arc;
 use terrain_core::heightmap_io::Heightmap;
 use terrain_core::samples::Samples;
 use terrain_core::terrain_data::{self as core, Region, DEFAULT_SAMPLE_BUDGET};
+use terrain_core::terrain_edit_log::Edit;
 
 mod control;
+mod edit_log;
 pub(crate) mod editable_texture;
 pub(crate) mod elevation;
 mod erosion;
@@ -81,6 +84,13 @@ pub struct TerrainData {
     #[allow(dead_code)] // lives in `layers`; this field only declares the property
     layer_base: PackedByteArray,
 
+    /// Records every edit as an operation to send to other machines and replay there
+    /// (`TerrainEditLog`); null: edits are not recorded.
+    #[export]
+    #[export_group(name = "Edits")]
+    #[var]
+    edit_log: Option<Gd<TerrainEditLog>>,
+
     /// Shared with the worker jobs that draw it (`shared`); edits go through `core_mut`.
     core: Arc<core::TerrainData>,
     image: Option<Gd<Image>>,
@@ -108,6 +118,7 @@ impl IResource for TerrainData {
             heights: PackedFloat32Array::new(),
             control: PackedInt32Array::new(),
             layer_base: PackedByteArray::new(),
+            edit_log: None,
             core: Arc::new(core::TerrainData::flat(64, 64, 1.0)),
             image: None,
             texture: None,
@@ -160,7 +171,16 @@ impl TerrainData {
             w: r.w,
             d: r.d,
         });
+        // With a log, the dab applied is the one its operation carries (a receiver applies the same).
+        let logged = self.logged_dab(b, center, delta);
+        let (b, center, delta) = logged
+            .as_ref()
+            .and_then(crate::data::terrain_edit_log::dab_parts)
+            .unwrap_or((b, center, delta));
         let result = self.under_layers(reach, |d| d.core_mut().apply_brush(b, center, delta));
+        if let Ok(changed) = &result {
+            self.dab_done(logged.as_ref(), b, changed.map(region_of));
+        }
         match result {
             // Holes and paint leave the heights (and the data texture) alone: only the control map changed.
             Ok(Some(dirty)) if b.tool.edits_control() => {
@@ -428,6 +448,13 @@ impl TerrainData {
         });
         match result {
             Ok(dirty) => {
+                self.log_edit(|| {
+                    let values = values.to_vec();
+                    Some(Edit::Heights {
+                        rect: r.into(),
+                        values,
+                    })
+                });
                 self.update_texture_region(dirty);
                 self.base_mut().emit_changed();
                 self.signals().region_changed().emit(to_rect2i(dirty));

@@ -5,6 +5,8 @@ use super::TerrainRegions;
 use crate::data::terrain_brush::TerrainBrush;
 use crate::sample_rect::to_rect2i;
 use godot::prelude::*;
+use terrain_core::sample_rect::SampleRect;
+use terrain_core::terrain_edit_log::Edit;
 
 #[godot_api(secondary)]
 impl TerrainRegions {
@@ -17,7 +19,11 @@ impl TerrainRegions {
         region: Rect2i,
         values: PackedFloat32Array,
     ) -> bool {
-        self.edited("set_heights_region", region, |s, (x, z, w, d)| {
+        let edit = |rect| Edit::Heights {
+            rect,
+            values: values.to_vec(),
+        };
+        self.edited("set_heights_region", region, edit, |s, (x, z, w, d)| {
             s.set_heights_region(x, z, w, d, values.as_slice())
         })
     }
@@ -26,28 +32,41 @@ impl TerrainRegions {
     #[func]
     pub(crate) fn set_control_region(&mut self, region: Rect2i, values: PackedInt32Array) -> bool {
         let v: Vec<u32> = values.as_slice().iter().map(|&c| c as u32).collect();
-        self.edited("set_control_region", region, |s, (x, z, w, d)| {
+        let edit = |rect| Edit::Control {
+            rect,
+            values: v.clone(),
+        };
+        self.edited("set_control_region", region, edit, |s, (x, z, w, d)| {
             s.set_control_region(x, z, w, d, &v)
         })
     }
 
     /// Holes (1) or ground (0) for the samples in `region`, as `TerrainData.set_holes_region`.
     #[func]
-    fn set_holes_region(&mut self, region: Rect2i, holes: PackedByteArray) -> bool {
-        self.edited("set_holes_region", region, |s, (x, z, w, d)| {
+    pub(super) fn set_holes_region(&mut self, region: Rect2i, holes: PackedByteArray) -> bool {
+        let edit = |rect| Edit::Holes {
+            rect,
+            holes: holes.to_vec(),
+        };
+        self.edited("set_holes_region", region, edit, |s, (x, z, w, d)| {
             s.set_holes_region(x, z, w, d, holes.as_slice())
         })
     }
 
     /// Paints `layer`'s weights in `region`, as `TerrainData.set_layer_region`.
     #[func]
-    fn set_layer_region(
+    pub(super) fn set_layer_region(
         &mut self,
         region: Rect2i,
         layer: i64,
         weights: PackedFloat32Array,
     ) -> bool {
-        self.edited("set_layer_region", region, |s, (x, z, w, d)| {
+        let edit = |rect| Edit::Paint {
+            rect,
+            layer: layer as u8,
+            weights: weights.to_vec(),
+        };
+        self.edited("set_layer_region", region, edit, |s, (x, z, w, d)| {
             s.set_layer_region(x, z, w, d, layer, weights.as_slice())
         })
     }
@@ -94,10 +113,19 @@ impl TerrainRegions {
             godot_error!("TerrainRegions.{call}: no folder is open");
             return Rect2i::default();
         };
+        // With a log, the dab applied is the one its operation carries (a receiver applies the same).
+        let logged = crate::data::terrain_edit_log::logged_dab(&self.edit_log, b, center, delta);
+        let (b, center, delta) = logged
+            .as_ref()
+            .and_then(crate::data::terrain_edit_log::dab_parts)
+            .unwrap_or((b, center, delta));
         let res = self.under_layers(reach, |_| {
             TerrainEdit::apply_brush(&mut &*s, b, center, delta)
         });
         self.report_failures();
+        if let Ok(changed) = &res {
+            self.dab_done(&s, logged.as_ref(), b, *changed);
+        }
         match res {
             Ok(Some(r)) => {
                 let r = to_rect2i(r);
@@ -176,6 +204,7 @@ impl TerrainRegions {
         &mut self,
         what: &str,
         region: Rect2i,
+        edit: impl FnOnce(SampleRect) -> Edit,
         f: impl FnOnce(
             &terrain_core::terrain_regions::TerrainRegions,
             (usize, usize, usize, usize),
@@ -195,7 +224,7 @@ impl TerrainRegions {
             return false;
         };
         let m = s.meta();
-        let public = terrain_core::sample_rect::SampleRect {
+        let public = SampleRect {
             x: m.public(0, x),
             z: m.public(1, z),
             w,
@@ -205,6 +234,7 @@ impl TerrainRegions {
         self.report_failures();
         match res {
             Ok(()) => {
+                self.log_edit(|| Some(edit(public)));
                 // What changed, slopes beside the edit included (as `TerrainData` reports).
                 self.announce(to_rect2i(s.meta().changed_rect(x, z, w, d)));
                 true

@@ -15,6 +15,7 @@ use terrain_core::terrain_regions::{
 };
 
 mod edit;
+mod edit_log;
 mod generate;
 mod import;
 mod layers;
@@ -59,6 +60,11 @@ pub struct TerrainRegions {
     #[export(range = (16.0, 16384.0, 1.0, or_greater))]
     #[var(set = set_budget_mb)]
     budget_mb: i64,
+    /// Records every edit as an operation to send to other machines and replay there
+    /// (`TerrainEditLog`); null: edits are not recorded.
+    #[export]
+    #[var]
+    edit_log: Option<Gd<crate::data::terrain_edit_log::TerrainEditLog>>,
     store: Option<Arc<core::TerrainRegions>>,
     /// Set while a prefetch runs: one at a time.
     prefetching: Arc<AtomicBool>,
@@ -80,6 +86,7 @@ impl IResource for TerrainRegions {
             folder: GString::new(),
             budget_mb: (DEFAULT_BUDGET >> 20) as i64,
             generator: None,
+            edit_log: None,
             store: None,
             prefetching: Arc::new(AtomicBool::new(false)),
             import: None,

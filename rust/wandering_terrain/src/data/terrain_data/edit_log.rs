@@ -1,0 +1,127 @@
+//! `TerrainData`'s edits as data: what its edit calls record into `edit_log`, and `apply_edit`, which
+//! replays an operation through the same calls (`data/terrain_edit_log.rs`).
+
+use super::TerrainData;
+use crate::data::terrain_edit_log::{self as edit_log, dab_parts, Logged, TerrainEditLog};
+use crate::sample_rect::{from_rect2i, to_rect2i};
+use godot::global::Error;
+use godot::prelude::*;
+use terrain_core::brush::Brush;
+use terrain_core::terrain_data::Region;
+use terrain_core::terrain_edit::TerrainEdit;
+use terrain_core::terrain_edit_log::{content_hash, Edit};
+
+#[godot_api(secondary)]
+impl TerrainData {
+    /// Applies an operation recorded by another machine's `edit_log` (its `operation_recorded` bytes), in
+    /// sequence order: OK when applied or held until the operations before it arrive (then applied with
+    /// them); ERR_ALREADY_EXISTS for one already applied (ignored); ERR_INVALID_DATA for malformed or
+    /// truncated bytes, ERR_INVALID_PARAMETER for another map's operation, ERR_UNCONFIGURED without an
+    /// `edit_log` — nothing applied and the log unchanged. Same build, same base map, same operations:
+    /// the same heights and control bit for bit, whatever the thread count.
+    #[func]
+    fn apply_edit(&mut self, operation: PackedByteArray) -> Error {
+        edit_log::apply_edit(self, &operation)
+    }
+
+    /// A 64-bit hash of the heights (their bits) and control values in `region` (the whole terrain when
+    /// `region` is empty): equal on two machines exactly when they hold the same terrain there. -1 (with an
+    /// error) for a region outside the samples.
+    #[func]
+    fn get_content_hash(&self, region: Rect2i) -> i64 {
+        let r = if region.size.x == 0 && region.size.y == 0 {
+            self.core.all().into()
+        } else {
+            from_rect2i(region)
+        };
+        let read = TerrainEdit::heights(&*self.core, r)
+            .and_then(|h| Ok((h, TerrainEdit::control(&*self.core, r)?)));
+        match read {
+            Ok((h, c)) => content_hash(&h, &c) as i64,
+            Err(e) => {
+                godot_error!("TerrainData.get_content_hash: {e}");
+                -1
+            }
+        }
+    }
+}
+
+impl TerrainData {
+    /// An edit succeeded: `edit_log` records it.
+    pub(super) fn log_edit(&self, edit: impl FnOnce() -> Option<Edit>) {
+        if let Some(mut log) = self.edit_log.clone() {
+            log.bind_mut().edited(edit);
+        }
+    }
+
+    /// The dab to apply: as its operation carries it when edits are recorded.
+    pub(super) fn logged_dab(&self, b: &Brush, center: [f64; 2], delta: f64) -> Option<Edit> {
+        edit_log::logged_dab(&self.edit_log, b, center, delta)
+    }
+
+    /// A dab succeeded (`changed`: the samples whose surface changed): recorded as its operation, or, for
+    /// a dab with no compact form (an image brush), as the samples it changed.
+    pub(super) fn dab_done(&self, logged: Option<&Edit>, b: &Brush, changed: Option<Region>) {
+        self.log_edit(|| match (logged, changed) {
+            (Some(e), _) => Some(e.clone()),
+            (None, Some(r)) if b.tool.edits_control() => {
+                let values = TerrainEdit::control(&*self.core, r.into()).ok()?;
+                Some(Edit::Control {
+                    rect: r.into(),
+                    values,
+                })
+            }
+            (None, Some(r)) => Some(Edit::Heights {
+                rect: r.into(),
+                values: self.core.heights_region(r),
+            }),
+            (None, None) => None,
+        });
+    }
+}
+
+impl Logged for TerrainData {
+    const CLASS: &'static str = "TerrainData";
+
+    fn edit_log(&self) -> Option<Gd<TerrainEditLog>> {
+        self.edit_log.clone()
+    }
+
+    fn apply(&mut self, edit: &Edit) {
+        match edit {
+            Edit::Dab { .. } => {
+                let Some((b, center, delta)) = dab_parts(edit) else {
+                    return;
+                };
+                let reach = terrain_core::terrain_edit::dab_reach(
+                    Some(self.core.all().into()),
+                    self.core.spacing(),
+                    center,
+                    b.size(),
+                );
+                self.brush_dab("apply_edit", b, center, delta, reach);
+            }
+            Edit::Heights { rect, values } => {
+                self.set_heights_region(to_rect2i(*rect), values.as_slice().into());
+            }
+            Edit::Control { rect, values } => {
+                let v: Vec<i32> = values.iter().map(|&c| c as i32).collect();
+                self.set_control_region(to_rect2i(*rect), v.as_slice().into());
+            }
+            Edit::Holes { rect, holes } => {
+                self.set_holes_region(to_rect2i(*rect), holes.as_slice().into());
+            }
+            Edit::Paint {
+                rect,
+                layer,
+                weights,
+            } => {
+                self.set_layer_region(
+                    to_rect2i(*rect),
+                    i64::from(*layer),
+                    weights.as_slice().into(),
+                );
+            }
+        }
+    }
+}
