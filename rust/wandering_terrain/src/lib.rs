@@ -32,8 +32,10 @@ pub(crate) fn on_main_thread() -> bool {
     MAIN_THREAD.get() == Some(&std::thread::current().id())
 }
 
-/// Declares the global shader uniforms once, when the rendering server exists.
-fn register_globals() {
+/// Declares the global shader uniforms once, when the rendering server exists (also called before a
+/// shader that reads them is first loaded: a first editor start builds class defaults before the main
+/// loop stage).
+pub(crate) fn register_globals() {
     static DONE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
     if DONE.load(std::sync::atomic::Ordering::Acquire)
         || !godot::classes::Engine::singleton().has_singleton("RenderingServer")

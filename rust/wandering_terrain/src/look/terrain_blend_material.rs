@@ -60,6 +60,8 @@ impl IShaderMaterial for TerrainBlendMaterial {
     fn init(base: Base<ShaderMaterial>) -> Self {
         // The editor's documentation makes one on a worker thread for its defaults: no loading there.
         if crate::on_main_thread() {
+            // Its shader reads the terrain's global uniforms.
+            crate::register_globals();
             match try_load::<Shader>(SHADER) {
                 Ok(s) => base.to_init_gd().set_shader(&s),
                 Err(e) => godot_error!("TerrainBlendMaterial: cannot load {SHADER}: {e}"),
