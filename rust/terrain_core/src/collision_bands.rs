@@ -1,4 +1,4 @@
-//! Where collision is finest: tiles near the target and its path ahead take `collision_tolerance`, tiles
+//! Where collision is finest: tiles near a target and its path ahead take `collision_tolerance`, tiles
 //! farther out `FAR_FACTOR` times it. A physics engine's cost is in the points it is handed (Jolt builds
 //! a compressed height field from them, ~70 ns a point), and on hilly ground a 1 cm tolerance keeps every
 //! point of subdivision 4; the bodies that need centimetres stand near the target. A coarse tile the
@@ -32,6 +32,11 @@ impl Reach {
         let half = tiling.tile_cells() as f64 * self.spacing * std::f64::consts::FRAC_1_SQRT_2;
         segment_distance(c, self.from, self.to) - half <= self.reach
     }
+}
+
+/// Whether tile `id` lies within the near band of any target.
+pub fn near_any(reaches: &[Reach], tiling: &Tiling, id: TileId) -> bool {
+    reaches.iter().any(|r| r.is_near(tiling, id))
 }
 
 /// Which tiles were asked for (or made) at the far tolerance, and which of them are being made again
@@ -79,13 +84,13 @@ impl Bands {
         self.refining.contains(id)
     }
 
-    /// The coarse tiles in place that came within `near` (into `out`), but those `edited` holds (they are
+    /// The coarse tiles in place that came within a target's `near` band (into `out`), but those `edited` holds (they are
     /// made again anyway): the caller touches them so they are made again, at the near tolerance.
     pub fn take_near(
         &mut self,
         used: &HashSet<TileId>,
         tiling: &Tiling,
-        near: &Reach,
+        near: &[Reach],
         edited: impl Fn(&TileId) -> bool,
         out: &mut Vec<TileId>,
     ) {
@@ -93,7 +98,7 @@ impl Bands {
         out.extend(
             self.coarse
                 .iter()
-                .filter(|id| used.contains(*id) && !edited(id) && near.is_near(tiling, **id)),
+                .filter(|id| used.contains(*id) && !edited(id) && near_any(near, tiling, **id)),
         );
         for id in out.iter() {
             self.coarse.remove(id);
@@ -115,15 +120,18 @@ pub fn segment_distance(c: [f64; 2], p: [f64; 2], a: [f64; 2]) -> f64 {
 }
 
 /// `ids` split by band, each part keeping its order: the near tiles with `near` (the near tolerance's
-/// tiling), then the far ones with the far tiling of `bands` (the third item: whether far). Without
-/// bands every tile is near.
+/// tiling), then the far ones with the far tiling of `bands` (the third item: whether far); near is
+/// within any target's band. Without bands every tile is near.
 pub fn by_band<'a>(
     near: &Tiling,
-    bands: Option<(Tiling, Reach)>,
+    bands: Option<(Tiling, &[Reach])>,
     ids: &'a mut [TileId],
 ) -> [(&'a [TileId], Tiling, bool); 2] {
     let (split, far) = match bands {
-        Some((far, reach)) => (partition_in_place(ids, |id| reach.is_near(near, *id)), far),
+        Some((far, reach)) => (
+            partition_in_place(ids, |id| near_any(reach, near, *id)),
+            far,
+        ),
         None => (ids.len(), *near),
     };
     let (a, b) = ids.split_at(split);

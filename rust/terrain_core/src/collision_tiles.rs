@@ -1,8 +1,9 @@
 //! Which collision tiles a terrain keeps in its physics engine, and when each is made: the tile policy,
 //! engine-free (the engine's side, bodies and shapes, is a `TileSink`: `physics/collision_tiles.rs` in the gdext
-//! crate). Tiles within `radius` of the target, and of where it is heading, are wanted; their grids are
-//! computed on the worker threads, nearest to the target's path first, and handed to the engine within a
-//! main-thread budget a frame; a tile missing under the target is computed at once. An edit makes the
+//! crate). Tiles within each target's radius of it, and of where it is heading, are wanted (any number of
+//! targets: the camera, players, NPCs; a tile two targets want is one tile); their grids are computed on
+//! the worker threads, nearest to a target's path first, and handed to the engine within a main-thread
+//! budget a frame; a tile missing under a target is computed at once. An edit makes the
 //! tiles it touches again (a grid made before a tile's last edit is never shown). FULL keeps every tile
 //! of a bounded terrain. Far tiles take a looser tolerance (`collision_bands.rs`).
 
@@ -118,6 +119,64 @@ fn is_edited(c: &Cell<()>) -> bool {
     c.shown > 0 && c.shown < c.stamp
 }
 
+/// Something collision follows: terrain X/Z `at`, the world `radius` around it that collides (0 or less:
+/// the settings' radius), and an `id` that stays the same from update to update (its motion is followed
+/// by id: the order of the targets may change).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Target {
+    pub id: u64,
+    pub at: [f64; 2],
+    pub radius: f64,
+}
+
+impl Target {
+    /// A target at `at` with the settings' radius.
+    pub fn at(at: [f64; 2]) -> Self {
+        Self {
+            id: 0,
+            at,
+            radius: 0.0,
+        }
+    }
+}
+
+/// A target as last seen: where it is heading (terrain units ahead of it), its motion over the last
+/// update (none for a jump: the late path covers where it will be `LATE_UPDATES` updates ahead), and its
+/// radius in terrain units.
+#[derive(Clone, Copy, Debug)]
+struct Follow {
+    id: u64,
+    at: [f64; 2],
+    lead: [f64; 2],
+    step: [f64; 2],
+    radius: f64,
+}
+
+impl Follow {
+    fn ahead(&self) -> [f64; 2] {
+        [self.at[0] + self.lead[0], self.at[1] + self.lead[1]]
+    }
+
+    /// Where it will be `LATE_UPDATES` updates ahead at its last speed.
+    fn late_ahead(&self) -> [f64; 2] {
+        [
+            self.at[0] + LATE_UPDATES * self.step[0],
+            self.at[1] + LATE_UPDATES * self.step[1],
+        ]
+    }
+}
+
+/// Tile ranges of one target: what it needs now, the ring to prepare, what to keep.
+type Areas = [Range2; 3];
+const MUST: usize = 0;
+const WANT: usize = 1;
+const KEEP: usize = 2;
+
+/// Whether tile `id` is in area `k` of any target.
+fn in_any(areas: &[Areas], k: usize, id: &TileId) -> bool {
+    areas.iter().any(|a| contains(a[k], id))
+}
+
 /// The tiles (columns, rows) within `radius` of any of `points`, as one rectangle.
 fn tiles_around(tiling: &Tiling, spacing: f64, points: &[[f64; 2]], radius: f64) -> Range2 {
     let mut lo = [usize::MAX; 2];
@@ -157,15 +216,14 @@ pub struct CollisionTiles {
     tiles: Schedule<TileId, ()>,
     /// An edited tile waits for its new grid (kept so an idle check need not walk the tiles).
     stale: bool,
-    /// The kept range of the last update (tiles outside it are forgotten when it changes).
-    kept: Option<Range2>,
-    /// The target at the last update, and where it is heading (terrain units ahead of it).
-    last_target: Option<[f64; 2]>,
-    lead: [f64; 2],
-    /// The target's motion over the last update (none for a jump): the late path covers where it will be
-    /// `LATE_UPDATES` updates ahead.
-    step: [f64; 2],
-    /// Tiles computed on the main thread because the workers had not brought them when the target stood
+    /// The kept ranges of the last update (tiles outside them are forgotten when they change).
+    kept: Vec<Range2>,
+    /// The targets as given to the last update, and as followed (terrain units, with their motion).
+    last_targets: Vec<Target>,
+    follows: Vec<Follow>,
+    /// Each target's areas in this update (kept buffer).
+    areas: Vec<Areas>,
+    /// Tiles computed on the main thread because the workers had not brought them when a target stood
     /// on them (tiles made ahead of it, where it is going, do not count).
     late_tiles: u64,
     /// The tiling and spacing of the last update (the tile-state view, the engine's placement).
@@ -173,9 +231,11 @@ pub struct CollisionTiles {
     /// The frame (the caller's count) whose updates are spending `WRITE_BUDGET`, and what they spent.
     budget_frame: u64,
     spent: Duration,
-    /// Kept buffers: tiles to write and their grids.
+    /// Kept buffers: tiles to write and their grids, tiles with their priorities, the near bands.
     todo: Vec<TileId>,
     grids: Vec<TileGrid>,
+    ranked: Vec<(TileId, (bool, bool, i64))>,
+    near: Vec<Reach>,
     /// Tiles made at the far tolerance, and those being made again at the near one.
     bands: Bands,
 }
@@ -223,6 +283,11 @@ impl CollisionTiles {
     /// An edited tile still waits for its new grid.
     pub fn edits_pending(&self) -> bool {
         self.stale
+    }
+
+    /// Whether tile `id` is in the engine.
+    pub fn has_tile(&self, id: &TileId) -> bool {
+        self.used.contains(id)
     }
 
     /// The tiles around terrain X/Z `target` in a window of `n`² tiles (row-major into `out`): 1 where a
@@ -285,9 +350,10 @@ impl CollisionTiles {
         self.tiles.restart().for_each(drop);
         self.bands.clear();
         self.stale = false;
-        self.kept = None;
+        self.kept.clear();
         self.complete = false;
-        self.last_target = None;
+        self.last_targets.clear();
+        self.follows.clear();
     }
 
     /// `tolerance` in terrain height units (the frame's Y scale undone).
@@ -300,11 +366,11 @@ impl CollisionTiles {
         }
     }
 
-    /// Brings the tiles up to date (each physics tick): drops and adds tiles for the mode and the target
+    /// Brings the tiles up to date (each physics tick): drops and adds tiles for the mode and the targets
     /// (terrain X/Z), makes again the tiles pending edits touched. Grids are computed on worker threads,
-    /// ahead of the target along its motion; this call hands finished ones to `sink` (within
+    /// ahead of each target along its motion; this call hands finished ones to `sink` (within
     /// `WRITE_BUDGET` per `frame_no`, the caller's frame count) and computes at once only a missing tile
-    /// under the target (`late_tiles` counts those). `now`: waits for the workers and brings every wanted
+    /// under a target (`late_tiles` counts those). `now`: waits for the workers and brings every wanted
     /// tile and edit in before returning. `shared`: the source itself when workers may read it (an
     /// endless or region source); otherwise the samples a job needs are copied first. Returns the tiles
     /// written.
@@ -315,7 +381,7 @@ impl CollisionTiles {
         t: &S,
         shared: Option<&SharedSamples>,
         frame: &Frame,
-        target: Option<[f64; 2]>,
+        targets: &[Target],
         now: bool,
         frame_no: u64,
     ) -> usize {
@@ -335,13 +401,13 @@ impl CollisionTiles {
             self.key = Some(key);
             self.pending = None;
         }
-        // A still target, no edit and nothing on its way: nothing to do.
-        if !now && self.idle(frame, target) {
+        // Still targets, no edit and nothing on its way: nothing to do.
+        if !now && self.idle(frame, targets) {
             return 0;
         }
-        // DYNAMIC: small tiles, quick to build while the target moves; FULL: the smallest tiles that keep
+        // DYNAMIC: small tiles, quick to build while the targets move; FULL: the smallest tiles that keep
         // the whole terrain within a body budget. An endless world has no "every tile", and a region
-        // folder's would load the whole map: FULL follows the target like DYNAMIC over streamed sources.
+        // folder's would load the whole map: FULL follows the targets like DYNAMIC over streamed sources.
         let full = self.settings.mode == CollisionMode::Full && !t.streamed();
         let tiling = if full {
             Tiling::for_count(t, self.settings.subdivision, MAX_FULL_TILES)
@@ -350,11 +416,11 @@ impl CollisionTiles {
         }
         .with_tolerance(tolerance);
         // Far tiles take a looser tolerance; none when every tile is exact, nor in FULL mode (made once
-        // for bodies anywhere, not refined as the target goes).
+        // for bodies anywhere, not refined as the targets go).
         let far = (tolerance > 0.0 && !full).then(|| tiling.with_tolerance(tolerance * FAR_FACTOR));
         self.view = Some((tiling, t.spacing()));
         self.follow_frame(sink, frame);
-        self.follow_target(target, t.spacing() * tiling.tile_cells() as f64);
+        self.follow_targets(targets, frame, t.spacing() * tiling.tile_cells() as f64);
         if let Some(r) = self.pending.take() {
             if tiling.count_touching(r) <= self.tiles.len() {
                 self.tiles.touch(tiling.tiles_touching(r));
@@ -365,37 +431,40 @@ impl CollisionTiles {
             self.bands.edited(|&id| tiling.touches(id, r));
             self.stale = true;
         }
-        let ranges = self.ranges(&tiling, t, full, frame, target);
-        self.drop_outside(sink, ranges);
-        let near = self.near_band(t.spacing(), frame);
-        let bands = far.zip(near);
-        let mut written = self.take_ready(sink, &tiling, &ranges, now, frame_no);
+        let mut areas = std::mem::take(&mut self.areas);
+        self.ranges(&tiling, t, full, &mut areas);
+        self.drop_outside(sink, &areas);
+        let mut near = std::mem::take(&mut self.near);
+        self.near_bands(t.spacing(), &mut near);
+        let bands = far.map(|f| (f, near.as_slice()));
+        let mut written = self.take_ready(sink, &tiling, &areas, now, frame_no);
         // After the hand-over: a coarse tile that just arrived beside a target about to stop is refined
         // too (the next updates may be idle).
-        if let (Some(near), Some(_)) = (near, far) {
+        if far.is_some() && !near.is_empty() {
             self.refine(&tiling, &near);
         }
-        written += self.compute_late(sink, &tiling, bands, t, frame, &ranges, now);
-        self.ask_workers(&tiling, bands, t, shared, &ranges);
+        written += self.compute_late(sink, &tiling, bands, t, frame, &areas, now);
+        self.ask_workers(&tiling, bands, t, shared, &areas);
+        self.areas = areas;
+        self.near = near;
         written
     }
 
-    /// The near band around the target and its path ahead (None without a target: every tile is near).
-    fn near_band(&self, spacing: f64, frame: &Frame) -> Option<Reach> {
-        let p = self.last_target?;
-        let scale = frame.scale[0].abs().min(frame.scale[2].abs()).max(1e-9);
-        Some(Reach {
-            from: p,
-            to: [p[0] + self.lead[0], p[1] + self.lead[1]],
-            reach: self.settings.radius / scale * NEAR_SHARE,
+    /// The near band around each target and its path ahead (none without targets: every tile is near).
+    fn near_bands(&self, spacing: f64, out: &mut Vec<Reach>) {
+        out.clear();
+        out.extend(self.follows.iter().map(|f| Reach {
+            from: f.at,
+            to: f.ahead(),
+            reach: f.radius * NEAR_SHARE,
             spacing,
-        })
+        }));
     }
 
-    /// Coarse tiles in place that the target came near are made again at the near tolerance.
-    fn refine(&mut self, tiling: &Tiling, near: &Reach) {
+    /// Coarse tiles in place that a target came near are made again at the near tolerance.
+    fn refine(&mut self, tiling: &Tiling, near: &[Reach]) {
         let mut ids = std::mem::take(&mut self.todo);
-        // A tile waiting for an edit is made anew anyway (at the band it is asked in), and under the
+        // A tile waiting for an edit is made anew anyway (at the band it is asked in), and under a
         // target at once: it must not count as a refinement.
         let tiles = &self.tiles;
         let edited = |id: &TileId| tiles.get(id).is_some_and(is_edited);
@@ -426,62 +495,78 @@ impl CollisionTiles {
         sink.place(frame, old.scale != frame.scale, &mut tiles);
     }
 
-    /// Whether an update for `target` and `frame` would do nothing: a still target, no edit, nothing on
+    /// Whether an update for `targets` and `frame` would do nothing: still targets, no edit, nothing on
     /// its way, or collision disabled and cleared.
-    pub fn idle(&self, frame: &Frame, target: Option<[f64; 2]>) -> bool {
+    pub fn idle(&self, frame: &Frame, targets: &[Target]) -> bool {
         if self.settings.mode == CollisionMode::Disabled {
             return self.used.is_empty();
         }
         self.key.is_some()
-            && target == self.last_target
+            && targets == self.last_targets.as_slice()
             && self.frame == Some(*frame)
             && self.pending.is_none()
             && self.settled()
     }
 
-    /// Nothing left to do until the target moves or an edit arrives.
+    /// Nothing left to do until a target moves or an edit arrives.
     fn settled(&self) -> bool {
         self.complete && !self.stale && self.ready.is_empty() && self.stream.in_flight() == 0
     }
 
-    /// Keeps the target and how far ahead of it to prepare tiles: its motion over `LEAD_TICKS` updates
-    /// (nothing for a jump: a teleport prepares around where it lands).
-    fn follow_target(&mut self, target: Option<[f64; 2]>, tile: f64) {
-        self.step = [0.0; 2];
-        self.lead = match (target, self.last_target) {
-            (Some(p), Some(q)) => {
-                let d = [p[0] - q[0], p[1] - q[1]];
-                let step = d[0].hypot(d[1]);
-                let most = self.settings.radius.max(tile) * 2.0;
-                if step.is_finite() && step <= most {
-                    self.step = d;
-                    let k = (LEAD_TICKS * step).min(most) / step.max(1e-12);
-                    [d[0] * k, d[1] * k]
+    /// Keeps the targets and how far ahead of each to prepare tiles: its motion over `LEAD_TICKS`
+    /// updates (nothing for a jump: a teleport prepares around where it lands). A target is matched to
+    /// its last position by id (the same index first: the order rarely changes).
+    fn follow_targets(&mut self, targets: &[Target], frame: &Frame, tile: f64) {
+        // Radii are in world units; the tiling works in terrain units.
+        let scale = frame.scale[0].abs().min(frame.scale[2].abs()).max(1e-9);
+        let old = std::mem::take(&mut self.follows);
+        self.follows
+            .extend(targets.iter().enumerate().map(|(i, t)| {
+                let last = old
+                    .get(i)
+                    .filter(|f| f.id == t.id)
+                    .or_else(|| old.iter().find(|f| f.id == t.id));
+                let world = if t.radius > 0.0 {
+                    t.radius
                 } else {
-                    [0.0; 2]
+                    self.settings.radius
+                };
+                let radius = world / scale;
+                let (lead, step) = match last {
+                    Some(q) => {
+                        let d = [t.at[0] - q.at[0], t.at[1] - q.at[1]];
+                        let len = d[0].hypot(d[1]);
+                        let most = radius.max(tile) * 2.0;
+                        if len.is_finite() && len <= most {
+                            let k = (LEAD_TICKS * len).min(most) / len.max(1e-12);
+                            ([d[0] * k, d[1] * k], d)
+                        } else {
+                            ([0.0; 2], [0.0; 2])
+                        }
+                    }
+                    None => ([0.0; 2], [0.0; 2]),
+                };
+                Follow {
+                    id: t.id,
+                    at: t.at,
+                    lead,
+                    step,
+                    radius,
                 }
-            }
-            _ => [0.0; 2],
-        };
-        self.last_target = target;
-    }
-
-    /// Where a target at `p` will be `LATE_UPDATES` updates ahead at its last speed.
-    fn late_ahead(&self, p: [f64; 2]) -> [f64; 2] {
-        [
-            p[0] + LATE_UPDATES * self.step[0],
-            p[1] + LATE_UPDATES * self.step[1],
-        ]
+            }));
+        self.last_targets.clear();
+        self.last_targets.extend_from_slice(targets);
     }
 
     /// Drops the tiles, results and edit marks outside what is kept; edited tiles beyond what is wanted
-    /// are dropped rather than rewritten (they are prepared again if the target comes near).
-    fn drop_outside(&mut self, sink: &mut impl TileSink, [_, want, keep]: [Range2; 3]) {
+    /// are dropped rather than rewritten (they are prepared again if a target comes near).
+    fn drop_outside(&mut self, sink: &mut impl TileSink, areas: &[Areas]) {
         let tiles = &self.tiles;
         let mut gone = std::mem::take(&mut self.todo);
         gone.clear();
         gone.extend(self.used.iter().filter(|id| {
-            !contains(keep, id) || (tiles.get(id).is_some_and(is_edited) && !contains(want, id))
+            !in_any(areas, KEEP, id)
+                || (tiles.get(id).is_some_and(is_edited) && !in_any(areas, WANT, id))
         }));
         for id in &gone {
             self.used.remove(id);
@@ -489,15 +574,18 @@ impl CollisionTiles {
             self.tiles.remove(*id);
         }
         // Tiles neither in place nor kept are forgotten: whatever the workers bring for them is stale.
-        // Tiles are wanted only inside the kept range, so only a new range leaves some outside.
-        if self.kept != Some(keep) {
-            self.kept = Some(keep);
+        // Tiles are wanted only inside the kept ranges, so only new ranges leave some outside.
+        let same = self.kept.len() == areas.len()
+            && self.kept.iter().zip(areas).all(|(k, a)| *k == a[KEEP]);
+        if !same {
+            self.kept.clear();
+            self.kept.extend(areas.iter().map(|a| a[KEEP]));
             gone.clear();
             let used = &self.used;
             gone.extend(
                 self.tiles
                     .keys()
-                    .filter(|&id| !used.contains(id) && !contains(keep, id)),
+                    .filter(|&id| !used.contains(id) && !in_any(areas, KEEP, id)),
             );
             for id in &gone {
                 self.tiles.remove(*id);
@@ -506,7 +594,7 @@ impl CollisionTiles {
         self.todo = gone;
         let tiles = &self.tiles;
         self.bands.retain(|id| tiles.get(id).is_some());
-        self.ready.retain(|r| contains(keep, &r.id));
+        self.ready.retain(|r| in_any(areas, KEEP, &r.id));
     }
 
     /// Writes `grid` for tile `id` through `sink` and counts it in place.
@@ -515,13 +603,25 @@ impl CollisionTiles {
         self.used.insert(id);
     }
 
-    /// Takes finished grids from the workers and writes those still current, nearest to the target first,
+    /// Distance (samples, max norm) from the nearest target, or where one will be `LATE_UPDATES`
+    /// ahead, to the point `c`.
+    fn target_distance(follows: &[Follow], c: [f64; 2], spacing: f64) -> i64 {
+        let d = |q: [f64; 2]| (c[0] - q[0]).abs().max((c[1] - q[1]).abs());
+        let near = follows
+            .iter()
+            .map(|f| d(f.at).min(d(f.late_ahead())))
+            .fold(f64::INFINITY, f64::min);
+        let near = if near.is_finite() { near } else { d([0.0; 2]) };
+        (near / spacing) as i64
+    }
+
+    /// Takes finished grids from the workers and writes those still current, nearest to a target first,
     /// within `WRITE_BUDGET` a frame (all of them when `now`).
     fn take_ready(
         &mut self,
         sink: &mut impl TileSink,
         tiling: &Tiling,
-        ranges: &[Range2; 3],
+        areas: &[Areas],
         now: bool,
         frame_no: u64,
     ) -> usize {
@@ -531,11 +631,10 @@ impl CollisionTiles {
         } else {
             self.stream.poll(&mut ready);
         }
-        let keep = ranges[2];
         // Current: asked for after the tile's last edit, and either new or replacing an edited tile.
         let tiles = &self.tiles;
         ready.retain_mut(|r| {
-            let current = contains(keep, &r.id)
+            let current = in_any(areas, KEEP, &r.id)
                 && tiles
                     .get(&r.id)
                     .is_some_and(|c| r.stamp >= c.stamp && c.shown < c.stamp);
@@ -544,18 +643,13 @@ impl CollisionTiles {
             }
             current
         });
-        let p = self.last_target.unwrap_or([0.0; 2]);
-        let next = self.late_ahead(p);
         let spacing = self.key.map_or(1.0, |k| k.0);
-        // Distance (samples, max norm) from the target, or where it will be `LATE_UPDATES` ahead, to a
-        // tile's centre; within `under` it holds one of them (never held back by the budget).
-        let dist = |r: &ReadyTile| {
-            let c = r.grid.centre;
-            let d = |q: [f64; 2]| (c[0] - q[0]).abs().max((c[1] - q[1]).abs());
-            (d(p).min(d(next)) / spacing) as i64
-        };
+        let follows = &self.follows;
+        // Within `under` of a target (or where it will be `LATE_UPDATES` ahead) a tile holds it: never
+        // held back by the budget.
+        let dist = |r: &ReadyTile| Self::target_distance(follows, r.grid.centre, spacing);
         let under = (tiling.tile_cells() as f64 * 0.5 + LATE_REACH) as i64;
-        ready.sort_unstable_by_key(dist);
+        ready.sort_by_cached_key(dist);
         let frame = self.frame.unwrap_or_default();
         // Updates run in the same frame share its budget.
         if frame_no != self.budget_frame {
@@ -566,7 +660,8 @@ impl CollisionTiles {
         let start = Instant::now();
         let mut written = 0;
         for r in ready.drain(..) {
-            if !(now || dist(&r) <= under || start.elapsed() < left) {
+            let d = Self::target_distance(&self.follows, r.grid.centre, spacing);
+            if !(now || d <= under || start.elapsed() < left) {
                 self.ready.push(r);
                 continue;
             }
@@ -580,60 +675,67 @@ impl CollisionTiles {
         written
     }
 
-    /// Computes on this thread the tiles the target cannot wait for: a missing or edited tile under it or
-    /// where it will be `LATE_UPDATES` updates ahead (the workers fell behind, or an edit reached the ground it
-    /// stands on), every tile it needs when it
-    /// has none yet (the first frame, a teleport), and with `now` everything wanted and every edit.
+    /// Computes on this thread the tiles a target cannot wait for: a missing or edited tile under it or
+    /// where it will be `LATE_UPDATES` updates ahead (the workers fell behind, or an edit reached the
+    /// ground it stands on), every tile it needs when it has none yet (the first frame, a teleport), and
+    /// with `now` everything wanted and every edit.
     #[allow(clippy::too_many_arguments)]
     fn compute_late<S: Samples + ?Sized>(
         &mut self,
         sink: &mut impl TileSink,
         tiling: &Tiling,
-        bands: Option<(Tiling, Reach)>,
+        bands: Option<(Tiling, &[Reach])>,
         t: &S,
         frame: &Frame,
-        [must, want, _]: &[Range2; 3],
+        areas: &[Areas],
         now: bool,
     ) -> usize {
-        let first = !self.used.iter().any(|id| contains(*must, id));
-        let area = match (now, first, self.last_target) {
-            (true, _, _) => *want,
-            (false, true, _) => *must,
-            // Where the target is and where it will be `LATE_UPDATES` ahead: with the workers behind (no
-            // core for them), a body moving fast must not reach a tile that is not there yet.
-            (false, false, Some(p)) => {
-                let ahead = self.late_ahead(p);
-                tiles_around(tiling, t.spacing(), &[p, ahead], LATE_REACH * t.spacing())
-            }
-            (false, false, None) => return 0,
-        };
-        self.todo.clear();
-        // Late: missing where the target stands (tiles made for where it is going are not).
-        let here = self.last_target.map_or(area, |p| {
-            tiles_around(tiling, t.spacing(), &[p], LATE_REACH * t.spacing())
-        });
+        let sp = t.spacing();
+        let mut todo = std::mem::take(&mut self.todo);
+        todo.clear();
         let mut late = 0;
-        for z in area.1[0]..area.1[1] {
-            for x in area.0[0]..area.0[1] {
-                let id = [x, z];
-                // Within the radius (the main thread does not compute far ahead of a very fast target).
-                if contains(*must, &id) || now {
-                    // Missing, or edited: the ground under the target is never stale.
+        for (i, a) in areas.iter().enumerate() {
+            let f = self.follows.get(i).copied();
+            let must = a[MUST];
+            let first = !(must.1[0]..must.1[1])
+                .any(|z| (must.0[0]..must.0[1]).any(|x| self.used.contains(&[x, z])));
+            let area = match (now, first, f) {
+                (true, _, _) => a[WANT],
+                (false, true, _) => a[MUST],
+                // Where the target is and where it will be `LATE_UPDATES` ahead: with the workers behind
+                // (no core for them), a body moving fast must not reach a tile that is not there yet.
+                (false, false, Some(f)) => {
+                    tiles_around(tiling, sp, &[f.at, f.late_ahead()], LATE_REACH * sp)
+                }
+                (false, false, None) => continue,
+            };
+            // Late: missing where the target stands (tiles made for where it is going are not).
+            let here = f.map_or(area, |f| tiles_around(tiling, sp, &[f.at], LATE_REACH * sp));
+            for z in area.1[0]..area.1[1] {
+                for x in area.0[0]..area.0[1] {
+                    let id = [x, z];
+                    // Within the radius (the main thread does not compute far ahead of a fast target).
+                    if !(contains(a[MUST], &id) || now) {
+                        continue;
+                    }
+                    // Missing, or edited: the ground under a target is never stale.
                     let used = self.used.contains(&id);
                     // A tile being refined stays collidable as it is until the workers bring it.
                     let edited = self.tiles.get(&id).is_some_and(is_edited)
                         && !(used && !now && self.bands.is_refining(&id));
                     if (!used || edited) && !self.ready.iter().any(|r| r.id == id) {
-                        late += usize::from(!used && contains(here, &id));
-                        self.todo.push(id);
+                        if !(now || first) {
+                            late += usize::from(!used && contains(here, &id));
+                        }
+                        todo.push(id);
                     }
                 }
             }
         }
-        let mut todo = std::mem::take(&mut self.todo);
-        if !(now || first) {
-            self.late_tiles += late as u64;
-        }
+        // Targets close together want the same tiles: each is made once.
+        todo.sort_unstable();
+        todo.dedup();
+        self.late_tiles += late as u64;
         // Each tile at its band's tolerance, as the workers would make it.
         for (ids, tl, far) in by_band(tiling, bands, &mut todo) {
             for batch in ids.chunks(BATCH) {
@@ -661,60 +763,72 @@ impl CollisionTiles {
         written
     }
 
-    /// Asks the workers for edited tiles and for the wanted tiles that are missing, nearest to the target
+    /// Asks the workers for edited tiles and for the wanted tiles that are missing, nearest to a target
     /// and its path ahead first, up to `IN_FLIGHT` tiles at a time. `bands`: the far tiling and the near
-    /// band, when far tiles take a looser tolerance.
+    /// bands, when far tiles take a looser tolerance.
     fn ask_workers<S: Samples + ?Sized>(
         &mut self,
         tiling: &Tiling,
-        bands: Option<(Tiling, Reach)>,
+        bands: Option<(Tiling, &[Reach])>,
         t: &S,
         shared: Option<&SharedSamples>,
-        [must, want, _]: &[Range2; 3],
+        areas: &[Areas],
     ) {
-        let mut wanted = std::mem::take(&mut self.todo);
-        wanted.clear();
-        // New and edited tiles in the wanted ring whose grid was not asked for since their last edit.
+        let sp = t.spacing();
+        let mut ranked = std::mem::take(&mut self.ranked);
+        ranked.clear();
+        // New and edited tiles in the wanted rings whose grid was not asked for since their last edit,
+        // ranked by the target whose ring holds them: edited first, then those it needs now, then by
+        // distance to the path from it to where it is heading.
         let mut complete = true;
-        for z in want.1[0]..want.1[1] {
-            for x in want.0[0]..want.0[1] {
-                let c = self.tiles.want([x, z]);
-                complete &= c.shown > 0;
-                if c.needs_work() {
-                    wanted.push([x, z]);
+        for (i, a) in areas.iter().enumerate() {
+            let path = self.follows.get(i).map(|f| (f.at, f.ahead()));
+            let want = a[WANT];
+            for z in want.1[0]..want.1[1] {
+                for x in want.0[0]..want.0[1] {
+                    let id = [x, z];
+                    let c = self.tiles.want(id);
+                    complete &= c.shown > 0;
+                    if c.needs_work() {
+                        let d = path.map_or(0.0, |(p, q)| {
+                            segment_distance(tiling.placement(sp, id).0, p, q) / sp
+                        });
+                        ranked.push((id, (!is_edited(c), !contains(a[MUST], &id), d as i64)));
+                    }
                 }
             }
         }
         self.complete = complete;
-        // While an edit is on its way: edited tiles beyond the ring (or asked-for ones an edit overtook),
+        // While an edit is on its way: edited tiles beyond the rings (or asked-for ones an edit overtook),
         // and whether any edited tile still waits (no walk over the tiles otherwise).
         if self.stale {
-            wanted.extend(
+            let follows = &self.follows;
+            ranked.extend(
                 self.tiles
                     .iter()
                     .filter(|(id, c)| {
-                        !contains(*want, id) && c.needs_work() && (c.shown > 0 || c.asked > 0)
+                        !in_any(areas, WANT, id) && c.needs_work() && (c.shown > 0 || c.asked > 0)
                     })
-                    .map(|(id, _)| *id),
+                    .map(|(id, c)| {
+                        let d = Self::target_distance(follows, tiling.placement(sp, *id).0, sp);
+                        (*id, (!is_edited(c), true, d))
+                    }),
             );
             self.stale = self.tiles.iter().any(|(_, c)| is_edited(c));
         }
-        // Nearest first to the path from the target to where it is heading.
-        let p = self.last_target.unwrap_or([0.0; 2]);
-        let a = [p[0] + self.lead[0], p[1] + self.lead[1]];
-        let sp = t.spacing();
-        let tiles = &self.tiles;
-        let edited = |id: &TileId| tiles.get(id).is_some_and(is_edited);
-        wanted.sort_unstable_by_key(|&id| {
-            let (c, _) = tiling.placement(sp, id);
-            let d = segment_distance(c, p, a) / sp;
-            (!edited(&id), !contains(*must, &id), d as i64)
-        });
+        // A tile in two targets' rings is asked for once, at its better rank.
+        ranked.sort_unstable();
+        ranked.dedup_by_key(|r| r.0);
+        ranked.sort_unstable_by_key(|r| r.1);
+        let mut wanted = std::mem::take(&mut self.todo);
+        wanted.clear();
+        wanted.extend(ranked.iter().map(|r| r.0));
         // Edited tiles all at once (they are collidable again as soon as possible); new ones a few at a
-        // time, so the nearest come back first whatever the target does next.
-        let n_edited = wanted.iter().take_while(|id| edited(id)).count();
+        // time, so the nearest come back first whatever the targets do next.
+        let n_edited = ranked.iter().take_while(|r| !r.1 .0).count();
         let room = IN_FLIGHT.saturating_sub(self.stream.in_flight());
         wanted.truncate(n_edited.max(room));
+        self.ranked = ranked;
         let stamp = self.tiles.stamp();
         // Near tiles first (in the order above), then the far ones at the looser tolerance.
         for (ids, tl, far) in by_band(tiling, bands, &mut wanted) {
@@ -733,35 +847,33 @@ impl CollisionTiles {
         self.todo = wanted;
     }
 
-    /// Tile ranges (columns, rows) the target needs now, the ring to prepare, and what to keep.
+    /// Each target's tile ranges (columns, rows): what it needs now, the ring to prepare, and what to
+    /// keep (into `out`, one entry per target; FULL: one entry, every tile).
     fn ranges<S: Samples + ?Sized>(
         &self,
         tiling: &Tiling,
         t: &S,
         full: bool,
-        frame: &Frame,
-        target: Option<[f64; 2]>,
-    ) -> [Range2; 3] {
+        out: &mut Vec<Areas>,
+    ) {
+        out.clear();
         let [tx, tz] = tiling.tiles();
         if full {
             let all = ([0, tx], [0, tz]);
-            return [all; 3];
+            out.push([all; 3]);
+            return;
         }
-        let Some(p) = target else {
-            return [([0, 0], [0, 0]); 3];
-        };
-        // The radius is in world units; the tiling works in terrain units.
-        let scale = frame.scale[0].abs().min(frame.scale[2].abs()).max(1e-9);
-        let r = self.settings.radius / scale;
         let tile = tiling.tile_cells() as f64 * t.spacing();
-        // Where the target is heading is prepared and kept as well.
-        let ahead = [p[0] + self.lead[0], p[1] + self.lead[1]];
         let sp = t.spacing();
-        [
-            tiles_around(tiling, sp, &[p], r),
-            tiles_around(tiling, sp, &[p, ahead], r + tile),
-            tiles_around(tiling, sp, &[p, ahead], r + 2.0 * tile),
-        ]
+        // Where a target is heading is prepared and kept as well.
+        out.extend(self.follows.iter().map(|f| {
+            let (p, ahead, r) = (f.at, f.ahead(), f.radius);
+            [
+                tiles_around(tiling, sp, &[p], r),
+                tiles_around(tiling, sp, &[p, ahead], r + tile),
+                tiles_around(tiling, sp, &[p, ahead], r + 2.0 * tile),
+            ]
+        }));
     }
 }
 

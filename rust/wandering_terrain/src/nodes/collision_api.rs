@@ -74,6 +74,63 @@ macro_rules! collision_api {
             pub(crate) fn get_collision_tile_count(&self) -> i64 {
                 self.collision.tile_count() as i64
             }
+
+            /// Makes `node` a collision target: collision exists within `radius` world units of it
+            /// ([0, 100000], max norm; 0: `collision.radius`) for as long as it lives, besides around the
+            /// node's own target — players on a server, NPCs far from the camera. A tile two targets want
+            /// is one tile; tiles nearest a moving target come first. Calling it again sets the radius.
+            /// Nodes in the group `terrain_collision_targets` are targets too (radius: their
+            /// `terrain_collision_radius` metadata, else `collision.radius`). A freed target leaves the
+            /// list by itself. Returns false (with an error) for a null node or a radius out of range.
+            #[func]
+            pub(crate) fn add_collision_target(
+                &mut self,
+                node: Option<Gd<godot::classes::Node3D>>,
+                #[opt(default = 0.0)] radius: f64,
+            ) -> bool {
+                let class = stringify!($class);
+                let Some(node) = node else {
+                    godot_error!("{class}.add_collision_target: node must be a Node3D, got null");
+                    return false;
+                };
+                match self.collision.targets.add(&node, radius) {
+                    Ok(()) => {
+                        ($retiled)(self);
+                        true
+                    }
+                    Err(e) => {
+                        godot_error!("{class}.add_collision_target: {e}; not added");
+                        false
+                    }
+                }
+            }
+
+            /// Stops following `node` (its tiles go unless another target wants them). Whether it was a
+            /// collision target.
+            #[func]
+            pub(crate) fn remove_collision_target(
+                &mut self,
+                node: Option<Gd<godot::classes::Node3D>>,
+            ) -> bool {
+                let gone = node.is_some_and(|n| self.collision.targets.remove(&n));
+                if gone {
+                    ($retiled)(self);
+                }
+                gone
+            }
+
+            /// The nodes added with `add_collision_target` that are still alive (not the group's).
+            #[func]
+            pub(crate) fn get_collision_targets(&mut self) -> Array<Gd<godot::classes::Node3D>> {
+                self.collision.targets.nodes()
+            }
+
+            /// Removes every target added with `add_collision_target`.
+            #[func]
+            pub(crate) fn clear_collision_targets(&mut self) {
+                self.collision.targets.clear();
+                ($retiled)(self);
+            }
         }
     };
 }

@@ -32,6 +32,8 @@ pub struct CollisionSettings {
     pub subdivision: u32,
     /// Lift the bodies a raise would swallow (`resting_bodies.rs`).
     pub lift_bodies: bool,
+    /// Tiles follow the node's own target (camera) besides the collision targets.
+    pub follow_target: bool,
     /// World units a tile's collision may differ from its full subdivision's, for fewer points where the
     /// ground is flat or gentle (`Tiling::with_tolerance`); 0: every tile at `subdivision`.
     pub tolerance: f64,
@@ -48,6 +50,7 @@ impl Default for CollisionSettings {
             material: None,
             subdivision: 4,
             lift_bodies: true,
+            follow_target: true,
             tolerance: DEFAULT_TOLERANCE,
         }
     }
@@ -112,6 +115,8 @@ pub struct CollisionTiles {
     /// The layers' friction and bounce (None: no layer has a physics material, every tile takes the
     /// settings' material).
     surfaces: Option<SurfaceFrictions>,
+    /// What the tiles follow besides the node's own target (`collision_targets.rs`).
+    pub targets: crate::physics::collision_targets::CollisionTargets,
 }
 
 /// What a tile's body takes from the ground it holds: the blend's input (to find the tile's dominant
@@ -262,8 +267,8 @@ impl CollisionTiles {
     }
 
     /// New settings (the node's `collision` object changed). Returns whether the tiles are made again
-    /// (mode, radius, subdivision or tolerance changed, or the material while layers carry their own:
-    /// the node must step collision again).
+    /// (mode, radius, subdivision or tolerance changed, or the material while layers carry their own),
+    /// or followed elsewhere (`follow_target`): the node must step collision again.
     pub fn apply(&mut self, s: &CollisionSettings) -> bool {
         let old = std::mem::replace(&mut self.settings, s.clone());
         self.engine.settings = s.clone();
@@ -275,7 +280,7 @@ impl CollisionTiles {
         if remake {
             self.plan.invalidate();
         }
-        self.plan.configure(tile_settings(s)) || remake
+        self.plan.configure(tile_settings(s)) || remake || old.follow_target != s.follow_target
     }
 
     /// The layers' friction and bounce (`SurfaceFrictions`); a change rebuilds every tile (their bodies
@@ -361,7 +366,6 @@ impl CollisionTiles {
         terrain: Option<&S>,
         shared: Option<&SharedSamples>,
         frame: &Frame,
-        target: Option<[f64; 2]>,
         now: bool,
     ) -> usize {
         let (Some(_), Some(t), false) = (
@@ -380,12 +384,25 @@ impl CollisionTiles {
                     terrain: t,
                     surfaces,
                 };
-                self.plan
-                    .update(&mut sink, t, shared, frame, target, now, this_frame)
+                self.plan.update(
+                    &mut sink,
+                    t,
+                    shared,
+                    frame,
+                    &self.targets.buf,
+                    now,
+                    this_frame,
+                )
             }
-            None => self
-                .plan
-                .update(&mut self.engine, t, shared, frame, target, now, this_frame),
+            None => self.plan.update(
+                &mut self.engine,
+                t,
+                shared,
+                frame,
+                &self.targets.buf,
+                now,
+                this_frame,
+            ),
         };
         if !self.plan.edits_pending() {
             self.engine.resting.forget();
@@ -399,13 +416,25 @@ impl CollisionTiles {
         self.plan.follow_frame(&mut self.engine, frame);
     }
 
-    /// Whether an update for `target` and `frame` would do nothing (`plan::CollisionTiles::idle`); with
-    /// collision disabled, once every body is freed.
-    pub fn idle(&self, frame: &Frame, target: Option<[f64; 2]>) -> bool {
+    /// This update's targets: the node's own (`primary`, terrain X/Z; dropped when `follow_target` is
+    /// off) and the collision targets, placed by `to_terrain` (`collision_targets.rs`).
+    pub fn gather_targets(
+        &mut self,
+        primary: Option<[f64; 2]>,
+        tree: Option<&Gd<godot::classes::SceneTree>>,
+        to_terrain: impl Fn(Vector3) -> [f64; 2],
+    ) {
+        let primary = primary.filter(|_| self.settings.follow_target);
+        self.targets.gather(primary, tree, to_terrain);
+    }
+
+    /// Whether an update for the gathered targets and `frame` would do nothing
+    /// (`plan::CollisionTiles::idle`); with collision disabled, once every body is freed.
+    pub fn idle(&self, frame: &Frame) -> bool {
         if self.settings.mode == MODE_DISABLED {
             return self.engine.slots.is_empty();
         }
-        self.plan.idle(frame, target)
+        self.plan.idle(frame, &self.targets.buf)
     }
 
     /// Drops every tile; with collision disabled the bodies and shapes are freed too.

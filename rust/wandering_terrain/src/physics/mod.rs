@@ -2,6 +2,7 @@
 //! their debug lines, and the navigation source-geometry parser.
 
 pub(crate) mod collision_debug;
+pub(crate) mod collision_targets;
 pub(crate) mod collision_tiles;
 pub(crate) mod navigation;
 pub(crate) mod resting_bodies;

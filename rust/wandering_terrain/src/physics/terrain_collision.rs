@@ -62,6 +62,13 @@ pub struct TerrainCollision {
     #[export]
     #[var(get = get_lift_bodies, set = set_lift_bodies)]
     lift_bodies: PhantomVar<bool>,
+    /// Collision exists around the node's own target (a TerrainNode's `target`, else the camera; a
+    /// WanderingTerrain's camera) as well as around its collision targets (`add_collision_target`, the
+    /// group `terrain_collision_targets`). Off: only around the collision targets (a camera flying high
+    /// over an RTS map needs no ground).
+    #[export]
+    #[var(get = get_follow_target, set = set_follow_target)]
+    follow_target: PhantomVar<bool>,
 
     settings: CollisionSettings,
     base: Base<Resource>,
@@ -79,6 +86,7 @@ impl IResource for TerrainCollision {
             subdivision: PhantomVar::default(),
             tolerance: PhantomVar::default(),
             lift_bodies: PhantomVar::default(),
+            follow_target: PhantomVar::default(),
             settings: CollisionSettings::default(),
             base,
         }
@@ -160,6 +168,14 @@ impl TerrainCollision {
     #[func]
     fn set_lift_bodies(&mut self, v: bool) {
         self.changed_if(|s| s.store(|c| c.lift_bodies = v));
+    }
+    #[func]
+    fn get_follow_target(&self) -> bool {
+        self.settings.follow_target
+    }
+    #[func]
+    fn set_follow_target(&mut self, v: bool) {
+        self.changed_if(|s| s.store(|c| c.follow_target = v));
     }
 }
 

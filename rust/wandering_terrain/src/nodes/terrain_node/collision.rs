@@ -18,19 +18,22 @@ impl TerrainNode {
         let seen = self.target_position();
         self.collision_seen = seen;
         let target = seen.map(|p| self.terrain_xz(frame, p));
-        if !now && self.collision.idle(&frame, target) {
+        let tree = self.base().is_inside_tree().then(|| self.base().get_tree());
+        let to_terrain = |p: Vector3| terrain_xz(frame, p);
+        self.collision
+            .gather_targets(target, tree.as_ref(), to_terrain);
+        if !now && self.collision.idle(&frame) {
             return 0;
         }
         let t0 = std::time::Instant::now();
         let data = self.terrain_data.clone();
         let written = if data.is_none() {
             let g = self.streamed.clone();
-            self.collision
-                .update(g.as_deref(), g.as_ref(), &frame, target, now)
+            self.collision.update(g.as_deref(), g.as_ref(), &frame, now)
         } else {
             let d = data.as_ref().map(|d| d.bind());
             self.collision
-                .update(d.as_ref().map(|d| d.core()), None, &frame, target, now)
+                .update(d.as_ref().map(|d| d.core()), None, &frame, now)
         };
         self.work.collision_steps += 1;
         self.work.collision_tiles += written as u64;
@@ -40,9 +43,14 @@ impl TerrainNode {
 
     /// Terrain-space X/Z of world position `p` through `frame`.
     pub(crate) fn terrain_xz(&self, frame: Frame, p: Vector3) -> [f64; 2] {
-        [
-            (f64::from(p.x) - frame.origin[0]) / frame.scale[0],
-            (f64::from(p.z) - frame.origin[2]) / frame.scale[2],
-        ]
+        terrain_xz(frame, p)
     }
+}
+
+/// Terrain-space X/Z of world position `p` through `frame`.
+fn terrain_xz(frame: Frame, p: Vector3) -> [f64; 2] {
+    [
+        (f64::from(p.x) - frame.origin[0]) / frame.scale[0],
+        (f64::from(p.z) - frame.origin[2]) / frame.scale[2],
+    ]
 }

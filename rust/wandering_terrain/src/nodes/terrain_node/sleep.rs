@@ -54,8 +54,11 @@ impl TerrainNode {
         let Some(frame) = self.collision_frame else {
             return;
         };
-        let target = self.collision_seen.map(|p| self.terrain_xz(frame, p));
-        if self.collision.idle(&frame, target) {
+        // Other targets move without waking the node: it stays awake while it has any.
+        if self.collision.targets.has_others() {
+            return;
+        }
+        if self.collision.idle(&frame) {
             self.collision_asleep = true;
             self.base_mut().set_physics_process(false);
         }
@@ -66,6 +69,16 @@ impl TerrainNode {
     pub(crate) fn sleep_if_still(&mut self) {
         self.process_asleep = false;
         if self.collision_asleep && self.frame_target != self.collision_seen {
+            self.wake();
+            return;
+        }
+        // A node joined the collision targets' group while collision slept.
+        if self.collision_asleep
+            && self
+                .base()
+                .get_tree()
+                .has_group(crate::physics::collision_targets::GROUP)
+        {
             self.wake();
             return;
         }

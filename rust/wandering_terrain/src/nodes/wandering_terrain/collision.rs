@@ -11,17 +11,20 @@ impl WanderingTerrain {
             origin: [f64::from(o.x), 0.0, f64::from(o.y)],
             scale: [1.0; 3],
         };
-        let target = self.followed_camera().map(|c| {
-            let p = c.get_global_position();
-            [f64::from(p.x - o.x), f64::from(p.z - o.y)]
-        });
-        // A still camera and no edit: nothing to read.
-        if !now && self.collision.idle(&frame, target) {
+        let to_terrain = move |p: Vector3| [f64::from(p.x - o.x), f64::from(p.z - o.y)];
+        let target = self
+            .followed_camera()
+            .map(|c| to_terrain(c.get_global_position()));
+        let tree = self.base().is_inside_tree().then(|| self.base().get_tree());
+        self.collision
+            .gather_targets(target, tree.as_ref(), to_terrain);
+        // Still targets and no edit: nothing to read.
+        if !now && self.collision.idle(&frame) {
             return 0;
         }
         let data = self.terrain_data.clone();
         let d = data.as_ref().map(|d| d.bind());
         self.collision
-            .update(d.as_ref().map(|d| d.core()), None, &frame, target, now) as i64
+            .update(d.as_ref().map(|d| d.core()), None, &frame, now) as i64
     }
 }
