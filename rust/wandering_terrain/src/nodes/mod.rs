@@ -7,6 +7,7 @@ pub(crate) mod debug_view_api;
 pub(crate) mod floating_origin;
 pub(crate) mod interaction_api;
 pub(crate) mod origin_shift;
+pub(crate) mod server_mode;
 pub(crate) mod setup;
 pub(crate) mod surface_cache_api;
 pub(crate) mod terrain_host_api;

@@ -92,7 +92,8 @@ impl TerrainNode {
     pub(crate) fn rebuild(&mut self) {
         self.wake();
         self.free_instances();
-        if !self.base().is_inside_tree() {
+        // A server draws nothing: no pieces, so no data windows either (`update_windows`).
+        if !self.base().is_inside_tree() || self.serving {
             return;
         }
         let m = build_meshes(&self.config);

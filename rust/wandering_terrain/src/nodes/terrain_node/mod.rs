@@ -123,6 +123,16 @@ pub struct TerrainNode {
     debug_view: i64,
     /// The debug view's material while one is shown.
     debug_material: Option<Gd<ShaderMaterial>>,
+    /// Whether the node draws. AUTO: it draws, unless this is a dedicated server (a `dedicated_server`
+    /// export or a `--headless` run, outside the editor); ON: a server — nothing is drawn or computed
+    /// for drawing (no meshes, data windows, textures, surface cache or interaction field: the work
+    /// stats' `windows_*`, `layers_uploaded` and `surface_*` stay 0), while collision around the
+    /// targets, `get_height`, `raycast` and region streaming for them go on; OFF: it always draws.
+    #[export(enum = (Auto = 0, Server = 1, Draw = 2))]
+    #[var(set = set_server_mode)]
+    server_mode: i64,
+    /// Server mode is on (resolved when the node enters the tree or the property changes).
+    serving: bool,
     /// The cells of the COLLISION, REGIONS and INSTANCES views.
     cells: crate::nodes::debug_view::CellView,
     /// The lines of the NAVIGATION view.
@@ -357,6 +367,8 @@ impl INode3D for TerrainNode {
             terrain_material: None,
             material: None,
             debug_view: 0,
+            server_mode: crate::nodes::server_mode::AUTO,
+            serving: false,
             cells: Default::default(),
             nav_view: Default::default(),
             debug_material: None,
@@ -436,17 +448,17 @@ impl INode3D for TerrainNode {
         if std::mem::take(&mut self.check_sources) {
             self.warn_if_many_sources();
         }
+        if self.serving {
+            self.report_region_failures();
+            return;
+        }
         self.update_frame(false);
         self.refresh_surface_cache();
         if let Some(p) = self.frame_target.or(self.last_pos) {
             self.update_interaction(delta, p);
         }
         self.update_cell_view();
-        if self.terrain_data.is_none() {
-            if let Some(r) = self.terrain_regions.as_mut() {
-                r.bind_mut().report_failures();
-            }
-        }
+        self.report_region_failures();
         self.sleep_if_still();
     }
 
@@ -477,6 +489,7 @@ impl INode3D for TerrainNode {
                 self.target_node.replace(None);
                 self.collision_frame = None;
                 self.in_editor = Self::editor_hint();
+                self.serving = crate::nodes::server_mode::serving(self.server_mode);
                 self.wake();
                 self.rebuild();
                 // Collision is ready before the first physics frame.
@@ -487,8 +500,10 @@ impl INode3D for TerrainNode {
                 if self.collision.enter_world(&node) {
                     self.update_collision();
                 }
-                self.attach_surface_cache();
-                self.attach_interaction();
+                if !self.serving {
+                    self.attach_surface_cache();
+                    self.attach_interaction();
+                }
             }
             N::EXIT_TREE => {
                 self.detach_surface_cache();
@@ -644,6 +659,47 @@ impl TerrainNode {
         self.update_material();
         self.apply_look();
     }
+
+    /// Switches server mode (see the property); out of range is refused with an error.
+    #[func]
+    fn set_server_mode(&mut self, value: i64) {
+        if !crate::nodes::server_mode::check("TerrainNode.server_mode", value) {
+            return;
+        }
+        self.server_mode = value;
+        if !self.base().is_inside_tree() {
+            return;
+        }
+        let serving = crate::nodes::server_mode::serving(value);
+        if serving == self.serving {
+            return;
+        }
+        self.serving = serving;
+        if serving {
+            self.detach_surface_cache();
+            self.detach_interaction();
+        } else {
+            self.attach_surface_cache();
+            self.attach_interaction();
+        }
+        self.rebuild();
+    }
+
+    /// Whether the node draws (false in server mode: see `server_mode`).
+    #[func]
+    fn is_drawing(&self) -> bool {
+        !self.serving
+    }
+
+    /// `server_mode`: a server on a dedicated server export or a `--headless` run, else drawing.
+    #[constant]
+    const SERVER_MODE_AUTO: i64 = crate::nodes::server_mode::AUTO;
+    /// `server_mode`: never draws (a server).
+    #[constant]
+    const SERVER_MODE_ON: i64 = crate::nodes::server_mode::ON;
+    /// `server_mode`: always draws.
+    #[constant]
+    const SERVER_MODE_OFF: i64 = crate::nodes::server_mode::OFF;
 
     /// Shows debug view `value` (see the property); out of range is refused with an error.
     #[func]

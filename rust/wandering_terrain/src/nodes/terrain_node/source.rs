@@ -41,6 +41,10 @@ impl TerrainNode {
     /// Wait for it before reading the screen, or to show a loading screen.
     #[func]
     pub(crate) fn is_up_to_date(&self) -> bool {
+        // A server has no windows to wait for.
+        if self.serving {
+            return true;
+        }
         let Some(p) = self.target_position() else {
             return true;
         };
@@ -264,5 +268,16 @@ impl TerrainNode {
             origin: [frame.origin[0], 0.0, frame.origin[2]],
             scale: [frame.scale[0], 1.0, frame.scale[2]],
         })
+    }
+}
+
+impl TerrainNode {
+    /// A region map's unreadable regions, reported once each (from the process pass).
+    pub(crate) fn report_region_failures(&mut self) {
+        if self.terrain_data.is_none() {
+            if let Some(r) = self.terrain_regions.as_mut() {
+                r.bind_mut().report_failures();
+            }
+        }
     }
 }
