@@ -95,11 +95,21 @@ impl Bands {
         out: &mut Vec<TileId>,
     ) {
         out.clear();
-        out.extend(
-            self.coarse
-                .iter()
-                .filter(|id| used.contains(*id) && !edited(id) && near_any(near, tiling, **id)),
-        );
+        // Only the tiles around each band (many targets: walking every coarse tile for each was most of a
+        // tick's cost).
+        for r in near {
+            let half = tiling.tile_cells() as f64 * r.spacing * std::f64::consts::FRAC_1_SQRT_2;
+            let c = [(r.from[0] + r.to[0]) * 0.5, (r.from[1] + r.to[1]) * 0.5];
+            let len = (r.to[0] - r.from[0]).hypot(r.to[1] - r.from[1]);
+            out.extend(
+                tiling
+                    .tiles_near(r.spacing, c, 0.5 * len + r.reach + half)
+                    .filter(|id| self.coarse.contains(id) && used.contains(id) && !edited(id))
+                    .filter(|id| r.is_near(tiling, *id)),
+            );
+        }
+        out.sort_unstable();
+        out.dedup();
         for id in out.iter() {
             self.coarse.remove(id);
             self.refining.insert(*id);

@@ -559,37 +559,61 @@ impl CollisionTiles {
     }
 
     /// Drops the tiles, results and edit marks outside what is kept; edited tiles beyond what is wanted
-    /// are dropped rather than rewritten (they are prepared again if a target comes near).
+    /// are dropped rather than rewritten (they are prepared again if a target comes near). Only the
+    /// ranges that changed since the last update are walked (and every tile while an edit is on its way):
+    /// with many targets a walk over every tile for each was most of a tick's cost.
     fn drop_outside(&mut self, sink: &mut impl TileSink, areas: &[Areas]) {
-        let tiles = &self.tiles;
         let mut gone = std::mem::take(&mut self.todo);
         gone.clear();
-        gone.extend(self.used.iter().filter(|id| {
-            !in_any(areas, KEEP, id)
-                || (tiles.get(id).is_some_and(is_edited) && !in_any(areas, WANT, id))
-        }));
-        for id in &gone {
-            self.used.remove(id);
-            sink.release(*id);
-            self.tiles.remove(*id);
+        if self.stale {
+            let tiles = &self.tiles;
+            gone.extend(
+                self.used
+                    .iter()
+                    .filter(|id| tiles.get(id).is_some_and(is_edited) && !in_any(areas, WANT, id)),
+            );
         }
-        // Tiles neither in place nor kept are forgotten: whatever the workers bring for them is stale.
-        // Tiles are wanted only inside the kept ranges, so only new ranges leave some outside.
+        // Tiles only a changed range held: those no range keeps now go (in place or not: whatever the
+        // workers bring for them is stale).
         let same = self.kept.len() == areas.len()
             && self.kept.iter().zip(areas).all(|(k, a)| *k == a[KEEP]);
         if !same {
+            let mut left = Vec::new();
+            for (i, old) in self.kept.iter().enumerate() {
+                if areas.get(i).is_some_and(|a| a[KEEP] == *old) {
+                    continue;
+                }
+                for z in old.1[0]..old.1[1] {
+                    for x in old.0[0]..old.0[1] {
+                        if !in_any(areas, KEEP, &[x, z]) {
+                            left.push([x, z]);
+                        }
+                    }
+                }
+            }
+            // A wholly new set of ranges (the first update, FULL, a new key) leaves nothing to compare.
+            if self.kept.is_empty() {
+                let used = &self.used;
+                left.extend(
+                    self.tiles
+                        .keys()
+                        .chain(used.iter())
+                        .filter(|id| !in_any(areas, KEEP, id)),
+                );
+            }
+            left.sort_unstable();
+            left.dedup();
+            gone.extend(left);
             self.kept.clear();
             self.kept.extend(areas.iter().map(|a| a[KEEP]));
-            gone.clear();
-            let used = &self.used;
-            gone.extend(
-                self.tiles
-                    .keys()
-                    .filter(|&id| !used.contains(id) && !in_any(areas, KEEP, id)),
-            );
-            for id in &gone {
-                self.tiles.remove(*id);
+        }
+        gone.sort_unstable();
+        gone.dedup();
+        for id in &gone {
+            if self.used.remove(id) {
+                sink.release(*id);
             }
+            self.tiles.remove(*id);
         }
         self.todo = gone;
         let tiles = &self.tiles;

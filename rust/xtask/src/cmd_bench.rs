@@ -40,10 +40,11 @@ pub(crate) fn bench(repo: &Path, args: &[String]) -> Result<bool, String> {
     }
     let run = run_godot(&g, &a, &[], &log, Duration::from_secs(900))?;
     let mut ok = print_bench(&run);
-    // The collision bench again under Jolt (the tests project defaults to Godot Physics).
-    if only.is_none_or(|o| "bench_collision.gd".contains(o)) {
+    // The collision benches again under Jolt (the tests project defaults to Godot Physics).
+    let collision = ["bench_collision.gd", "bench_collision_targets.gd"];
+    if only.is_none_or(|o| collision.iter().any(|f| f.contains(o))) {
         a.retain(|x| Some(*x) != only && *x != "--only");
-        a.extend(["--only", "collision"]);
+        a.extend(["--only", only.unwrap_or("collision")]);
         let run = with_jolt(repo, || {
             run_godot(
                 &g,

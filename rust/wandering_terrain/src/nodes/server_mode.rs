@@ -4,7 +4,7 @@
 //! server export (the `dedicated_server` feature) or a `--headless` run, never in the editor; a project
 //! that renders offscreen while headless (its tests) sets `wandering_terrain/server/draw_when_headless`.
 
-use godot::classes::{DisplayServer, Engine, ProjectSettings, Os};
+use godot::classes::{DisplayServer, Engine, Os, ProjectSettings};
 use godot::prelude::*;
 
 /// `server_mode` values.
@@ -28,7 +28,10 @@ pub fn serving(mode: i64) -> bool {
                 || DisplayServer::singleton().get_name() == "headless";
             let ps = ProjectSettings::singleton();
             let draw = ps.has_setting(DRAW_WHEN_HEADLESS)
-                && ps.get_setting(DRAW_WHEN_HEADLESS).try_to::<bool>().unwrap_or(false);
+                && ps
+                    .get_setting(DRAW_WHEN_HEADLESS)
+                    .try_to::<bool>()
+                    .unwrap_or(false);
             headless && !draw
         }
     }
