@@ -146,6 +146,17 @@ namespace WanderingTerrain
             set => Object.Set(PropertyName.LiftBodies, Variant.From(value));
         }
 
+        /// <summary>
+        /// Collision exists around the node's own target (a TerrainNode's <c>target</c>, else the camera; a WanderingTerrain's camera) as well as around its collision targets (<c>add_collision_target</c>, the group <c>terrain_collision_targets</c>). Off: only around the collision targets (a camera flying high over an RTS map needs no ground).
+        /// </summary>
+        public bool FollowTarget
+        {
+            get => Object.Get(PropertyName.FollowTarget).As<bool>();
+            set => Object.Set(PropertyName.FollowTarget, Variant.From(value));
+        }
+
+        public bool GetFollowTarget() => Object.Call(MethodName.GetFollowTarget).As<bool>();
+
         public long GetLayer() => Object.Call(MethodName.GetLayer).As<long>();
 
         public bool GetLiftBodies() => Object.Call(MethodName.GetLiftBodies).As<bool>();
@@ -161,6 +172,8 @@ namespace WanderingTerrain
         public long GetSubdivision() => Object.Call(MethodName.GetSubdivision).As<long>();
 
         public double GetTolerance() => Object.Call(MethodName.GetTolerance).As<double>();
+
+        public void SetFollowTarget(bool v) => Object.Call(MethodName.SetFollowTarget, Variant.From(v));
 
         public void SetLayer(long v) => Object.Call(MethodName.SetLayer, Variant.From(v));
 
@@ -181,6 +194,7 @@ namespace WanderingTerrain
         /// <summary>The property names of this class, interned.</summary>
         public static class PropertyName
         {
+            public static readonly StringName FollowTarget = new StringName("follow_target");
             public static readonly StringName Layer = new StringName("layer");
             public static readonly StringName LiftBodies = new StringName("lift_bodies");
             public static readonly StringName Mask = new StringName("mask");
@@ -194,6 +208,7 @@ namespace WanderingTerrain
         /// <summary>The method names of this class, interned.</summary>
         public static class MethodName
         {
+            public static readonly StringName GetFollowTarget = new StringName("get_follow_target");
             public static readonly StringName GetLayer = new StringName("get_layer");
             public static readonly StringName GetLiftBodies = new StringName("get_lift_bodies");
             public static readonly StringName GetMask = new StringName("get_mask");
@@ -202,6 +217,7 @@ namespace WanderingTerrain
             public static readonly StringName GetRadius = new StringName("get_radius");
             public static readonly StringName GetSubdivision = new StringName("get_subdivision");
             public static readonly StringName GetTolerance = new StringName("get_tolerance");
+            public static readonly StringName SetFollowTarget = new StringName("set_follow_target");
             public static readonly StringName SetLayer = new StringName("set_layer");
             public static readonly StringName SetLiftBodies = new StringName("set_lift_bodies");
             public static readonly StringName SetMask = new StringName("set_mask");

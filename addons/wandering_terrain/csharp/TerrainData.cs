@@ -148,9 +148,23 @@ namespace WanderingTerrain
         }
 
         /// <summary>
+        /// Records every edit as an operation to send to other machines and replay there (<c>TerrainEditLog</c>); null: edits are not recorded.
+        /// </summary>
+        public TerrainEditLog EditLog
+        {
+            get => TerrainEditLog.Bind(Object.Get(PropertyName.EditLog).AsGodotObject());
+            set => Object.Set(PropertyName.EditLog, Variant.From<GodotObject>(value?.Object));
+        }
+
+        /// <summary>
         /// Applies one dab of <c>brush</c> at terrain X/Z <c>center</c> lasting <c>delta</c> seconds (pass each frame's delta while a stroke goes on). Returns the rectangle of samples whose surface changed (empty when nothing changed); the change goes the same way as <c>set_heights_region</c> / <c>set_holes_region</c>: <c>changed</c> and <c>region_changed</c> are emitted, nodes refresh only that rectangle.
         /// </summary>
         public Rect2I ApplyBrush(TerrainBrush brush, Vector2 center, double delta) => Object.Call(MethodName.ApplyBrush, Variant.From<GodotObject>(brush?.Object), Variant.From(center), Variant.From(delta)).As<Rect2I>();
+
+        /// <summary>
+        /// Applies an operation recorded by another machine's <c>edit_log</c> (its <c>operation_recorded</c> bytes), in sequence order: OK when applied or held until the operations before it arrive (then applied with them); ERR_ALREADY_EXISTS for one already applied (ignored); ERR_INVALID_DATA for malformed or truncated bytes, ERR_INVALID_PARAMETER for another map's operation, ERR_UNCONFIGURED without an <c>edit_log</c> — nothing applied and the log unchanged. Same build, same base map, same operations: the same heights and control bit for bit, whatever the thread count.
+        /// </summary>
+        public long ApplyEdit(byte[] operation) => Object.Call(MethodName.ApplyEdit, Variant.From(operation)).As<long>();
 
         /// <summary>
         /// Asks a running erosion to stop; <c>finish_erosion()</c> then returns true and keeps the heights.
@@ -244,6 +258,11 @@ namespace WanderingTerrain
         /// </summary>
         public Rect2I GetBounds() => Object.Call(MethodName.GetBounds).As<Rect2I>();
 
+        /// <summary>
+        /// A 64-bit hash of the heights (their bits) and control values in <c>region</c> (the whole terrain when <c>region</c> is empty): equal on two machines exactly when they hold the same terrain there. -1 (with an error) for a region outside the samples.
+        /// </summary>
+        public long GetContentHash(Rect2I region) => Object.Call(MethodName.GetContentHash, Variant.From(region)).As<long>();
+
         public int[] GetControl() => Object.Call(MethodName.GetControl).As<int[]>();
 
         /// <summary>
@@ -265,6 +284,8 @@ namespace WanderingTerrain
         /// The data texture for the shaders' <c>data_tex</c>: one texture object, updated in place by edits (by rectangle on Forward+ and Mobile, see <c>editable_texture.rs</c>).
         /// </summary>
         public Texture2D GetDataTexture() => Object.Call(MethodName.GetDataTexture).As<Texture2D>();
+
+        public TerrainEditLog GetEditLog() => TerrainEditLog.Bind(Object.Call(MethodName.GetEditLog).AsGodotObject());
 
         /// <summary>
         /// Share of a running erosion done, 0..1; -1 when none runs.
@@ -399,6 +420,8 @@ namespace WanderingTerrain
         /// </summary>
         public bool SetControlRegion(Rect2I region, int[] values) => Object.Call(MethodName.SetControlRegion, Variant.From(region), Variant.From(values)).As<bool>();
 
+        public void SetEditLog(TerrainEditLog editLog) => Object.Call(MethodName.SetEditLog, Variant.From<GodotObject>(editLog?.Object));
+
         public void SetHeights(float[] value) => Object.Call(MethodName.SetHeights, Variant.From(value));
 
         /// <summary>
@@ -437,6 +460,7 @@ namespace WanderingTerrain
         public static class PropertyName
         {
             public static readonly StringName Control = new StringName("control");
+            public static readonly StringName EditLog = new StringName("edit_log");
             public static readonly StringName Heights = new StringName("heights");
             public static readonly StringName LayerBase = new StringName("layer_base");
             public static readonly StringName SampleBudget = new StringName("sample_budget");
@@ -448,6 +472,7 @@ namespace WanderingTerrain
         public static class MethodName
         {
             public static readonly StringName ApplyBrush = new StringName("apply_brush");
+            public static readonly StringName ApplyEdit = new StringName("apply_edit");
             public static readonly StringName CancelErosion = new StringName("cancel_erosion");
             public static readonly StringName CancelGeneration = new StringName("cancel_generation");
             public static readonly StringName CancelImport = new StringName("cancel_import");
@@ -467,11 +492,13 @@ namespace WanderingTerrain
             public static readonly StringName GenerateNoise = new StringName("generate_noise");
             public static readonly StringName GetAllHeights = new StringName("get_all_heights");
             public static readonly StringName GetBounds = new StringName("get_bounds");
+            public static readonly StringName GetContentHash = new StringName("get_content_hash");
             public static readonly StringName GetControl = new StringName("get_control");
             public static readonly StringName GetControlRegion = new StringName("get_control_region");
             public static readonly StringName GetControlTexture = new StringName("get_control_texture");
             public static readonly StringName GetDataImage = new StringName("get_data_image");
             public static readonly StringName GetDataTexture = new StringName("get_data_texture");
+            public static readonly StringName GetEditLog = new StringName("get_edit_log");
             public static readonly StringName GetErosionProgress = new StringName("get_erosion_progress");
             public static readonly StringName GetFlowMap = new StringName("get_flow_map");
             public static readonly StringName GetGenerationProgress = new StringName("get_generation_progress");
@@ -501,6 +528,7 @@ namespace WanderingTerrain
             public static readonly StringName SaveRegions = new StringName("save_regions");
             public static readonly StringName SetControl = new StringName("set_control");
             public static readonly StringName SetControlRegion = new StringName("set_control_region");
+            public static readonly StringName SetEditLog = new StringName("set_edit_log");
             public static readonly StringName SetHeights = new StringName("set_heights");
             public static readonly StringName SetHeightsRegion = new StringName("set_heights_region");
             public static readonly StringName SetHolesRegion = new StringName("set_holes_region");

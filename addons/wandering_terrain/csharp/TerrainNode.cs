@@ -144,6 +144,21 @@ namespace WanderingTerrain
         public const long DebugViewSurfaceCache = 13;
 
         /// <summary>
+        /// <c>server_mode</c>: a server on a dedicated server export or a <c>--headless</c> run, else drawing.
+        /// </summary>
+        public const long ServerModeAuto = 0;
+
+        /// <summary>
+        /// <c>server_mode</c>: always draws.
+        /// </summary>
+        public const long ServerModeOff = 2;
+
+        /// <summary>
+        /// <c>server_mode</c>: never draws (a server).
+        /// </summary>
+        public const long ServerModeOn = 1;
+
+        /// <summary>
         /// The heightfield to draw.
         /// </summary>
         public TerrainData TerrainData
@@ -195,6 +210,15 @@ namespace WanderingTerrain
         {
             get => Object.Get(PropertyName.DebugView).As<long>();
             set => Object.Set(PropertyName.DebugView, Variant.From(value));
+        }
+
+        /// <summary>
+        /// Whether the node draws. AUTO: it draws, unless this is a dedicated server (a <c>dedicated_server</c> export or a <c>--headless</c> run, outside the editor); ON: a server — nothing is drawn or computed for drawing (no meshes, data windows, textures, surface cache or interaction field: the work stats' <c>windows_*</c>, <c>layers_uploaded</c> and <c>surface_*</c> stay 0), while collision around the targets, <c>get_height</c>, <c>raycast</c> and region streaming for them go on; OFF: it always draws.
+        /// </summary>
+        public long ServerMode
+        {
+            get => Object.Get(PropertyName.ServerMode).As<long>();
+            set => Object.Set(PropertyName.ServerMode, Variant.From(value));
         }
 
         /// <summary>
@@ -420,9 +444,19 @@ namespace WanderingTerrain
         }
 
         /// <summary>
+        /// Makes <c>node</c> a collision target: collision exists within <c>radius</c> world units of it ([0, 100000], max norm; 0: <c>collision.radius</c>) for as long as it lives, besides around the node's own target — players on a server, NPCs far from the camera. A tile two targets want is one tile; tiles nearest a moving target come first. Calling it again sets the radius. Nodes in the group <c>terrain_collision_targets</c> are targets too (radius: their <c>terrain_collision_radius</c> metadata, else <c>collision.radius</c>). A freed target leaves the list by itself. Returns false (with an error) for a null node or a radius out of range.
+        /// </summary>
+        public bool AddCollisionTarget(Node3D node, double radius) => Object.Call(MethodName.AddCollisionTarget, Variant.From(node), Variant.From(radius)).As<bool>();
+
+        /// <summary>
         /// What is missing for this node to draw and collide, and what keeps its children (paths, stamps, the instancer) from working, each named; empty when nothing is. The editor shows these as the node's configuration warnings.
         /// </summary>
         public string[] CheckSetup() => Object.Call(MethodName.CheckSetup).As<string[]>();
+
+        /// <summary>
+        /// Removes every target added with <c>add_collision_target</c>.
+        /// </summary>
+        public void ClearCollisionTargets() => Object.Call(MethodName.ClearCollisionTargets);
 
         /// <summary>
         /// Forgets every press at once (a new level, a respawn).
@@ -454,6 +488,11 @@ namespace WanderingTerrain
         public double GetCollisionRadius() => Object.Call(MethodName.GetCollisionRadius).As<double>();
 
         public long GetCollisionSubdivision() => Object.Call(MethodName.GetCollisionSubdivision).As<long>();
+
+        /// <summary>
+        /// The nodes added with <c>add_collision_target</c> that are still alive (not the group's).
+        /// </summary>
+        public Godot.Collections.Array<Node3D> GetCollisionTargets() => Object.Call(MethodName.GetCollisionTargets).As<Godot.Collections.Array<Node3D>>();
 
         /// <summary>
         /// Number of collision tiles (heightmap shapes, 64 × 64 sample cells at subdivision 1) in use.
@@ -534,6 +573,8 @@ namespace WanderingTerrain
         /// </summary>
         public double GetReach() => Object.Call(MethodName.GetReach).As<double>();
 
+        public long GetServerMode() => Object.Call(MethodName.GetServerMode).As<long>();
+
         /// <summary>
         /// What the ground is under world point <c>position</c> (its X and Z), for footsteps, dust or grip: <c>{surface: StringName, layer: int, weights: PackedFloat32Array, friction: float,
         /// bounce: float}</c> — the layer the shader draws most there (<c>layer</c>; -1 without a TerrainMaterial or data), its <c>TerrainLayer.surface_name</c> (<c>&amp;""</c> without one), the weights of every layer (<c>get_layer_weights</c>), and the friction and bounce of the layer's <c>physics_material</c> (else the collision's, else 1 and 0). Answered from the data: no physics query.
@@ -588,6 +629,11 @@ namespace WanderingTerrain
         public Godot.Collections.Dictionary GetWorkStats() => Object.Call(MethodName.GetWorkStats).As<Godot.Collections.Dictionary>();
 
         /// <summary>
+        /// Whether the node draws (false in server mode: see <c>server_mode</c>).
+        /// </summary>
+        public bool IsDrawing() => Object.Call(MethodName.IsDrawing).As<bool>();
+
+        /// <summary>
         /// Whether world X/Z <c>pos</c> is over the terrain (this node's position and scale applied): on a finite map's samples, anywhere on an endless world; false without terrain. Beyond a finite map's edge <c>get_height</c> answers the nearest edge's height, and nothing is drawn or collides there.
         /// </summary>
         public bool IsInside(Vector2 pos) => Object.Call(MethodName.IsInside, Variant.From(pos)).As<bool>();
@@ -606,6 +652,11 @@ namespace WanderingTerrain
         /// The first point where the ray from world <c>origin</c> along <c>direction</c> meets the drawn terrain (this node's position and scale applied, and its origin shift), exact to float precision; a vector of NaN when it misses or without terrain data. See <c>TerrainData.raycast</c>; over terrain_regions or terrain_generator a ray is followed as far as the rings reach (<c>get_reach</c>).
         /// </summary>
         public Vector3 Raycast(Vector3 origin, Vector3 direction) => Object.Call(MethodName.Raycast, Variant.From(origin), Variant.From(direction)).As<Vector3>();
+
+        /// <summary>
+        /// Stops following <c>node</c> (its tiles go unless another target wants them). Whether it was a collision target.
+        /// </summary>
+        public bool RemoveCollisionTarget(Node3D node) => Object.Call(MethodName.RemoveCollisionTarget, Variant.From(node)).As<bool>();
 
         public void SetCastShadow(long value) => Object.Call(MethodName.SetCastShadow, Variant.From(value));
 
@@ -658,6 +709,11 @@ namespace WanderingTerrain
         public void SetOriginOffset(Vector3 offset) => Object.Call(MethodName.SetOriginOffset, Variant.From(offset));
 
         public void SetPhysicsMaterial(PhysicsMaterial v) => Object.Call(MethodName.SetPhysicsMaterial, Variant.From(v));
+
+        /// <summary>
+        /// Switches server mode (see the property); out of range is refused with an error.
+        /// </summary>
+        public void SetServerMode(long value) => Object.Call(MethodName.SetServerMode, Variant.From(value));
 
         public void SetSurfaceCacheEnabled(bool v) => Object.Call(MethodName.SetSurfaceCacheEnabled, Variant.From(v));
 
@@ -744,6 +800,7 @@ namespace WanderingTerrain
             public static readonly StringName MorphWidth = new StringName("morph_width");
             public static readonly StringName OriginOffset = new StringName("origin_offset");
             public static readonly StringName PhysicsMaterial = new StringName("physics_material");
+            public static readonly StringName ServerMode = new StringName("server_mode");
             public static readonly StringName SurfaceCacheEnabled = new StringName("surface_cache_enabled");
             public static readonly StringName SurfaceCacheFarDistance = new StringName("surface_cache_far_distance");
             public static readonly StringName SurfaceCacheLevels = new StringName("surface_cache_levels");
@@ -760,7 +817,9 @@ namespace WanderingTerrain
         /// <summary>The method names of this class, interned.</summary>
         public static class MethodName
         {
+            public static readonly StringName AddCollisionTarget = new StringName("add_collision_target");
             public static readonly StringName CheckSetup = new StringName("check_setup");
+            public static readonly StringName ClearCollisionTargets = new StringName("clear_collision_targets");
             public static readonly StringName ClearInteraction = new StringName("clear_interaction");
             public static readonly StringName GetCastShadow = new StringName("get_cast_shadow");
             public static readonly StringName GetCollision = new StringName("get_collision");
@@ -772,6 +831,7 @@ namespace WanderingTerrain
             public static readonly StringName GetCollisionMode = new StringName("get_collision_mode");
             public static readonly StringName GetCollisionRadius = new StringName("get_collision_radius");
             public static readonly StringName GetCollisionSubdivision = new StringName("get_collision_subdivision");
+            public static readonly StringName GetCollisionTargets = new StringName("get_collision_targets");
             public static readonly StringName GetCollisionTileCount = new StringName("get_collision_tile_count");
             public static readonly StringName GetCollisionTolerance = new StringName("get_collision_tolerance");
             public static readonly StringName GetDebugView = new StringName("get_debug_view");
@@ -795,6 +855,7 @@ namespace WanderingTerrain
             public static readonly StringName GetPhysicsMaterial = new StringName("get_physics_material");
             public static readonly StringName GetPieceCount = new StringName("get_piece_count");
             public static readonly StringName GetReach = new StringName("get_reach");
+            public static readonly StringName GetServerMode = new StringName("get_server_mode");
             public static readonly StringName GetSurface = new StringName("get_surface");
             public static readonly StringName GetSurfaceAtHit = new StringName("get_surface_at_hit");
             public static readonly StringName GetSurfaceCacheEnabled = new StringName("get_surface_cache_enabled");
@@ -812,10 +873,12 @@ namespace WanderingTerrain
             public static readonly StringName GetTrample = new StringName("get_trample");
             public static readonly StringName GetVertexSpacing = new StringName("get_vertex_spacing");
             public static readonly StringName GetWorkStats = new StringName("get_work_stats");
+            public static readonly StringName IsDrawing = new StringName("is_drawing");
             public static readonly StringName IsInside = new StringName("is_inside");
             public static readonly StringName IsUpToDate = new StringName("is_up_to_date");
             public static readonly StringName PlaceAt = new StringName("place_at");
             public static readonly StringName Raycast = new StringName("raycast");
+            public static readonly StringName RemoveCollisionTarget = new StringName("remove_collision_target");
             public static readonly StringName SetCastShadow = new StringName("set_cast_shadow");
             public static readonly StringName SetCollision = new StringName("set_collision");
             public static readonly StringName SetCollisionLayer = new StringName("set_collision_layer");
@@ -836,6 +899,7 @@ namespace WanderingTerrain
             public static readonly StringName SetMorphWidth = new StringName("set_morph_width");
             public static readonly StringName SetOriginOffset = new StringName("set_origin_offset");
             public static readonly StringName SetPhysicsMaterial = new StringName("set_physics_material");
+            public static readonly StringName SetServerMode = new StringName("set_server_mode");
             public static readonly StringName SetSurfaceCacheEnabled = new StringName("set_surface_cache_enabled");
             public static readonly StringName SetSurfaceCacheFarDistance = new StringName("set_surface_cache_far_distance");
             public static readonly StringName SetSurfaceCacheLevels = new StringName("set_surface_cache_levels");

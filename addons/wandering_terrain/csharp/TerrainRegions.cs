@@ -86,9 +86,23 @@ namespace WanderingTerrain
         }
 
         /// <summary>
+        /// Records every edit as an operation to send to other machines and replay there (<c>TerrainEditLog</c>); null: edits are not recorded.
+        /// </summary>
+        public TerrainEditLog EditLog
+        {
+            get => TerrainEditLog.Bind(Object.Get(PropertyName.EditLog).AsGodotObject());
+            set => Object.Set(PropertyName.EditLog, Variant.From<GodotObject>(value?.Object));
+        }
+
+        /// <summary>
         /// One dab of <c>brush</c> at terrain X/Z <c>center</c> lasting <c>delta</c> seconds, as <c>TerrainData.apply_brush</c> (the same heights and paint). Returns the rectangle of samples changed (empty when nothing did).
         /// </summary>
         public Rect2I ApplyBrush(TerrainBrush brush, Vector2 center, double delta) => Object.Call(MethodName.ApplyBrush, Variant.From<GodotObject>(brush?.Object), Variant.From(center), Variant.From(delta)).As<Rect2I>();
+
+        /// <summary>
+        /// Applies an operation recorded by another machine's <c>edit_log</c>, as <c>TerrainData.apply_edit</c> (the same ordering rule and return values).
+        /// </summary>
+        public long ApplyEdit(byte[] operation) => Object.Call(MethodName.ApplyEdit, Variant.From(operation)).As<long>();
 
         /// <summary>
         /// Asks the running generation to stop; the folder keeps what it held.
@@ -163,9 +177,16 @@ namespace WanderingTerrain
         public long GetCachedBytes() => Object.Call(MethodName.GetCachedBytes).As<long>();
 
         /// <summary>
+        /// A 64-bit hash of the heights (their bits) and control values in <c>region</c> (non-empty, inside the map; regions there are read): equal on two machines exactly when they hold the same terrain there. -1 (with an error) for a bad region or no open folder.
+        /// </summary>
+        public long GetContentHash(Rect2I region) => Object.Call(MethodName.GetContentHash, Variant.From(region)).As<long>();
+
+        /// <summary>
         /// Control values (paint and hole bit) of the samples in <c>region</c>, row-major.
         /// </summary>
         public int[] GetControlRegion(Rect2I region) => Object.Call(MethodName.GetControlRegion, Variant.From(region)).As<int[]>();
+
+        public TerrainEditLog GetEditLog() => TerrainEditLog.Bind(Object.Call(MethodName.GetEditLog).AsGodotObject());
 
         /// <summary>
         /// The flow of <c>area</c> as an RGBF image, as <c>TerrainData.get_flow_map</c>.
@@ -319,6 +340,8 @@ namespace WanderingTerrain
         /// </summary>
         public bool SetControlRegion(Rect2I region, int[] values) => Object.Call(MethodName.SetControlRegion, Variant.From(region), Variant.From(values)).As<bool>();
 
+        public void SetEditLog(TerrainEditLog editLog) => Object.Call(MethodName.SetEditLog, Variant.From<GodotObject>(editLog?.Object));
+
         /// <summary>
         /// Opens <c>folder</c> (see the property); a folder that cannot be opened is refused with an error.
         /// </summary>
@@ -360,6 +383,7 @@ namespace WanderingTerrain
         public static class PropertyName
         {
             public static readonly StringName BudgetMb = new StringName("budget_mb");
+            public static readonly StringName EditLog = new StringName("edit_log");
             public static readonly StringName Folder = new StringName("folder");
             public static readonly StringName Generator = new StringName("generator");
         }
@@ -368,6 +392,7 @@ namespace WanderingTerrain
         public static class MethodName
         {
             public static readonly StringName ApplyBrush = new StringName("apply_brush");
+            public static readonly StringName ApplyEdit = new StringName("apply_edit");
             public static readonly StringName CancelGeneration = new StringName("cancel_generation");
             public static readonly StringName CancelImport = new StringName("cancel_import");
             public static readonly StringName Create = new StringName("create");
@@ -383,7 +408,9 @@ namespace WanderingTerrain
             public static readonly StringName GetBounds = new StringName("get_bounds");
             public static readonly StringName GetBudgetMb = new StringName("get_budget_mb");
             public static readonly StringName GetCachedBytes = new StringName("get_cached_bytes");
+            public static readonly StringName GetContentHash = new StringName("get_content_hash");
             public static readonly StringName GetControlRegion = new StringName("get_control_region");
+            public static readonly StringName GetEditLog = new StringName("get_edit_log");
             public static readonly StringName GetFlowMap = new StringName("get_flow_map");
             public static readonly StringName GetFolder = new StringName("get_folder");
             public static readonly StringName GetGenerationProgress = new StringName("get_generation_progress");
@@ -416,6 +443,7 @@ namespace WanderingTerrain
             public static readonly StringName SaveAsync = new StringName("save_async");
             public static readonly StringName SetBudgetMb = new StringName("set_budget_mb");
             public static readonly StringName SetControlRegion = new StringName("set_control_region");
+            public static readonly StringName SetEditLog = new StringName("set_edit_log");
             public static readonly StringName SetFolder = new StringName("set_folder");
             public static readonly StringName SetGenerator = new StringName("set_generator");
             public static readonly StringName SetHeightsRegion = new StringName("set_heights_region");

@@ -375,9 +375,19 @@ namespace WanderingTerrain
         }
 
         /// <summary>
+        /// Makes <c>node</c> a collision target: collision exists within <c>radius</c> world units of it ([0, 100000], max norm; 0: <c>collision.radius</c>) for as long as it lives, besides around the node's own target — players on a server, NPCs far from the camera. A tile two targets want is one tile; tiles nearest a moving target come first. Calling it again sets the radius. Nodes in the group <c>terrain_collision_targets</c> are targets too (radius: their <c>terrain_collision_radius</c> metadata, else <c>collision.radius</c>). A freed target leaves the list by itself. Returns false (with an error) for a null node or a radius out of range.
+        /// </summary>
+        public bool AddCollisionTarget(Node3D node, double radius) => Object.Call(MethodName.AddCollisionTarget, Variant.From(node), Variant.From(radius)).As<bool>();
+
+        /// <summary>
         /// What is missing for this node to draw and collide; empty when nothing is. The editor shows these as the node's configuration warnings.
         /// </summary>
         public string[] CheckSetup() => Object.Call(MethodName.CheckSetup).As<string[]>();
+
+        /// <summary>
+        /// Removes every target added with <c>add_collision_target</c>.
+        /// </summary>
+        public void ClearCollisionTargets() => Object.Call(MethodName.ClearCollisionTargets);
 
         /// <summary>
         /// Forgets every press at once (a new level, a respawn).
@@ -418,6 +428,11 @@ namespace WanderingTerrain
         public double GetCollisionRadius() => Object.Call(MethodName.GetCollisionRadius).As<double>();
 
         public long GetCollisionSubdivision() => Object.Call(MethodName.GetCollisionSubdivision).As<long>();
+
+        /// <summary>
+        /// The nodes added with <c>add_collision_target</c> that are still alive (not the group's).
+        /// </summary>
+        public Godot.Collections.Array<Node3D> GetCollisionTargets() => Object.Call(MethodName.GetCollisionTargets).As<Godot.Collections.Array<Node3D>>();
 
         /// <summary>
         /// Number of collision tiles (heightmap shapes, 64 × 64 sample cells at subdivision 1) in use.
@@ -526,6 +541,11 @@ namespace WanderingTerrain
         /// The first point where the ray from world <c>origin</c> along <c>direction</c> meets the terrain as drawn (the node's X/Z offset applied), exact to float precision; a vector of NaN when it misses or without terrain data. See <c>TerrainData.raycast</c>.
         /// </summary>
         public Vector3 Raycast(Vector3 origin, Vector3 direction) => Object.Call(MethodName.Raycast, Variant.From(origin), Variant.From(direction)).As<Vector3>();
+
+        /// <summary>
+        /// Stops following <c>node</c> (its tiles go unless another target wants them). Whether it was a collision target.
+        /// </summary>
+        public bool RemoveCollisionTarget(Node3D node) => Object.Call(MethodName.RemoveCollisionTarget, Variant.From(node)).As<bool>();
 
         public void SetBackOffset(double value) => Object.Call(MethodName.SetBackOffset, Variant.From(value));
 
@@ -641,7 +661,9 @@ namespace WanderingTerrain
         /// <summary>The method names of this class, interned.</summary>
         public static class MethodName
         {
+            public static readonly StringName AddCollisionTarget = new StringName("add_collision_target");
             public static readonly StringName CheckSetup = new StringName("check_setup");
+            public static readonly StringName ClearCollisionTargets = new StringName("clear_collision_targets");
             public static readonly StringName ClearInteraction = new StringName("clear_interaction");
             public static readonly StringName GetAabb = new StringName("get_aabb");
             public static readonly StringName GetBackOffset = new StringName("get_back_offset");
@@ -656,6 +678,7 @@ namespace WanderingTerrain
             public static readonly StringName GetCollisionMode = new StringName("get_collision_mode");
             public static readonly StringName GetCollisionRadius = new StringName("get_collision_radius");
             public static readonly StringName GetCollisionSubdivision = new StringName("get_collision_subdivision");
+            public static readonly StringName GetCollisionTargets = new StringName("get_collision_targets");
             public static readonly StringName GetCollisionTileCount = new StringName("get_collision_tile_count");
             public static readonly StringName GetCollisionTolerance = new StringName("get_collision_tolerance");
             public static readonly StringName GetDebugView = new StringName("get_debug_view");
@@ -687,6 +710,7 @@ namespace WanderingTerrain
             public static readonly StringName IsInside = new StringName("is_inside");
             public static readonly StringName PlaceFor = new StringName("place_for");
             public static readonly StringName Raycast = new StringName("raycast");
+            public static readonly StringName RemoveCollisionTarget = new StringName("remove_collision_target");
             public static readonly StringName SetBackOffset = new StringName("set_back_offset");
             public static readonly StringName SetCamera = new StringName("set_camera");
             public static readonly StringName SetCastShadow = new StringName("set_cast_shadow");

@@ -237,7 +237,7 @@ impl Op {
             KIND_HEIGHTS => {
                 let (rect, v) = rect_body("heights", body, 4)?;
                 let values: Vec<f32> = v.chunks_exact(4).map(f32_of).collect();
-                if let Some(bad) = values.iter().find(|h| !(h.abs() <= 1.0e9)) {
+                if let Some(bad) = values.iter().find(|h| !(h.is_finite() && h.abs() <= 1.0e9)) {
                     return Err(value(
                         "values",
                         format!("heights must be finite, within ±1e9, got {bad}"),
