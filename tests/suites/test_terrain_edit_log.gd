@@ -309,3 +309,45 @@ func test_a_region_map_replays_the_same() -> void:
 	var all := Rect2i(Vector2i.ZERO, a.get_size())
 	check_eq(b.get_content_hash(all), a.get_content_hash(all), "the same heights and control")
 	check(a.get_content_hash(all) != base.get_content_hash(Rect2i()), "the edits changed the map")
+
+
+## A road (TerrainPath) laid, sculpted beside and under, and moved: the ground it wrote is recorded after
+## the edits that made it write, so a machine without the road node replays to the same map.
+func test_a_path_move_replays_as_the_ground_it_wrote() -> void:
+	var base := _ground()
+	var t := base.duplicate() as TerrainData
+	var log := _logged(t)
+	var tn := TerrainNode.new()
+	tn.tile_resolution = 8
+	tn.levels = 3
+	tn.terrain_data = t
+	tree.root.add_child(tn)
+	var road := TerrainPath.new()
+	var c := Curve3D.new()
+	for p in [Vector3(20, 4, 30), Vector3(90, 6, 80), Vector3(170, 3, 120)]:
+		c.add_point(p)
+	road.curve = c
+	road.width = 8.0
+	tn.add_child(road)
+	await _applied(road)
+	var laid := log.get_operation_count()
+	check(laid >= 2, "laying the road recorded the ground it wrote (%d operations)" % laid)
+	_edit(t, 120)
+	road.curve.set_point_position(1, Vector3(100, 9, 40))
+	await _applied(road)
+	_edit(t, 40)
+	check(t.get_content_hash(Rect2i()) != base.get_content_hash(Rect2i()), "the map changed")
+	var copy := base.duplicate() as TerrainData
+	_logged(copy)
+	for op in log.operations:
+		copy.apply_edit(op)
+	check_eq(copy.get_content_hash(Rect2i()), t.get_content_hash(Rect2i()), "a machine without the road reaches the same map")
+	tn.queue_free()
+
+
+func _applied(layer: Node) -> void:
+	var n := 0
+	while n < 300 and not layer.is_applied():
+		await tree.process_frame
+		n += 1
+	check(layer.is_applied(), "the layer applied within 300 frames")

@@ -255,9 +255,14 @@ impl TerrainRegions {
         let mut c = self.cache.lock().expect("cache");
         c.clock += 1;
         let now = c.clock;
-        if c.map.insert(key, (r.clone(), now)).is_none() {
-            c.bytes += r.bytes();
+        // Another thread loaded it meanwhile — and may have edited it since (an edit on the main thread
+        // while a worker read the same region from disk): the cached one wins, or the edit was lost.
+        if let Some(e) = c.map.get_mut(&key) {
+            e.1 = now;
+            return Ok(e.0.clone());
         }
+        c.map.insert(key, (r.clone(), now));
+        c.bytes += r.bytes();
         drop(c);
         self.evict();
         Ok(r)

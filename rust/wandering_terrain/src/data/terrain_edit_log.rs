@@ -6,6 +6,8 @@
 use crate::sample_rect::to_rect2i;
 use godot::prelude::*;
 use terrain_core::brush::Brush;
+use terrain_core::sample_rect::SampleRect;
+use terrain_core::terrain_edit::TerrainEdit;
 use terrain_core::terrain_edit_log::{op, Arrival, Edit, EditLog, LogError, Op};
 
 /// The edits of one map as operations (PackedByteArray each, ≤ 48 bytes for a brush dab), in the order
@@ -269,4 +271,65 @@ pub(crate) fn logged_dab(
 ) -> Option<Edit> {
     log.as_ref()?;
     Edit::dab(b, center, delta)
+}
+
+/// What a resource's terrain layers (paths, stamps) wrote into it while a log records: kept until the edit
+/// that caused them is recorded (a dab under a road: the dab, then the road applied again on top), or
+/// recorded at once when a composition lands outside any edit (a road moved). Receivers replay them as
+/// the samples written, so the ground under a layer is the same everywhere without the layer's node.
+#[derive(Default)]
+pub(crate) struct LayerWrites {
+    pending: Vec<SampleRect>,
+    /// Inside an edit (`under_layers`): writes wait for its operation.
+    depth: u32,
+}
+
+impl LayerWrites {
+    /// The layers wrote `rects` (kept when `logged`).
+    pub fn wrote<R: Into<SampleRect> + Copy>(&mut self, logged: bool, rects: &[R]) {
+        if logged {
+            self.pending.extend(rects.iter().map(|&r| r.into()));
+        }
+    }
+
+    pub fn enter(&mut self) {
+        self.depth += 1;
+    }
+
+    pub fn leave(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
+    }
+
+    pub fn in_edit(&self) -> bool {
+        self.depth > 0
+    }
+
+    /// Records what the layers wrote (from `e`, the resource's samples now) as heights and control
+    /// operations into `log`.
+    pub fn flush<E: TerrainEdit + ?Sized>(&mut self, log: &Option<Gd<TerrainEditLog>>, e: &E) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let rects = std::mem::take(&mut self.pending);
+        let Some(log) = log else {
+            return;
+        };
+        let mut log = log.clone();
+        let mut l = log.bind_mut();
+        // A replica replaying an operation records nothing of its own (its layers are not the source).
+        if l.incoming.is_some() {
+            return;
+        }
+        for rect in rects {
+            if let (Ok(values), Ok(control)) = (e.heights(rect), e.control(rect)) {
+                l.edited(|| Some(Edit::Heights { rect, values }));
+                l.edited(|| {
+                    Some(Edit::Control {
+                        rect,
+                        values: control,
+                    })
+                });
+            }
+        }
+    }
 }

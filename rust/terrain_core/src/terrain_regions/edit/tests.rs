@@ -241,3 +241,25 @@ fn brushes_on_a_region_map_equal_brushes_on_the_terrain() {
     assert_eq!(r.heights_region(0, 0, 200, 150), t.heights());
     assert_eq!(r.control_region(0, 0, 200, 150), t.control_map());
 }
+
+/// An edit on one thread while another reads the same region from disk (a worker, the mips refresh):
+/// the read must not put the file's copy over the edited one (it did: one edit in a few was lost).
+#[test]
+fn a_region_read_from_disk_meanwhile_never_undoes_an_edit() {
+    let t = terrain();
+    let dir = tmp("race");
+    save(&dir, &t, 64, Existing::Refuse).unwrap();
+    for round in 0..40 {
+        let r = std::sync::Arc::new(TerrainRegions::open(&dir).unwrap());
+        let reader = {
+            let r = r.clone();
+            std::thread::spawn(move || {
+                r.heights_region(100, 100, 1, 1);
+            })
+        };
+        let v = round as f32 + 0.5;
+        r.set_heights_region(100, 100, 1, 1, &[v]).unwrap();
+        reader.join().unwrap();
+        assert_eq!(r.heights_region(100, 100, 1, 1), vec![v], "round {round}");
+    }
+}

@@ -47,11 +47,17 @@ impl TerrainData {
 }
 
 impl TerrainData {
-    /// An edit succeeded: `edit_log` records it.
-    pub(super) fn log_edit(&self, edit: impl FnOnce() -> Option<Edit>) {
+    /// An edit succeeded: `edit_log` records it, then what the layers wrote again on top of it.
+    pub(super) fn log_edit(&mut self, edit: impl FnOnce() -> Option<Edit>) {
         if let Some(mut log) = self.edit_log.clone() {
             log.bind_mut().edited(edit);
         }
+        self.flush_layer_writes();
+    }
+
+    /// Records what the terrain layers wrote (`LayerWrites`).
+    pub(super) fn flush_layer_writes(&mut self) {
+        self.layer_writes.flush(&self.edit_log, &*self.core);
     }
 
     /// The dab to apply: as its operation carries it when edits are recorded.
@@ -61,22 +67,27 @@ impl TerrainData {
 
     /// A dab succeeded (`changed`: the samples whose surface changed): recorded as its operation, or, for
     /// a dab with no compact form (an image brush), as the samples it changed.
-    pub(super) fn dab_done(&self, logged: Option<&Edit>, b: &Brush, changed: Option<Region>) {
-        self.log_edit(|| match (logged, changed) {
+    pub(super) fn dab_done(&mut self, logged: Option<&Edit>, b: &Brush, changed: Option<Region>) {
+        if self.edit_log.is_none() {
+            return;
+        }
+        let edit = match (logged, changed) {
             (Some(e), _) => Some(e.clone()),
             (None, Some(r)) if b.tool.edits_control() => {
-                let values = TerrainEdit::control(&*self.core, r.into()).ok()?;
-                Some(Edit::Control {
-                    rect: r.into(),
-                    values,
-                })
+                TerrainEdit::control(&*self.core, r.into())
+                    .ok()
+                    .map(|values| Edit::Control {
+                        rect: r.into(),
+                        values,
+                    })
             }
             (None, Some(r)) => Some(Edit::Heights {
                 rect: r.into(),
                 values: self.core.heights_region(r),
             }),
             (None, None) => None,
-        });
+        };
+        self.log_edit(|| edit);
     }
 }
 

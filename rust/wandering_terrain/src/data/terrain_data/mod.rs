@@ -90,6 +90,8 @@ pub struct TerrainData {
     #[export_group(name = "Edits")]
     #[var]
     edit_log: Option<Gd<TerrainEditLog>>,
+    /// What the terrain layers wrote, waiting to be recorded in `edit_log`.
+    layer_writes: crate::data::terrain_edit_log::LayerWrites,
 
     /// Shared with the worker jobs that draw it (`shared`); edits go through `core_mut`.
     core: Arc<core::TerrainData>,
@@ -119,6 +121,7 @@ impl IResource for TerrainData {
             control: PackedInt32Array::new(),
             layer_base: PackedByteArray::new(),
             edit_log: None,
+            layer_writes: Default::default(),
             core: Arc::new(core::TerrainData::flat(64, 64, 1.0)),
             image: None,
             texture: None,

@@ -44,34 +44,44 @@ impl TerrainRegions {
 }
 
 impl TerrainRegions {
-    /// An edit succeeded: `edit_log` records it.
-    pub(super) fn log_edit(&self, edit: impl FnOnce() -> Option<Edit>) {
+    /// An edit succeeded: `edit_log` records it, then what the layers wrote again on top of it.
+    pub(super) fn log_edit(&mut self, edit: impl FnOnce() -> Option<Edit>) {
         if let Some(mut log) = self.edit_log.clone() {
             log.bind_mut().edited(edit);
+        }
+        self.flush_layer_writes();
+    }
+
+    /// Records what the terrain layers wrote (`LayerWrites`).
+    pub(super) fn flush_layer_writes(&mut self) {
+        if let Some(s) = self.store() {
+            self.layer_writes.flush(&self.edit_log, &&*s);
         }
     }
 
     /// A dab succeeded (`changed`: the samples whose surface changed): recorded as its operation, or, for
     /// a dab with no compact form (an image brush), as the samples it changed.
     pub(super) fn dab_done(
-        &self,
+        &mut self,
         s: &core::TerrainRegions,
         logged: Option<&Edit>,
         b: &Brush,
         changed: Option<SampleRect>,
     ) {
-        self.log_edit(|| match (logged, changed) {
+        if self.edit_log.is_none() {
+            return;
+        }
+        let edit = match (logged, changed) {
             (Some(e), _) => Some(e.clone()),
-            (None, Some(rect)) if b.tool.edits_control() => {
-                let values = TerrainEdit::control(&s, rect).ok()?;
-                Some(Edit::Control { rect, values })
-            }
-            (None, Some(rect)) => {
-                let values = TerrainEdit::heights(&s, rect).ok()?;
-                Some(Edit::Heights { rect, values })
-            }
+            (None, Some(rect)) if b.tool.edits_control() => TerrainEdit::control(&s, rect)
+                .ok()
+                .map(|values| Edit::Control { rect, values }),
+            (None, Some(rect)) => TerrainEdit::heights(&s, rect)
+                .ok()
+                .map(|values| Edit::Heights { rect, values }),
             (None, None) => None,
-        });
+        };
+        self.log_edit(|| edit);
     }
 }
 

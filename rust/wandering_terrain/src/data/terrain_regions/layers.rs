@@ -25,12 +25,15 @@ impl TerrainRegions {
             return edit(self);
         }
         let before = r.and_then(|r| self.layers.stack.before(r, &Rows(&store)));
+        // What the layers write again on top is recorded after the edit's own operation.
+        self.layer_writes.enter();
         let out = edit(self);
         if let Some(b) = before {
             self.with_layers(|layers, ground| {
                 layers.stack.sculpted(b, ground);
             });
         }
+        self.layer_writes.leave();
         out
     }
 
@@ -50,6 +53,10 @@ impl TerrainRegions {
         let written = w.written;
         self.layers = stack;
         self.report_failures();
+        self.layer_writes.wrote(self.edit_log.is_some(), &written);
+        if !self.layer_writes.in_edit() {
+            self.flush_layer_writes();
+        }
         if !written.is_empty() {
             self.base_mut().emit_changed();
             for r in written {

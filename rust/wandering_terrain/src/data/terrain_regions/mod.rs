@@ -65,6 +65,8 @@ pub struct TerrainRegions {
     #[export]
     #[var]
     edit_log: Option<Gd<crate::data::terrain_edit_log::TerrainEditLog>>,
+    /// What the terrain layers wrote, waiting to be recorded in `edit_log`.
+    layer_writes: crate::data::terrain_edit_log::LayerWrites,
     store: Option<Arc<core::TerrainRegions>>,
     /// Set while a prefetch runs: one at a time.
     prefetching: Arc<AtomicBool>,
@@ -87,6 +89,7 @@ impl IResource for TerrainRegions {
             budget_mb: (DEFAULT_BUDGET >> 20) as i64,
             generator: None,
             edit_log: None,
+            layer_writes: Default::default(),
             store: None,
             prefetching: Arc::new(AtomicBool::new(false)),
             import: None,
