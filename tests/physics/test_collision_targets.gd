@@ -209,3 +209,58 @@ func test_a_headless_run_of_a_game_scene_is_a_server() -> void:
 		check(int(f["tiles"]) > 0, "collision tiles")
 		check_eq(f["hit"], "true", "a ray under the target hits")
 		check(float(f["error"]) < 0.05, "at the drawn height (%s)" % f["error"])
+
+
+## Trees collide around every collision target, not only around the camera: a trunk beside a far player
+## stops a ray; on a server (nothing drawn) too, with no impostors or grass computed.
+func test_trees_collide_around_every_target() -> void:
+	var t := TerrainData.new()
+	t.size = Vector2i(512, 512)
+	t.generate_noise(4, 1.0 / 48.0, 3, 2.0, 0.5, 8.0, -1e9, TerrainData.NOISE_PERLIN)
+	var s := following_node(t, Vector3(40, 0, 40), {tile_resolution = 8, levels = 3})
+	var tn: TerrainNode = s[0]
+	var camera: Node3D = s[1]
+	var m := TerrainInstanceMesh.new()
+	var trunk_mesh := CylinderMesh.new()
+	trunk_mesh.height = 4.0
+	m.mesh = trunk_mesh
+	var trunk := CylinderShape3D.new()
+	trunk.radius = 0.5
+	trunk.height = 4.0
+	m.collision_shape = trunk
+	m.collision_transform = Transform3D(Basis(), Vector3(0, 2, 0))
+	var inst := TerrainInstancer.new()
+	inst.collision_radius = 30.0
+	inst.meshes = [m] as Array[TerrainInstanceMesh]
+	tn.add_child(inst)
+	var at := Vector2(420.25, 380.5)
+	var tree_xf := Transform3D(Basis(), Vector3(at.x, tn.get_height(at), at.y))
+	var ts: Array[Transform3D] = [tree_xf]
+	check_eq(inst.add_instances(0, ts), 1, "a tree far from the camera")
+	inst.update_now()
+	await _collide(tn)
+	check_eq(inst.get_body_count(), 0, "no body: no target near it")
+	var player := _node3d(Vector3(at.x + 3, 0, at.y))
+	tn.add_collision_target(player)
+	await _collide(tn)
+	inst.update_now()
+	await _collide(tn)
+	check_eq(inst.get_body_count(), 1, "a body once a player stands beside it")
+	var hit := _ray_down(at.x, at.y)
+	check(not hit.is_empty() and hit["collider"] == inst, "a ray hits the trunk: %s" % hit)
+	# A server: the same, nothing drawn.
+	tn.server_mode = TerrainNode.SERVER_MODE_ON
+	inst.update_now()
+	await _collide(tn)
+	check(inst.is_up_to_date(), "up to date on a server")
+	check_eq(inst.get_body_count(), 1, "the trunk's body stays on a server")
+	hit = _ray_down(at.x, at.y)
+	check(not hit.is_empty() and hit["collider"] == inst, "and stops a ray")
+	tn.remove_collision_target(player)
+	await _collide(tn)
+	inst.update_now()
+	await _collide(tn)
+	check_eq(inst.get_body_count(), 0, "gone with the player")
+	tn.queue_free()
+	camera.queue_free()
+	player.queue_free()

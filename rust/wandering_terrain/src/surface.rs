@@ -94,6 +94,11 @@ pub(crate) struct TerrainSurface {
     /// `frame` narrowed to f32: for scales and directions, never for far positions.
     pub to_world: Transform3D,
     pub target: Option<Vector3>,
+    /// Terrain X/Z of everything the node's collision follows (its own target and its collision
+    /// targets, `collision_targets.rs`) as of its last physics tick; None before the first.
+    pub collision_centres: Option<Vec<[f64; 2]>>,
+    /// The node draws nothing (server mode): what stands on it keeps its collision and draws nothing.
+    pub serving: bool,
     pub material: Option<Gd<TerrainMaterial>>,
     pub grad_scale: [f32; 2],
 }

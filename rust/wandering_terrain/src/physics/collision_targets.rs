@@ -25,6 +25,8 @@ pub struct CollisionTargets {
     meta: StringName,
     /// The last gather found targets besides the node's own (or a group of them).
     others: bool,
+    /// A gather ran (`buf` is this node's targets).
+    gathered: bool,
 }
 
 impl CollisionTargets {
@@ -65,6 +67,15 @@ impl CollisionTargets {
         self.added.clear();
     }
 
+    /// Terrain X/Z of `primary` (the node's own target where it is now) and of the other targets as the
+    /// last gather saw them (None before the first gather).
+    pub fn centres(&self, primary: Option<[f64; 2]>) -> Option<Vec<[f64; 2]>> {
+        self.gathered.then(|| {
+            let others = self.buf.iter().filter(|t| t.id != PRIMARY).map(|t| t.at);
+            primary.into_iter().chain(others).collect()
+        })
+    }
+
     /// Whether there are targets besides the node's own (they move without telling the node).
     pub fn has_others(&self) -> bool {
         self.others || !self.added.is_empty()
@@ -81,6 +92,7 @@ impl CollisionTargets {
     ) {
         self.buf.clear();
         self.others = false;
+        self.gathered = true;
         if let Some(p) = primary {
             self.buf.push(Target::at(p));
         }
@@ -129,6 +141,9 @@ impl CollisionTargets {
         }
     }
 }
+
+/// The node's own target's id (`Target::at`).
+const PRIMARY: u64 = 0;
 
 fn target(id: InstanceId, at: [f64; 2], radius: f64) -> Target {
     Target {

@@ -428,6 +428,13 @@ impl CollisionTiles {
         self.targets.gather(primary, tree, to_terrain);
     }
 
+    /// Terrain X/Z of what collision follows: the node's own target where it is now (`primary`, when
+    /// `follow_target`) and the collision targets as last gathered; None before the first gather.
+    pub fn centres(&self, primary: Option<[f64; 2]>) -> Option<Vec<[f64; 2]>> {
+        let primary = primary.filter(|_| self.settings.follow_target);
+        self.targets.centres(primary)
+    }
+
     /// Whether an update for the gathered targets and `frame` would do nothing
     /// (`plan::CollisionTiles::idle`); with collision disabled, once every body is freed.
     pub fn idle(&self, frame: &Frame) -> bool {

@@ -1,12 +1,16 @@
-//! The instancer's physics bodies: one per cell near the terrain's target with collidable instances.
+//! The instancer's physics bodies: one per cell with collidable instances near what the terrain's
+//! collision follows (its target and its collision targets).
 
 use super::*;
 
 impl TerrainInstancer {
-    /// Bodies on the shown cells within the collision radius of the target; the others' go to the pool.
+    /// Bodies on the shown cells within the collision radius of a collision centre; the others' go to the
+    /// pool.
     pub(super) fn collide(&mut self, host: &TerrainSurface) {
         let has_shapes = self.resolved.iter().any(|r| !r.shapes.is_empty());
-        let (Some(t), Some(res), true) = (host.target, self.instances.clone(), has_shapes) else {
+        let centres: Vec<Vector3> = streaming::collision_centres(host).collect();
+        let (false, Some(res), true) = (centres.is_empty(), self.instances.clone(), has_shapes)
+        else {
             if self.cells.body_count() > 0 {
                 let keys: Vec<CellKey> = self.cells.map.keys().copied().collect();
                 keys.into_iter().for_each(|k| self.cells.uncollide(k));
@@ -20,7 +24,6 @@ impl TerrainInstancer {
         let store = res.store();
         let scale = host.to_world.basis.get_scale().x.abs().max(1e-6);
         let radius = self.collision_radius as f32 / scale;
-        let t = host.to_world.affine_inverse() * t;
         let view = View {
             meshes: &self.resolved,
             scenario: Rid::Invalid,
@@ -31,7 +34,10 @@ impl TerrainInstancer {
         let layers = [self.collision_layer, self.collision_mask];
         let keys: Vec<CellKey> = self.cells.map.keys().copied().collect();
         for k in keys {
-            let near = radius > 0.0 && cell_distance(store, k, t) <= radius;
+            let near = radius > 0.0
+                && centres
+                    .iter()
+                    .any(|&t| cell_distance(store, k, t) <= radius);
             let Some(c) = self.cells.map.get(&k) else {
                 continue;
             };

@@ -108,8 +108,11 @@ pub struct TerrainInstancer {
     dab_count: u64,
     /// Something changed (an edit, a reset): the cells wanted are chosen again.
     dirty: bool,
-    /// The cells of the viewer and the target at the last look (a frame that keeps both skips it).
-    last_view: Option<(CellKey, CellKey)>,
+    /// The cells of the viewer and of the collision centres at the last look (a frame that keeps them
+    /// skips it).
+    last_view: Option<(CellKey, u64)>,
+    /// The terrain is a server (`TerrainNode.server_mode`): no camera range, impostors or detail.
+    serving: bool,
     /// Results came back or not everything could be asked: ask and collide again next frame.
     pending: bool,
     /// Main-thread time spent in frame updates so far (µs), for benches: all, showing results, choosing
@@ -174,6 +177,7 @@ impl INode3D for TerrainInstancer {
             dab_count: 0,
             dirty: true,
             last_view: None,
+            serving: false,
             pending: false,
             work: InstancerWork::default(),
             mesh_links: Links::default(),

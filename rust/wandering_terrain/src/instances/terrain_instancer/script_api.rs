@@ -213,10 +213,10 @@ impl TerrainInstancer {
         self.stream.in_flight() == 0
             && self.ready.is_empty()
             && self.cells.map.is_up_to_date()
-            && (self.detail_layers.is_empty() || !self.detail_stale)
-            && self.detail.is_up_to_date()
+            && (self.serving || self.detail_layers.is_empty() || !self.detail_stale)
+            && (self.serving || self.detail.is_up_to_date())
             && self.meshes_resolved()
-            && (!FarCells::wanted(&self.resolved) || self.far.settled())
+            && (self.serving || !FarCells::wanted(&self.resolved) || self.far.settled())
     }
 
     /// Instances of `mesh_index` drawn now (on the GPU, over ground, within range; every LOD counts once).

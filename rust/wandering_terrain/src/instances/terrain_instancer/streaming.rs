@@ -104,6 +104,7 @@ impl TerrainInstancer {
             self.surface_key = host.key();
             self.follow(host.edits.clone());
         }
+        self.serving = host.serving;
         if host.frame != self.frame {
             self.follow_frame(&host);
         }
@@ -141,6 +142,10 @@ impl TerrainInstancer {
                 break;
             }
             self.stream.wait(&mut self.ready);
+        }
+        // Impostors and detail are only drawn: a server has none.
+        if host.serving {
+            return changed;
         }
         let t = std::time::Instant::now();
         changed |= self.update_far(&host, wait);
@@ -198,13 +203,17 @@ impl TerrainInstancer {
     }
 
     /// The cells the viewer and the target are in.
-    pub(super) fn view_key(&self, host: &TerrainSurface) -> Option<(CellKey, CellKey)> {
+    pub(super) fn view_key(&self, host: &TerrainSurface) -> Option<(CellKey, u64)> {
+        use std::hash::{Hash, Hasher};
         let res = self.instances.as_ref()?.bind();
-        let inv = host.to_world.affine_inverse();
         let cell = |p: Vector3| res.store().cell_of(f64::from(p.x), f64::from(p.z));
         let v = self.viewer(host).map_or((i32::MIN, i32::MIN), cell);
-        let t = host.target.map_or((i32::MIN, i32::MIN), |t| cell(inv * t));
-        Some((v, t))
+        // The cells every collision centre is in, as one number.
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        for c in collision_centres(host) {
+            cell(c).hash(&mut h);
+        }
+        Some((v, h.finish()))
     }
 
     /// Hands finished buffers to the RenderingServer, for `SHOW_BUDGET` a frame (at least one cell; all
@@ -239,8 +248,11 @@ impl TerrainInstancer {
         any
     }
 
-    /// The camera (or the target) in terrain space.
+    /// The camera (or the target) in terrain space; none on a server (nothing is drawn).
     pub(super) fn viewer(&self, host: &TerrainSurface) -> Option<Vector3> {
+        if host.serving {
+            return None;
+        }
         let cam = active_camera(&self.to_gd().upcast())
             .map(|c| c.get_global_position())
             .or(host.target)?;
@@ -266,8 +278,8 @@ impl TerrainInstancer {
         if let Some(v) = self.viewer(host) {
             centres.push((v, range));
         }
-        if let (Some(t), true) = (host.target, coll > 0.0) {
-            centres.push((host.to_world.affine_inverse() * t, coll));
+        if coll > 0.0 {
+            centres.extend(collision_centres(host).map(|c| (c, coll)));
         }
         let cs = store.cell_size() as f32;
         let mut keep = std::collections::HashSet::new();
@@ -303,7 +315,10 @@ impl TerrainInstancer {
     /// Asks the workers for the cells that need computing, nearest first.
     pub(super) fn ask(&mut self, host: &TerrainSurface) -> bool {
         let room = IN_FLIGHT.saturating_sub(self.stream.in_flight());
-        let viewer = self.viewer(host).unwrap_or(Vector3::ZERO);
+        let viewer = self
+            .viewer(host)
+            .or_else(|| collision_centres(host).next())
+            .unwrap_or(Vector3::ZERO);
         let Some(res) = self.instances.clone() else {
             return false;
         };
@@ -367,6 +382,19 @@ impl TerrainInstancer {
 }
 
 /// Distance on X/Z from terrain point `p` to cell `k`'s square.
+/// Where the host's collision is (terrain space): its collision centres, or before its first physics
+/// tick its target.
+pub(super) fn collision_centres(host: &TerrainSurface) -> impl Iterator<Item = Vector3> + '_ {
+    let inv = host.to_world.affine_inverse();
+    let (list, target) = match &host.collision_centres {
+        Some(c) => (c.as_slice(), None),
+        None => (&[][..], host.target.map(|t| inv * t)),
+    };
+    list.iter()
+        .map(|c| Vector3::new(c[0] as f32, 0.0, c[1] as f32))
+        .chain(target)
+}
+
 pub(super) fn cell_distance(store: &InstanceStore, k: CellKey, p: Vector3) -> f32 {
     let a = store.cell_area(k);
     a.distance(f64::from(p.x), f64::from(p.z)) as f32

@@ -1105,6 +1105,10 @@ impl TerrainHost for TerrainNode {
             frame,
             to_world: crate::surface::transform_of(&frame),
             target: self.target_position(),
+            collision_centres: self
+                .collision
+                .centres(self.target_position().map(|p| self.terrain_xz(frame, p))),
+            serving: self.serving,
             material: self.terrain_material.clone(),
             grad_scale: self.grad_scale(),
         }

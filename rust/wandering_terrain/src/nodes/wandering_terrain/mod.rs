@@ -670,6 +670,12 @@ impl TerrainHost for WanderingTerrain {
             frame,
             to_world: crate::surface::transform_of(&frame),
             target: self.followed_camera().map(|c| c.get_global_position()),
+            collision_centres: self.collision.centres(
+                self.followed_camera()
+                    .map(|c| c.get_global_position())
+                    .map(|p| [f64::from(p.x - o.x), f64::from(p.z - o.y)]),
+            ),
+            serving: false,
             material: self.terrain_material.clone(),
             grad_scale: [1.0, 1.0],
         }
