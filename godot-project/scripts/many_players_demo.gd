@@ -4,7 +4,7 @@ extends Node3D
 ## off). With *Visible Collision Shapes* on, the terrain draws its collision tiles: a patch under every
 ## walker, nothing elsewhere — what a dedicated server keeps in its physics engine.
 
-const SIZE := 256
+const SIZE := 512
 const WALKERS := 8
 const RADIUS := 10.0
 
@@ -34,8 +34,8 @@ func _ready() -> void:
 	terrain.terrain_material = look
 	terrain.collision.follow_target = false
 	var body := CapsuleMesh.new()
-	body.radius = 0.8
-	body.height = 3.2
+	body.radius = 2.5
+	body.height = 9.0
 	var red := StandardMaterial3D.new()
 	red.albedo_color = Color(0.85, 0.2, 0.15)
 	body.material = red
@@ -43,7 +43,7 @@ func _ready() -> void:
 		var w := Node3D.new()
 		var m := MeshInstance3D.new()
 		m.mesh = body
-		m.position.y = 1.6
+		m.position.y = 4.5
 		w.add_child(m)
 		add_child(w)
 		terrain.add_collision_target(w, RADIUS)
@@ -54,15 +54,15 @@ func _ready() -> void:
 	cam.fov = 55.0
 	add_child(cam)
 	var c := Vector3(SIZE * 0.5, 0, SIZE * 0.5)
-	cam.look_at_from_position(c + Vector3(0, 150, 120), c + Vector3(0, 0, 8), Vector3.UP)
+	cam.look_at_from_position(c + Vector3(0, 330, 260), c + Vector3(0, 0, 20), Vector3.UP)
 	_views.append(cam)
 
 
 ## Each walker on a circle of its own around the map's middle.
 func _walk(time: float) -> void:
 	for i in walkers.size():
-		var a := time * (0.08 + 0.02 * i) + TAU * i / walkers.size()
-		var r := 40.0 + 12.0 * (i % 4)
+		var a := time * (0.03 + 0.005 * i) + TAU * i / walkers.size()
+		var r := 70.0 + 45.0 * (i % 4)
 		var p := Vector2(SIZE * 0.5 + r * cos(a), SIZE * 0.5 + r * sin(a))
 		walkers[i].position = Vector3(p.x, terrain.get_height(p), p.y)
 

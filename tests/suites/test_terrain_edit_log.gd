@@ -246,22 +246,28 @@ func test_bad_operations_are_refused_and_the_log_kept() -> void:
 	check(TerrainEditLog.describe(PackedByteArray([9])).has("error"), "describe names what is wrong")
 
 
-## A log saved with its resource, loaded back: the same operations, and a loaded log goes on recording.
-func test_the_log_is_saved_with_the_map() -> void:
+## A log saved as a file of its own, loaded back: the same operations, and a loaded log goes on recording.
+func test_a_saved_log_loads_and_goes_on() -> void:
 	var t := _ground()
 	var log := _logged(t)
 	_edit(t, 30)
 	var path := "user://edit_log_saved.res"
-	check_eq(ResourceSaver.save(t, path), OK, "saved")
-	var loaded := ResourceLoader.load(path, "", ResourceLoader.CACHE_MODE_IGNORE) as TerrainData
-	check(loaded.edit_log != null, "the log came back with the map")
-	if loaded.edit_log == null:
+	check_eq(ResourceSaver.save(log, path), OK, "saved")
+	var loaded := ResourceLoader.load(path, "", ResourceLoader.CACHE_MODE_IGNORE) as TerrainEditLog
+	check(loaded != null, "loaded")
+	if loaded == null:
 		return
-	check_eq(loaded.edit_log.map_id, MAP, "its map id")
-	check_eq(loaded.edit_log.operations, log.operations, "its operations")
-	check_eq(loaded.get_content_hash(Rect2i()), t.get_content_hash(Rect2i()), "and the edited map")
-	loaded.set_holes_region(Rect2i(3, 3, 2, 2), PackedByteArray([1, 1, 1, 1]))
-	check_eq(TerrainEditLog.describe(loaded.edit_log.get_operation(loaded.edit_log.get_operation_count() - 1))["sequence"], log.get_operation_count(), "recording goes on from where it was")
+	check_eq(loaded.map_id, MAP, "its map id")
+	check_eq(loaded.operations, log.operations, "its operations")
+	t.edit_log = loaded
+	t.set_holes_region(Rect2i(3, 3, 2, 2), PackedByteArray([1, 1, 1, 1]))
+	check_eq(TerrainEditLog.describe(loaded.get_operation(loaded.get_operation_count() - 1))["sequence"], log.get_operation_count(), "recording goes on from where it was")
+	# Not saved with the map (see TerrainData.edit_log).
+	var data_path := "user://edit_log_map.res"
+	check_eq(ResourceSaver.save(t, data_path), OK, "map saved")
+	var map := ResourceLoader.load(data_path, "", ResourceLoader.CACHE_MODE_IGNORE) as TerrainData
+	check(map.edit_log == null, "the map comes back without a log")
+	check_eq(map.get_content_hash(Rect2i()), t.get_content_hash(Rect2i()), "with its edits")
 
 
 ## A stroke in the editor's way (TerrainBrushStroke on a TerrainNode) and its undo are recorded too.

@@ -148,7 +148,7 @@ namespace WanderingTerrain
         }
 
         /// <summary>
-        /// Records every edit as an operation to send to other machines and replay there (<c>TerrainEditLog</c>); null: edits are not recorded.
+        /// Records every edit as an operation to send to other machines and replay there (<c>TerrainEditLog</c>); null: edits are not recorded. Set from a script, not saved with the map (save the log as a file of its own): the editor reads a saved resource's object properties on a worker thread, where no Godot value may be made.
         /// </summary>
         public TerrainEditLog EditLog
         {

@@ -17,8 +17,9 @@ use terrain_core::terrain_edit_log::{op, Arrival, Edit, EditLog, LogError, Op};
 /// dabs and strokes, `set_heights_region`, `set_control_region`, `set_holes_region`, `set_layer_region`,
 /// undo — is recorded and `operation_recorded` is emitted (deferred) with its bytes. On another machine,
 /// pass those bytes to the resource's `apply_edit`. Operations carry their sequence number: one that
-/// arrives early is held until those before it have arrived, one already applied is ignored. Saved with
-/// the resource: a late joiner loads the base map and replays the log (or `get_operations_since`).
+/// arrives early is held until those before it have arrived, one already applied is ignored. Save the
+/// log as a file of its own (`ResourceSaver.save`: its `operations` are stored): a late joiner loads the
+/// base map and replays the log (or `get_operations_since`).
 /// Not recorded: whole-map replacements (`heights`, imports, generation, erosion) — send the map.
 #[derive(GodotClass)]
 #[class(tool, base=Resource, init)]
@@ -28,13 +29,11 @@ pub struct TerrainEditLog {
     /// Fixed once the log holds operations (`clear()` first).
     #[export(range = (0.0, 4294967295.0))]
     #[var(get = get_map_id, set = set_map_id)]
-    #[allow(dead_code)] // lives in `log`; this field only declares the property
-    map_id: i64,
+    map_id: PhantomVar<i64>,
     /// Every applied operation, in sequence order (stored in the resource).
     #[export(storage)]
     #[var(get = get_operations, set = set_operations)]
-    #[allow(dead_code)] // lives in `log`
-    operations: Array<PackedByteArray>,
+    operations: PhantomVar<Array<PackedByteArray>>,
     log: EditLog,
     /// A received operation being applied: the edit it makes joins the log as these bytes.
     incoming: Option<Vec<u8>>,

@@ -21,8 +21,9 @@ pub struct CollisionTargets {
     added: Vec<(InstanceId, f64)>,
     /// The targets of this update, terrain X/Z (kept buffer).
     pub buf: Vec<Target>,
-    group: StringName,
-    meta: StringName,
+    /// The group's and the radius metadata's names, made on first use: a terrain node is also made on
+    /// the editor's documentation thread, where no Godot value may be created.
+    names: Option<(StringName, StringName)>,
     /// The last gather found targets besides the node's own (or a group of them).
     others: bool,
     /// A gather ran (`buf` is this node's targets).
@@ -109,16 +110,15 @@ impl CollisionTargets {
         let Some(tree) = tree else {
             return;
         };
-        if self.group.is_empty() {
-            self.group = StringName::from(GROUP);
-            self.meta = StringName::from(RADIUS_META);
-        }
+        let (group, meta) = self
+            .names
+            .get_or_insert_with(|| (StringName::from(GROUP), StringName::from(RADIUS_META)));
         // A group that does not exist costs no array.
-        if !tree.has_group(&self.group) {
+        if !tree.has_group(&*group) {
             return;
         }
         self.others = true;
-        for n in tree.get_nodes_in_group(&self.group).iter_shared() {
+        for n in tree.get_nodes_in_group(&*group).iter_shared() {
             let Ok(n) = n.try_cast::<Node3D>() else {
                 continue;
             };
@@ -126,8 +126,8 @@ impl CollisionTargets {
             if self.added.iter().any(|(a, _)| *a == id) {
                 continue;
             }
-            let r = if n.has_meta(&self.meta) {
-                n.get_meta(&self.meta).try_to::<f64>().unwrap_or(0.0)
+            let r = if n.has_meta(&*meta) {
+                n.get_meta(&*meta).try_to::<f64>().unwrap_or(0.0)
             } else {
                 0.0
             };

@@ -85,9 +85,9 @@ pub struct TerrainData {
     layer_base: PackedByteArray,
 
     /// Records every edit as an operation to send to other machines and replay there
-    /// (`TerrainEditLog`); null: edits are not recorded.
-    #[export]
-    #[export_group(name = "Edits")]
+    /// (`TerrainEditLog`); null: edits are not recorded. Set from a script, not saved with the map (save
+    /// the log as a file of its own): the editor reads a saved resource's object properties on a worker
+    /// thread, where no Godot value may be made.
     #[var]
     edit_log: Option<Gd<TerrainEditLog>>,
     /// What the terrain layers wrote, waiting to be recorded in `edit_log`.

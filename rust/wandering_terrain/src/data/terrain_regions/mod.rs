@@ -61,8 +61,8 @@ pub struct TerrainRegions {
     #[var(set = set_budget_mb)]
     budget_mb: i64,
     /// Records every edit as an operation to send to other machines and replay there
-    /// (`TerrainEditLog`); null: edits are not recorded.
-    #[export]
+    /// (`TerrainEditLog`); null: edits are not recorded. Set from a script, not saved with the map (save
+    /// the log as a file of its own).
     #[var]
     edit_log: Option<Gd<crate::data::terrain_edit_log::TerrainEditLog>>,
     /// What the terrain layers wrote, waiting to be recorded in `edit_log`.
