@@ -1,8 +1,8 @@
 extends SceneTree
 ## Child process of `test_terrain_edit_log.gd`: `--script res://edit_log_child.gd -- BASE LOG SEED`.
 ## Loads the base map BASE (a TerrainData) and the operations of the TerrainEditLog LOG, applies them to
-## the base through `apply_edit` — in order when SEED is 0, else shuffled by SEED (out-of-order arrival,
-## some sent twice) — and prints "HASH <content hash> APPLIED <count> HELD <held> THREADS <RAYON_NUM_THREADS>".
+## the base through `apply_edit` — in order when SEED is 0, else shuffled by SEED in blocks of 16 (out-of-order
+## arrival), each block's first operation sent again — and prints "HASH <content hash> APPLIED <count> HELD <held> THREADS <RAYON_NUM_THREADS>".
 
 
 func _init() -> void:
@@ -24,7 +24,7 @@ func _init() -> void:
 	if seed != 0:
 		var rng := RandomNumberGenerator.new()
 		rng.seed = seed
-		# Blocks of up to 16 reversed and shuffled, every tenth sent twice.
+		# Blocks of up to 16 shuffled, each block's first one sent again.
 		var shuffled := []
 		for start in range(0, order.size(), 16):
 			var block := order.slice(start, start + 16)

@@ -264,3 +264,40 @@ func test_trees_collide_around_every_target() -> void:
 	tn.queue_free()
 	camera.queue_free()
 	player.queue_free()
+
+
+## Players that join by the group, on a server with nobody yet and on a client whose collision sleeps (a
+## still camera): their ground comes without any call on the terrain.
+func test_a_node_joining_the_group_gets_ground_on_a_sleeping_terrain() -> void:
+	var t := TerrainData.new()
+	t.size = Vector2i(512, 512)
+	t.generate_noise(5, 1.0 / 48.0, 5, 2.0, 0.5, 20.0, -1e9, TerrainData.NOISE_PERLIN)
+	for serving in [true, false]:
+		var s := following_node(t, Vector3(30, 0, 30), {tile_resolution = 8, levels = 3})
+		var tn: TerrainNode = s[0]
+		tn.server_mode = TerrainNode.SERVER_MODE_ON if serving else TerrainNode.SERVER_MODE_OFF
+		tn.collision.follow_target = not serving
+		for i in 20:
+			await tree.physics_frame
+		if not serving:
+			check(not tn.is_physics_processing(), "a still camera: collision sleeps")
+		# Spawned with the group already set (as from a scene file).
+		var p := Node3D.new()
+		p.position = Vector3(400, 0, 420)
+		p.add_to_group("terrain_collision_targets")
+		tree.root.add_child(p)
+		# Already in the tree, put in the group later.
+		var q := _node3d(Vector3(120, 0, 380))
+		for i in 6:
+			await tree.physics_frame
+		q.add_to_group("terrain_collision_targets")
+		for i in 6:
+			await tree.physics_frame
+		var label := "server" if serving else "client"
+		check(not _ray_down(400.3, 420.2).is_empty(), "%s: ground under the spawned player" % label)
+		check(not _ray_down(120.3, 380.2).is_empty(), "%s: ground under the node grouped later" % label)
+		tn.queue_free()
+		s[1].queue_free()
+		p.queue_free()
+		q.queue_free()
+		await tree.physics_frame

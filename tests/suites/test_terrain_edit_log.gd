@@ -357,3 +357,26 @@ func _applied(layer: Node) -> void:
 		await tree.process_frame
 		n += 1
 	check(layer.is_applied(), "the layer applied within 300 frames")
+
+
+## An edit beyond what one operation carries (2048² samples) is recorded in bands of rows and replays to
+## the same map.
+func test_a_huge_edit_goes_in_bands() -> void:
+	var base := TerrainData.new()
+	base.size = Vector2i(2100, 2100)
+	var t := base.duplicate() as TerrainData
+	var log := _logged(t)
+	var v := PackedFloat32Array()
+	v.resize(2100 * 2100)
+	for i in v.size():
+		v[i] = float(i % 977) * 0.01
+	check(t.set_heights_region(Rect2i(0, 0, 2100, 2100), v), "the whole map set")
+	check_eq(log.get_operation_count(), 2, "two bands")
+	for i in 2:
+		var d := TerrainEditLog.describe(log.get_operation(i))
+		check(d["region"].size.x * d["region"].size.y <= 2048 * 2048, "band %d within one operation (%s)" % [i, d["region"]])
+	var copy := base.duplicate() as TerrainData
+	_logged(copy)
+	for op in log.operations:
+		check_eq(copy.apply_edit(op), OK, "applied")
+	check_eq(copy.get_content_hash(Rect2i()), t.get_content_hash(Rect2i()), "the same map")

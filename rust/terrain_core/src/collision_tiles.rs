@@ -436,7 +436,10 @@ impl CollisionTiles {
         self.drop_outside(sink, &areas);
         let mut near = std::mem::take(&mut self.near);
         self.near_bands(t.spacing(), &mut near);
-        let bands = far.map(|f| (f, near.as_slice()));
+        // Without targets every tile is near (none is refined later).
+        let bands = far
+            .filter(|_| !near.is_empty())
+            .map(|f| (f, near.as_slice()));
         let mut written = self.take_ready(sink, &tiling, &areas, now, frame_no);
         // After the hand-over: a coarse tile that just arrived beside a target about to stop is refined
         // too (the next updates may be idle).
@@ -806,6 +809,10 @@ impl CollisionTiles {
         // distance to the path from it to where it is heading.
         let mut complete = true;
         for (i, a) in areas.iter().enumerate() {
+            // Targets sharing a ring (FULL: the whole terrain) walk it once.
+            if areas[..i].iter().any(|b| b[WANT] == a[WANT]) {
+                continue;
+            }
             let path = self.follows.get(i).map(|f| (f.at, f.ahead()));
             let want = a[WANT];
             for z in want.1[0]..want.1[1] {
@@ -872,7 +879,7 @@ impl CollisionTiles {
     }
 
     /// Each target's tile ranges (columns, rows): what it needs now, the ring to prepare, and what to
-    /// keep (into `out`, one entry per target; FULL: one entry, every tile).
+    /// keep (into `out`, one entry per target; FULL: every tile for each).
     fn ranges<S: Samples + ?Sized>(
         &self,
         tiling: &Tiling,
@@ -883,8 +890,9 @@ impl CollisionTiles {
         out.clear();
         let [tx, tz] = tiling.tiles();
         if full {
+            // Every target has the whole terrain (each keeps its own late path under it).
             let all = ([0, tx], [0, tz]);
-            out.push([all; 3]);
+            out.extend(std::iter::repeat_n([all; 3], self.follows.len().max(1)));
             return;
         }
         let tile = tiling.tile_cells() as f64 * t.spacing();

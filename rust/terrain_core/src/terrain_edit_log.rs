@@ -14,10 +14,12 @@ pub use op::{Edit, Op, OpError};
 use std::collections::BTreeMap;
 use std::fmt;
 
-/// Most operations held while waiting for an earlier one, and their bytes: beyond, an arrival is refused
-/// (a gap that never closes must not grow memory without end).
+/// Most operations held while waiting for an earlier one, and their bytes (above the largest operation,
+/// `op::MAX_SAMPLES` values): beyond, an arrival is refused (a gap that never closes must not grow
+/// memory without end).
 pub const MAX_HELD: usize = 65_536;
 pub const MAX_HELD_BYTES: usize = 64 << 20;
+const _: () = assert!(MAX_HELD_BYTES > op::HEADER + 24 + 4 * op::MAX_SAMPLES);
 
 /// What became of an operation that arrived.
 #[derive(Debug, PartialEq)]

@@ -238,16 +238,16 @@ impl TerrainRegions {
 
     /// A region as it is now, from the cache or read now.
     fn load(&self, key: Key) -> Result<Arc<Region>, RegionError> {
-        {
-            let mut c = self.cache.lock().expect("cache");
-            c.clock += 1;
-            let now = c.clock;
-            if let Some(e) = c.map.get_mut(&key) {
-                e.1 = now;
-                return Ok(e.0.clone());
-            }
+        if let Some(r) = self.cached(key) {
+            return Ok(r);
         }
-        let r = match self.read_region(key) {
+        let read = self.read_region(key);
+        // Another thread loaded it meanwhile — and may have edited it since (an edit on the main thread
+        // while a worker read the same region from disk): the cached one wins, or the edit was lost.
+        if let Some(r) = self.cached(key) {
+            return Ok(r);
+        }
+        let r = match read {
             Ok(r) => Arc::new(r),
             // Not drawn as ground: a stand-in of holes, the failure kept for the report.
             Err(e) => Arc::new(self.failed(key, e)),
@@ -255,8 +255,6 @@ impl TerrainRegions {
         let mut c = self.cache.lock().expect("cache");
         c.clock += 1;
         let now = c.clock;
-        // Another thread loaded it meanwhile — and may have edited it since (an edit on the main thread
-        // while a worker read the same region from disk): the cached one wins, or the edit was lost.
         if let Some(e) = c.map.get_mut(&key) {
             e.1 = now;
             return Ok(e.0.clone());
@@ -266,6 +264,16 @@ impl TerrainRegions {
         drop(c);
         self.evict();
         Ok(r)
+    }
+
+    /// Region `key` if it is in the cache (marked as just used).
+    fn cached(&self, key: Key) -> Option<Arc<Region>> {
+        let mut c = self.cache.lock().expect("cache");
+        c.clock += 1;
+        let now = c.clock;
+        let e = c.map.get_mut(&key)?;
+        e.1 = now;
+        Some(e.0.clone())
     }
 
     /// Reads region `key` from its files.

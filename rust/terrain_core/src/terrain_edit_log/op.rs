@@ -17,9 +17,9 @@ pub const FORMAT: u8 = 1;
 pub const HEADER: usize = 12;
 /// Bytes of a dab with a hardness falloff and no slope.
 pub const DAB_BYTES: usize = HEADER + 36;
-/// Most samples one rectangle operation may carry (a 4096² block): bounds what a hostile operation can
-/// make a receiver allocate.
-pub const MAX_SAMPLES: usize = 4096 * 4096;
+/// Most samples one rectangle operation may carry (a 2048² block, 16 MiB of heights): bounds what a
+/// hostile operation can make a receiver allocate; a bigger edit is recorded in bands of rows.
+pub const MAX_SAMPLES: usize = 2048 * 2048;
 
 const KIND_DAB: u8 = 1;
 const KIND_HEIGHTS: u8 = 2;
@@ -379,83 +379,16 @@ fn encode_dab(out: &mut Vec<u8>, b: &Brush, center: [f64; 2], delta: f32) {
 }
 
 fn decode_dab(tool: u8, extra: u8, body: &[u8]) -> Result<Edit, OpError> {
-    let short = |want: usize| OpError::Length {
-        kind: "dab",
-        got: HEADER + body.len(),
-        want: HEADER + want,
-    };
     if body.len() < 36 {
-        return Err(short(36));
+        return Err(short_dab(body, 36));
     }
     let center = [f64_at(body, 0), f64_at(body, 8)];
     let f = |at: usize| f32_of(&body[at..at + 4]);
     let (delta, size, strength, hardness, height) = (f(16), f(20), f(24), f(28), f(32));
-    let mut at = 36;
-    let code = tool & !CURVE_FLAG;
-    let t = match code {
-        0 => Tool::Raise,
-        1 => Tool::Lower,
-        2 => Tool::Smooth,
-        3 => Tool::Flatten,
-        4 => Tool::SetHeight,
-        5 => {
-            if body.len() < at + 48 {
-                return Err(short(at + 48));
-            }
-            let p = |k: usize| std::array::from_fn(|i| f64_at(body, at + 8 * (3 * k + i)));
-            let (from, to) = (p(0), p(1));
-            at += 48;
-            if from.iter().chain(&to).any(|v| !v.is_finite()) {
-                return Err(value("slope", "ends must be finite".into()));
-            }
-            Tool::Slope { from, to }
-        }
-        6 => Tool::HoleAdd,
-        7 => Tool::HoleRemove,
-        8 => {
-            let layer = usize::from(extra & !ERASE_FLAG);
-            if layer >= MAX_LAYERS {
-                return Err(value(
-                    "layer",
-                    format!("must be in 0 .. {}, got {layer}", MAX_LAYERS - 1),
-                ));
-            }
-            Tool::Paint {
-                layer,
-                erase: extra & ERASE_FLAG != 0,
-            }
-        }
-        9 => Tool::Erode,
-        c => {
-            return Err(value(
-                "tool",
-                format!("must be a tool code 0 .. 9, got {c}"),
-            ))
-        }
-    };
-    let falloff = if tool & CURVE_FLAG != 0 {
-        if body.len() < at + 2 {
-            return Err(short(at + 2));
-        }
-        let n = usize::from(u16::from_le_bytes([body[at], body[at + 1]]));
-        at += 2;
-        if body.len() < at + 4 * n {
-            return Err(short(at + 4 * n));
-        }
-        let w: Vec<f32> = body[at..at + 4 * n].chunks_exact(4).map(f32_of).collect();
-        at += 4 * n;
-        Falloff::Curve(w)
-    } else {
-        if !(0.0..=1.0).contains(&hardness) {
-            return Err(value(
-                "hardness",
-                format!("must be in [0, 1], got {hardness}"),
-            ));
-        }
-        Falloff::Hardness(hardness)
-    };
+    let (t, at) = read_tool(tool & !CURVE_FLAG, extra, body, 36)?;
+    let (falloff, at) = read_falloff(tool & CURVE_FLAG != 0, hardness, body, at)?;
     if body.len() != at {
-        return Err(short(at));
+        return Err(short_dab(body, at));
     }
     if !(0.0..=10.0).contains(&delta) {
         return Err(value(
@@ -466,17 +399,90 @@ fn decode_dab(tool: u8, extra: u8, body: &[u8]) -> Result<Edit, OpError> {
     if !(center[0].is_finite() && center[1].is_finite()) {
         return Err(value("center", "must be finite".into()));
     }
-    let brush = Brush::new(
-        t,
-        f64::from(size),
-        f64::from(strength),
-        falloff,
-        f64::from(height),
-    )
-    .map_err(|e| value("brush", e.to_string()))?;
+    let (size, strength, height) = (f64::from(size), f64::from(strength), f64::from(height));
+    let brush = Brush::new(t, size, strength, falloff, height)
+        .map_err(|e| value("brush", e.to_string()))?;
     Ok(Edit::Dab {
         brush,
         center,
         delta,
     })
+}
+
+/// A dab's body shorter than `want` bytes.
+fn short_dab(body: &[u8], want: usize) -> OpError {
+    OpError::Length {
+        kind: "dab",
+        got: HEADER + body.len(),
+        want: HEADER + want,
+    }
+}
+
+/// The tool of tool code `code` (a slope's ends read from `body` at `at`); the tool and where the body
+/// goes on.
+fn read_tool(code: u8, extra: u8, body: &[u8], at: usize) -> Result<(Tool, usize), OpError> {
+    let t = match code {
+        0 => Tool::Raise,
+        1 => Tool::Lower,
+        2 => Tool::Smooth,
+        3 => Tool::Flatten,
+        4 => Tool::SetHeight,
+        5 => {
+            if body.len() < at + 48 {
+                return Err(short_dab(body, at + 48));
+            }
+            let p = |k: usize| std::array::from_fn(|i| f64_at(body, at + 8 * (3 * k + i)));
+            let (from, to) = (p(0), p(1));
+            if from.iter().chain(&to).any(|v| !v.is_finite()) {
+                return Err(value("slope", "ends must be finite".into()));
+            }
+            return Ok((Tool::Slope { from, to }, at + 48));
+        }
+        6 => Tool::HoleAdd,
+        7 => Tool::HoleRemove,
+        8 => {
+            let layer = usize::from(extra & !ERASE_FLAG);
+            if layer >= MAX_LAYERS {
+                let why = format!("must be in 0 .. {}, got {layer}", MAX_LAYERS - 1);
+                return Err(value("layer", why));
+            }
+            Tool::Paint {
+                layer,
+                erase: extra & ERASE_FLAG != 0,
+            }
+        }
+        9 => Tool::Erode,
+        c => {
+            let why = format!("must be a tool code 0 .. 9, got {c}");
+            return Err(value("tool", why));
+        }
+    };
+    Ok((t, at))
+}
+
+/// The falloff: a curve's weights read from `body` at `at` (`curve`), else `hardness`; the falloff and
+/// where the body goes on.
+fn read_falloff(
+    curve: bool,
+    hardness: f32,
+    body: &[u8],
+    at: usize,
+) -> Result<(Falloff, usize), OpError> {
+    if !curve {
+        if !(0.0..=1.0).contains(&hardness) {
+            let why = format!("must be in [0, 1], got {hardness}");
+            return Err(value("hardness", why));
+        }
+        return Ok((Falloff::Hardness(hardness), at));
+    }
+    if body.len() < at + 2 {
+        return Err(short_dab(body, at + 2));
+    }
+    let n = usize::from(u16::from_le_bytes([body[at], body[at + 1]]));
+    let at = at + 2;
+    if body.len() < at + 4 * n {
+        return Err(short_dab(body, at + 4 * n));
+    }
+    let w: Vec<f32> = body[at..at + 4 * n].chunks_exact(4).map(f32_of).collect();
+    Ok((Falloff::Curve(w), at + 4 * n))
 }

@@ -37,6 +37,9 @@ pub struct TerrainEditLog {
     log: EditLog,
     /// A received operation being applied: the edit it makes joins the log as these bytes.
     incoming: Option<Vec<u8>>,
+    /// The log has applied an operation from elsewhere (a replica): what its terrain's layers write is
+    /// theirs to compose, never recorded here (the writer's log sends the ground they wrote).
+    replica: bool,
     base: Base<Resource>,
 }
 
@@ -192,11 +195,15 @@ impl TerrainEditLog {
         let Some(edit) = edit() else {
             return;
         };
-        let bytes = self.log.prepare(edit).encode();
-        self.log.commit(bytes.clone());
-        let op = PackedByteArray::from(bytes.as_slice());
-        // Deferred: the edit's resource is still borrowed by the call that made it.
-        self.run_deferred_gd(move |this| this.signals().operation_recorded().emit(&op));
+        // A rectangle beyond what one operation may carry goes as bands of rows (set band by band, the
+        // samples end the same).
+        for edit in split(edit) {
+            let bytes = self.log.prepare(edit).encode();
+            self.log.commit(bytes.clone());
+            let op = PackedByteArray::from(bytes.as_slice());
+            // Deferred: the edit's resource is still borrowed by the call that made it.
+            self.run_deferred_gd(move |this| this.signals().operation_recorded().emit(&op));
+        }
     }
 }
 
@@ -234,6 +241,7 @@ pub(crate) fn apply_edit<R: Logged>(
             };
         }
     };
+    log.bind_mut().replica = true;
     while let Some((op, bytes)) = next {
         let before = log.bind().log.next();
         log.bind_mut().incoming = Some(bytes);
@@ -315,8 +323,8 @@ impl LayerWrites {
         };
         let mut log = log.clone();
         let mut l = log.bind_mut();
-        // A replica replaying an operation records nothing of its own (its layers are not the source).
-        if l.incoming.is_some() {
+        // A replica records nothing of its own layers (they are not the source; see `replica`).
+        if l.replica {
             return;
         }
         for rect in rects {
@@ -331,4 +339,52 @@ impl LayerWrites {
             }
         }
     }
+}
+
+/// `edit` as operations that each carry at most `op::MAX_SAMPLES` samples: a rectangle beyond it in bands
+/// of rows (a dab as it is).
+fn split(edit: Edit) -> Vec<Edit> {
+    let rect = match &edit {
+        Edit::Heights { rect, .. }
+        | Edit::Control { rect, .. }
+        | Edit::Holes { rect, .. }
+        | Edit::Paint { rect, .. } => *rect,
+        Edit::Dab { .. } => return vec![edit],
+    };
+    if rect.w * rect.d <= op::MAX_SAMPLES || rect.w == 0 {
+        return vec![edit];
+    }
+    let rows = (op::MAX_SAMPLES / rect.w).max(1);
+    (0..rect.d)
+        .step_by(rows)
+        .map(|z0| {
+            let d = rows.min(rect.d - z0);
+            let band = SampleRect {
+                z: rect.z + z0 as i64,
+                d,
+                ..rect
+            };
+            let cut = || z0 * rect.w..(z0 + d) * rect.w;
+            match &edit {
+                Edit::Heights { values, .. } => Edit::Heights {
+                    rect: band,
+                    values: values[cut()].to_vec(),
+                },
+                Edit::Control { values, .. } => Edit::Control {
+                    rect: band,
+                    values: values[cut()].to_vec(),
+                },
+                Edit::Holes { holes, .. } => Edit::Holes {
+                    rect: band,
+                    holes: holes[cut()].to_vec(),
+                },
+                Edit::Paint { layer, weights, .. } => Edit::Paint {
+                    rect: band,
+                    layer: *layer,
+                    weights: weights[cut()].to_vec(),
+                },
+                Edit::Dab { .. } => edit.clone(),
+            }
+        })
+        .collect()
 }

@@ -127,7 +127,7 @@ impl CollisionTargets {
                 continue;
             }
             let r = if n.has_meta(&*meta) {
-                n.get_meta(&*meta).try_to::<f64>().unwrap_or(0.0)
+                n.get_meta(&*meta).try_to_relaxed::<f64>().unwrap_or(0.0)
             } else {
                 0.0
             };
@@ -151,4 +151,25 @@ fn target(id: InstanceId, at: [f64; 2], radius: f64) -> Target {
         at,
         radius,
     }
+}
+
+/// Connects `tree`'s `node_added` to a handler that wakes the terrain node `terrain` (through the engine:
+/// no borrow of its Rust state, which may be running) when a node of the collision targets' group enters
+/// the tree: a sleeping terrain (a still camera) would not see it otherwise.
+pub fn wake_on_group_join(
+    tree: &Gd<SceneTree>,
+    terrain: InstanceId,
+) -> godot::signal::ConnectHandle {
+    let group = StringName::from(GROUP);
+    tree.signals()
+        .node_added()
+        .connect(move |n: Gd<godot::classes::Node>| {
+            if !n.is_in_group(&group) {
+                return;
+            }
+            if let Ok(mut t) = Gd::<godot::classes::Node>::try_from_instance_id(terrain) {
+                t.set_process(true);
+                t.set_physics_process(true);
+            }
+        })
 }

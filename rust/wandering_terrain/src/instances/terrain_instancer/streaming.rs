@@ -381,7 +381,6 @@ impl TerrainInstancer {
     }
 }
 
-/// Distance on X/Z from terrain point `p` to cell `k`'s square.
 /// Where the host's collision is (terrain space): its collision centres, or before its first physics
 /// tick its target.
 pub(super) fn collision_centres(host: &TerrainSurface) -> impl Iterator<Item = Vector3> + '_ {
@@ -395,6 +394,7 @@ pub(super) fn collision_centres(host: &TerrainSurface) -> impl Iterator<Item = V
         .chain(target)
 }
 
+/// Distance on X/Z from terrain point `p` to cell `k`'s square.
 pub(super) fn cell_distance(store: &InstanceStore, k: CellKey, p: Vector3) -> f32 {
     let a = store.cell_area(k);
     a.distance(f64::from(p.x), f64::from(p.z)) as f32

@@ -306,6 +306,8 @@ pub struct TerrainNode {
     regions_links: Links,
     generator_links: Links,
     look_links: Links,
+    /// The scene tree's `node_added`: a node joining the collision targets' group wakes the node.
+    tree_links: Links,
     /// What the main thread did, counted (`get_work_stats`).
     work: WorkStats,
     /// Physics processing is off (collision had nothing to do with the target where it was then), and
@@ -425,6 +427,7 @@ impl INode3D for TerrainNode {
             regions_links: Links::default(),
             generator_links: Links::default(),
             look_links: Links::default(),
+            tree_links: Links::default(),
             work: WorkStats::default(),
             collision_asleep: false,
             process_asleep: false,
@@ -490,6 +493,12 @@ impl INode3D for TerrainNode {
                 self.collision_frame = None;
                 self.in_editor = Self::editor_hint();
                 self.serving = crate::nodes::server_mode::serving(self.server_mode);
+                let tree = self.base().get_tree();
+                let id = self.base().instance_id();
+                self.tree_links
+                    .replace([crate::physics::collision_targets::wake_on_group_join(
+                        &tree, id,
+                    )]);
                 self.wake();
                 self.rebuild();
                 // Collision is ready before the first physics frame.
@@ -506,6 +515,7 @@ impl INode3D for TerrainNode {
                 }
             }
             N::EXIT_TREE => {
+                self.tree_links.clear();
                 self.detach_surface_cache();
                 self.detach_interaction();
                 self.target_node.replace(None);

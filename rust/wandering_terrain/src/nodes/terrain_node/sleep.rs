@@ -54,8 +54,9 @@ impl TerrainNode {
         let Some(frame) = self.collision_frame else {
             return;
         };
-        // Other targets move without waking the node: it stays awake while it has any.
-        if self.collision.targets.has_others() {
+        // Other targets move without waking the node: it stays awake while it has any. A server never
+        // sleeps (players join by a group; its process pass, which would notice, does nothing).
+        if self.serving || self.collision.targets.has_others() {
             return;
         }
         if self.collision.idle(&frame) {
