@@ -96,7 +96,7 @@ pub(crate) struct TerrainSurface {
     pub target: Option<Vector3>,
     /// Terrain X/Z of everything the node's collision follows (its own target and its collision
     /// targets, `collision_targets.rs`) as of its last physics tick; None before the first.
-    pub collision_centres: Option<Vec<[f64; 2]>>,
+    pub collision_centres: Option<crate::physics::collision_targets::Centres>,
     /// The node draws nothing (server mode): what stands on it keeps its collision and draws nothing.
     pub serving: bool,
     pub material: Option<Gd<TerrainMaterial>>,

@@ -207,12 +207,67 @@ impl TerrainEditLog {
     }
 }
 
-/// A resource whose edits a `TerrainEditLog` records and replays (`TerrainData`, `TerrainRegions`).
+/// A resource whose edits a `TerrainEditLog` records and replays (`TerrainData`, `TerrainRegions`):
+/// its own edit calls, which record what they do.
 pub(crate) trait Logged {
     const CLASS: &'static str;
     fn edit_log(&self) -> Option<Gd<TerrainEditLog>>;
-    /// Applies `edit` through the resource's own edit calls, which record it (joins the log) on success.
-    fn apply(&mut self, edit: &Edit);
+    /// One dab at terrain X/Z `center` (its reach computed as `apply_brush` does).
+    fn dab(&mut self, b: &Brush, center: [f64; 2], delta: f64);
+    fn heights(&mut self, r: Rect2i, v: PackedFloat32Array);
+    fn control(&mut self, r: Rect2i, v: PackedInt32Array);
+    fn holes(&mut self, r: Rect2i, v: PackedByteArray);
+    fn paint(&mut self, r: Rect2i, layer: i64, w: PackedFloat32Array);
+
+    /// Applies `edit` through those calls (they record it: it joins the log on success).
+    fn apply(&mut self, edit: &Edit) {
+        match edit {
+            Edit::Dab {
+                brush,
+                center,
+                delta,
+            } => self.dab(brush, *center, f64::from(*delta)),
+            Edit::Heights { rect, values } => {
+                self.heights(to_rect2i(*rect), values.as_slice().into())
+            }
+            Edit::Control { rect, values } => {
+                let v: Vec<i32> = values.iter().map(|&c| c as i32).collect();
+                self.control(to_rect2i(*rect), v.as_slice().into());
+            }
+            Edit::Holes { rect, holes } => self.holes(to_rect2i(*rect), holes.as_slice().into()),
+            Edit::Paint {
+                rect,
+                layer,
+                weights,
+            } => self.paint(
+                to_rect2i(*rect),
+                i64::from(*layer),
+                weights.as_slice().into(),
+            ),
+        }
+    }
+}
+
+/// What a finished dab is recorded as: its operation (`logged`), or for a dab with no compact form (an
+/// image brush) the samples it `changed`, read from `e`, the resource's samples now.
+pub(crate) fn dab_edit<E: TerrainEdit + ?Sized>(
+    logged: Option<&Edit>,
+    b: &Brush,
+    changed: Option<SampleRect>,
+    e: &E,
+) -> Option<Edit> {
+    match (logged, changed) {
+        (Some(op), _) => Some(op.clone()),
+        (None, Some(rect)) if b.tool.edits_control() => e
+            .control(rect)
+            .ok()
+            .map(|values| Edit::Control { rect, values }),
+        (None, Some(rect)) => e
+            .heights(rect)
+            .ok()
+            .map(|values| Edit::Heights { rect, values }),
+        (None, None) => None,
+    }
 }
 
 /// `apply_edit` of both resources: the ordering rule, then the edit and every held one it unblocks.

@@ -5,6 +5,7 @@
 
 use godot::classes::{Node3D, SceneTree};
 use godot::prelude::*;
+use std::sync::Arc;
 use terrain_core::collision_tiles::Target;
 
 /// Nodes in this group are collision targets of every terrain node in their tree (radius: the node's
@@ -28,6 +29,17 @@ pub struct CollisionTargets {
     others: bool,
     /// A gather ran (`buf` is this node's targets).
     gathered: bool,
+    /// Terrain X/Z of the targets besides the node's own, as the terrain contract hands them out (shared,
+    /// not copied: what stands on the terrain reads them every frame).
+    others_at: Arc<Vec<[f64; 2]>>,
+}
+
+/// What the terrain's collision follows, for what stands on it (`TerrainSurface`): the node's own target
+/// (where it is now) and the others as last gathered.
+#[derive(Clone, Default)]
+pub struct Centres {
+    pub primary: Option<[f64; 2]>,
+    pub others: Arc<Vec<[f64; 2]>>,
 }
 
 impl CollisionTargets {
@@ -70,10 +82,10 @@ impl CollisionTargets {
 
     /// Terrain X/Z of `primary` (the node's own target where it is now) and of the other targets as the
     /// last gather saw them (None before the first gather).
-    pub fn centres(&self, primary: Option<[f64; 2]>) -> Option<Vec<[f64; 2]>> {
-        self.gathered.then(|| {
-            let others = self.buf.iter().filter(|t| t.id != PRIMARY).map(|t| t.at);
-            primary.into_iter().chain(others).collect()
+    pub fn centres(&self, primary: Option<[f64; 2]>) -> Option<Centres> {
+        self.gathered.then(|| Centres {
+            primary,
+            others: self.others_at.clone(),
         })
     }
 
@@ -107,6 +119,7 @@ impl CollisionTargets {
             }
             true
         });
+        self.share_others();
         let Some(tree) = tree else {
             return;
         };
@@ -138,6 +151,17 @@ impl CollisionTargets {
             };
             self.buf
                 .push(target(id, to_terrain(n.get_global_position()), r));
+        }
+        self.share_others();
+    }
+
+    /// `others_at` from `buf` (in place when nobody holds the last copy; nothing when it is the same).
+    fn share_others(&mut self) {
+        let others = self.buf.iter().filter(|t| t.id != PRIMARY).map(|t| t.at);
+        if !others.clone().eq(self.others_at.iter().copied()) {
+            let v = Arc::make_mut(&mut self.others_at);
+            v.clear();
+            v.extend(others);
         }
     }
 }

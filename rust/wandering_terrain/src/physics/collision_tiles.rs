@@ -430,7 +430,10 @@ impl CollisionTiles {
 
     /// Terrain X/Z of what collision follows: the node's own target where it is now (`primary`, when
     /// `follow_target`) and the collision targets as last gathered; None before the first gather.
-    pub fn centres(&self, primary: Option<[f64; 2]>) -> Option<Vec<[f64; 2]>> {
+    pub fn centres(
+        &self,
+        primary: Option<[f64; 2]>,
+    ) -> Option<crate::physics::collision_targets::Centres> {
         let primary = primary.filter(|_| self.settings.follow_target);
         self.targets.centres(primary)
     }

@@ -2,8 +2,8 @@
 //! replays an operation through the same calls (`data/terrain_edit_log.rs`).
 
 use super::TerrainData;
-use crate::data::terrain_edit_log::{self as edit_log, dab_parts, Logged, TerrainEditLog};
-use crate::sample_rect::{from_rect2i, to_rect2i};
+use crate::data::terrain_edit_log::{self as edit_log, Logged, TerrainEditLog};
+use crate::sample_rect::from_rect2i;
 use godot::global::Error;
 use godot::prelude::*;
 use terrain_core::brush::Brush;
@@ -65,28 +65,12 @@ impl TerrainData {
         edit_log::logged_dab(&self.edit_log, b, center, delta)
     }
 
-    /// A dab succeeded (`changed`: the samples whose surface changed): recorded as its operation, or, for
-    /// a dab with no compact form (an image brush), as the samples it changed.
+    /// A dab succeeded (`changed`: the samples whose surface changed): recorded (`dab_edit`).
     pub(super) fn dab_done(&mut self, logged: Option<&Edit>, b: &Brush, changed: Option<Region>) {
         if self.edit_log.is_none() {
             return;
         }
-        let edit = match (logged, changed) {
-            (Some(e), _) => Some(e.clone()),
-            (None, Some(r)) if b.tool.edits_control() => {
-                TerrainEdit::control(&*self.core, r.into())
-                    .ok()
-                    .map(|values| Edit::Control {
-                        rect: r.into(),
-                        values,
-                    })
-            }
-            (None, Some(r)) => Some(Edit::Heights {
-                rect: r.into(),
-                values: self.core.heights_region(r),
-            }),
-            (None, None) => None,
-        };
+        let edit = edit_log::dab_edit(logged, b, changed.map(Into::into), &*self.core);
         self.log_edit(|| edit);
     }
 }
@@ -97,42 +81,19 @@ impl Logged for TerrainData {
     fn edit_log(&self) -> Option<Gd<TerrainEditLog>> {
         self.edit_log.clone()
     }
-
-    fn apply(&mut self, edit: &Edit) {
-        match edit {
-            Edit::Dab { .. } => {
-                let Some((b, center, delta)) = dab_parts(edit) else {
-                    return;
-                };
-                let reach = terrain_core::terrain_edit::dab_reach(
-                    Some(self.core.all().into()),
-                    self.core.spacing(),
-                    center,
-                    b.size(),
-                );
-                self.brush_dab("apply_edit", b, center, delta, reach);
-            }
-            Edit::Heights { rect, values } => {
-                self.set_heights_region(to_rect2i(*rect), values.as_slice().into());
-            }
-            Edit::Control { rect, values } => {
-                let v: Vec<i32> = values.iter().map(|&c| c as i32).collect();
-                self.set_control_region(to_rect2i(*rect), v.as_slice().into());
-            }
-            Edit::Holes { rect, holes } => {
-                self.set_holes_region(to_rect2i(*rect), holes.as_slice().into());
-            }
-            Edit::Paint {
-                rect,
-                layer,
-                weights,
-            } => {
-                self.set_layer_region(
-                    to_rect2i(*rect),
-                    i64::from(*layer),
-                    weights.as_slice().into(),
-                );
-            }
-        }
+    fn dab(&mut self, b: &Brush, center: [f64; 2], delta: f64) {
+        self.dab_at("apply_edit", b, center, delta);
+    }
+    fn heights(&mut self, r: Rect2i, v: PackedFloat32Array) {
+        self.set_heights_region(r, v);
+    }
+    fn control(&mut self, r: Rect2i, v: PackedInt32Array) {
+        self.set_control_region(r, v);
+    }
+    fn holes(&mut self, r: Rect2i, v: PackedByteArray) {
+        self.set_holes_region(r, v);
+    }
+    fn paint(&mut self, r: Rect2i, layer: i64, w: PackedFloat32Array) {
+        self.set_layer_region(r, layer, w);
     }
 }

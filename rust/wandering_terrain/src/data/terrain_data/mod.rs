@@ -9,6 +9,7 @@ use godot::classes::{IResource, Image, Resource};
 use godot::global::Error;
 use godot::prelude::*;
 use std::sync::Arc;
+use terrain_core::brush as core_brush;
 use terrain_core::heightmap_io::Heightmap;
 use terrain_core::samples::Samples;
 use terrain_core::terrain_data::{self as core, Region, DEFAULT_SAMPLE_BUDGET};
@@ -151,6 +152,24 @@ fn data_bytes(data: &[[f32; 3]]) -> PackedByteArray {
 }
 
 impl TerrainData {
+    /// One dab of `b` at terrain X/Z `center` (f64), its reach computed here (`apply_brush`, a replayed
+    /// operation); `call` names the caller in errors.
+    pub(crate) fn dab_at(
+        &mut self,
+        call: &str,
+        b: &core_brush::Brush,
+        center: [f64; 2],
+        delta: f64,
+    ) -> Rect2i {
+        let reach = terrain_core::terrain_edit::dab_reach(
+            Some(self.core.all().into()),
+            self.core.spacing(),
+            center,
+            b.size(),
+        );
+        self.brush_dab(call, b, center, delta, reach)
+    }
+
     /// One dab of `b` at terrain X/Z `center` (f64), `reach` the samples it can change
     /// (`terrain_edit::dab_reach`, computed once a dab by the caller): the edit goes the same way as
     /// `set_heights_region` / `set_holes_region` (signals, textures, layers). `call` names the caller in
@@ -361,14 +380,12 @@ impl TerrainData {
             return Rect2i::default();
         };
         let b = b.bind().core();
-        let c = [f64::from(center.x), f64::from(center.y)];
-        let reach = terrain_core::terrain_edit::dab_reach(
-            Some(self.core.all().into()),
-            self.core.spacing(),
-            c,
-            b.size(),
-        );
-        self.brush_dab("apply_brush", &b, c, delta, reach)
+        self.dab_at(
+            "apply_brush",
+            &b,
+            [f64::from(center.x), f64::from(center.y)],
+            delta,
+        )
     }
     /// The first point where the ray from `origin` along `direction` meets the drawn surface (terrain
     /// space, as `get_height`): exact to float precision (its height is `get_height` there), through holes,

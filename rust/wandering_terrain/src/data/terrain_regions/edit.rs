@@ -85,12 +85,28 @@ impl TerrainRegions {
             return Rect2i::default();
         };
         let b = b.bind().core();
-        let c = [f64::from(center.x), f64::from(center.y)];
+        self.dab_at(
+            "apply_brush",
+            &b,
+            [f64::from(center.x), f64::from(center.y)],
+            delta,
+        )
+    }
+
+    /// One dab of `b` at terrain X/Z `center`, its reach computed here (`apply_brush`, a replayed
+    /// operation); `call` names the caller in errors.
+    pub(crate) fn dab_at(
+        &mut self,
+        call: &str,
+        b: &terrain_core::brush::Brush,
+        center: [f64; 2],
+        delta: f64,
+    ) -> Rect2i {
         let reach = self.store().and_then(|s| {
             let bounds = terrain_core::terrain_edit::TerrainEdit::bounds(&&*s);
-            terrain_core::terrain_edit::dab_reach(bounds, s.meta().spacing, c, b.size())
+            terrain_core::terrain_edit::dab_reach(bounds, s.meta().spacing, center, b.size())
         });
-        self.brush_dab("apply_brush", &b, c, delta, reach)
+        self.brush_dab(call, b, center, delta, reach)
     }
 
     /// One dab of `b` at terrain X/Z `center` (f64, the map's own coordinates: an endless map's are
