@@ -105,6 +105,9 @@ pub struct TerrainInstancer {
     followed: Option<crate::data::edit_target::EditTarget>,
     /// Cells whose stamp must move on (edited) before the next request.
     ready: Vec<CellDraw>,
+    /// How many of `ready`'s first entries are edited cells recomputed on this thread: shown whatever
+    /// `SHOW_BUDGET` (an edit shows on the next frame drawn, however fast the machine).
+    redrawn: usize,
     dab_count: u64,
     /// Something changed (an edit, a reset): the cells wanted are chosen again.
     dirty: bool,
@@ -174,6 +177,7 @@ impl INode3D for TerrainInstancer {
             frame: Frame::default(),
             followed: None,
             ready: Vec::new(),
+            redrawn: 0,
             dab_count: 0,
             dirty: true,
             last_view: None,

@@ -238,13 +238,16 @@ impl TerrainInstancer {
         let t0 = std::time::Instant::now();
         let mut rest = std::mem::take(&mut self.ready);
         let mut pending = rest.drain(..);
+        let mut shown = 0;
         for r in pending.by_ref() {
             any |= self.cells.show(r.key, r.stamp, r.meshes, &view);
-            if !wait && t0.elapsed() > SHOW_BUDGET {
+            shown += 1;
+            if !wait && shown >= self.redrawn && t0.elapsed() > SHOW_BUDGET {
                 break;
             }
         }
         self.ready = pending.collect();
+        self.redrawn = self.redrawn.saturating_sub(shown);
         any
     }
 
@@ -340,7 +343,8 @@ impl TerrainInstancer {
         };
         if let Some(d) = surface.data() {
             let d = d.bind();
-            let (cells, ready) = (&mut self.cells.map, &mut self.ready);
+            let cells = &mut self.cells.map;
+            let mut now = Vec::new();
             let mut budget = EDIT_NOW;
             need.retain(|&(_, k, stamp)| {
                 let (Some(c), Some(stored)) = (cells.get_mut(&k), store.cell(k)) else {
@@ -352,7 +356,7 @@ impl TerrainInstancer {
                 }
                 budget -= n;
                 let meshes = draw_cell(d.core(), store.cell_area(k).min, stored);
-                ready.push(CellDraw {
+                now.push(CellDraw {
                     key: k,
                     stamp,
                     meshes,
@@ -360,6 +364,9 @@ impl TerrainInstancer {
                 c.asked = stamp;
                 false
             });
+            // First in line, and not held back by the showing budget.
+            self.redrawn += now.len();
+            self.ready.splice(0..0, now);
         }
         if need.is_empty() {
             return true;
@@ -385,12 +392,15 @@ impl TerrainInstancer {
 /// tick its target.
 pub(super) fn collision_centres(host: &TerrainSurface) -> impl Iterator<Item = Vector3> + '_ {
     let inv = host.to_world.affine_inverse();
-    let (list, target) = match &host.collision_centres {
-        Some(c) => (c.as_slice(), None),
-        None => (&[][..], host.target.map(|t| inv * t)),
+    let (primary, others, target) = match &host.collision_centres {
+        Some(c) => (c.primary, c.others.as_slice(), None),
+        None => (None, &[][..], host.target.map(|t| inv * t)),
     };
-    list.iter()
-        .map(|c| Vector3::new(c[0] as f32, 0.0, c[1] as f32))
+    let at = |c: [f64; 2]| Vector3::new(c[0] as f32, 0.0, c[1] as f32);
+    primary
+        .into_iter()
+        .chain(others.iter().copied())
+        .map(at)
         .chain(target)
 }
 
